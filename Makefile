@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# scalio: top-level build.
+#
+#   make                 modules (against KDIR) + user-space tools
+#   make KDIR=<tree>     modules against any kernel tree
+#   make KVER=6.12       modules against the newest installed 6.12.* headers
+#   make deps            install build/test dependencies (apt-get, idempotent)
+#   make check           THE test command: unit tests, builds, VM suite
+#   make demo            boot the test bed and run a short YCSB mix
+#   make bench           the benchmark of Documentation/benchmarks.rst
+#
+# With no KDIR and no KVER the newest /lib/modules/*/build is used.
+
+KVER ?=
+ifeq ($(KVER),)
+KDIR ?= $(shell ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1)
+else
+KDIR ?= $(shell ls -d /lib/modules/$(KVER).*/build 2>/dev/null | sort -V | tail -n 1)
+endif
+
+# make check / demo / bench boot this kernel series in the VMs.
+CHECK_KVER ?= $(if $(KVER),$(KVER),6.1)
+
+MAKEFLAGS += --no-print-directory
+
+.PHONY: all modules tools unit clean deps check demo bench checkpatch sparse help
+
+all: modules tools
+
+modules:
+	@if [ -z "$(KDIR)" ] || [ ! -d "$(KDIR)" ]; then \
+		echo "no kernel headers found (KDIR='$(KDIR)'): run 'make deps' or pass KDIR=<tree>" >&2; \
+		exit 1; fi
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+
+tools:
+	$(MAKE) -C tools
+
+unit:
+	$(MAKE) -C tests/unit run
+
+sparse:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) C=1 modules
+
+checkpatch:
+	scripts/checkpatch.sh
+
+deps:
+	scripts/install-deps.sh
+
+check:
+	@scripts/need-deps.sh || scripts/install-deps.sh
+	tests/check.sh --kver $(CHECK_KVER)
+
+demo:
+	@scripts/need-deps.sh || scripts/install-deps.sh
+	tests/demo.sh --kver $(CHECK_KVER)
+
+bench:
+	@scripts/need-deps.sh || scripts/install-deps.sh
+	bench/run.sh --kver $(CHECK_KVER)
+
+clean:
+	-[ -n "$(KDIR)" ] && [ -d "$(KDIR)" ] && $(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	$(MAKE) -C tools clean
+	$(MAKE) -C tests/unit clean
+	rm -rf build
+
+help:
+	@sed -n '3,13p' Makefile

@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * On-SSD format, per SSD.  Pure logic: compiles in the kernel and in user
+ * space.  All fields little-endian; every structure ends in a crc32c.
+ *
+ *   unit 0                     superblock (struct scalio_sb), written FUA
+ *   units 1 .. 1+2*ckpt_units  two checkpoint slots (A/B), alternating
+ *   units log_start ..         circular log of batches
+ *
+ * A "unit" is 4 KiB.  A batch is written with one sequential, durable
+ * write: a batch header unit then the batch's segments, each starting on a
+ * unit boundary.  A batch that does not fit before the end of the log is
+ * written at log_start instead (recovery looks there when the next header
+ * is not where the previous batch ended).  A segment holds every live
+ * record of one hash block; a newer segment of the block (higher
+ * generation, which is the sequence number of the batch that wrote it)
+ * supersedes older ones.
+ *
+ * crc convention: crc = ~crc32c(~0, bytes with the crc field zeroed).
+ */
+#ifndef _SCALIO_FORMAT_H
+#define _SCALIO_FORMAT_H
+
+#include "scalio_types.h"
+
+#define SCALIO_UNIT_SHIFT	12
+#define SCALIO_UNIT_SIZE	(1U << SCALIO_UNIT_SHIFT)
+#define SCALIO_SECTORS_PER_UNIT	(SCALIO_UNIT_SIZE >> 9)
+
+#define SCALIO_SB_MAGIC		0x4253534f494c4353ULL	/* "SCLIOSSB" */
+#define SCALIO_CKPT_MAGIC	0x54504b43494c4353ULL	/* "SCLICKPT" */
+#define SCALIO_BATCH_MAGIC	0x48544142494c4353ULL	/* "SCLIBATH" */
+#define SCALIO_SEG_MAGIC	0x47455353U		/* "SSEG" */
+#define SCALIO_FORMAT_VERSION	1
+
+/**
+ * struct scalio_sb - superblock, unit 0 of every SSD of a store
+ * @magic:	SCALIO_SB_MAGIC
+ * @version:	SCALIO_FORMAT_VERSION
+ * @ssd_index:	which SSD of the store this is
+ * @nr_ssds:	SSDs in the store (must match on every SSD)
+ * @nr_blocks:	hash blocks of the store (must match the configuration)
+ * @uuid:	store identity, equal on all SSDs of the store
+ * @nr_units:	usable size of the device in units
+ * @ckpt_units:	units per checkpoint slot
+ * @log_start:	first unit of the log
+ * @log_units:	units in the log
+ * @seq:	incremented on every superblock write
+ * @reserved:	0
+ * @crc:	see file comment
+ */
+struct scalio_sb {
+	__le64	magic;
+	__le32	version;
+	__le32	ssd_index;
+	__le32	nr_ssds;
+	__le32	nr_blocks;
+	__u8	uuid[16];
+	__le64	nr_units;
+	__le64	ckpt_units;
+	__le64	log_start;
+	__le64	log_units;
+	__le64	seq;
+	__le64	reserved[7];
+	__le32	pad;
+	__le32	crc;
+};
+
+/**
+ * struct scalio_ckpt_hdr - head of a checkpoint slot
+ * @magic:	SCALIO_CKPT_MAGIC
+ * @seq:	checkpoint sequence; recovery uses the valid slot with the
+ *		highest @seq
+ * @log_head:	oldest unit that may still hold a live segment
+ * @log_tail:	unit where the next batch goes; recovery scans from here
+ * @next_batch: sequence number the batch at @log_tail must carry
+ * @nr_entries:	entries following (blocks of this SSD)
+ * @crc:	over the header and all entries
+ *
+ * Followed by @nr_entries struct scalio_ckpt_entry, in block order of the
+ * blocks this SSD owns (block = ssd_index + i * nr_ssds).
+ */
+struct scalio_ckpt_hdr {
+	__le64	magic;
+	__le64	seq;
+	__le64	log_head;
+	__le64	log_tail;
+	__le64	next_batch;
+	__le32	nr_entries;
+	__le32	crc;
+	__le64	reserved[2];
+};
+
+/**
+ * struct scalio_ckpt_entry - one block's segment at checkpoint time
+ * @seg:	the block's seg word (0: no segment)
+ * @gen:	full generation of that segment
+ */
+struct scalio_ckpt_entry {
+	__le64	seg;
+	__le64	gen;
+};
+
+/**
+ * struct scalio_batch_hdr - first unit of every batch
+ * @magic:	SCALIO_BATCH_MAGIC
+ * @seq:	batch sequence number, +1 per batch on this SSD; it is also the
+ *		generation of every segment in the batch
+ * @nr_units:	units of the whole batch, header unit included
+ * @nr_segs:	segments that follow
+ * @crc:	over this header
+ */
+struct scalio_batch_hdr {
+	__le64	magic;
+	__le64	seq;
+	__le32	nr_units;
+	__le32	nr_segs;
+	__le32	flags;
+	__le32	crc;
+};
+
+/**
+ * struct scalio_seg_hdr - head of a segment (starts on a unit boundary)
+ * @magic:	SCALIO_SEG_MAGIC
+ * @block:	hash block whose keys this segment holds
+ * @gen:	generation (= the writing batch's sequence number)
+ * @nr_records:	records that follow
+ * @len:	bytes of header plus records
+ * @crc:	over the header and the records
+ * @reserved:	0
+ *
+ * Records follow, packed: struct scalio_rec_hdr, key, value.
+ */
+struct scalio_seg_hdr {
+	__le32	magic;
+	__le32	block;
+	__le64	gen;
+	__le32	nr_records;
+	__le32	len;
+	__le32	crc;
+	__le32	reserved;
+};
+
+/**
+ * struct scalio_rec_hdr - head of one record in a segment
+ * @klen:	1..SCALIO_KEY_MAX
+ * @flags:	0
+ * @vlen:	0..SCALIO_VALUE_MAX
+ */
+struct scalio_rec_hdr {
+	__u8	klen;
+	__u8	flags;
+	__le16	vlen;
+} __packed;
+
+/* Largest segment: SCALIO_SEG_LEN_MAX units (the seg word's length field). */
+#define SCALIO_SEG_MAX_BYTES	(255U * SCALIO_UNIT_SIZE)
+
+u32 scalio_crc(const void *buf, size_t len, size_t crc_off);
+
+void scalio_sb_seal(struct scalio_sb *sb);
+int scalio_sb_check(const struct scalio_sb *sb);
+
+void scalio_batch_hdr_seal(struct scalio_batch_hdr *bh);
+int scalio_batch_hdr_check(const struct scalio_batch_hdr *bh, u64 seq);
+
+/**
+ * struct scalio_rec - a decoded record (pointers into the segment buffer)
+ */
+struct scalio_rec {
+	const u8	*key;
+	const u8	*value;
+	u32		klen;
+	u32		vlen;
+};
+
+/**
+ * scalio_seg_check() - validate a segment buffer
+ * @buf:	segment bytes (at least @buf_len)
+ * @buf_len:	bytes available (length of the seg in units * unit size)
+ * @block:	expected block id
+ * @gen20:	expected low 20 bits of the generation, or -1 for any
+ *
+ * Return: 0, or -EBADMSG (bad magic/crc/lengths) / -ESTALE (block or
+ * generation mismatch: the segment was moved or rewritten).
+ */
+int scalio_seg_check(const void *buf, size_t buf_len, u32 block, s64 gen20);
+
+/**
+ * scalio_seg_find() - look up a key in a checked segment
+ * Return: 0 and *@rec filled, -ENOENT if absent, -EBADMSG if corrupt.
+ */
+int scalio_seg_find(const void *buf, const u8 *key, u32 klen,
+		    struct scalio_rec *rec);
+
+/**
+ * scalio_seg_next() - iterate records of a checked segment
+ * @buf:	segment
+ * @pos:	in/out cursor; start at 0
+ * @rec:	out
+ * Return: 1 with *@rec filled, 0 at the end, -EBADMSG if corrupt.
+ */
+int scalio_seg_next(const void *buf, u32 *pos, struct scalio_rec *rec);
+
+/**
+ * struct scalio_seg_builder - builds a segment into a caller's buffer
+ * @buf:	destination, @cap bytes
+ * @cap:	capacity
+ * @len:	bytes used so far (header included)
+ * @nr:		records so far
+ */
+struct scalio_seg_builder {
+	u8	*buf;
+	u32	cap;
+	u32	len;
+	u32	nr;
+};
+
+void scalio_seg_build_init(struct scalio_seg_builder *sb, void *buf, u32 cap);
+/* Return: 0 or -ENOSPC. */
+int scalio_seg_build_add(struct scalio_seg_builder *sb, const u8 *key,
+			 u32 klen, const u8 *value, u32 vlen);
+/* Seal header + crc; zero-pad to a unit boundary.  Return: units used. */
+u32 scalio_seg_build_finish(struct scalio_seg_builder *sb, u32 block, u64 gen);
+
+/* Bytes a record of this size takes in a segment. */
+static inline u32 scalio_rec_size(u32 klen, u32 vlen)
+{
+	return sizeof(struct scalio_rec_hdr) + klen + vlen;
+}
+
+#endif /* _SCALIO_FORMAT_H */

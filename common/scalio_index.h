@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The DRAM hash index: its memory layout, the slot consistency word (ctl),
+ * the block's segment pointer (seg), and key placement.  Shared by the
+ * target (which owns the memory) and the hosts (which read and CAS it with
+ * one-sided RDMA).  Pure logic: compiles in the kernel and in user space.
+ *
+ * Byte order: every index word is little-endian.  RDMA atomics operate on
+ * the responder's native 64-bit words, so target and hosts must be
+ * little-endian machines (x86-64, arm64 LE); the modules refuse to build
+ * otherwise.
+ *
+ * Layout: a region header page (struct scalio_index_hdr, its own MR) and
+ * nr_blocks blocks of SCALIO_BLOCK_SIZE(slots) bytes, 64-byte aligned, in
+ * chunks that never split a block.
+ */
+#ifndef _SCALIO_INDEX_H
+#define _SCALIO_INDEX_H
+
+#include "scalio_types.h"
+#include "../uapi/scalio.h"
+
+#define SCALIO_INDEX_MAGIC	0x5844494f494c4353ULL	/* "SCLIOIDX" */
+#define SCALIO_INDEX_VERSION	1
+
+#define SCALIO_SLOT_SIZE	128
+#define SCALIO_BLOCK_HDR_SIZE	64
+#define SCALIO_INLINE_MAX	72	/* largest value cached in a slot */
+#define SCALIO_SLOTS_MIN	4
+#define SCALIO_SLOTS_MAX	16
+#define SCALIO_BLOCK_SIZE(slots) \
+	(SCALIO_BLOCK_HDR_SIZE + (slots) * SCALIO_SLOT_SIZE)
+#define SCALIO_MAX_SSDS		16
+#define SCALIO_CLOCK_HZ		1000	/* target clock word: ticks per second */
+
+/**
+ * struct scalio_index_hdr - region header, readable by clients
+ * @magic:	SCALIO_INDEX_MAGIC
+ * @version:	SCALIO_INDEX_VERSION
+ * @nr_blocks:	hash blocks (power of two)
+ * @slots_per_block: 4, 8 or 16
+ * @block_size:	bytes per block
+ * @nr_ssds:	SSDs of the store
+ * @clock_hz:	rate of @clock
+ * @clock:	target clock, advanced by the target only; clients stamp
+ *		last_ts and lease deadlines with it so no clock sync between
+ *		machines is needed
+ */
+struct scalio_index_hdr {
+	__le64	magic;
+	__le32	version;
+	__le32	nr_blocks;
+	__le32	slots_per_block;
+	__le32	block_size;
+	__le32	nr_ssds;
+	__le32	clock_hz;
+	__le64	clock;
+	__le64	reserved[4];
+};
+
+/**
+ * struct scalio_block_hdr - first 64 bytes of every hash block
+ * @seg:	location of the block's on-SSD segment (SCALIO_SEG_* helpers),
+ *		0 when the block has no segment.  Written only by the target
+ *		CPU with one aligned 8-byte store; clients only read it.
+ */
+struct scalio_block_hdr {
+	__le64	seg;
+	__le64	reserved[7];
+};
+
+/**
+ * struct scalio_slot - one cache slot (128 bytes)
+ * @ctl:	consistency word (SCALIO_CTL_* helpers); changed by clients only,
+ *		always with an RDMA compare-and-swap of the whole word.  The
+ *		target CPU writes it only before the index is registered.
+ * @last_ts:	last access, target clock (client-side LRU)
+ * @klen:	key length
+ * @vlen:	value length (<= SCALIO_INLINE_MAX)
+ * @reserved:	0
+ * @csum:	scalio_slot_csum() of the C-state version, key and value
+ * @key:	the key, written by the filler before its double-read
+ * @value:	the cached value
+ */
+struct scalio_slot {
+	__le64	ctl;
+	__le64	last_ts;
+	__u8	klen;
+	__u8	vlen;
+	__le16	reserved;
+	__le32	csum;
+	__u8	key[SCALIO_KEY_MAX];
+	__u8	value[SCALIO_INLINE_MAX];
+};
+
+/*
+ * ctl word:
+ *   bit  63     occupied
+ *   bit  62     filling (the inverse of the paper's "complete", so that an
+ *               all-zero word is state A, version 0)
+ *   bits 61..42 version, incremented by every transition (ABA guard; the
+ *               slot checksum covers it)
+ *   bits 41..32 owner client id (B/D), 0 otherwise
+ *   bits 31..16 lease deadline (B/D), low 16 bits of the target clock
+ *   bits 15..0  key fingerprint (B/C/D)
+ *
+ * state  occupied  complete(!filling)
+ *   A       0          1      empty
+ *   B       1          0      locked by a filler
+ *   C       1          1      valid
+ *   D       0          0      invalidated while being filled
+ */
+#define SCALIO_CTL_OCCUPIED	(1ULL << 63)
+#define SCALIO_CTL_FILLING	(1ULL << 62)
+#define SCALIO_CTL_VER_SHIFT	42
+#define SCALIO_CTL_VER_BITS	20
+#define SCALIO_CTL_OWNER_SHIFT	32
+#define SCALIO_CTL_OWNER_BITS	10
+#define SCALIO_CTL_LEASE_SHIFT	16
+#define SCALIO_CTL_LEASE_BITS	16
+#define SCALIO_CTL_FP_BITS	16
+#define SCALIO_MAX_CLIENTS	((1U << SCALIO_CTL_OWNER_BITS) - 1)
+
+enum scalio_slot_state {
+	SCALIO_SLOT_A = 0,	/* empty */
+	SCALIO_SLOT_B = 1,	/* filling */
+	SCALIO_SLOT_C = 2,	/* valid */
+	SCALIO_SLOT_D = 3,	/* invalidated while filling */
+};
+
+static inline enum scalio_slot_state scalio_ctl_state(u64 ctl)
+{
+	bool occ = ctl & SCALIO_CTL_OCCUPIED, fill = ctl & SCALIO_CTL_FILLING;
+
+	if (occ)
+		return fill ? SCALIO_SLOT_B : SCALIO_SLOT_C;
+	return fill ? SCALIO_SLOT_D : SCALIO_SLOT_A;
+}
+
+static inline u32 scalio_ctl_version(u64 ctl)
+{
+	return (ctl >> SCALIO_CTL_VER_SHIFT) & ((1U << SCALIO_CTL_VER_BITS) - 1);
+}
+
+static inline u32 scalio_ctl_owner(u64 ctl)
+{
+	return (ctl >> SCALIO_CTL_OWNER_SHIFT) &
+	       ((1U << SCALIO_CTL_OWNER_BITS) - 1);
+}
+
+static inline u16 scalio_ctl_lease(u64 ctl)
+{
+	return (ctl >> SCALIO_CTL_LEASE_SHIFT) & 0xffff;
+}
+
+static inline u16 scalio_ctl_fp(u64 ctl)
+{
+	return ctl & 0xffff;
+}
+
+/**
+ * scalio_ctl_make() - build a ctl word
+ * @state:	target state
+ * @version:	version (taken modulo 2^20)
+ * @owner:	client id (B/D), else 0
+ * @lease:	lease deadline (B/D), else 0
+ * @fp:		key fingerprint (B/C/D), else 0
+ */
+static inline u64 scalio_ctl_make(enum scalio_slot_state state, u32 version,
+				  u32 owner, u16 lease, u16 fp)
+{
+	u64 ctl = 0;
+
+	if (state == SCALIO_SLOT_B || state == SCALIO_SLOT_C)
+		ctl |= SCALIO_CTL_OCCUPIED;
+	if (state == SCALIO_SLOT_B || state == SCALIO_SLOT_D)
+		ctl |= SCALIO_CTL_FILLING;
+	ctl |= (u64)(version & ((1U << SCALIO_CTL_VER_BITS) - 1))
+		<< SCALIO_CTL_VER_SHIFT;
+	ctl |= (u64)(owner & ((1U << SCALIO_CTL_OWNER_BITS) - 1))
+		<< SCALIO_CTL_OWNER_SHIFT;
+	ctl |= (u64)lease << SCALIO_CTL_LEASE_SHIFT;
+	ctl |= fp;
+	return ctl;
+}
+
+/**
+ * scalio_lease_expired() - has a 16-bit lease deadline passed?
+ * @now:	current target clock
+ * @deadline:	lease field of a ctl word
+ *
+ * Wrap-safe for leases shorter than 2^15 ticks (32 s at 1 kHz).
+ */
+static inline bool scalio_lease_expired(u64 now, u16 deadline)
+{
+	return (s16)((u16)now - deadline) > 0;
+}
+
+/*
+ * seg word:
+ *   bits 63..60 SSD index
+ *   bits 59..28 start, in 4 KiB units from the start of the SSD
+ *   bits 27..20 length in 4 KiB units (1..255)
+ *   bits 19..0  low 20 bits of the segment's generation
+ * 0 means "no segment".
+ */
+#define SCALIO_SEG_SSD_SHIFT	60
+#define SCALIO_SEG_LBA_SHIFT	28
+#define SCALIO_SEG_LEN_SHIFT	20
+#define SCALIO_SEG_LEN_MAX	255
+#define SCALIO_SEG_GEN_MASK	((1U << 20) - 1)
+
+static inline u64 scalio_seg_make(u32 ssd, u32 unit, u32 len, u64 gen)
+{
+	return ((u64)(ssd & 0xf) << SCALIO_SEG_SSD_SHIFT) |
+	       ((u64)unit << SCALIO_SEG_LBA_SHIFT) |
+	       ((u64)(len & 0xff) << SCALIO_SEG_LEN_SHIFT) |
+	       (gen & SCALIO_SEG_GEN_MASK);
+}
+
+static inline u32 scalio_seg_ssd(u64 seg)
+{
+	return seg >> SCALIO_SEG_SSD_SHIFT;
+}
+
+static inline u32 scalio_seg_unit(u64 seg)
+{
+	return (seg >> SCALIO_SEG_LBA_SHIFT) & 0xffffffffU;
+}
+
+static inline u32 scalio_seg_len(u64 seg)
+{
+	return (seg >> SCALIO_SEG_LEN_SHIFT) & 0xff;
+}
+
+static inline u32 scalio_seg_gen(u64 seg)
+{
+	return seg & SCALIO_SEG_GEN_MASK;
+}
+
+/* Hash placement: one xxh64 of the key gives block and fingerprint. */
+#define SCALIO_HASH_SEED	0x5ca11005ca11005ULL
+
+static inline u64 scalio_key_hash(const void *key, u32 klen)
+{
+	return xxh64(key, klen, SCALIO_HASH_SEED);
+}
+
+/* @nr_blocks is a power of two. */
+static inline u32 scalio_hash_block(u64 hash, u32 nr_blocks)
+{
+	return (u32)hash & (nr_blocks - 1);
+}
+
+/* Never 0, so that a B slot always names a fingerprint. */
+static inline u16 scalio_hash_fp(u64 hash)
+{
+	u16 fp = hash >> 48;
+
+	return fp ? fp : 1;
+}
+
+/* Blocks map to SSDs round-robin: each SSD owns its own log. */
+static inline u32 scalio_block_ssd(u32 block, u32 nr_ssds)
+{
+	return block % nr_ssds;
+}
+
+u32 scalio_slot_csum(u32 version, const u8 *key, u32 klen,
+		     const u8 *value, u32 vlen);
+
+#endif /* _SCALIO_INDEX_H */

@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * scalio wire protocol between scalio-host and scalio-target (RDMA RC).
+ *
+ * Connection: the host calls rdma_connect() with struct scalio_cm_req as
+ * private data; the target accepts with struct scalio_cm_rep (assigning the
+ * client id that the host uses as slot owner) or rejects with
+ * struct scalio_cm_rej.  A different major version is rejected; the minor
+ * is negotiated as min(host, target).
+ *
+ * RPC: every message is one RDMA SEND of at most SCALIO_MSG_SIZE bytes,
+ * starting with struct scalio_msg_hdr.  The host may have at most
+ * rep.queue_depth requests outstanding; every request gets exactly one
+ * response carrying the request's tag.  Both sides keep queue_depth
+ * receive buffers posted (the target reposts a receive buffer before it
+ * sends the response to the request that used it).
+ *
+ * Handshake after connect: HELLO (geometry, clock MR), then CHUNKS
+ * (paged list of index MRs), then SSD_INFO for each SSD.  Only then may the
+ * host touch the index with one-sided operations.
+ *
+ * Receivers check the received length against the message's fixed part and
+ * its length fields before using any of them.
+ */
+#ifndef _SCALIO_PROTO_H
+#define _SCALIO_PROTO_H
+
+#include "scalio_types.h"
+#include "../uapi/scalio.h"
+
+#define SCALIO_PROTO_MAGIC	0x5343		/* "SC" */
+#define SCALIO_PROTO_MAJOR	1
+#define SCALIO_PROTO_MINOR	0
+#define SCALIO_DEFAULT_PORT	4800
+#define SCALIO_MSG_SIZE		8192
+#define SCALIO_QUEUE_DEPTH_MAX	128
+
+/**
+ * struct scalio_cm_req - rdma_connect() private data (host -> target)
+ * @magic:	SCALIO_PROTO_MAGIC
+ * @major:	SCALIO_PROTO_MAJOR
+ * @minor:	SCALIO_PROTO_MINOR
+ * @queue_depth: requests the host wants outstanding
+ * @reserved:	0
+ * @store:	store name, NUL-terminated within SCALIO_NAME_MAX
+ */
+struct scalio_cm_req {
+	__le16	magic;
+	__u8	major;
+	__u8	minor;
+	__le16	queue_depth;
+	__le16	reserved;
+	char	store[SCALIO_NAME_MAX];
+};
+
+/**
+ * struct scalio_cm_rep - accept private data (target -> host)
+ * @magic:	SCALIO_PROTO_MAGIC
+ * @major:	SCALIO_PROTO_MAJOR
+ * @minor:	negotiated minor
+ * @queue_depth: granted depth (<= requested)
+ * @client_id:	1..SCALIO_MAX_CLIENTS, unique among live connections
+ * @reserved:	0
+ */
+struct scalio_cm_rep {
+	__le16	magic;
+	__u8	major;
+	__u8	minor;
+	__le16	queue_depth;
+	__le16	client_id;
+	__le32	reserved[2];
+};
+
+/**
+ * struct scalio_cm_rej - reject private data (target -> host)
+ * @magic:	SCALIO_PROTO_MAGIC
+ * @status:	positive errno: ENOENT no such store, EPROTO bad version,
+ *		EBUSY store disabled, EUSERS no client ids left, EINVAL bad data
+ */
+struct scalio_cm_rej {
+	__le16	magic;
+	__le16	status;
+};
+
+enum scalio_msg_op {
+	SCALIO_MSG_HELLO	= 1,
+	SCALIO_MSG_CHUNKS	= 2,
+	SCALIO_MSG_SSD_INFO	= 3,
+	SCALIO_MSG_GET		= 4,
+	SCALIO_MSG_PUT		= 5,
+	SCALIO_MSG_DELETE	= 6,
+	SCALIO_MSG_STATS	= 7,
+	SCALIO_MSG_OP_MAX,
+};
+
+#define SCALIO_MSG_F_RESPONSE	(1U << 0)
+
+/**
+ * struct scalio_msg_hdr - common header of every message
+ * @opcode:	enum scalio_msg_op (a response carries the request's opcode)
+ * @flags:	SCALIO_MSG_F_*
+ * @len:	total message length, header included
+ * @tag:	chosen by the host, echoed in the response
+ * @status:	response: 0 or a negative errno; request: 0
+ * @reserved:	0
+ */
+struct scalio_msg_hdr {
+	__le16	opcode;
+	__le16	flags;
+	__le32	len;
+	__le64	tag;
+	__le32	status;
+	__le32	reserved;
+};
+
+/* HELLO: request is the bare header. */
+struct scalio_msg_hello_rep {
+	struct scalio_msg_hdr	hdr;
+	__le32	nr_blocks;
+	__le32	slots_per_block;
+	__le32	block_size;
+	__le32	nr_ssds;
+	__le32	nr_chunks;
+	__le32	features;	/* SCALIO_F_* (offload_read, inline_cache) */
+	__le64	hdr_addr;	/* struct scalio_index_hdr (clock word) */
+	__le32	hdr_rkey;
+	__le32	lease_ticks;	/* lease length, target clock ticks */
+	__le64	reserved[4];
+};
+
+/* CHUNKS: request names the first chunk wanted. */
+struct scalio_msg_chunks_req {
+	struct scalio_msg_hdr	hdr;
+	__le32	first;
+	__le32	reserved;
+};
+
+/**
+ * struct scalio_wire_chunk - one registered piece of the index
+ * @addr:	remote address of block @first_block
+ * @rkey:	rkey of the MR covering it
+ * @nr_blocks:	blocks in this chunk (never split across chunks)
+ * @first_block: first block in the chunk
+ * @reserved:	0
+ */
+struct scalio_wire_chunk {
+	__le64	addr;
+	__le32	rkey;
+	__le32	nr_blocks;
+	__le32	first_block;
+	__le32	reserved;
+};
+
+#define SCALIO_CHUNKS_PER_MSG \
+	((SCALIO_MSG_SIZE - sizeof(struct scalio_msg_hdr) - 8) / \
+	 sizeof(struct scalio_wire_chunk))
+
+struct scalio_msg_chunks_rep {
+	struct scalio_msg_hdr	hdr;
+	__le32	first;
+	__le32	nr;		/* entries that follow */
+	struct scalio_wire_chunk chunk[];
+};
+
+struct scalio_msg_ssd_info_req {
+	struct scalio_msg_hdr	hdr;
+	__le32	index;
+	__le32	reserved;
+};
+
+struct scalio_msg_ssd_info_rep {
+	struct scalio_msg_hdr	hdr;
+	__le32	index;
+	__le32	nsid;
+	__le64	capacity_sectors;
+	char	nqn[SCALIO_NQN_MAX];
+};
+
+/**
+ * struct scalio_msg_kv_req - GET, PUT and DELETE requests
+ * @hdr:	header
+ * @klen:	1..SCALIO_KEY_MAX
+ * @flags:	0
+ * @vlen:	PUT: 0..SCALIO_VALUE_MAX; GET, DELETE: 0
+ * @reserved:	0
+ * @key:	key bytes (only @klen are meaningful)
+ * @value:	PUT only: @vlen bytes
+ *
+ * hdr.len must equal sizeof(struct scalio_msg_kv_req) + vlen.
+ */
+struct scalio_msg_kv_req {
+	struct scalio_msg_hdr	hdr;
+	__u8	klen;
+	__u8	flags;
+	__le16	vlen;
+	__le32	reserved;
+	__u8	key[SCALIO_KEY_MAX];
+	__u8	value[];
+};
+
+/**
+ * struct scalio_msg_kv_rep - response to GET, PUT and DELETE
+ * @hdr:	status 0, -ENOENT (GET/DELETE of a missing key), -ENOSPC, -EIO...
+ * @seg:	the block's seg word the answer is based on
+ * @vlen:	GET: value length; else 0
+ * @reserved:	0
+ * @value:	GET: @vlen bytes
+ */
+struct scalio_msg_kv_rep {
+	struct scalio_msg_hdr	hdr;
+	__le64	seg;
+	__le16	vlen;
+	__le16	reserved[3];
+	__u8	value[];
+};
+
+/* STATS: request is the bare header; the response carries the counters. */
+struct scalio_msg_stats_rep {
+	struct scalio_msg_hdr		hdr;
+	struct scalio_target_stats	stats;	/* little-endian __u64s */
+};
+
+/**
+ * scalio_msg_check() - validate a received message before parsing it
+ * @buf:	received bytes
+ * @byte_len:	what the completion reported
+ * @response:	true on the host (expects responses), false on the target
+ *
+ * Checks the header, that hdr.len equals @byte_len, the opcode, the
+ * direction flag, and each opcode's fixed size and length fields (key and
+ * value lengths, chunk counts).
+ *
+ * Return: 0 or -EBADMSG / -EPROTO / -EMSGSIZE.
+ */
+int scalio_msg_check(const void *buf, u32 byte_len, bool response);
+
+#endif /* _SCALIO_PROTO_H */

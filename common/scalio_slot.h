@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The slot consistency protocol as pure functions over a copy of a hash
+ * block (what an RDMA READ returned).  The host's GET and invalidation code
+ * calls these to decide what to CAS; the unit tests and the exhaustive
+ * interleaving checker call the same functions.  Nothing here touches the
+ * network.  Reference: DESIGN.md section 3 and Documentation/protocol.rst.
+ */
+#ifndef _SCALIO_SLOT_H
+#define _SCALIO_SLOT_H
+
+#include "scalio_index.h"
+
+/**
+ * struct scalio_block_view - a host's copy of one hash block
+ * @buf:	SCALIO_BLOCK_SIZE(@slots) bytes as read
+ * @slots:	slots per block
+ */
+struct scalio_block_view {
+	const void	*buf;
+	u32		slots;
+};
+
+static inline const struct scalio_block_hdr *
+scalio_view_hdr(const struct scalio_block_view *v)
+{
+	return v->buf;
+}
+
+static inline const struct scalio_slot *
+scalio_view_slot(const struct scalio_block_view *v, u32 i)
+{
+	return (const void *)((const u8 *)v->buf + SCALIO_BLOCK_HDR_SIZE +
+			      i * SCALIO_SLOT_SIZE);
+}
+
+/* Byte offset of slot @i (and of its ctl word) within a block. */
+static inline u32 scalio_slot_offset(u32 i)
+{
+	return SCALIO_BLOCK_HDR_SIZE + i * SCALIO_SLOT_SIZE;
+}
+
+/**
+ * scalio_slot_valid() - is slot @s a consistent C-state copy of @key?
+ *
+ * True iff its ctl is in state C, klen/vlen are in range, the key matches
+ * (when @key is non-NULL) and the checksum matches ctl's version: a torn
+ * read fails this test and must be re-read.
+ */
+bool scalio_slot_valid(const struct scalio_slot *s, const u8 *key, u32 klen);
+
+enum scalio_lookup {
+	SCALIO_LOOKUP_HIT,	/* @idx: valid C slot of the key */
+	SCALIO_LOOKUP_BUSY,	/* @idx: a live B slot with the key's fp */
+	SCALIO_LOOKUP_TORN,	/* a C slot with the key's fp failed its csum */
+	SCALIO_LOOKUP_MISS,	/* none of the above */
+};
+
+/**
+ * scalio_block_lookup() - step 1/2 of GET: classify a block for a key
+ * @v:		block copy
+ * @key, @klen:	the key
+ * @fp:		its fingerprint
+ * @now:	target clock (expired B slots do not count as BUSY)
+ * @idx:	out, the slot concerned (HIT/BUSY)
+ */
+enum scalio_lookup scalio_block_lookup(const struct scalio_block_view *v,
+				       const u8 *key, u32 klen, u16 fp,
+				       u64 now, u32 *idx);
+
+/**
+ * scalio_victim_choose() - step 3 of GET: choose a slot to lock
+ * @v:		block copy
+ * @now:	target clock
+ * @idx:	out
+ *
+ * Preference: an A slot (lowest index), else the C slot with the oldest
+ * last_ts, else a B or D slot whose lease has expired (oldest deadline).
+ *
+ * Return: true if a victim was found (all slots live-locked otherwise).
+ */
+bool scalio_victim_choose(const struct scalio_block_view *v, u64 now,
+			  u32 *idx);
+
+/**
+ * scalio_block_collision() - step 4 of GET: the double-read check
+ * @v:		fresh block copy
+ * @mine:	our slot
+ * @my_ctl:	the ctl value our lock CAS installed
+ * @key, @klen, @fp: our key
+ * @now:	target clock
+ *
+ * Return: true if we must release our lock and retry: our slot no longer
+ * holds @my_ctl, or another slot holds the key occupied (live B with the
+ * same fp, or a valid C with the same key).
+ */
+bool scalio_block_collision(const struct scalio_block_view *v, u32 mine,
+			    u64 my_ctl, const u8 *key, u32 klen, u16 fp,
+			    u64 now);
+
+/**
+ * scalio_invalidate_next() - writer's step 3: next slot to invalidate
+ * @v:		block copy read after the write was durable
+ * @key, @klen, @fp: the written key
+ * @start:	first slot index to consider
+ * @idx:	out: slot to CAS
+ * @new_ctl:	out: the value to CAS it to (B -> D, C -> A)
+ *
+ * Considers B slots with the key's fingerprint (their key may not be
+ * written yet) and C slots holding the key (checksum not required: a torn
+ * copy of a C slot of the key must still be invalidated).
+ *
+ * Return: true if a slot needs invalidating; false when none is left.
+ */
+bool scalio_invalidate_next(const struct scalio_block_view *v,
+			    const u8 *key, u32 klen, u16 fp, u32 start,
+			    u32 *idx, u64 *new_ctl);
+
+/* The ctl values of the protocol's transitions (all bump the version). */
+u64 scalio_ctl_lock(u64 old, u32 owner, u16 lease_deadline, u16 fp);
+u64 scalio_ctl_publish(u64 locked);	/* B -> C */
+u64 scalio_ctl_release(u64 cur);	/* B -> A, D -> A, C -> A */
+u64 scalio_ctl_invalidate(u64 cur);	/* B -> D, C -> A */
+
+#endif /* _SCALIO_SLOT_H */

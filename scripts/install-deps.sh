@@ -1,0 +1,18 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Install everything scalio needs to build and test (Debian bookworm).
+# Idempotent: does nothing when scripts/need-deps.sh is satisfied.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+if "$here/need-deps.sh" 2>/dev/null; then
+	echo "deps: all present"
+	exit 0
+fi
+[ "$(id -u)" = 0 ] || { echo "deps: run as root (apt-get)" >&2; exit 1; }
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+# shellcheck disable=SC2046
+apt-get install -y --no-install-recommends $("$here/need-deps.sh" --list)
+# fio's headers for the external ioengine come from its source package.
+"$here/fio-source.sh" || echo "deps: fio source not fetched (fio engine will be skipped)" >&2
+"$here/need-deps.sh"

@@ -1,0 +1,25 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Exit 0 when every dependency of make check is installed; with --list,
+# print the Debian packages instead.
+pkgs="build-essential linux-image-amd64 linux-headers-amd64
+linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.1
+qemu-system-x86 busybox-static nvme-cli rdma-core ibverbs-utils perftest
+fio sparse spin libxxhash-dev iproute2 kmod cpio zstd xz-utils python3
+python3-matplotlib dpkg-dev"
+if [ "${1:-}" = --list ]; then
+	echo $pkgs
+	exit 0
+fi
+missing=
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing="$missing $p"
+done
+ls -d /lib/modules/6.1.*/build >/dev/null 2>&1 || missing="$missing (6.1 headers)"
+ls -d /lib/modules/6.12.*/build >/dev/null 2>&1 || missing="$missing (6.12 headers)"
+if [ -n "$missing" ]; then
+	echo "missing:$missing" >&2
+	exit 1
+fi
+exit 0

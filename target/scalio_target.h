@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * scalio-target private header: every struct of the target module, and the
+ * interface between its two halves:
+ *   - the store (core.c, configfs.c, index.c, ssd.c, commit.c, recovery.c,
+ *     cleaner.c): configuration, the DRAM index, the on-SSD log, group
+ *     commit, recovery and cleaning;
+ *   - the transport (rdma.c, rpc.c): the RDMA listener, connections, index
+ *     MR registration, and RPC parsing, dispatch and replies.
+ *
+ * Locking:
+ *   scalio_stores_lock (mutex) protects the list of stores.
+ *   store->lock (mutex) protects the configuration and the enable state;
+ *   configfs stores refuse edits with -EBUSY while the store is enabled.
+ *   store->live (percpu_ref) is held by every connection and every request
+ *   in flight; disable kills it and waits for it before tearing down.
+ *   ssd->lock (spinlock) protects ssd->pending.
+ *   Only the SSD's commit kthread writes its log state, its blocks' seg
+ *   words and the shadow generations (the cleaner runs inside that kthread).
+ */
+#ifndef _SCALIO_TARGET_H
+#define _SCALIO_TARGET_H
+
+#include <linux/configfs.h>
+#include <linux/kthread.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/percpu-refcount.h>
+#include <linux/completion.h>
+#include <linux/wait.h>
+#include <linux/timer.h>
+#include <linux/atomic.h>
+#include <linux/socket.h>
+
+#include "../common/scalio_compat.h"
+#include "../common/scalio_index.h"
+#include "../common/scalio_format.h"
+#include "../common/scalio_proto.h"
+#include "../common/scalio_batch.h"
+
+/* Defaults of new stores (module parameters seed them). */
+#define SCALIO_DEF_NR_BLOCKS		4096
+#define SCALIO_DEF_SLOTS		8
+#define SCALIO_DEF_BATCH_MAX		64
+#define SCALIO_DEF_BATCH_TIMEOUT_US	100
+#define SCALIO_DEF_LEASE_MS		2000
+#define SCALIO_INDEX_CHUNK_BYTES	(2U << 20)	/* rxe: 512 pages per MR */
+
+enum scalio_tstat {
+	SCALIO_TS_RPC_GETS,
+	SCALIO_TS_RPC_PUTS,
+	SCALIO_TS_RPC_DELETES,
+	SCALIO_TS_RPC_OTHER,
+	SCALIO_TS_SSD_READS,
+	SCALIO_TS_SSD_WRITES,
+	SCALIO_TS_SSD_WRITE_BYTES,
+	SCALIO_TS_BATCHES,
+	SCALIO_TS_BATCHED_OPS,
+	SCALIO_TS_CLEANER_RUNS,
+	SCALIO_TS_CLEANER_MOVED,
+	SCALIO_TS_CPU_NS_COMMIT,
+	SCALIO_TS_CPU_NS_RPC,
+	SCALIO_TS_CPU_NS_CLEANER,
+	SCALIO_TS_NR,
+};
+
+/**
+ * struct scalio_index_chunk - one piece of the index, registered as one MR
+ * @mem:	vmalloc'ed, page aligned, @bytes long
+ * @bytes:	multiple of PAGE_SIZE, at most SCALIO_INDEX_CHUNK_BYTES
+ * @first_block: first block it holds
+ * @nr_blocks:	blocks it holds (never split)
+ */
+struct scalio_index_chunk {
+	void	*mem;
+	size_t	bytes;
+	u32	first_block;
+	u32	nr_blocks;
+};
+
+/**
+ * struct scalio_index - the DRAM hash index of a store
+ * @hdr:	one zeroed page: struct scalio_index_hdr with the clock word
+ * @chunks:	array of @nr_chunks
+ * @nr_blocks:	power of two
+ * @slots:	slots per block
+ * @block_size:	SCALIO_BLOCK_SIZE(slots)
+ * @blocks_per_chunk: blocks in every chunk but possibly the last
+ * @clock_timer: advances hdr->clock at SCALIO_CLOCK_HZ
+ */
+struct scalio_index {
+	struct scalio_index_hdr		*hdr;
+	struct scalio_index_chunk	*chunks;
+	u32				nr_chunks;
+	u32				nr_blocks;
+	u32				slots;
+	u32				block_size;
+	u32				blocks_per_chunk;
+	struct timer_list		clock_timer;
+};
+
+struct scalio_store;
+
+/**
+ * struct scalio_treq - a PUT or DELETE handed to the store
+ * @entry:	on the SSD's pending list (store-owned while queued)
+ * @op:		SCALIO_MSG_PUT or SCALIO_MSG_DELETE
+ * @klen:	key length
+ * @vlen:	value length (PUT)
+ * @block:	hash block of the key (filled by scalio_store_write())
+ * @arrival_ns:	ktime when queued
+ * @key:	the key
+ * @value:	PUT: the value, owned by the caller until @done runs
+ * @done:	called exactly once, from the commit kthread, after the
+ *		request's batch is durable and seg words are updated (status
+ *		0, or -ENOENT for DELETE of a missing key), or with a negative
+ *		errno if the request failed (-ENOSPC, -EIO, -ESHUTDOWN)
+ * @seg:	the block's new seg word, valid when @done gets 0
+ */
+struct scalio_treq {
+	struct list_head	entry;
+	u8			op;
+	u8			klen;
+	u16			vlen;
+	u32			block;
+	u64			arrival_ns;
+	u8			key[SCALIO_KEY_MAX];
+	const u8		*value;
+	void			(*done)(struct scalio_treq *req, int status);
+	u64			seg;
+};
+
+/**
+ * struct scalio_ssd - one SSD of a store (configfs: stores/<name>/ssds/<n>)
+ * @group:	configfs group
+ * @store:	owner
+ * @index:	position in the store (the configfs name, 0..15)
+ * @device_path: block device on the target
+ * @nqn:	NVMe-oF subsystem NQN nvmet exports it under
+ * @nsid:	namespace id within @nqn
+ * @bdev:	opened device while the store is enabled
+ * @capacity_sectors: device size
+ * @lock:	protects @pending, @nr_pending
+ * @pending:	queued struct scalio_treq
+ * @wq:		commit kthread sleeps here
+ * @thread:	commit kthread
+ * @policy:	batching state
+ * @log:	log state, owned by the commit kthread (commit.c / cleaner.c)
+ * @gens:	full generation of each owned block's current segment
+ *		(index i = block / nr_ssds), owned by the commit kthread
+ */
+struct scalio_ssd {
+	struct config_group		group;
+	struct scalio_store		*store;
+	u32				index;
+	char				device_path[SCALIO_PATH_MAX];
+	char				nqn[SCALIO_NQN_MAX];
+	u32				nsid;
+
+	struct scalio_bdev		bdev;
+	u64				capacity_sectors;
+
+	spinlock_t			lock;
+	struct list_head		pending;
+	u32				nr_pending;
+	wait_queue_head_t		wq;
+	struct task_struct		*thread;
+	struct scalio_batch_policy	policy;
+
+	struct {
+		struct scalio_sb	sb;
+		u64			head;	/* oldest unit in use */
+		u64			tail;	/* next unit to write */
+		u64			next_batch;
+		u64			ckpt_seq;
+		u64			used_units;
+	} log;
+	u64				*gens;
+};
+
+/**
+ * struct scalio_store - one store (configfs: stores/<name>)
+ * @group:	configfs group
+ * @ssds_group:	configfs "ssds" default group
+ * @entry:	on the global list
+ * @name:	configfs name
+ * @lock:	see the top of this file
+ * @enabled:	store is up
+ * @live:	see the top of this file
+ * @live_done:	completed when @live reaches zero after a kill
+ * @nr_blocks, @slots, @batch_max, @batch_timeout_us, @offload_read,
+ * @inline_cache, @lease_ms: attributes (attr_*)
+ * @traddr, @trsvcid: RDMA listen address (addr_*)
+ * @ssds:	configured SSDs, by index (NULL if absent)
+ * @nr_ssds:	SSDs present, contiguous from 0 when enabled
+ * @index:	DRAM index while enabled
+ * @uuid:	store identity (from the superblocks, or new)
+ * @stats:	counters
+ * @transport:	owned by rdma.c
+ */
+struct scalio_store {
+	struct config_group		group;
+	struct config_group		ssds_group;
+	struct list_head		entry;
+	char				name[SCALIO_NAME_MAX];
+
+	struct mutex			lock;
+	bool				enabled;
+	struct percpu_ref		live;
+	struct completion		live_done;
+
+	u32				nr_blocks;
+	u32				slots;
+	u32				batch_max;
+	u32				batch_timeout_us;
+	u32				lease_ms;
+	bool				offload_read;
+	bool				inline_cache;
+	char				traddr[SCALIO_ADDR_MAX];
+	u32				trsvcid;
+
+	struct scalio_ssd		*ssds[SCALIO_MAX_SSDS];
+	u32				nr_ssds;
+
+	struct scalio_index		index;
+	u8				uuid[16];
+	atomic64_t			stats[SCALIO_TS_NR];
+
+	void				*transport;
+};
+
+static inline void scalio_stat_add(struct scalio_store *st,
+				   enum scalio_tstat i, u64 v)
+{
+	atomic64_add(v, &st->stats[i]);
+}
+
+/* core.c */
+extern struct mutex scalio_stores_lock;
+extern struct list_head scalio_stores;
+int scalio_store_enable(struct scalio_store *st);
+void scalio_store_disable(struct scalio_store *st);
+/* Find an enabled store and take a live reference, or NULL. */
+struct scalio_store *scalio_store_get_live(const char *name);
+static inline void scalio_store_put_live(struct scalio_store *st)
+{
+	percpu_ref_put(&st->live);
+}
+void scalio_store_stats(struct scalio_store *st,
+			struct scalio_target_stats *out);
+
+/* configfs.c */
+int scalio_configfs_init(void);
+void scalio_configfs_exit(void);
+
+/* index.c */
+int scalio_index_alloc(struct scalio_index *idx, u32 nr_blocks, u32 slots,
+		       u32 nr_ssds);
+void scalio_index_free(struct scalio_index *idx);
+void *scalio_index_block(struct scalio_index *idx, u32 block);
+/* Publish a block's seg word (one aligned 8-byte store). */
+void scalio_index_set_seg(struct scalio_index *idx, u32 block, u64 seg);
+u64 scalio_index_get_seg(struct scalio_index *idx, u32 block);
+u64 scalio_index_clock(struct scalio_index *idx);
+
+/* ssd.c: synchronous I/O in units; write is durable (preflush + FUA). */
+int scalio_ssd_open(struct scalio_ssd *ssd);
+void scalio_ssd_close(struct scalio_ssd *ssd);
+int scalio_ssd_read(struct scalio_ssd *ssd, u64 unit, void *buf, u32 units);
+int scalio_ssd_write(struct scalio_ssd *ssd, u64 unit, const void *buf,
+		     u32 units);
+
+/* commit.c */
+int scalio_commit_start(struct scalio_ssd *ssd);
+void scalio_commit_stop(struct scalio_ssd *ssd);	/* fails queued reqs */
+/**
+ * scalio_store_write() - queue a PUT or DELETE for group commit
+ * @st:		store, with a live reference held by the caller
+ * @req:	filled request; req->done is called exactly once (possibly
+ *		before this function returns, on error)
+ */
+void scalio_store_write(struct scalio_store *st, struct scalio_treq *req);
+/**
+ * scalio_store_read() - look a key up on the SSD (GET by RPC)
+ * @st:		store, live reference held; may sleep
+ * @key, @klen:	key
+ * @value:	SCALIO_VALUE_MAX bytes
+ * @vlen:	out
+ * @seg:	out: the seg word read
+ *
+ * Return: 0, -ENOENT, -EIO.
+ */
+int scalio_store_read(struct scalio_store *st, const u8 *key, u32 klen,
+		      u8 *value, u32 *vlen, u64 *seg);
+
+/* recovery.c: format a blank SSD, or recover its log into the index. */
+int scalio_recover_ssd(struct scalio_ssd *ssd);
+/* Write a checkpoint of the SSD's seg table (commit kthread context). */
+int scalio_checkpoint_write(struct scalio_ssd *ssd);
+
+/* cleaner.c (commit kthread context) */
+int scalio_cleaner_run(struct scalio_ssd *ssd, u64 need_units);
+
+/* rdma.c / rpc.c: the transport half */
+int scalio_rdma_init(void);
+void scalio_rdma_exit(void);
+/* Start listening on st->traddr:st->trsvcid (store->lock held). */
+int scalio_rdma_store_enable(struct scalio_store *st);
+/* Stop listening, disconnect every client, drop their references. */
+void scalio_rdma_store_disable(struct scalio_store *st);
+
+#endif /* _SCALIO_TARGET_H */

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * scalio user API: the host module's character devices and their ioctls.
+ *
+ * Sequence of use:
+ *   1. open /dev/scalio-ctl and issue SCALIO_IOC_ATTACH with the target's
+ *      RDMA address and the store name.  The module connects, performs the
+ *      handshake and creates /dev/scalio/<store>.
+ *   2. on /dev/scalio/<store>: SCALIO_IOC_SSD_INFO for each SSD index gives
+ *      the NVMe-oF subsystem NQN and namespace id under which the target's
+ *      nvmet exports that SSD; user space runs `nvme connect` and hands the
+ *      resulting block device to the module with SCALIO_IOC_SSD_BIND.
+ *      Until an SSD is bound, cache misses on its blocks are served by the
+ *      target (as with offload_read=0).
+ *   3. GET, PUT, DELETE, MULTI and STATS on /dev/scalio/<store>.
+ *   4. SCALIO_IOC_DETACH on /dev/scalio-ctl removes the store device; it
+ *      fails with -EBUSY while the store device is open.
+ *
+ * Keys are 1..SCALIO_KEY_MAX bytes, values 0..SCALIO_VALUE_MAX bytes, both
+ * opaque.  All pointers are passed as __u64.  Every reserved field must be
+ * zero, every flags field may only hold defined bits, or the ioctl fails
+ * with -EINVAL.
+ */
+#ifndef _UAPI_LINUX_SCALIO_H
+#define _UAPI_LINUX_SCALIO_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define SCALIO_KEY_MAX		32
+#define SCALIO_VALUE_MAX	4096
+#define SCALIO_NAME_MAX		32	/* store name, including the NUL */
+#define SCALIO_ADDR_MAX		64	/* IPv4 or IPv6 literal, with NUL */
+#define SCALIO_NQN_MAX		224	/* NVMF_NQN_SIZE + NUL, rounded */
+#define SCALIO_PATH_MAX		128	/* block device path, with NUL */
+#define SCALIO_MULTI_MAX	256	/* ops in one SCALIO_IOC_MULTI */
+
+#define SCALIO_CTL_DEV		"/dev/scalio-ctl"
+#define SCALIO_STORE_DEV_FMT	"/dev/scalio/%s"
+
+/**
+ * struct scalio_kv - one key/value operation (GET, PUT, DELETE)
+ * @key:	user pointer to the key bytes
+ * @value:	user pointer to the value buffer (GET: out, PUT: in; DELETE: 0)
+ * @klen:	key length, 1..SCALIO_KEY_MAX
+ * @vlen:	PUT: value length, 0..SCALIO_VALUE_MAX.  GET: in, size of the
+ *		buffer at @value; out, length of the stored value.  A GET whose
+ *		buffer is too small fails with -EOVERFLOW and still reports the
+ *		needed length here.
+ * @flags:	must be 0
+ * @result:	MULTI only: 0 or a negative errno for this op (out)
+ * @reserved:	must be 0
+ */
+struct scalio_kv {
+	__u64	key;
+	__u64	value;
+	__u32	klen;
+	__u32	vlen;
+	__u32	flags;
+	__s32	result;
+	__u64	reserved[2];
+};
+
+enum scalio_opcode {
+	SCALIO_OP_GET		= 1,
+	SCALIO_OP_PUT		= 2,
+	SCALIO_OP_DELETE	= 3,
+};
+
+/**
+ * struct scalio_multi_op - one element of a SCALIO_IOC_MULTI array
+ * @opcode:	enum scalio_opcode
+ * @pad:	must be 0
+ * @kv:		the operation; kv.result receives its outcome
+ */
+struct scalio_multi_op {
+	__u32			opcode;
+	__u32			pad;
+	struct scalio_kv	kv;
+};
+
+/**
+ * struct scalio_multi - a batch of independent operations issued together
+ * @ops:	user pointer to an array of struct scalio_multi_op
+ * @nr:		number of ops, 1..SCALIO_MULTI_MAX
+ * @flags:	must be 0
+ * @nr_done:	out: ops completed (successfully or not)
+ * @reserved:	must be 0
+ *
+ * The ops are issued concurrently; no order among them is guaranteed.  The
+ * ioctl returns 0 when every op has completed (each op's result tells its
+ * outcome), or a negative errno if the array itself could not be read.
+ */
+struct scalio_multi {
+	__u64	ops;
+	__u32	nr;
+	__u32	flags;
+	__u32	nr_done;
+	__u32	reserved[3];
+};
+
+/**
+ * struct scalio_attach - connect to a store (on /dev/scalio-ctl)
+ * @store:	store name as configured on the target, NUL-terminated
+ * @traddr:	target RDMA address (IPv4 or IPv6 literal), NUL-terminated
+ * @trsvcid:	target RDMA port
+ * @flags:	must be 0
+ * @timeout_ms:	connect timeout; 0 selects the default (5000)
+ * @reserved:	must be 0
+ */
+struct scalio_attach {
+	char	store[SCALIO_NAME_MAX];
+	char	traddr[SCALIO_ADDR_MAX];
+	__u32	trsvcid;
+	__u32	flags;
+	__u32	timeout_ms;
+	__u32	reserved[5];
+};
+
+/**
+ * struct scalio_detach - disconnect a store (on /dev/scalio-ctl)
+ * @store:	store name, NUL-terminated
+ * @flags:	must be 0
+ * @reserved:	must be 0
+ */
+struct scalio_detach {
+	char	store[SCALIO_NAME_MAX];
+	__u32	flags;
+	__u32	reserved[7];
+};
+
+/**
+ * struct scalio_ssd_info - what the target exports for SSD @index
+ * @index:	in: SSD index, 0..nr_ssds-1
+ * @nsid:	out: NVMe namespace id
+ * @nr_ssds:	out: number of SSDs of the store
+ * @bound:	out: 1 if a block device is bound to this index
+ * @nqn:	out: NVMe-oF subsystem NQN, NUL-terminated
+ * @capacity_sectors: out: size the target sees, in 512-byte sectors
+ * @reserved:	must be 0 (in), 0 (out)
+ */
+struct scalio_ssd_info {
+	__u32	index;
+	__u32	nsid;
+	__u32	nr_ssds;
+	__u32	bound;
+	char	nqn[SCALIO_NQN_MAX];
+	__u64	capacity_sectors;
+	__u64	reserved[4];
+};
+
+/**
+ * struct scalio_ssd_bind - hand a connected NVMe-oF namespace to the store
+ * @index:	SSD index the namespace carries
+ * @flags:	must be 0
+ * @path:	block device path (e.g. /dev/nvme1n1), NUL-terminated.  The
+ *		module opens it read-only and checks that its size matches.
+ * @reserved:	must be 0
+ */
+struct scalio_ssd_bind {
+	__u32	index;
+	__u32	flags;
+	char	path[SCALIO_PATH_MAX];
+	__u64	reserved[4];
+};
+
+/* Store feature bits reported in scalio_stats.features. */
+#define SCALIO_F_OFFLOAD_READ	(1ULL << 0)	/* GET misses read the SSD directly */
+#define SCALIO_F_INLINE_CACHE	(1ULL << 1)	/* values cached in index slots */
+
+/**
+ * struct scalio_host_stats - counters of this host for one store
+ *
+ * All counters are measured events since attach.
+ */
+struct scalio_host_stats {
+	__u64	gets;
+	__u64	puts;
+	__u64	deletes;
+	__u64	cache_hits;
+	__u64	cache_misses;
+	__u64	ssd_reads;		/* NVMe-oF reads issued by this host */
+	__u64	rpc_gets;		/* GETs served by the target */
+	__u64	rdma_reads;
+	__u64	rdma_cas;
+	__u64	cas_failures;
+	__u64	retries;		/* GET restarts (B seen, collision, lost lock) */
+	__u64	lease_reclaims;
+	__u64	invalidations;		/* slots invalidated by this host's writes */
+	__u64	header_mismatches;	/* segment header did not match seg */
+	__u64	errors;
+	__u64	reserved[17];
+};
+
+/**
+ * struct scalio_target_stats - counters of the target for one store
+ *
+ * Fetched from the target over the connection; summed over all clients.
+ * CPU times are in nanoseconds of task time spent by the target's
+ * commit/cleaner kthreads and by its RPC handlers.
+ */
+struct scalio_target_stats {
+	__u64	rpc_gets;
+	__u64	rpc_puts;
+	__u64	rpc_deletes;
+	__u64	rpc_other;
+	__u64	ssd_reads;
+	__u64	ssd_writes;
+	__u64	ssd_write_bytes;
+	__u64	batches;
+	__u64	batched_ops;
+	__u64	cleaner_runs;
+	__u64	cleaner_moved;
+	__u64	cpu_ns_commit;
+	__u64	cpu_ns_rpc;
+	__u64	cpu_ns_cleaner;
+	__u64	log_used_units;
+	__u64	log_total_units;
+	__u64	keys;
+	__u64	reserved[15];
+};
+
+/**
+ * struct scalio_stats - SCALIO_IOC_STATS result
+ * @size:	in: sizeof(struct scalio_stats) as user space knows it
+ * @flags:	in: SCALIO_STATS_F_TARGET to fetch the target's counters
+ * @features:	out: SCALIO_F_* of the store
+ * @nr_ssds:	out
+ * @nr_blocks:	out: hash blocks in the index
+ * @slots_per_block: out
+ * @target_valid: out: 1 if @target was filled
+ * @host:	out
+ * @target:	out
+ */
+struct scalio_stats {
+	__u32	size;
+	__u32	flags;
+	__u64	features;
+	__u32	nr_ssds;
+	__u32	nr_blocks;
+	__u32	slots_per_block;
+	__u32	target_valid;
+	struct scalio_host_stats	host;
+	struct scalio_target_stats	target;
+};
+
+#define SCALIO_STATS_F_TARGET	(1U << 0)
+
+#define SCALIO_IOC_MAGIC	0xE7
+
+/* On /dev/scalio-ctl. */
+#define SCALIO_IOC_ATTACH	_IOW(SCALIO_IOC_MAGIC, 0x01, struct scalio_attach)
+#define SCALIO_IOC_DETACH	_IOW(SCALIO_IOC_MAGIC, 0x02, struct scalio_detach)
+
+/* On /dev/scalio/<store>. */
+#define SCALIO_IOC_GET		_IOWR(SCALIO_IOC_MAGIC, 0x10, struct scalio_kv)
+#define SCALIO_IOC_PUT		_IOWR(SCALIO_IOC_MAGIC, 0x11, struct scalio_kv)
+#define SCALIO_IOC_DELETE	_IOWR(SCALIO_IOC_MAGIC, 0x12, struct scalio_kv)
+#define SCALIO_IOC_MULTI	_IOWR(SCALIO_IOC_MAGIC, 0x13, struct scalio_multi)
+#define SCALIO_IOC_STATS	_IOWR(SCALIO_IOC_MAGIC, 0x14, struct scalio_stats)
+#define SCALIO_IOC_SSD_INFO	_IOWR(SCALIO_IOC_MAGIC, 0x15, struct scalio_ssd_info)
+#define SCALIO_IOC_SSD_BIND	_IOW(SCALIO_IOC_MAGIC, 0x16, struct scalio_ssd_bind)
+
+#endif /* _UAPI_LINUX_SCALIO_H */
