@@ -76,6 +76,9 @@ struct scalio_sb {
  * @next_batch: sequence number the batch at @log_tail must carry
  * @nr_entries:	entries following (blocks of this SSD)
  * @crc:	over the header and all entries
+ * @head_seq:	sequence number of the batch at @log_head (= @next_batch
+ *		when the log is empty); lets the cleaner tell the batch at
+ *		the head from stale units skipped by a wrap
  *
  * Followed by @nr_entries struct scalio_ckpt_entry, in block order of the
  * blocks this SSD owns (block = ssd_index + i * nr_ssds).
@@ -88,7 +91,8 @@ struct scalio_ckpt_hdr {
 	__le64	next_batch;
 	__le32	nr_entries;
 	__le32	crc;
-	__le64	reserved[2];
+	__le64	head_seq;
+	__le64	reserved[1];
 };
 
 /**

@@ -80,7 +80,8 @@ struct scalio_index_chunk {
 
 /**
  * struct scalio_index - the DRAM hash index of a store
- * @hdr:	one zeroed page: struct scalio_index_hdr with the clock word
+ * @hdr:	one zeroed page: struct scalio_index_hdr with the clock word;
+ *		vmalloc'ed like the chunks (vmalloc_to_page() maps both)
  * @chunks:	array of @nr_chunks
  * @nr_blocks:	power of two
  * @slots:	slots per block
@@ -148,6 +149,7 @@ struct scalio_treq {
  * @log:	log state, owned by the commit kthread (commit.c / cleaner.c)
  * @gens:	full generation of each owned block's current segment
  *		(index i = block / nr_ssds), owned by the commit kthread
+ * @commit:	buffers and batch state of the store half (scalio_store.h)
  */
 struct scalio_ssd {
 	struct config_group		group;
@@ -174,8 +176,10 @@ struct scalio_ssd {
 		u64			next_batch;
 		u64			ckpt_seq;
 		u64			used_units;
+		u64			head_seq;	/* batch at head */
 	} log;
 	u64				*gens;
+	struct scalio_commit		*commit;	/* commit.c private */
 };
 
 /**

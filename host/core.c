@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * scalio-host: module lifecycle, /dev/scalio-ctl (ATTACH and DETACH) and
+ * the per-store devices /dev/scalio/<store>.
+ *
+ * An attached store is a struct scalio_hstore: its connection, the
+ * geometry the target announced, the SSD bindings and the store device.
+ * DETACH refuses while the store device is open; module exit detaches
+ * every store (the store devices pin the module while open, so at exit
+ * nothing uses them).
+ */
+#define pr_fmt(fmt) "scalio-host: " fmt
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/fs.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/capability.h>
+#include <linux/ctype.h>
+
+#include "scalio_host.h"
+
+bool scalio_debug_skip_double_read;
+module_param_named(debug_skip_double_read, scalio_debug_skip_double_read,
+		   bool, 0644);
+MODULE_PARM_DESC(debug_skip_double_read,
+		 "TESTING ONLY: skip the GET double-read (breaks linearizability)");
+
+bool scalio_debug_skip_invalidate;
+module_param_named(debug_skip_invalidate, scalio_debug_skip_invalidate,
+		   bool, 0644);
+MODULE_PARM_DESC(debug_skip_invalidate,
+		 "TESTING ONLY: skip slot invalidation after writes (breaks linearizability)");
+
+unsigned int scalio_queue_depth = SCALIO_HOST_QD_DEFAULT;
+module_param_named(queue_depth, scalio_queue_depth, uint, 0444);
+MODULE_PARM_DESC(queue_depth, "RPCs in flight per store (1..128)");
+
+DEFINE_MUTEX(scalio_hstores_lock);
+LIST_HEAD(scalio_hstores);
+
+/* ------------------------------------------------------------------ */
+/* store device                                                        */
+
+static int scalio_store_open(struct inode *inode, struct file *file)
+{
+	struct scalio_hstore *hs = container_of(file->private_data,
+						struct scalio_hstore, misc);
+	int ret = 0;
+
+	/*
+	 * misc_open() calls us under misc_mtx, which misc_deregister() also
+	 * takes: @hs cannot be freed before we return.
+	 */
+	mutex_lock(&hs->open_lock);
+	if (hs->removing)
+		ret = -ENODEV;
+	else
+		hs->opens++;
+	mutex_unlock(&hs->open_lock);
+	if (ret)
+		return ret;
+	file->private_data = hs;
+	return 0;
+}
+
+static int scalio_store_release(struct inode *inode, struct file *file)
+{
+	struct scalio_hstore *hs = file->private_data;
+
+	mutex_lock(&hs->open_lock);
+	hs->opens--;
+	mutex_unlock(&hs->open_lock);
+	return 0;
+}
+
+static const struct file_operations scalio_store_fops = {
+	.owner		= THIS_MODULE,
+	.open		= scalio_store_open,
+	.release	= scalio_store_release,
+	.unlocked_ioctl	= scalio_store_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.llseek		= noop_llseek,
+};
+
+/**
+ * scalio_hstore_register_dev() - create /dev/scalio/<store>
+ * @hs:	store, connected and through its handshake
+ */
+int scalio_hstore_register_dev(struct scalio_hstore *hs)
+{
+	int ret;
+
+	snprintf(hs->misc_name, sizeof(hs->misc_name), "scalio-%s", hs->name);
+	snprintf(hs->nodename, sizeof(hs->nodename), "scalio/%s", hs->name);
+	hs->misc.minor = MISC_DYNAMIC_MINOR;
+	hs->misc.name = hs->misc_name;
+	hs->misc.nodename = hs->nodename;
+	hs->misc.mode = 0600;
+	hs->misc.fops = &scalio_store_fops;
+	ret = misc_register(&hs->misc);
+	if (!ret)
+		hs->misc_registered = true;
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* store lifecycle                                                     */
+
+static struct scalio_hstore *scalio_hstore_find(const char *name)
+{
+	struct scalio_hstore *hs;
+
+	lockdep_assert_held(&scalio_hstores_lock);
+	list_for_each_entry(hs, &scalio_hstores, entry)
+		if (!strcmp(hs->name, name))
+			return hs;
+	return NULL;
+}
+
+static struct scalio_hstore *scalio_hstore_alloc(const char *name)
+{
+	struct scalio_hstore *hs;
+	int i;
+
+	hs = kzalloc(sizeof(*hs), GFP_KERNEL);
+	if (!hs)
+		return NULL;
+	strscpy(hs->name, name, sizeof(hs->name));
+	hs->state = SCALIO_HS_ATTACHING;
+	mutex_init(&hs->bind_lock);
+	mutex_init(&hs->open_lock);
+	spin_lock_init(&hs->clock_lock);
+	for (i = 0; i < SCALIO_HS_NR; i++)
+		atomic64_set(&hs->stats[i], 0);
+	scalio_conn_init(hs);
+	return hs;
+}
+
+/*
+ * Undo everything of a store that is off the ioctl paths: no open store
+ * device, or it was never created.
+ */
+static void scalio_hstore_teardown(struct scalio_hstore *hs)
+{
+	if (hs->misc_registered) {
+		misc_deregister(&hs->misc);
+		hs->misc_registered = false;
+	}
+	scalio_conn_destroy(&hs->conn);
+	scalio_ssd_unbind_all(hs);
+	kvfree(hs->chunks);
+	hs->chunks = NULL;
+}
+
+static bool scalio_name_ok(const char *s, size_t max)
+{
+	size_t len = strnlen(s, max);
+	size_t i;
+
+	if (!len || len == max)
+		return false;
+	/* It names a device node: no '/', no surprises. */
+	for (i = 0; i < len; i++)
+		if (!isalnum(s[i]) && s[i] != '-' && s[i] != '_' &&
+		    s[i] != '.')
+			return false;
+	return strcmp(s, ".") && strcmp(s, "..");
+}
+
+static bool scalio_zero(const void *p, size_t len)
+{
+	return !memchr_inv(p, 0, len);
+}
+
+static int scalio_ioctl_attach(void __user *argp)
+{
+	struct scalio_attach a;
+	struct scalio_hstore *hs;
+	u32 port, timeout;
+	size_t alen;
+	int ret;
+
+	if (copy_from_user(&a, argp, sizeof(a)))
+		return -EFAULT;
+	alen = strnlen(a.traddr, sizeof(a.traddr));
+	if (!scalio_name_ok(a.store, sizeof(a.store)) || !alen ||
+	    alen == sizeof(a.traddr) || a.flags ||
+	    !scalio_zero(a.reserved, sizeof(a.reserved)) ||
+	    a.trsvcid > 65535)
+		return -EINVAL;
+	port = a.trsvcid ? a.trsvcid : SCALIO_DEFAULT_PORT;
+	timeout = a.timeout_ms ? a.timeout_ms : SCALIO_ATTACH_TIMEOUT_MS;
+	if (timeout > 600000)
+		return -EINVAL;
+
+	hs = scalio_hstore_alloc(a.store);
+	if (!hs)
+		return -ENOMEM;
+	mutex_lock(&scalio_hstores_lock);
+	if (scalio_hstore_find(a.store)) {
+		mutex_unlock(&scalio_hstores_lock);
+		kfree(hs);
+		return -EEXIST;
+	}
+	/* Listed while connecting, so that the name stays reserved. */
+	list_add_tail(&hs->entry, &scalio_hstores);
+	mutex_unlock(&scalio_hstores_lock);
+
+	ret = scalio_conn_connect(hs, a.traddr, port, timeout);
+	if (ret)
+		goto fail;
+	ret = scalio_conn_handshake(hs);
+	if (ret) {
+		pr_err("%s: handshake failed: %d\n", hs->name, ret);
+		goto fail;
+	}
+	ret = scalio_hstore_register_dev(hs);
+	if (ret)
+		goto fail;
+
+	mutex_lock(&scalio_hstores_lock);
+	hs->state = SCALIO_HS_LIVE;
+	mutex_unlock(&scalio_hstores_lock);
+	pr_info("%s: attached: %u blocks x %u slots, %u ssd(s), offload_read %d, inline_cache %d\n",
+		hs->name, hs->nr_blocks, hs->slots, hs->nr_ssds,
+		!!(hs->features & SCALIO_F_OFFLOAD_READ),
+		!!(hs->features & SCALIO_F_INLINE_CACHE));
+	return 0;
+
+fail:
+	scalio_hstore_teardown(hs);
+	mutex_lock(&scalio_hstores_lock);
+	list_del(&hs->entry);
+	mutex_unlock(&scalio_hstores_lock);
+	kfree(hs);
+	return ret;
+}
+
+static int scalio_ioctl_detach(void __user *argp)
+{
+	struct scalio_detach d;
+	struct scalio_hstore *hs;
+	int ret = 0;
+
+	if (copy_from_user(&d, argp, sizeof(d)))
+		return -EFAULT;
+	if (!memchr(d.store, '\0', sizeof(d.store)) || !d.store[0] ||
+	    d.flags || !scalio_zero(d.reserved, sizeof(d.reserved)))
+		return -EINVAL;
+
+	mutex_lock(&scalio_hstores_lock);
+	hs = scalio_hstore_find(d.store);
+	if (!hs) {
+		ret = -ENOENT;
+	} else if (hs->state != SCALIO_HS_LIVE) {
+		ret = -EBUSY;
+	} else {
+		mutex_lock(&hs->open_lock);
+		if (hs->opens)
+			ret = -EBUSY;
+		else
+			hs->removing = true;
+		mutex_unlock(&hs->open_lock);
+		if (!ret)
+			hs->state = SCALIO_HS_DETACHING;
+	}
+	mutex_unlock(&scalio_hstores_lock);
+	if (ret)
+		return ret;
+
+	scalio_hstore_teardown(hs);
+	mutex_lock(&scalio_hstores_lock);
+	list_del(&hs->entry);
+	mutex_unlock(&scalio_hstores_lock);
+	pr_info("%s: detached\n", hs->name);
+	kfree(hs);
+	return 0;
+}
+
+static long scalio_ctl_ioctl(struct file *file, unsigned int cmd,
+			     unsigned long arg)
+{
+	void __user *argp = (void __user *)arg;
+
+	switch (cmd) {
+	case SCALIO_IOC_ATTACH:
+		if (!capable(CAP_SYS_ADMIN))
+			return -EPERM;
+		return scalio_ioctl_attach(argp);
+	case SCALIO_IOC_DETACH:
+		if (!capable(CAP_SYS_ADMIN))
+			return -EPERM;
+		return scalio_ioctl_detach(argp);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static const struct file_operations scalio_ctl_fops = {
+	.owner		= THIS_MODULE,
+	.open		= nonseekable_open,
+	.unlocked_ioctl	= scalio_ctl_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.llseek		= noop_llseek,
+};
+
+static struct miscdevice scalio_ctl_dev = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= "scalio-ctl",
+	.fops	= &scalio_ctl_fops,
+	.mode	= 0600,
+};
+
+/* ------------------------------------------------------------------ */
+/* module                                                              */
+
+static int __init scalio_host_init(void)
+{
+	int ret;
+
+	BUILD_BUG_ON(sizeof(struct scalio_host_stats) !=
+		     (SCALIO_HS_NR + 17) * sizeof(u64));
+	BUILD_BUG_ON(SCALIO_IO_SLOT_OFF + SCALIO_SLOT_SIZE > SCALIO_IO_SIZE);
+	BUILD_BUG_ON(SCALIO_IO_BLOCK_OFF + SCALIO_BLOCK_SIZE(SCALIO_SLOTS_MAX) >
+		     SCALIO_IO_ATOMIC_OFF);
+	BUILD_BUG_ON(sizeof(struct scalio_slot) != SCALIO_SLOT_SIZE);
+
+	ret = scalio_ioctl_init();
+	if (ret)
+		return ret;
+	ret = scalio_rdma_init();
+	if (ret)
+		goto out_ioctl;
+	ret = misc_register(&scalio_ctl_dev);
+	if (ret)
+		goto out_rdma;
+	pr_info("loaded\n");
+	return 0;
+
+out_rdma:
+	scalio_rdma_exit();
+out_ioctl:
+	scalio_ioctl_exit();
+	return ret;
+}
+
+static void __exit scalio_host_exit(void)
+{
+	struct scalio_hstore *hs, *tmp;
+
+	misc_deregister(&scalio_ctl_dev);
+	/*
+	 * No ctl ioctl can run (the ctl device pinned the module) and no store
+	 * device is open (each pins the module too): detach all.
+	 */
+	mutex_lock(&scalio_hstores_lock);
+	list_for_each_entry_safe(hs, tmp, &scalio_hstores, entry) {
+		hs->state = SCALIO_HS_DETACHING;
+		hs->removing = true;
+		scalio_hstore_teardown(hs);
+		list_del(&hs->entry);
+		pr_info("%s: detached at unload\n", hs->name);
+		kfree(hs);
+	}
+	mutex_unlock(&scalio_hstores_lock);
+	scalio_rdma_exit();
+	scalio_ioctl_exit();
+}
+
+module_init(scalio_host_init);
+module_exit(scalio_host_exit);
+
+MODULE_DESCRIPTION("scalio host: one-sided RDMA key-value client");
+MODULE_AUTHOR("scalio developers");
+MODULE_LICENSE("GPL");

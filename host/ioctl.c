@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ioctls of /dev/scalio/<store>: copy the argument in, validate every
+ * field (uapi/scalio.h), run the operation on kernel buffers, copy the
+ * result out.  Validation order: copy (-EFAULT), flags/reserved/sizes
+ * (-EINVAL, -E2BIG), then the operation.
+ */
+#define pr_fmt(fmt) "scalio-host: " fmt
+
+#include <linux/capability.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/workqueue.h>
+
+#include "scalio_host.h"
+
+/* MULTI runs its ops here, all at once. */
+static struct workqueue_struct *scalio_multi_wq;
+
+static bool scalio_zero(const void *p, size_t len)
+{
+	return !memchr_inv(p, 0, len);
+}
+
+/*
+ * Checks common to every struct scalio_kv; @op is the operation it is
+ * used for.  kv->result is an output and is not checked.
+ */
+static int scalio_kv_check(const struct scalio_kv *kv, u32 op)
+{
+	if (kv->flags || !scalio_zero(kv->reserved, sizeof(kv->reserved)))
+		return -EINVAL;
+	if (!kv->klen || kv->klen > SCALIO_KEY_MAX)
+		return -EINVAL;
+	switch (op) {
+	case SCALIO_OP_PUT:
+		if (kv->vlen > SCALIO_VALUE_MAX)
+			return -E2BIG;
+		break;
+	case SCALIO_OP_DELETE:
+		if (kv->value || kv->vlen)
+			return -EINVAL;
+		break;
+	}
+	return 0;
+}
+
+/**
+ * struct scalio_kop - one operation on kernel buffers
+ * @hs:		store
+ * @op:		enum scalio_opcode
+ * @key:	copied key
+ * @klen:	key length
+ * @value:	GET: SCALIO_VALUE_MAX bytes out; PUT: the copied value
+ * @vlen:	PUT: in; GET: out
+ * @result:	0 or a negative errno
+ * @work:	MULTI: runs scalio_kop_run()
+ * @pending:	MULTI: ops still running
+ * @done:	MULTI: completed by the last op
+ */
+struct scalio_kop {
+	struct scalio_hstore	*hs;
+	u32			op;
+	u8			key[SCALIO_KEY_MAX];
+	u32			klen;
+	u8			*value;
+	u32			vlen;
+	int			result;
+	struct work_struct	work;
+	atomic_t		*pending;
+	struct completion	*done;
+};
+
+/*
+ * Copy key and (PUT) value in and allocate the GET buffer.  On error the
+ * op must not run; its result is the error.
+ */
+static int scalio_kop_prepare(struct scalio_kop *k, struct scalio_hstore *hs,
+			      u32 op, const struct scalio_kv *kv)
+{
+	int ret;
+
+	k->hs = hs;
+	k->op = op;
+	k->value = NULL;
+	k->result = 0;
+	ret = scalio_kv_check(kv, op);
+	if (ret)
+		return ret;
+	k->klen = kv->klen;
+	if (copy_from_user(k->key, u64_to_user_ptr(kv->key), kv->klen))
+		return -EFAULT;
+	switch (op) {
+	case SCALIO_OP_GET:
+		k->value = kvmalloc(SCALIO_VALUE_MAX, GFP_KERNEL);
+		if (!k->value)
+			return -ENOMEM;
+		k->vlen = 0;
+		break;
+	case SCALIO_OP_PUT:
+		k->vlen = kv->vlen;
+		if (!k->vlen)
+			break;
+		k->value = kvmalloc(k->vlen, GFP_KERNEL);
+		if (!k->value)
+			return -ENOMEM;
+		if (copy_from_user(k->value, u64_to_user_ptr(kv->value),
+				   k->vlen))
+			return -EFAULT;
+		break;
+	case SCALIO_OP_DELETE:
+		k->vlen = 0;
+		break;
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void scalio_kop_run(struct scalio_kop *k)
+{
+	switch (k->op) {
+	case SCALIO_OP_GET:
+		k->result = scalio_get(k->hs, k->key, k->klen, k->value,
+				       &k->vlen);
+		break;
+	case SCALIO_OP_PUT:
+		k->result = scalio_put(k->hs, k->key, k->klen, k->value,
+				       k->vlen);
+		break;
+	case SCALIO_OP_DELETE:
+		k->result = scalio_delete(k->hs, k->key, k->klen);
+		break;
+	default:
+		k->result = -EINVAL;
+		break;
+	}
+}
+
+/*
+ * Hand a finished op's outcome back into @kv (and, for a GET, the value to
+ * the user's buffer).  Return: the op's final result.
+ */
+static int scalio_kop_finish(struct scalio_kop *k, struct scalio_kv *kv)
+{
+	int ret = k->result;
+
+	if (k->op == SCALIO_OP_GET && !ret) {
+		if (k->vlen > kv->vlen)
+			ret = -EOVERFLOW;	/* kv->vlen: the size needed */
+		else if (k->vlen &&
+			 copy_to_user(u64_to_user_ptr(kv->value), k->value,
+				      k->vlen))
+			ret = -EFAULT;
+		kv->vlen = k->vlen;
+	}
+	return ret;
+}
+
+static void scalio_kop_free(struct scalio_kop *k)
+{
+	kvfree(k->value);
+	k->value = NULL;
+}
+
+static int scalio_ioctl_kv(struct scalio_hstore *hs, u32 op,
+			   struct scalio_kv __user *argp)
+{
+	struct scalio_kv kv;
+	struct scalio_kop k;
+	int ret;
+
+	if (copy_from_user(&kv, argp, sizeof(kv)))
+		return -EFAULT;
+	ret = scalio_kop_prepare(&k, hs, op, &kv);
+	if (ret)
+		goto out;
+	scalio_kop_run(&k);
+	ret = scalio_kop_finish(&k, &kv);
+	if (op == SCALIO_OP_GET && (!ret || ret == -EOVERFLOW) &&
+	    put_user(kv.vlen, &argp->vlen))
+		ret = -EFAULT;
+out:
+	scalio_kop_free(&k);
+	return ret;
+}
+
+static void scalio_multi_work(struct work_struct *work)
+{
+	struct scalio_kop *k = container_of(work, struct scalio_kop, work);
+
+	scalio_kop_run(k);
+	if (atomic_dec_and_test(k->pending))
+		complete(k->done);
+}
+
+static int scalio_ioctl_multi(struct scalio_hstore *hs,
+			      struct scalio_multi __user *argp)
+{
+	struct scalio_multi m;
+	struct scalio_multi_op *ops;
+	struct scalio_kop *kops;
+	DECLARE_COMPLETION_ONSTACK(done);
+	atomic_t pending;
+	u32 i, nr_run = 0;
+	int ret = 0;
+
+	if (copy_from_user(&m, argp, sizeof(m)))
+		return -EFAULT;
+	if (m.flags || !scalio_zero(m.reserved, sizeof(m.reserved)) ||
+	    !m.nr || m.nr > SCALIO_MULTI_MAX)
+		return -EINVAL;
+	ops = kvmalloc_array(m.nr, sizeof(*ops), GFP_KERNEL);
+	kops = kvcalloc(m.nr, sizeof(*kops), GFP_KERNEL);
+	if (!ops || !kops) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	if (copy_from_user(ops, u64_to_user_ptr(m.ops),
+			   array_size(m.nr, sizeof(*ops)))) {
+		ret = -EFAULT;
+		goto out_free;
+	}
+
+	/* Validate and copy in every op; a bad op fails alone. */
+	atomic_set(&pending, 1);
+	for (i = 0; i < m.nr; i++) {
+		struct scalio_kop *k = &kops[i];
+
+		k->result = ops[i].pad ? -EINVAL :
+			scalio_kop_prepare(k, hs, ops[i].opcode, &ops[i].kv);
+		if (k->result)
+			continue;
+		k->pending = &pending;
+		k->done = &done;
+		INIT_WORK(&k->work, scalio_multi_work);
+		atomic_inc(&pending);
+		nr_run++;
+		queue_work(scalio_multi_wq, &k->work);
+	}
+	/* Every op is bounded by its own timeouts: this wait ends. */
+	if (!atomic_dec_and_test(&pending))
+		wait_for_completion(&done);
+
+	for (i = 0; i < m.nr; i++) {
+		struct scalio_kop *k = &kops[i];
+
+		ops[i].kv.result = k->result ? k->result :
+				   scalio_kop_finish(k, &ops[i].kv);
+		if (!k->result && k->op == SCALIO_OP_GET)
+			continue;
+	}
+	if (copy_to_user(u64_to_user_ptr(m.ops), ops,
+			 array_size(m.nr, sizeof(*ops)))) {
+		ret = -EFAULT;
+		goto out_free;
+	}
+	m.nr_done = m.nr;
+	if (put_user(m.nr_done, &argp->nr_done))
+		ret = -EFAULT;
+	pr_debug("%s: multi: %u ops, %u run\n", hs->name, m.nr, nr_run);
+
+out_free:
+	if (kops)
+		for (i = 0; i < m.nr; i++)
+			scalio_kop_free(&kops[i]);
+	kvfree(kops);
+	kvfree(ops);
+	return ret;
+}
+
+static void scalio_fill_host_stats(struct scalio_hstore *hs,
+				   struct scalio_host_stats *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->gets = atomic64_read(&hs->stats[SCALIO_HS_GETS]);
+	h->puts = atomic64_read(&hs->stats[SCALIO_HS_PUTS]);
+	h->deletes = atomic64_read(&hs->stats[SCALIO_HS_DELETES]);
+	h->cache_hits = atomic64_read(&hs->stats[SCALIO_HS_CACHE_HITS]);
+	h->cache_misses = atomic64_read(&hs->stats[SCALIO_HS_CACHE_MISSES]);
+	h->ssd_reads = atomic64_read(&hs->stats[SCALIO_HS_SSD_READS]);
+	h->rpc_gets = atomic64_read(&hs->stats[SCALIO_HS_RPC_GETS]);
+	h->rdma_reads = atomic64_read(&hs->stats[SCALIO_HS_RDMA_READS]);
+	h->rdma_cas = atomic64_read(&hs->stats[SCALIO_HS_RDMA_CAS]);
+	h->cas_failures = atomic64_read(&hs->stats[SCALIO_HS_CAS_FAILURES]);
+	h->retries = atomic64_read(&hs->stats[SCALIO_HS_RETRIES]);
+	h->lease_reclaims = atomic64_read(&hs->stats[SCALIO_HS_LEASE_RECLAIMS]);
+	h->invalidations = atomic64_read(&hs->stats[SCALIO_HS_INVALIDATIONS]);
+	h->header_mismatches =
+		atomic64_read(&hs->stats[SCALIO_HS_HEADER_MISMATCHES]);
+	h->errors = atomic64_read(&hs->stats[SCALIO_HS_ERRORS]);
+}
+
+static int scalio_ioctl_stats(struct scalio_hstore *hs,
+			      struct scalio_stats __user *argp)
+{
+	struct scalio_stats *st;
+	int ret = 0;
+
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	if (copy_from_user(st, argp, sizeof(*st))) {
+		ret = -EFAULT;
+		goto out;
+	}
+	if (st->size != sizeof(*st) || (st->flags & ~SCALIO_STATS_F_TARGET)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	st->features = hs->features;
+	st->nr_ssds = hs->nr_ssds;
+	st->nr_blocks = hs->nr_blocks;
+	st->slots_per_block = hs->slots;
+	st->target_valid = 0;
+	memset(&st->target, 0, sizeof(st->target));
+	if (st->flags & SCALIO_STATS_F_TARGET) {
+		struct scalio_conn *conn = &hs->conn;
+
+		down_read(&conn->io_rwsem);
+		ret = scalio_conn_dead(conn) ? -ENOTCONN :
+		      scalio_rpc_stats(hs, &st->target);
+		up_read(&conn->io_rwsem);
+		if (ret)
+			goto out;
+		st->target_valid = 1;
+	}
+	/* Last, so the counters include the STATS RPC's own effects. */
+	scalio_fill_host_stats(hs, &st->host);
+	if (copy_to_user(argp, st, sizeof(*st)))
+		ret = -EFAULT;
+out:
+	kfree(st);
+	return ret;
+}
+
+static int scalio_ioctl_ssd_info(struct scalio_hstore *hs,
+				 struct scalio_ssd_info __user *argp)
+{
+	struct scalio_ssd_info si;
+	struct scalio_hssd *ssd;
+
+	if (copy_from_user(&si, argp, sizeof(si)))
+		return -EFAULT;
+	if (!scalio_zero(si.reserved, sizeof(si.reserved)) ||
+	    si.index >= hs->nr_ssds)
+		return -EINVAL;
+	ssd = &hs->ssds[si.index];
+	si.nsid = ssd->nsid;
+	si.nr_ssds = hs->nr_ssds;
+	si.bound = scalio_ssd_bound(hs, si.index);
+	memcpy(si.nqn, ssd->nqn, sizeof(si.nqn));
+	si.capacity_sectors = ssd->capacity_sectors;
+	if (copy_to_user(argp, &si, sizeof(si)))
+		return -EFAULT;
+	return 0;
+}
+
+static int scalio_ioctl_ssd_bind(struct scalio_hstore *hs,
+				 struct scalio_ssd_bind __user *argp)
+{
+	struct scalio_ssd_bind b;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (copy_from_user(&b, argp, sizeof(b)))
+		return -EFAULT;
+	if (b.flags || !scalio_zero(b.reserved, sizeof(b.reserved)) ||
+	    b.index >= hs->nr_ssds || !b.path[0] ||
+	    !memchr(b.path, '\0', sizeof(b.path)))
+		return -EINVAL;
+	return scalio_ssd_bind(hs, b.index, b.path);
+}
+
+/**
+ * scalio_store_ioctl() - unlocked_ioctl of /dev/scalio/<store>
+ * @file:	the open store device (private_data: the store)
+ * @cmd:	SCALIO_IOC_*
+ * @arg:	user pointer to the command's structure
+ */
+long scalio_store_ioctl(struct file *file, unsigned int cmd,
+			unsigned long arg)
+{
+	struct scalio_hstore *hs = file->private_data;
+	void __user *argp = (void __user *)arg;
+
+	switch (cmd) {
+	case SCALIO_IOC_GET:
+		return scalio_ioctl_kv(hs, SCALIO_OP_GET, argp);
+	case SCALIO_IOC_PUT:
+		return scalio_ioctl_kv(hs, SCALIO_OP_PUT, argp);
+	case SCALIO_IOC_DELETE:
+		return scalio_ioctl_kv(hs, SCALIO_OP_DELETE, argp);
+	case SCALIO_IOC_MULTI:
+		return scalio_ioctl_multi(hs, argp);
+	case SCALIO_IOC_STATS:
+		return scalio_ioctl_stats(hs, argp);
+	case SCALIO_IOC_SSD_INFO:
+		return scalio_ioctl_ssd_info(hs, argp);
+	case SCALIO_IOC_SSD_BIND:
+		return scalio_ioctl_ssd_bind(hs, argp);
+	default:
+		return -ENOTTY;
+	}
+}
+
+int scalio_ioctl_init(void)
+{
+	/* Unbound, one worker per queued op up to the default cap. */
+	scalio_multi_wq = alloc_workqueue("scalio_multi", WQ_UNBOUND, 0);
+	return scalio_multi_wq ? 0 : -ENOMEM;
+}
+
+void scalio_ioctl_exit(void)
+{
+	destroy_workqueue(scalio_multi_wq);
+}

@@ -1,0 +1,572 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * GET: the one-sided read path and the slot consistency protocol of
+ * DESIGN.md section 3, built on the pure decisions of common/scalio_slot.c.
+ *
+ *   1. RDMA READ the block; a consistent C copy of the key is the answer.
+ *   2. a live B of the key's fingerprint: back off and re-read; a torn C
+ *      copy: re-read.
+ *   3. miss: choose a victim, CAS it to B (our id, fingerprint, lease),
+ *      RDMA WRITE the key into it.
+ *   4. double-read the block; on a collision release and retry.  Only
+ *      after that READ completed, a separate READ of the block's seg word.
+ *   5. read the segment from the bound SSD (or ask the target by RPC),
+ *      check its header against seg, find the key.
+ *   6. write value and checksum into the slot, CAS B -> C (B -> A when
+ *      absent or too big); return the value only if that CAS succeeded.
+ *
+ * With inline_cache off a GET is a seg READ plus an SSD read (or the plain
+ * GET RPC when offload_read is off too).
+ */
+#define pr_fmt(fmt) "scalio-host: " fmt
+
+#include <linux/delay.h>
+#include <linux/jiffies.h>
+#include <linux/random.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+
+#include "scalio_host.h"
+
+/* scalio_fill() result: start the GET again from step 1. */
+#define SCALIO_RESTART		1
+/* Segment header mismatches tolerated in one fill before giving up. */
+#define SCALIO_SEG_RETRIES	16
+
+/**
+ * struct scalio_get - one GET in progress
+ * @hs:		store
+ * @io:		bounce page
+ * @key:	the key
+ * @klen:	its length
+ * @fp:		its fingerprint
+ * @block:	its hash block
+ * @raddr:	remote address of the block
+ * @rkey:	its rkey
+ * @value:	out, SCALIO_VALUE_MAX bytes
+ * @vlen:	out
+ */
+struct scalio_get {
+	struct scalio_hstore	*hs;
+	struct scalio_io	*io;
+	const u8		*key;
+	u32			klen;
+	u16			fp;
+	u32			block;
+	u64			raddr;
+	u32			rkey;
+	u8			*value;
+	u32			vlen;
+};
+
+/**
+ * scalio_block_locate() - remote address and rkey of a hash block
+ * @hs:		store
+ * @block:	block number (< nr_blocks)
+ * @raddr:	out
+ * @rkey:	out
+ */
+int scalio_block_locate(struct scalio_hstore *hs, u32 block, u64 *raddr,
+			u32 *rkey)
+{
+	u32 lo = 0, hi = hs->nr_chunks;
+
+	if (block >= hs->nr_blocks)
+		return -EINVAL;
+	/* The chunks are contiguous and in block order (checked at attach). */
+	while (hi - lo > 1) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (hs->chunks[mid].first_block <= block)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*raddr = hs->chunks[lo].addr +
+		 (u64)(block - hs->chunks[lo].first_block) * hs->block_size;
+	*rkey = hs->chunks[lo].rkey;
+	return 0;
+}
+
+/**
+ * scalio_clock_refresh() - read the target's clock word
+ * @hs:		store
+ * @io:		bounce page (its word area is used)
+ * @now:	out: the clock
+ */
+int scalio_clock_refresh(struct scalio_hstore *hs, struct scalio_io *io,
+			 u64 *now)
+{
+	int ret;
+
+	ret = scalio_rdma_read(&hs->conn, io, SCALIO_IO_WORD_OFF, sizeof(u64),
+			       hs->hdr_addr +
+			       offsetof(struct scalio_index_hdr, clock),
+			       hs->hdr_rkey);
+	if (ret)
+		return ret;
+	*now = le64_to_cpu(*(__le64 *)(io->buf + SCALIO_IO_WORD_OFF));
+	spin_lock(&hs->clock_lock);
+	/* Several readers race: keep the newest value. */
+	if (*now >= hs->clock) {
+		hs->clock = *now;
+		hs->clock_jiffies = jiffies;
+	}
+	spin_unlock(&hs->clock_lock);
+	return 0;
+}
+
+/**
+ * scalio_clock_now() - estimate of the target clock without a round trip
+ * @hs:	store
+ *
+ * The last clock read plus the local time elapsed since.  Used where a
+ * wrong guess only costs a retry (is a B lease still live? is our own lease
+ * close to its end? last_ts hints); lock deadlines are always computed from
+ * a fresh read.
+ */
+u64 scalio_clock_now(struct scalio_hstore *hs)
+{
+	u64 clock;
+	unsigned long j;
+
+	spin_lock(&hs->clock_lock);
+	clock = hs->clock;
+	j = hs->clock_jiffies;
+	spin_unlock(&hs->clock_lock);
+	return clock + (u64)jiffies_to_msecs(jiffies - j) *
+		       SCALIO_CLOCK_HZ / 1000;
+}
+
+/**
+ * scalio_backoff() - sleep before retrying: exponential, with jitter,
+ * bounded (10 us doubling up to 5 ms)
+ * @attempt:	retries so far
+ */
+void scalio_backoff(unsigned int attempt)
+{
+	unsigned int d = 10U << min(attempt, 9U);
+	unsigned int lo;
+
+	d = min(d, 5000U);
+	lo = d / 2 + get_random_u32_below(d / 2 + 1);
+	usleep_range(lo, lo + d / 4 + 1);
+}
+
+static int scalio_read_block(struct scalio_get *g)
+{
+	return scalio_rdma_read(&g->hs->conn, g->io, SCALIO_IO_BLOCK_OFF,
+				g->hs->block_size, g->raddr, g->rkey);
+}
+
+static int scalio_read_seg(struct scalio_get *g, u64 *seg)
+{
+	int ret;
+
+	ret = scalio_rdma_read(&g->hs->conn, g->io, SCALIO_IO_WORD_OFF,
+			       sizeof(u64), g->raddr +
+			       offsetof(struct scalio_block_hdr, seg),
+			       g->rkey);
+	if (ret)
+		return ret;
+	*seg = le64_to_cpu(*(__le64 *)(g->io->buf + SCALIO_IO_WORD_OFF));
+	return 0;
+}
+
+/* GET by RPC: the target reads its own seg and segment. */
+static int scalio_get_rpc(struct scalio_get *g)
+{
+	struct scalio_hstore *hs = g->hs;
+	struct scalio_msg_kv_req *req;
+	const struct scalio_msg_kv_rep *rep;
+	struct scalio_rpc *rpc;
+	u32 vlen;
+	int ret;
+
+	rpc = scalio_rpc_get(&hs->conn);
+	if (IS_ERR(rpc))
+		return PTR_ERR(rpc);
+	req = rpc->req;
+	memset(req, 0, sizeof(*req));
+	req->klen = g->klen;
+	memcpy(req->key, g->key, g->klen);
+	scalio_hstat_inc(hs, SCALIO_HS_RPC_GETS);
+	ret = scalio_rpc_exec(&hs->conn, rpc, SCALIO_MSG_GET, sizeof(*req));
+	if (!ret)
+		ret = scalio_rpc_status(rpc);
+	if (ret)
+		goto out;
+	ret = -EPROTO;
+	rep = rpc->rsp;
+	if (rpc->rsp_len < sizeof(*rep))
+		goto out;
+	vlen = le16_to_cpu(rep->vlen);
+	if (vlen > SCALIO_VALUE_MAX || rpc->rsp_len != sizeof(*rep) + vlen)
+		goto out;
+	memcpy(g->value, rep->value, vlen);
+	g->vlen = vlen;
+	ret = 0;
+out:
+	scalio_rpc_put(&hs->conn, rpc);
+	return ret;
+}
+
+/*
+ * Step 5 on the direct path: read the segment @seg names from the bound
+ * SSD, check its header against @seg (block and generation), find the key.
+ * A header that does not match means the segment moved or was rewritten
+ * since our seg read: read seg again and retry.
+ */
+static int scalio_get_ssd(struct scalio_get *g, u64 seg)
+{
+	struct scalio_hstore *hs = g->hs;
+	struct scalio_rec rec;
+	unsigned int tries;
+	void *buf;
+	int ret;
+
+	for (tries = 0;; tries++) {
+		if (!seg)
+			return -ENOENT;
+		if (scalio_seg_ssd(seg) >= hs->nr_ssds || !scalio_seg_len(seg))
+			ret = -EBADMSG;	/* a seg word we cannot use */
+		else
+			ret = scalio_ssd_read_seg(hs, seg, &buf);
+		if (ret == -ENODEV)	/* that SSD is not bound */
+			return scalio_get_rpc(g);
+		if (!ret) {
+			ret = scalio_seg_check(buf, (size_t)scalio_seg_len(seg)
+					       << SCALIO_UNIT_SHIFT, g->block,
+					       scalio_seg_gen(seg));
+			if (!ret) {
+				ret = scalio_seg_find(buf, g->key, g->klen, &rec);
+				if (!ret && rec.vlen > SCALIO_VALUE_MAX)
+					ret = -EBADMSG;
+				if (!ret) {
+					memcpy(g->value, rec.value, rec.vlen);
+					g->vlen = rec.vlen;
+				}
+			}
+			scalio_ssd_free_seg(buf, seg);
+			if (ret != -EBADMSG && ret != -ESTALE)
+				return ret;
+		} else if (ret != -EBADMSG) {
+			return ret;
+		}
+		scalio_hstat_inc(hs, SCALIO_HS_HEADER_MISMATCHES);
+		if (tries >= SCALIO_SEG_RETRIES) {
+			pr_warn_ratelimited("%s: block %u: segment never matched seg %llx\n",
+					    hs->name, g->block, seg);
+			return -EIO;
+		}
+		ret = scalio_read_seg(g, &seg);
+		if (ret)
+			return ret;
+	}
+}
+
+/* Is the direct SSD path usable for this GET's block? */
+static bool scalio_get_direct(struct scalio_get *g)
+{
+	struct scalio_hstore *hs = g->hs;
+
+	return (hs->features & SCALIO_F_OFFLOAD_READ) &&
+	       scalio_ssd_bound(hs, scalio_block_ssd(g->block, hs->nr_ssds));
+}
+
+/* Step 5, either way.  The seg READ is issued only now. */
+static int scalio_get_fetch(struct scalio_get *g)
+{
+	u64 seg;
+	int ret;
+
+	if (!scalio_get_direct(g))
+		return scalio_get_rpc(g);
+	ret = scalio_read_seg(g, &seg);
+	if (ret)
+		return ret;
+	return scalio_get_ssd(g, seg);
+}
+
+/* CAS slot @slot's ctl word; *@cur gets the value found. */
+static int scalio_cas_ctl(struct scalio_get *g, u32 slot, u64 old, u64 new,
+			  u64 *cur)
+{
+	return scalio_rdma_cas(&g->hs->conn, g->io,
+			       g->raddr + scalio_slot_offset(slot), g->rkey,
+			       old, new, cur);
+}
+
+/* Is @cur the D a writer made of our lock @mine (owner, fp, next version)? */
+static bool scalio_is_our_d(struct scalio_get *g, u64 cur, u64 mine)
+{
+	u32 mask = (1U << SCALIO_CTL_VER_BITS) - 1;
+
+	return scalio_ctl_state(cur) == SCALIO_SLOT_D &&
+	       scalio_ctl_owner(cur) == g->hs->conn.client_id &&
+	       scalio_ctl_fp(cur) == g->fp &&
+	       scalio_ctl_version(cur) == ((scalio_ctl_version(mine) + 1) & mask);
+}
+
+/*
+ * Give up our lock: B -> A.  If a writer turned it into D meanwhile, D -> A.
+ * If it was reclaimed, there is nothing left of ours to release.
+ */
+static int scalio_unlock(struct scalio_get *g, u32 slot, u64 mine)
+{
+	u64 cur, cur2;
+	int ret;
+
+	ret = scalio_cas_ctl(g, slot, mine, scalio_ctl_release(mine), &cur);
+	if (ret || cur == mine)
+		return ret;
+	if (scalio_is_our_d(g, cur, mine))
+		ret = scalio_cas_ctl(g, slot, cur, scalio_ctl_release(cur),
+				     &cur2);
+	return ret;
+}
+
+/**
+ * scalio_fill() - steps 3 to 6 of GET after a miss
+ * @g:		the GET (its bounce page holds the block copy of step 1)
+ * @attempt:	retries so far (for back-off)
+ *
+ * Return: 0 (value filled), -ENOENT, SCALIO_RESTART, or an error.
+ */
+static int scalio_fill(struct scalio_get *g, unsigned int attempt)
+{
+	struct scalio_hstore *hs = g->hs;
+	struct scalio_conn *conn = &hs->conn;
+	struct scalio_block_view v = {
+		.buf	= g->io->buf + SCALIO_IO_BLOCK_OFF,
+		.slots	= hs->slots,
+	};
+	struct scalio_slot *ws = g->io->buf + SCALIO_IO_SLOT_OFF;
+	u64 now, old, mine, pub, cur, deadline, ctl_addr;
+	bool reclaim, present, cache;
+	u32 victim;
+	int ret;
+
+	/* 3. victim, lock with a lease from a fresh clock read */
+	ret = scalio_clock_refresh(hs, g->io, &now);
+	if (ret)
+		return ret;
+	if (!scalio_victim_choose(&v, now, &victim)) {
+		scalio_backoff(attempt);
+		return SCALIO_RESTART;	/* every slot live-locked */
+	}
+	old = le64_to_cpu(scalio_view_slot(&v, victim)->ctl);
+	reclaim = scalio_ctl_state(old) == SCALIO_SLOT_B ||
+		  scalio_ctl_state(old) == SCALIO_SLOT_D;
+	deadline = now + hs->lease_ticks;
+	mine = scalio_ctl_lock(old, conn->client_id, (u16)deadline, g->fp);
+	ctl_addr = g->raddr + scalio_slot_offset(victim);
+	ret = scalio_cas_ctl(g, victim, old, mine, &cur);
+	if (ret)
+		return ret;
+	if (cur != old)
+		return SCALIO_RESTART;
+	if (reclaim)
+		scalio_hstat_inc(hs, SCALIO_HS_LEASE_RECLAIMS);
+
+	/* ... and write the key before the double-read */
+	memset(ws, 0, sizeof(*ws));
+	ws->klen = g->klen;
+	memcpy(ws->key, g->key, g->klen);
+	ret = scalio_rdma_write(conn, g->io,
+				SCALIO_IO_SLOT_OFF +
+				offsetof(struct scalio_slot, klen),
+				offsetof(struct scalio_slot, value) -
+				offsetof(struct scalio_slot, klen),
+				ctl_addr + offsetof(struct scalio_slot, klen),
+				g->rkey);
+	if (ret)
+		return ret;
+
+	/* 4. double-read: does anyone else hold or cache this key? */
+	if (!scalio_debug_skip_double_read) {
+		ret = scalio_read_block(g);
+		if (ret)
+			return ret;
+		if (scalio_block_collision(&v, victim, mine, g->key, g->klen,
+					   g->fp, scalio_clock_now(hs))) {
+			ret = scalio_unlock(g, victim, mine);
+			if (ret)
+				return ret;
+			scalio_backoff(attempt);
+			return SCALIO_RESTART;
+		}
+	}
+
+	/* 5. seg (a READ that starts only now), then the segment */
+	ret = scalio_get_fetch(g);
+	if (ret && ret != -ENOENT) {
+		scalio_unlock(g, victim, mine);
+		return ret;
+	}
+	present = !ret;
+
+	/* Abandon, without touching the slot, if the lease is nearly over. */
+	if (scalio_clock_now(hs) + hs->lease_ticks / 4 >= deadline) {
+		ret = scalio_unlock(g, victim, mine);
+		return ret ? ret : SCALIO_RESTART;
+	}
+
+	/* 6. publish (or release), and answer only if that CAS succeeded */
+	cache = present && g->vlen <= SCALIO_INLINE_MAX;
+	if (cache) {
+		pub = scalio_ctl_publish(mine);
+		ws->vlen = g->vlen;
+		memcpy(ws->value, g->value, g->vlen);
+		ws->csum = cpu_to_le32(scalio_slot_csum(scalio_ctl_version(pub),
+							g->key, g->klen,
+							g->value, g->vlen));
+		ret = scalio_rdma_write(conn, g->io,
+					SCALIO_IO_SLOT_OFF +
+					offsetof(struct scalio_slot, klen),
+					SCALIO_SLOT_SIZE -
+					offsetof(struct scalio_slot, klen),
+					ctl_addr +
+					offsetof(struct scalio_slot, klen),
+					g->rkey);
+		if (ret)
+			return ret;
+	} else {
+		pub = scalio_ctl_release(mine);
+	}
+	ret = scalio_cas_ctl(g, victim, mine, pub, &cur);
+	if (ret)
+		return ret;
+	if (cur == mine)
+		return present ? 0 : -ENOENT;
+
+	/* Lost the lock: a writer's D (release it) or a reclaim. */
+	if (scalio_is_our_d(g, cur, mine)) {
+		ret = scalio_cas_ctl(g, victim, cur, scalio_ctl_release(cur),
+				     &old);
+		if (ret)
+			return ret;
+	}
+	return SCALIO_RESTART;
+}
+
+/* GET with the inline cache: the whole slot protocol. */
+static int scalio_get_cached(struct scalio_get *g)
+{
+	struct scalio_hstore *hs = g->hs;
+	unsigned long end = jiffies + msecs_to_jiffies(SCALIO_OP_TIMEOUT_MS);
+	struct scalio_block_view v = {
+		.buf	= g->io->buf + SCALIO_IO_BLOCK_OFF,
+		.slots	= hs->slots,
+	};
+	const struct scalio_slot *s;
+	bool missed = false;
+	unsigned int attempt;
+	u64 now;
+	u32 idx;
+	int ret;
+
+	for (attempt = 0;; attempt++) {
+		if (attempt) {
+			scalio_hstat_inc(hs, SCALIO_HS_RETRIES);
+			if (time_after(jiffies, end))
+				return -ETIMEDOUT;
+			if (fatal_signal_pending(current))
+				return -EINTR;
+		}
+		/* 1. read the block */
+		ret = scalio_read_block(g);
+		if (ret)
+			return ret;
+		now = scalio_clock_now(hs);
+		switch (scalio_block_lookup(&v, g->key, g->klen, g->fp, now,
+					    &idx)) {
+		case SCALIO_LOOKUP_HIT:
+			s = scalio_view_slot(&v, idx);
+			g->vlen = s->vlen;
+			memcpy(g->value, s->value, s->vlen);
+			scalio_hstat_inc(hs, SCALIO_HS_CACHE_HITS);
+			scalio_rdma_write_ts(&hs->conn, g->raddr +
+					     scalio_slot_offset(idx) +
+					     offsetof(struct scalio_slot,
+						      last_ts),
+					     g->rkey, now);
+			return 0;
+		case SCALIO_LOOKUP_BUSY:
+			/* 2. a filler holds the key: never go around it */
+			scalio_backoff(attempt);
+			continue;
+		case SCALIO_LOOKUP_TORN:
+			continue;
+		case SCALIO_LOOKUP_MISS:
+			break;
+		}
+		if (!missed) {
+			scalio_hstat_inc(hs, SCALIO_HS_CACHE_MISSES);
+			missed = true;
+		}
+		ret = scalio_fill(g, attempt);
+		if (ret != SCALIO_RESTART)
+			return ret;
+	}
+}
+
+/**
+ * scalio_get() - look a key up
+ * @hs:		store
+ * @key:	key, 1..SCALIO_KEY_MAX bytes (checked by the caller)
+ * @klen:	key length
+ * @value:	out, SCALIO_VALUE_MAX bytes
+ * @vlen:	out: value length
+ *
+ * Return: 0, -ENOENT, -ENOTCONN, -ETIMEDOUT, -EIO, -EINTR...
+ */
+int scalio_get(struct scalio_hstore *hs, const u8 *key, u32 klen,
+	       u8 *value, u32 *vlen)
+{
+	struct scalio_conn *conn = &hs->conn;
+	struct scalio_get g = {
+		.hs	= hs,
+		.key	= key,
+		.klen	= klen,
+		.value	= value,
+	};
+	u64 hash = scalio_key_hash(key, klen);
+	int ret;
+
+	g.block = scalio_hash_block(hash, hs->nr_blocks);
+	g.fp = scalio_hash_fp(hash);
+	scalio_hstat_inc(hs, SCALIO_HS_GETS);
+
+	down_read(&conn->io_rwsem);
+	if (scalio_conn_dead(conn)) {
+		ret = -ENOTCONN;
+		goto out_unlock;
+	}
+	if (!(hs->features & SCALIO_F_INLINE_CACHE) &&
+	    !(hs->features & SCALIO_F_OFFLOAD_READ)) {
+		/* the baseline: a plain RPC */
+		ret = scalio_get_rpc(&g);
+		goto out_unlock;
+	}
+	ret = scalio_block_locate(hs, g.block, &g.raddr, &g.rkey);
+	if (ret)
+		goto out_unlock;
+	g.io = scalio_io_get(conn);
+	if (!g.io) {
+		ret = scalio_conn_dead(conn) ? -ENOTCONN : -EINTR;
+		goto out_unlock;
+	}
+	if (hs->features & SCALIO_F_INLINE_CACHE)
+		ret = scalio_get_cached(&g);
+	else
+		ret = scalio_get_fetch(&g);
+	scalio_io_put(conn, g.io);
+out_unlock:
+	up_read(&conn->io_rwsem);
+	if (!ret)
+		*vlen = g.vlen;
+	else if (ret != -ENOENT)
+		scalio_hstat_inc(hs, SCALIO_HS_ERRORS);
+	return ret;
+}

@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * scalio-host private header: every struct of the host module and the
+ * prototypes between its files.
+ *
+ *   core.c   module init/exit, /dev/scalio-ctl (ATTACH, DETACH), the store
+ *            list, per-store misc devices /dev/scalio/<store>
+ *   ioctl.c  the store device's ioctls: copying and validating arguments
+ *   rdma.c   rdma_cm connection, QP/CQ, tagged RPCs, one-sided READ,
+ *            WRITE and compare-and-swap, the handshake
+ *   read.c   GET: the one-sided slot protocol (DESIGN.md section 3)
+ *   write.c  PUT/DELETE by RPC, then slot invalidation
+ *   ssd.c    SSD binding and segment reads with bios
+ *
+ * Locking:
+ *   scalio_hstores_lock (mutex) protects the list of stores and their
+ *   ->state transitions.
+ *   hs->open_lock (mutex) protects ->opens and ->removing; DETACH refuses
+ *   while the store device is open.
+ *   conn->io_rwsem is held for reading by every data-path operation and
+ *   for writing by the teardown that frees the QP, so the QP never goes
+ *   away under a poster.  Teardown first marks the connection dead and
+ *   moves the QP to the error state, which flushes every posted work
+ *   request and thereby wakes every waiter: the write lock is then granted
+ *   promptly.
+ *   conn->rpc_lock (spinlock, irq-safe) protects the tag table's states and
+ *   its free list.
+ *   hs->bind_lock (mutex) serializes SSD_BIND; a bound SSD stays bound until
+ *   the store is detached, so readers need no lock (they load ->bound with
+ *   acquire semantics).
+ */
+#ifndef _SCALIO_HOST_H
+#define _SCALIO_HOST_H
+
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/list.h>
+#include <linux/miscdevice.h>
+#include <linux/mutex.h>
+#include <linux/rwsem.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include "../common/scalio_compat.h"
+#include "../common/scalio_index.h"
+#include "../common/scalio_format.h"
+#include "../common/scalio_proto.h"
+#include "../common/scalio_slot.h"
+
+#define SCALIO_HOST_QD_DEFAULT		64
+#define SCALIO_HOST_NR_IO		64	/* one-sided bounce buffers */
+#define SCALIO_HOST_TS_MAX		16	/* background last_ts writes */
+#define SCALIO_RPC_TIMEOUT_MS		10000
+#define SCALIO_OP_TIMEOUT_MS		30000	/* whole GET retry budget */
+#define SCALIO_ATTACH_TIMEOUT_MS	5000
+
+/* Layout of one bounce page (struct scalio_io). */
+#define SCALIO_IO_BLOCK_OFF	0	/* a block copy, up to 2112 bytes */
+#define SCALIO_IO_ATOMIC_OFF	2304	/* 8 bytes: CAS result */
+#define SCALIO_IO_WORD_OFF	2312	/* 8 bytes: seg or clock word */
+#define SCALIO_IO_SLOT_OFF	2432	/* 128 bytes: slot tail to write */
+#define SCALIO_IO_SIZE		PAGE_SIZE
+
+/* Counters of struct scalio_host_stats, in its field order. */
+enum scalio_hstat {
+	SCALIO_HS_GETS,
+	SCALIO_HS_PUTS,
+	SCALIO_HS_DELETES,
+	SCALIO_HS_CACHE_HITS,
+	SCALIO_HS_CACHE_MISSES,
+	SCALIO_HS_SSD_READS,
+	SCALIO_HS_RPC_GETS,
+	SCALIO_HS_RDMA_READS,
+	SCALIO_HS_RDMA_CAS,
+	SCALIO_HS_CAS_FAILURES,
+	SCALIO_HS_RETRIES,
+	SCALIO_HS_LEASE_RECLAIMS,
+	SCALIO_HS_INVALIDATIONS,
+	SCALIO_HS_HEADER_MISMATCHES,
+	SCALIO_HS_ERRORS,
+	SCALIO_HS_NR,
+};
+
+enum scalio_rpc_state {
+	SCALIO_RPC_FREE,
+	SCALIO_RPC_WAITING,	/* sent, waiter sleeping */
+	SCALIO_RPC_DONE,	/* response copied, or failed */
+	SCALIO_RPC_ABANDONED,	/* waiter timed out; tag held until answered */
+};
+
+/**
+ * struct scalio_rpc - one entry of the tag table
+ * @send_cqe:	completion of the SEND
+ * @conn:	owner
+ * @entry:	on conn->rpc_free while free
+ * @idx:	index in the table (low 16 bits of the wire tag)
+ * @seq:	bumped on every use (high bits of the wire tag): a late
+ *		response to an earlier use of the entry never matches
+ * @opcode:	request opcode; the response must carry the same
+ * @state:	enum scalio_rpc_state, under conn->rpc_lock
+ * @rsp_pending: a response (or the connection's failure) is still due
+ * @refs:	waiter + send completion + response; freed at zero
+ * @status:	0, or -ENOTCONN when the connection failed
+ * @req:	send buffer (SCALIO_MSG_SIZE, DMA-mapped to the device)
+ * @req_dma:	its mapping
+ * @rsp:	private copy of the response
+ * @rsp_len:	its length
+ * @done:	completed when the response arrives or the connection fails
+ */
+struct scalio_rpc {
+	struct ib_cqe		send_cqe;
+	struct scalio_conn	*conn;
+	struct list_head	entry;
+	u16			idx;
+	u16			opcode;
+	u32			seq;
+	enum scalio_rpc_state	state;
+	bool			rsp_pending;
+	atomic_t		refs;
+	int			status;
+	void			*req;
+	u64			req_dma;
+	void			*rsp;
+	u32			rsp_len;
+	struct completion	done;
+};
+
+/**
+ * struct scalio_recv - one posted receive buffer
+ */
+struct scalio_recv {
+	struct ib_cqe		cqe;
+	struct scalio_conn	*conn;
+	void			*buf;
+	u64			dma;
+};
+
+/**
+ * struct scalio_io - a DMA-mapped bounce page for one-sided operations
+ * @entry:	on conn->io_free while free
+ * @buf:	SCALIO_IO_SIZE bytes (layout: SCALIO_IO_*_OFF)
+ * @dma:	mapping (bidirectional)
+ */
+struct scalio_io {
+	struct list_head	entry;
+	void			*buf;
+	u64			dma;
+};
+
+/* Connection state bits (conn->flags). */
+enum {
+	SCALIO_CONN_CONNECTED,	/* ESTABLISHED seen */
+	SCALIO_CONN_DEAD,	/* failed or being torn down: no new work */
+	SCALIO_CONN_FREED,	/* RDMA resources released */
+};
+
+/**
+ * struct scalio_conn - the RC connection of one attached store
+ */
+struct scalio_conn {
+	struct scalio_hstore	*hs;
+	struct rdma_cm_id	*cm_id;
+	struct ib_device	*dev;
+	struct ib_pd		*pd;
+	struct ib_cq		*cq;
+	struct ib_qp		*qp;
+	unsigned long		flags;
+
+	/* connecting */
+	struct completion	cm_done;
+	int			cm_error;
+	u16			client_id;
+	u16			qd;		/* granted */
+	u16			qd_req;		/* requested (receives posted) */
+
+	/* RPC tag table */
+	struct scalio_rpc	*rpcs;
+	spinlock_t		rpc_lock;
+	struct list_head	rpc_free;
+	wait_queue_head_t	rpc_wq;
+	u32			rpc_seq;
+	struct scalio_recv	*recvs;
+
+	/* one-sided bounce buffers */
+	struct scalio_io	*ios;
+	spinlock_t		io_lock;
+	struct list_head	io_free;
+	wait_queue_head_t	io_wq;
+	atomic_t		ts_inflight;
+
+	struct rw_semaphore	io_rwsem;
+	struct work_struct	fail_work;
+};
+
+/**
+ * struct scalio_hchunk - one registered piece of the remote index
+ */
+struct scalio_hchunk {
+	u64	addr;
+	u32	rkey;
+	u32	first_block;
+	u32	nr_blocks;
+};
+
+/**
+ * struct scalio_hssd - what the target exports for one SSD, and its binding
+ * @nqn:	NVMe-oF subsystem NQN
+ * @nsid:	namespace id
+ * @capacity_sectors: size on the target
+ * @bdev:	the bound block device (valid when @bound)
+ * @bound:	set (release) once @bdev is usable; never cleared before detach
+ */
+struct scalio_hssd {
+	char			nqn[SCALIO_NQN_MAX];
+	u32			nsid;
+	u64			capacity_sectors;
+	struct scalio_bdev	bdev;
+	bool			bound;
+};
+
+enum scalio_hstore_state {
+	SCALIO_HS_ATTACHING,
+	SCALIO_HS_LIVE,
+	SCALIO_HS_DETACHING,
+};
+
+/**
+ * struct scalio_hstore - one attached store
+ * @entry:	on scalio_hstores
+ * @name:	store name
+ * @state:	enum scalio_hstore_state, under scalio_hstores_lock
+ * @conn:	the connection
+ * @nr_blocks, @slots, @block_size, @nr_ssds, @features, @lease_ticks:
+ *		geometry and settings from HELLO
+ * @hdr_addr, @hdr_rkey: the target's region header (clock word)
+ * @chunks:	@nr_chunks index chunks, in block order, covering every block
+ * @ssds:	per-SSD information and bindings
+ * @bind_lock:	serializes SSD_BIND
+ * @clock_lock:	protects @clock and @clock_jiffies
+ * @clock:	last target clock read
+ * @clock_jiffies: local jiffies when @clock was read
+ * @misc:	the store device
+ * @misc_name:	"scalio-<store>"
+ * @nodename:	"scalio/<store>"
+ * @open_lock:	protects @opens and @removing
+ * @stats:	host counters (enum scalio_hstat)
+ */
+struct scalio_hstore {
+	struct list_head	entry;
+	char			name[SCALIO_NAME_MAX];
+	enum scalio_hstore_state state;
+	struct scalio_conn	conn;
+
+	u32			nr_blocks;
+	u32			slots;
+	u32			block_size;
+	u32			nr_ssds;
+	u32			features;
+	u32			lease_ticks;
+	u64			hdr_addr;
+	u32			hdr_rkey;
+	u32			nr_chunks;
+	struct scalio_hchunk	*chunks;
+	struct scalio_hssd	ssds[SCALIO_MAX_SSDS];
+	struct mutex		bind_lock;
+
+	spinlock_t		clock_lock;
+	u64			clock;
+	unsigned long		clock_jiffies;
+
+	struct miscdevice	misc;
+	char			misc_name[SCALIO_NAME_MAX + 8];
+	char			nodename[SCALIO_NAME_MAX + 8];
+	bool			misc_registered;
+	struct mutex		open_lock;
+	int			opens;
+	bool			removing;
+
+	atomic64_t		stats[SCALIO_HS_NR];
+};
+
+static inline void scalio_hstat_inc(struct scalio_hstore *hs,
+				    enum scalio_hstat i)
+{
+	atomic64_inc(&hs->stats[i]);
+}
+
+static inline bool scalio_conn_dead(struct scalio_conn *conn)
+{
+	return test_bit(SCALIO_CONN_DEAD, &conn->flags);
+}
+
+/* Module parameters (core.c). */
+extern bool scalio_debug_skip_double_read;
+extern bool scalio_debug_skip_invalidate;
+extern unsigned int scalio_queue_depth;
+
+/* core.c */
+extern struct mutex scalio_hstores_lock;
+extern struct list_head scalio_hstores;
+int scalio_hstore_register_dev(struct scalio_hstore *hs);
+
+/* ioctl.c */
+int scalio_ioctl_init(void);
+void scalio_ioctl_exit(void);
+long scalio_store_ioctl(struct file *file, unsigned int cmd,
+			unsigned long arg);
+
+/* rdma.c */
+int scalio_rdma_init(void);
+void scalio_rdma_exit(void);
+void scalio_conn_init(struct scalio_hstore *hs);
+int scalio_conn_connect(struct scalio_hstore *hs, const char *traddr,
+			u32 trsvcid, u32 timeout_ms);
+int scalio_conn_handshake(struct scalio_hstore *hs);
+void scalio_conn_fail(struct scalio_conn *conn);
+void scalio_conn_destroy(struct scalio_conn *conn);
+struct scalio_rpc *scalio_rpc_get(struct scalio_conn *conn);
+int scalio_rpc_exec(struct scalio_conn *conn, struct scalio_rpc *rpc,
+		    u16 opcode, u32 len);
+void scalio_rpc_put(struct scalio_conn *conn, struct scalio_rpc *rpc);
+int scalio_rpc_status(const struct scalio_rpc *rpc);
+struct scalio_io *scalio_io_get(struct scalio_conn *conn);
+void scalio_io_put(struct scalio_conn *conn, struct scalio_io *io);
+int scalio_rdma_read(struct scalio_conn *conn, struct scalio_io *io,
+		     u32 off, u32 len, u64 raddr, u32 rkey);
+int scalio_rdma_write(struct scalio_conn *conn, struct scalio_io *io,
+		      u32 off, u32 len, u64 raddr, u32 rkey);
+int scalio_rdma_cas(struct scalio_conn *conn, struct scalio_io *io,
+		    u64 raddr, u32 rkey, u64 compare, u64 swap, u64 *old);
+void scalio_rdma_write_ts(struct scalio_conn *conn, u64 raddr, u32 rkey,
+			  u64 ts);
+int scalio_rpc_stats(struct scalio_hstore *hs,
+		     struct scalio_target_stats *out);
+
+/* read.c */
+int scalio_get(struct scalio_hstore *hs, const u8 *key, u32 klen,
+	       u8 *value, u32 *vlen);
+int scalio_block_locate(struct scalio_hstore *hs, u32 block, u64 *raddr,
+			u32 *rkey);
+int scalio_clock_refresh(struct scalio_hstore *hs, struct scalio_io *io,
+			 u64 *now);
+u64 scalio_clock_now(struct scalio_hstore *hs);
+void scalio_backoff(unsigned int attempt);
+
+/* write.c */
+int scalio_put(struct scalio_hstore *hs, const u8 *key, u32 klen,
+	       const u8 *value, u32 vlen);
+int scalio_delete(struct scalio_hstore *hs, const u8 *key, u32 klen);
+
+/* ssd.c */
+int scalio_ssd_bind(struct scalio_hstore *hs, u32 index, const char *path);
+void scalio_ssd_unbind_all(struct scalio_hstore *hs);
+bool scalio_ssd_bound(struct scalio_hstore *hs, u32 index);
+int scalio_ssd_read_seg(struct scalio_hstore *hs, u64 seg, void **bufp);
+void scalio_ssd_free_seg(void *buf, u64 seg);
+
+#endif /* _SCALIO_HOST_H */

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The host's side of NVMe-oF reads: user space connects each SSD of the
+ * store with `nvme connect` and hands the block device to the store
+ * (SCALIO_IOC_SSD_BIND); GET misses then read segments with bios on that
+ * device, without involving the target's CPU.
+ */
+#define pr_fmt(fmt) "scalio-host: " fmt
+
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/gfp.h>
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/vmalloc.h>
+
+#include "scalio_host.h"
+
+/* Segments up to this order come from the page allocator, larger ones
+ * from vmalloc.
+ */
+#define SCALIO_SEG_PAGES_ORDER	3
+
+/**
+ * scalio_ssd_bound() - is a block device bound for SSD @index?
+ * @hs:		store
+ * @index:	SSD index
+ */
+bool scalio_ssd_bound(struct scalio_hstore *hs, u32 index)
+{
+	return index < hs->nr_ssds && smp_load_acquire(&hs->ssds[index].bound);
+}
+
+/**
+ * scalio_ssd_bind() - bind a connected NVMe-oF namespace to SSD @index
+ * @hs:		store
+ * @index:	SSD index (checked by the caller against nr_ssds)
+ * @path:	block device path, NUL-terminated
+ *
+ * Opens the device read-only (exclusively, with the store as holder) and
+ * checks that its size is what the target exports for that SSD.
+ *
+ * Return: 0, -EBUSY (already bound), -EINVAL (size mismatch), or the
+ * open's error (-ENOENT, -ENOTBLK...).
+ */
+int scalio_ssd_bind(struct scalio_hstore *hs, u32 index, const char *path)
+{
+	struct scalio_hssd *ssd = &hs->ssds[index];
+	struct scalio_bdev bdev = {};
+	sector_t nr;
+	int ret;
+
+	mutex_lock(&hs->bind_lock);
+	ret = -EBUSY;
+	if (ssd->bound)
+		goto unlock;
+	ret = scalio_bdev_open(&bdev, path, false, hs);
+	if (ret)
+		goto unlock;
+	nr = bdev_nr_sectors(bdev.bdev);
+	if (nr != ssd->capacity_sectors) {
+		pr_warn("%s: ssd %u: %s has %llu sectors, the target exports %llu\n",
+			hs->name, index, path, (unsigned long long)nr,
+			ssd->capacity_sectors);
+		ret = -EINVAL;
+		goto close;
+	}
+	if (bdev_logical_block_size(bdev.bdev) > SCALIO_UNIT_SIZE) {
+		ret = -EINVAL;
+		goto close;
+	}
+	ssd->bdev = bdev;
+	/* Readers check ->bound without the lock: publish ->bdev first. */
+	smp_store_release(&ssd->bound, true);
+	pr_info("%s: ssd %u bound to %s\n", hs->name, index, path);
+	ret = 0;
+	goto unlock;
+close:
+	scalio_bdev_close(&bdev);
+unlock:
+	mutex_unlock(&hs->bind_lock);
+	return ret;
+}
+
+/**
+ * scalio_ssd_unbind_all() - close every bound device (detach; no I/O left)
+ * @hs:	store
+ */
+void scalio_ssd_unbind_all(struct scalio_hstore *hs)
+{
+	u32 i;
+
+	for (i = 0; i < SCALIO_MAX_SSDS; i++) {
+		struct scalio_hssd *ssd = &hs->ssds[i];
+
+		if (!ssd->bound)
+			continue;
+		scalio_bdev_close(&ssd->bdev);
+		ssd->bound = false;
+	}
+}
+
+static void *scalio_seg_alloc(size_t bytes)
+{
+	unsigned int order = get_order(bytes);
+
+	if (order <= SCALIO_SEG_PAGES_ORDER)
+		return (void *)__get_free_pages(GFP_NOIO, order);
+	return __vmalloc(bytes, GFP_NOIO);
+}
+
+/**
+ * scalio_ssd_free_seg() - free a buffer from scalio_ssd_read_seg()
+ * @buf:	the buffer
+ * @seg:	the seg word it was read for (gives its size)
+ */
+void scalio_ssd_free_seg(void *buf, u64 seg)
+{
+	if (is_vmalloc_addr(buf))
+		vfree(buf);
+	else
+		free_pages((unsigned long)buf,
+			   get_order((size_t)scalio_seg_len(seg) <<
+				     SCALIO_UNIT_SHIFT));
+}
+
+/**
+ * scalio_ssd_read_seg() - read the segment a seg word names
+ * @hs:		store
+ * @seg:	seg word (non-zero, SSD index < nr_ssds, length >= 1)
+ * @bufp:	out: the segment bytes (scalio_seg_len(seg) units), to be
+ *		freed with scalio_ssd_free_seg()
+ *
+ * Return: 0, -ENODEV (that SSD is not bound), -EBADMSG (the seg word points
+ * outside the device: a stale or damaged word), -ENOMEM, -EIO.
+ */
+int scalio_ssd_read_seg(struct scalio_hstore *hs, u64 seg, void **bufp)
+{
+	u32 index = scalio_seg_ssd(seg), units = scalio_seg_len(seg), i;
+	size_t bytes = (size_t)units << SCALIO_UNIT_SHIFT;
+	sector_t sector = (sector_t)scalio_seg_unit(seg) *
+			  SCALIO_SECTORS_PER_UNIT;
+	struct block_device *bdev;
+	struct bio *bio;
+	void *buf;
+	int ret;
+
+	if (!scalio_ssd_bound(hs, index))
+		return -ENODEV;
+	bdev = hs->ssds[index].bdev.bdev;
+	if (!units || sector + (bytes >> SECTOR_SHIFT) > bdev_nr_sectors(bdev))
+		return -EBADMSG;
+
+	buf = scalio_seg_alloc(bytes);
+	if (!buf)
+		return -ENOMEM;
+	bio = bio_alloc(bdev, units, REQ_OP_READ, GFP_NOIO);
+	bio->bi_iter.bi_sector = sector;
+	for (i = 0; i < units; i++) {
+		void *p = buf + ((size_t)i << SCALIO_UNIT_SHIFT);
+		struct page *page = is_vmalloc_addr(p) ? vmalloc_to_page(p) :
+							 virt_to_page(p);
+
+		if (bio_add_page(bio, page, SCALIO_UNIT_SIZE,
+				 offset_in_page(p)) != SCALIO_UNIT_SIZE) {
+			ret = -EIO;
+			goto out_put;
+		}
+	}
+	scalio_hstat_inc(hs, SCALIO_HS_SSD_READS);
+	ret = submit_bio_wait(bio);
+	if (is_vmalloc_addr(buf))
+		invalidate_kernel_vmap_range(buf, bytes);
+	if (ret) {
+		pr_err_ratelimited("%s: ssd %u: read of %zu bytes at sector %llu failed: %d\n",
+				   hs->name, index, bytes,
+				   (unsigned long long)sector, ret);
+		ret = -EIO;
+	}
+out_put:
+	bio_put(bio);
+	if (ret) {
+		scalio_ssd_free_seg(buf, seg);
+		return ret;
+	}
+	*bufp = buf;
+	return 0;
+}

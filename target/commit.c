@@ -1,0 +1,530 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Group commit: one kthread per SSD turns queued PUT/DELETE requests into
+ * durable batches in that SSD's log.
+ *
+ * A round of the kthread:
+ *   1. wait for requests; if the batching policy says more are likely to
+ *      come soon, wait (at most batch_timeout_us) for company;
+ *   2. if the log is short of space, run the cleaner;
+ *   3. take up to batch_max requests; for each block they touch read the
+ *      block's current segment (its seg word says where) and apply the
+ *      operations in arrival order to an in-memory copy of its records;
+ *   4. lay the batch out at the log tail -- a header unit, then one new
+ *      segment per changed block, all with generation = the batch's
+ *      sequence number -- and write it with ONE durable write;
+ *   5. only then publish the blocks' new seg words (one 8-byte store each)
+ *      and complete every request.
+ *
+ * A request is acknowledged only after step 5, so every acknowledged write
+ * is in a batch that recovery will find.  The cleaner (cleaner.c) uses the
+ * same engine (scalio_tb_get / scalio_batch_write) to re-append live
+ * segments; it runs in this kthread, between rounds, so a block is never
+ * being rewritten by both at once.
+ *
+ * A block whose last key is deleted gets an empty segment (so recovery
+ * sees the deletion) but its seg word becomes 0 ("no key here"), which
+ * lets hosts answer misses on it without reading the SSD.
+ */
+#define pr_fmt(fmt) "scalio-target: commit: " fmt
+
+#include <linux/module.h>
+#include <linux/kthread.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/hrtimer.h>
+#include <linux/mm.h>
+
+#include "scalio_store.h"
+
+u64 scalio_log_end(const struct scalio_ssd *ssd)
+{
+	return le64_to_cpu(ssd->log.sb.log_start) +
+	       le64_to_cpu(ssd->log.sb.log_units);
+}
+
+u64 scalio_log_free(const struct scalio_ssd *ssd)
+{
+	return le64_to_cpu(ssd->log.sb.log_units) - ssd->log.used_units;
+}
+
+/* Below this many free units, the cleaner runs before the next batch. */
+u64 scalio_log_low(const struct scalio_ssd *ssd)
+{
+	u64 units = le64_to_cpu(ssd->log.sb.log_units);
+
+	return SCALIO_LOG_RESERVE + max_t(u64, 2 * SCALIO_BUF_UNITS, units / 8);
+}
+
+static u64 scalio_task_ns(void)
+{
+	return current->se.sum_exec_runtime;
+}
+
+int scalio_commit_alloc(struct scalio_ssd *ssd)
+{
+	struct scalio_store *st = ssd->store;
+	struct scalio_commit *c;
+	u32 nr_owned = DIV_ROUND_UP(st->nr_blocks - ssd->index, st->nr_ssds);
+
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	ssd->commit = c;
+	c->nr_owned = nr_owned;
+	INIT_LIST_HEAD(&c->batch);
+	c->buf = vmalloc((size_t)SCALIO_BUF_UNITS << SCALIO_UNIT_SHIFT);
+	c->arena = vmalloc((size_t)SCALIO_BUF_UNITS << SCALIO_UNIT_SHIFT);
+	c->tb_of = kvcalloc(nr_owned, sizeof(*c->tb_of), GFP_KERNEL);
+	c->tbs = kvcalloc(SCALIO_TB_MAX, sizeof(*c->tbs), GFP_KERNEL);
+	ssd->gens = kvcalloc(nr_owned, sizeof(*ssd->gens), GFP_KERNEL);
+	if (!c->buf || !c->arena || !c->tb_of || !c->tbs || !ssd->gens) {
+		scalio_commit_free(ssd);
+		return -ENOMEM;
+	}
+
+	spin_lock_irq(&ssd->lock);
+	INIT_LIST_HEAD(&ssd->pending);
+	ssd->nr_pending = 0;
+	scalio_batch_init(&ssd->policy, st->batch_max,
+			  SCALIO_BATCH_SOFT_UNITS * SCALIO_UNIT_SIZE / 2,
+			  (u64)st->batch_timeout_us * NSEC_PER_USEC);
+	spin_unlock_irq(&ssd->lock);
+	memset(&ssd->log, 0, sizeof(ssd->log));
+	return 0;
+}
+
+void scalio_commit_free(struct scalio_ssd *ssd)
+{
+	struct scalio_commit *c = ssd->commit;
+	u32 i;
+
+	if (!c)
+		return;
+	if (c->tbs) {
+		for (i = 0; i < SCALIO_TB_MAX; i++)
+			kvfree(c->tbs[i].ents);
+		kvfree(c->tbs);
+	}
+	kvfree(c->tb_of);
+	vfree(c->ckpt);
+	vfree(c->arena);
+	vfree(c->buf);
+	kvfree(ssd->gens);
+	ssd->gens = NULL;
+	kfree(c);
+	ssd->commit = NULL;
+}
+
+/* Make room for @n records in @tb. */
+static int scalio_tb_reserve(struct scalio_tblock *tb, u32 n)
+{
+	struct scalio_kent *ents;
+	u32 cap;
+
+	if (n <= tb->cap)
+		return 0;
+	cap = max3(16U, tb->cap * 2, n);
+	ents = kvmalloc_array(cap, sizeof(*ents), GFP_KERNEL);
+	if (!ents)
+		return -ENOMEM;
+	if (tb->nr)
+		memcpy(ents, tb->ents, tb->nr * sizeof(*ents));
+	kvfree(tb->ents);
+	tb->ents = ents;
+	tb->cap = cap;
+	return 0;
+}
+
+/**
+ * scalio_tb_get() - the batch's copy of a block, created on first use
+ * @ssd:	SSD owning @block
+ * @block:	block
+ * @seg:	when the block is new to the batch: its current segment,
+ *		already checked (records are referenced, not copied: it must
+ *		stay until the batch is reset), or NULL for "no records"
+ *
+ * Return: the block, or ERR_PTR(-E2BIG / -ENOMEM / -EBADMSG).
+ */
+struct scalio_tblock *scalio_tb_get(struct scalio_ssd *ssd, u32 block,
+				    const void *seg)
+{
+	struct scalio_commit *c = ssd->commit;
+	u32 i = scalio_owned_idx(ssd, block);
+	struct scalio_tblock *tb;
+	struct scalio_rec rec;
+	u32 pos = 0, nr;
+	int ret;
+
+	if (c->tb_of[i])
+		return &c->tbs[c->tb_of[i] - 1];
+	if (c->nr_tbs >= SCALIO_TB_MAX)
+		return ERR_PTR(-E2BIG);
+	tb = &c->tbs[c->nr_tbs];
+	tb->block = block;
+	tb->nr = 0;
+	tb->bytes = sizeof(struct scalio_seg_hdr);
+	tb->old_units = 0;
+	tb->dirty = false;
+	tb->seg = 0;
+	if (seg) {
+		const struct scalio_seg_hdr *sh = seg;
+
+		nr = le32_to_cpu(sh->nr_records);
+		tb->old_units = DIV_ROUND_UP(le32_to_cpu(sh->len),
+					     SCALIO_UNIT_SIZE);
+		ret = scalio_tb_reserve(tb, nr);
+		if (ret)
+			return ERR_PTR(ret);
+		while ((ret = scalio_seg_next(seg, &pos, &rec)) > 0) {
+			if (tb->nr >= nr)
+				return ERR_PTR(-EBADMSG);
+			tb->ents[tb->nr++] = (struct scalio_kent) {
+				.key = rec.key, .value = rec.value,
+				.klen = rec.klen, .vlen = rec.vlen,
+			};
+			tb->bytes += scalio_rec_size(rec.klen, rec.vlen);
+		}
+		if (ret < 0)
+			return ERR_PTR(ret);
+	}
+	tb->old_nr = tb->nr;
+	c->tb_of[i] = ++c->nr_tbs;
+	return tb;
+}
+
+/* Forget the batch being built (requests are handled by the caller). */
+void scalio_batch_reset(struct scalio_ssd *ssd)
+{
+	struct scalio_commit *c = ssd->commit;
+	u32 i;
+
+	for (i = 0; i < c->nr_tbs; i++) {
+		struct scalio_tblock *tb = &c->tbs[i];
+
+		c->tb_of[scalio_owned_idx(ssd, tb->block)] = 0;
+		/* Keep small record arrays for the next batch. */
+		if (tb->cap > 256) {
+			kvfree(tb->ents);
+			tb->ents = NULL;
+			tb->cap = 0;
+		}
+		tb->nr = 0;
+	}
+	c->nr_tbs = 0;
+	c->arena_used = 0;
+}
+
+static u32 scalio_tb_units(const struct scalio_tblock *tb)
+{
+	return tb->dirty ? DIV_ROUND_UP(tb->bytes, SCALIO_UNIT_SIZE) : 0;
+}
+
+/**
+ * scalio_batch_write() - write the dirty blocks of the batch, publish them
+ * @ssd:	SSD
+ * @reserve:	free log units that must remain after the write
+ *
+ * Builds one batch (header unit + one segment per dirty block, generation
+ * = the batch's sequence number) at the log tail, or at log_start if it
+ * does not fit before the end of the log, writes it durably, then
+ * publishes each block's new seg word and generation and advances the
+ * log.  Nothing is published if the write fails.  Commit kthread only.
+ *
+ * Return: 0 (also when nothing is dirty), -ENOSPC, -EIO.
+ */
+int scalio_batch_write(struct scalio_ssd *ssd, u64 reserve)
+{
+	struct scalio_store *st = ssd->store;
+	struct scalio_commit *c = ssd->commit;
+	u64 start = le64_to_cpu(ssd->log.sb.log_start);
+	u64 end = scalio_log_end(ssd);
+	u64 tail = ssd->log.tail, seq = ssd->log.next_batch;
+	struct scalio_batch_hdr *bh = c->buf;
+	u64 pos, consume;
+	u32 i, n = 1, nr_segs = 0, off;
+	s64 dkeys = 0;
+	int ret;
+
+	for (i = 0; i < c->nr_tbs; i++) {
+		if (c->tbs[i].dirty) {
+			n += scalio_tb_units(&c->tbs[i]);
+			nr_segs++;
+		}
+	}
+	if (!nr_segs)
+		return 0;
+	if (n > SCALIO_BUF_UNITS)
+		return -E2BIG;	/* the admission rules make this impossible */
+
+	if (tail + n <= end) {
+		pos = tail;
+		consume = n;
+	} else {
+		pos = start;
+		consume = (end - tail) + n;
+	}
+	if (consume + reserve > scalio_log_free(ssd))
+		return -ENOSPC;
+
+	memset(bh, 0, SCALIO_UNIT_SIZE);
+	off = 1;
+	for (i = 0; i < c->nr_tbs; i++) {
+		struct scalio_tblock *tb = &c->tbs[i];
+		struct scalio_seg_builder b;
+		u32 k, units;
+
+		if (!tb->dirty)
+			continue;
+		scalio_seg_build_init(&b, c->buf + ((size_t)off <<
+						    SCALIO_UNIT_SHIFT),
+				      (SCALIO_BUF_UNITS - off) <<
+				      SCALIO_UNIT_SHIFT);
+		for (k = 0; k < tb->nr; k++) {
+			const struct scalio_kent *e = &tb->ents[k];
+
+			if (scalio_seg_build_add(&b, e->key, e->klen,
+						 e->value, e->vlen))
+				return -EIO;	/* sizes were checked: a bug */
+		}
+		units = scalio_seg_build_finish(&b, tb->block, seq);
+		if (units != scalio_tb_units(tb))
+			return -EIO;
+		tb->seg = tb->nr ? scalio_seg_make(ssd->index, pos + off,
+						   units, seq) : 0;
+		off += units;
+	}
+	bh->magic = cpu_to_le64(SCALIO_BATCH_MAGIC);
+	bh->seq = cpu_to_le64(seq);
+	bh->nr_units = cpu_to_le32(n);
+	bh->nr_segs = cpu_to_le32(nr_segs);
+	bh->flags = 0;
+	scalio_batch_hdr_seal(bh);
+
+	ret = scalio_ssd_write(ssd, pos, c->buf, n);
+	if (ret)
+		return -EIO;
+
+	/* Durable: publish. */
+	for (i = 0; i < c->nr_tbs; i++) {
+		struct scalio_tblock *tb = &c->tbs[i];
+
+		if (!tb->dirty)
+			continue;
+		scalio_index_set_seg(&st->index, tb->block, tb->seg);
+		ssd->gens[scalio_owned_idx(ssd, tb->block)] = seq;
+		dkeys += (s64)tb->nr - tb->old_nr;
+	}
+	WRITE_ONCE(c->keys, c->keys + dkeys);
+	ssd->log.tail = pos + n == end ? start : pos + n;
+	WRITE_ONCE(ssd->log.used_units, ssd->log.used_units + consume);
+	ssd->log.next_batch = seq + 1;
+	c->since_ckpt += consume;
+	return 0;
+}
+
+/*
+ * Bring @block into the batch, reading its current segment into the arena.
+ * Return: the block, NULL if the arena has no room (defer the request),
+ * or an ERR_PTR.
+ */
+static struct scalio_tblock *scalio_tb_load(struct scalio_ssd *ssd,
+					    u32 block)
+{
+	struct scalio_store *st = ssd->store;
+	struct scalio_commit *c = ssd->commit;
+	u32 i = scalio_owned_idx(ssd, block);
+	u64 seg, gen = ssd->gens[i];
+	u32 len;
+	void *buf;
+	int ret;
+
+	if (c->tb_of[i])
+		return &c->tbs[c->tb_of[i] - 1];
+	seg = scalio_index_get_seg(&st->index, block);
+	if (!seg)
+		return scalio_tb_get(ssd, block, NULL);
+	len = scalio_seg_len(seg);
+	if (c->arena_used + len > SCALIO_BUF_UNITS)
+		return NULL;
+	buf = c->arena + ((size_t)c->arena_used << SCALIO_UNIT_SHIFT);
+	ret = scalio_ssd_read(ssd, scalio_seg_unit(seg), buf, len);
+	if (!ret)
+		ret = scalio_seg_check(buf, (size_t)len << SCALIO_UNIT_SHIFT,
+				       block, gen & SCALIO_SEG_GEN_MASK);
+	if (!ret && le64_to_cpu(((struct scalio_seg_hdr *)buf)->gen) != gen)
+		ret = -ESTALE;
+	if (ret) {
+		pr_err_ratelimited("%s: ssd %u: block %u: segment at unit %u unreadable (%d)\n",
+				   st->name, ssd->index, block,
+				   scalio_seg_unit(seg), ret);
+		return ERR_PTR(-EIO);
+	}
+	c->arena_used += len;
+	return scalio_tb_get(ssd, block, buf);
+}
+
+static int scalio_tb_find(const struct scalio_tblock *tb, const u8 *key,
+			  u32 klen)
+{
+	u32 k;
+
+	for (k = 0; k < tb->nr; k++)
+		if (tb->ents[k].klen == klen &&
+		    !memcmp(tb->ents[k].key, key, klen))
+			return k;
+	return -1;
+}
+
+/* Apply one request to the batch's copy of its block. */
+static int scalio_tb_apply(struct scalio_tblock *tb, struct scalio_treq *req)
+{
+	int k = scalio_tb_find(tb, req->key, req->klen);
+	struct scalio_kent *e;
+	u32 bytes;
+	int ret;
+
+	if (req->op == SCALIO_MSG_DELETE) {
+		if (k < 0)
+			return -ENOENT;
+		e = &tb->ents[k];
+		tb->bytes -= scalio_rec_size(e->klen, e->vlen);
+		*e = tb->ents[--tb->nr];
+		tb->dirty = true;
+		return 0;
+	}
+
+	bytes = tb->bytes + scalio_rec_size(req->klen, req->vlen);
+	if (k >= 0)
+		bytes -= scalio_rec_size(tb->ents[k].klen, tb->ents[k].vlen);
+	if (bytes > SCALIO_SEG_MAX_BYTES)
+		return -ENOSPC;	/* this block's segment is full */
+	if (k < 0) {
+		ret = scalio_tb_reserve(tb, tb->nr + 1);
+		if (ret)
+			return ret;
+		k = tb->nr++;
+	}
+	tb->ents[k] = (struct scalio_kent) {
+		.key = req->key, .value = req->value,
+		.klen = req->klen, .vlen = req->vlen,
+	};
+	tb->bytes = bytes;
+	tb->dirty = true;
+	return 0;
+}
+
+/* Put @reqs (in order) back at the head of the queue. */
+static void scalio_commit_requeue(struct scalio_ssd *ssd,
+				  struct list_head *reqs)
+{
+	struct scalio_commit *c = ssd->commit;
+	struct scalio_treq *req;
+	unsigned long flags;
+	u32 nr = 0;
+	u64 bytes = 0;
+
+	list_for_each_entry(req, reqs, entry) {
+		nr++;
+		bytes += req->klen + (req->op == SCALIO_MSG_PUT ? req->vlen : 0);
+	}
+	spin_lock_irqsave(&ssd->lock, flags);
+	list_splice(reqs, &ssd->pending);
+	ssd->nr_pending += nr;
+	c->pending_bytes += bytes;
+	spin_unlock_irqrestore(&ssd->lock, flags);
+	INIT_LIST_HEAD(reqs);
+}
+
+/* One group commit: steps 3-5 of the file comment. */
+static void scalio_commit_round(struct scalio_ssd *ssd)
+{
+	struct scalio_store *st = ssd->store;
+	struct scalio_commit *c = ssd->commit;
+	struct scalio_treq *req, *tmp;
+	LIST_HEAD(deferred);
+	u32 nr = 0, bytes = 0, est = 1, k;
+	int status[SCALIO_BATCH_MAX_LIMIT] __maybe_unused;
+	int *st_of;
+	int ret;
+
+	/* Take the batch. */
+	spin_lock_irq(&ssd->lock);
+	list_for_each_entry_safe(req, tmp, &ssd->pending, entry) {
+		u32 b = req->klen +
+			(req->op == SCALIO_MSG_PUT ? req->vlen : 0);
+
+		if (!scalio_batch_fits(&ssd->policy, nr, bytes, b))
+			break;
+		list_move_tail(&req->entry, &c->batch);
+		nr++;
+		bytes += b;
+		ssd->nr_pending--;
+		c->pending_bytes -= b;
+	}
+	spin_unlock_irq(&ssd->lock);
+	if (!nr)
+		return;
+
+	st_of = c->status;
+	/* Apply in arrival order; stop admitting when the batch is full. */
+	k = 0;
+	list_for_each_entry_safe(req, tmp, &c->batch, entry) {
+		struct scalio_tblock *tb;
+		u32 before;
+
+		tb = est > SCALIO_BATCH_SOFT_UNITS ? NULL :
+		     scalio_tb_load(ssd, req->block);
+		if (!tb) {
+			list_cut_before(&deferred, &c->batch, &req->entry);
+			list_splice_init(&c->batch, &deferred);
+			list_splice(&deferred, &c->batch);
+			INIT_LIST_HEAD(&deferred);
+			break;
+		}
+		if (IS_ERR(tb)) {
+			st_of[k++] = PTR_ERR(tb) == -E2BIG ? -EIO : PTR_ERR(tb);
+			continue;
+		}
+		before = scalio_tb_units(tb);
+		st_of[k++] = scalio_tb_apply(tb, req);
+		est = est - before + scalio_tb_units(tb);
+	}
+	/* Requests past the first one that did not fit wait for the next round. */
+	if (k < nr) {
+		struct list_head *p = c->batch.next;
+		u32 j;
+
+		for (j = 0; j < k; j++)
+			p = p->next;
+		list_cut_before(&deferred, &c->batch, p);
+		/* @deferred now holds the applied ones; swap the lists. */
+		list_splice_init(&c->batch, &tmp->entry);
+		list_splice_init(&deferred, &c->batch);
+		scalio_commit_requeue(ssd, &tmp->entry);
+	}
+
+	ret = scalio_batch_write(ssd, SCALIO_LOG_RESERVE);
+	if (ret == -ENOSPC)
+		pr_warn_ratelimited("%s: ssd %u: log full, failing a batch of %u\n",
+				    st->name, ssd->index, k);
+
+	scalio_stat_add(st, SCALIO_TS_BATCHES, 1);
+	scalio_stat_add(st, SCALIO_TS_BATCHED_OPS, k);
+	k = 0;
+	list_for_each_entry_safe(req, tmp, &c->batch, entry) {
+		int s = ret ? ret : st_of[k];
+
+		k++;
+		list_del_init(&req->entry);
+		req->seg = 0;
+		if (!s) {
+			u32 i = scalio_owned_idx(ssd, req->block);
+
+			req->seg = c->tbs[c->tb_of[i] - 1].seg;
+		}
+		req->done(req, s);
+	}
+	scalio_batch_reset(ssd);
+}

@@ -1,0 +1,608 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The control tree of scalio-target, in nvmet / null_blk style:
+ *
+ *   /sys/kernel/config/scalio/stores/<name>/
+ *	attr_nr_blocks attr_slots_per_block attr_batch_max
+ *	attr_batch_timeout_us attr_offload_read attr_inline_cache
+ *	attr_lease_ms addr_traddr addr_trsvcid enable stats features
+ *	ssds/<n>/{device_path,nqn,nsid}		(n = 0..15)
+ *
+ * Writes are parsed with kstrto*() and validated on the spot (-EINVAL);
+ * the whole configuration is validated again, as one, by
+ * scalio_store_enable().  While a store is enabled every edit (attribute,
+ * address, SSD attribute, mkdir of an SSD) fails with -EBUSY.
+ *
+ * rmdir cannot be refused by a configfs drop_item, so removing an enabled
+ * store, or one of the SSDs of an enabled store, first disables the store
+ * (as nvmet disables a namespace whose directory goes away).
+ *
+ * The configfs API used here is the same in 6.1 and 6.12.
+ */
+#define pr_fmt(fmt) "scalio-target: configfs: " fmt
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/ctype.h>
+#include <linux/inet.h>
+#include <linux/log2.h>
+#include <net/net_namespace.h>
+
+#include "scalio_store.h"
+
+static inline struct scalio_store *to_store(struct config_item *item)
+{
+	return container_of(to_config_group(item), struct scalio_store, group);
+}
+
+static inline struct scalio_ssd *to_ssd(struct config_item *item)
+{
+	return container_of(to_config_group(item), struct scalio_ssd, group);
+}
+
+/* Copy a written string without its trailing newline; -EINVAL if too long. */
+static int scalio_cfs_strcpy(char *dst, size_t size, const char *page,
+			     size_t count)
+{
+	size_t len = strnlen(page, count);
+
+	while (len && (page[len - 1] == '\n' || page[len - 1] == ' '))
+		len--;
+	if (len >= size)
+		return -EINVAL;
+	memcpy(dst, page, len);
+	dst[len] = '\0';
+	return 0;
+}
+
+/* Is @val acceptable for the u32 attribute at @field of a store? */
+typedef bool (*scalio_u32_check_t)(u32 val);
+
+static bool scalio_chk_nr_blocks(u32 v)
+{
+	return is_power_of_2(v) && v <= (1U << 24);
+}
+
+static bool scalio_chk_slots(u32 v)
+{
+	return v == 4 || v == 8 || v == 16;
+}
+
+static bool scalio_chk_batch_max(u32 v)
+{
+	return v >= 1 && v <= SCALIO_BATCH_MAX_LIMIT;
+}
+
+static bool scalio_chk_timeout(u32 v)
+{
+	return v <= SCALIO_BATCH_TIMEOUT_MAX_US;
+}
+
+static bool scalio_chk_lease(u32 v)
+{
+	/* Lease deadlines are 16-bit clock values: keep well inside. */
+	return v >= 10 && v <= 30000;
+}
+
+static bool scalio_chk_port(u32 v)
+{
+	return v >= 1 && v <= 65535;
+}
+
+static bool scalio_chk_bool(u32 v)
+{
+	return v <= 1;
+}
+
+static ssize_t scalio_store_set_u32(struct config_item *item,
+				    const char *page, size_t count,
+				    size_t off, scalio_u32_check_t check)
+{
+	struct scalio_store *st = to_store(item);
+	ssize_t ret = count;
+	u32 val;
+
+	if (kstrtou32(page, 0, &val) || !check(val))
+		return -EINVAL;
+	mutex_lock(&st->lock);
+	if (st->enabled)
+		ret = -EBUSY;
+	else
+		*(u32 *)((char *)st + off) = val;
+	mutex_unlock(&st->lock);
+	return ret;
+}
+
+static ssize_t scalio_store_set_bool(struct config_item *item,
+				     const char *page, size_t count,
+				     size_t off)
+{
+	struct scalio_store *st = to_store(item);
+	ssize_t ret = count;
+	bool val;
+
+	if (kstrtobool(page, &val))
+		return -EINVAL;
+	mutex_lock(&st->lock);
+	if (st->enabled)
+		ret = -EBUSY;
+	else
+		*(bool *)((char *)st + off) = val;
+	mutex_unlock(&st->lock);
+	return ret;
+}
+
+#define SCALIO_STORE_U32_ATTR(_name, _field, _check)			\
+static ssize_t scalio_store_##_name##_show(struct config_item *item,	\
+					   char *page)			\
+{									\
+	return snprintf(page, PAGE_SIZE, "%u\n",			\
+			READ_ONCE(to_store(item)->_field));		\
+}									\
+static ssize_t scalio_store_##_name##_store(struct config_item *item,	\
+					    const char *page,		\
+					    size_t count)		\
+{									\
+	return scalio_store_set_u32(item, page, count,			\
+			offsetof(struct scalio_store, _field), _check);	\
+}									\
+CONFIGFS_ATTR(scalio_store_, _name)
+
+#define SCALIO_STORE_BOOL_ATTR(_name, _field)				\
+static ssize_t scalio_store_##_name##_show(struct config_item *item,	\
+					   char *page)			\
+{									\
+	return snprintf(page, PAGE_SIZE, "%u\n",			\
+			READ_ONCE(to_store(item)->_field) ? 1 : 0);	\
+}									\
+static ssize_t scalio_store_##_name##_store(struct config_item *item,	\
+					    const char *page,		\
+					    size_t count)		\
+{									\
+	return scalio_store_set_bool(item, page, count,			\
+			offsetof(struct scalio_store, _field));		\
+}									\
+CONFIGFS_ATTR(scalio_store_, _name)
+
+SCALIO_STORE_U32_ATTR(attr_nr_blocks, nr_blocks, scalio_chk_nr_blocks);
+SCALIO_STORE_U32_ATTR(attr_slots_per_block, slots, scalio_chk_slots);
+SCALIO_STORE_U32_ATTR(attr_batch_max, batch_max, scalio_chk_batch_max);
+SCALIO_STORE_U32_ATTR(attr_batch_timeout_us, batch_timeout_us,
+		      scalio_chk_timeout);
+SCALIO_STORE_U32_ATTR(attr_lease_ms, lease_ms, scalio_chk_lease);
+SCALIO_STORE_U32_ATTR(addr_trsvcid, trsvcid, scalio_chk_port);
+SCALIO_STORE_BOOL_ATTR(attr_offload_read, offload_read);
+SCALIO_STORE_BOOL_ATTR(attr_inline_cache, inline_cache);
+
+static ssize_t scalio_store_addr_traddr_show(struct config_item *item,
+					     char *page)
+{
+	struct scalio_store *st = to_store(item);
+	ssize_t ret;
+
+	mutex_lock(&st->lock);
+	ret = snprintf(page, PAGE_SIZE, "%s\n", st->traddr);
+	mutex_unlock(&st->lock);
+	return ret;
+}
+
+static ssize_t scalio_store_addr_traddr_store(struct config_item *item,
+					      const char *page, size_t count)
+{
+	struct scalio_store *st = to_store(item);
+	char addr[SCALIO_ADDR_MAX];
+	struct sockaddr_storage ss;
+	ssize_t ret = count;
+
+	if (scalio_cfs_strcpy(addr, sizeof(addr), page, count) || !addr[0])
+		return -EINVAL;
+	/* An IPv4 or IPv6 literal, as rdma_cm will be handed it. */
+	if (inet_pton_with_scope(&init_net, AF_UNSPEC, addr, "1", &ss))
+		return -EINVAL;
+	mutex_lock(&st->lock);
+	if (st->enabled)
+		ret = -EBUSY;
+	else
+		strscpy(st->traddr, addr, sizeof(st->traddr));
+	mutex_unlock(&st->lock);
+	return ret;
+}
+CONFIGFS_ATTR(scalio_store_, addr_traddr);
+
+static ssize_t scalio_store_enable_show(struct config_item *item, char *page)
+{
+	return snprintf(page, PAGE_SIZE, "%u\n",
+			READ_ONCE(to_store(item)->enabled) ? 1 : 0);
+}
+
+static ssize_t scalio_store_enable_store(struct config_item *item,
+					 const char *page, size_t count)
+{
+	struct scalio_store *st = to_store(item);
+	bool enable;
+	int ret = 0;
+
+	if (kstrtobool(page, &enable))
+		return -EINVAL;
+	mutex_lock(&st->lock);
+	if (enable)
+		ret = scalio_store_enable(st);
+	else
+		scalio_store_disable(st);
+	mutex_unlock(&st->lock);
+	return ret ? ret : count;
+}
+CONFIGFS_ATTR(scalio_store_, enable);
+
+static const struct {
+	const char	*name;
+	size_t		off;
+} scalio_stat_names[] = {
+#define S(f) { #f, offsetof(struct scalio_target_stats, f) }
+	S(rpc_gets), S(rpc_puts), S(rpc_deletes), S(rpc_other),
+	S(ssd_reads), S(ssd_writes), S(ssd_write_bytes),
+	S(batches), S(batched_ops), S(cleaner_runs), S(cleaner_moved),
+	S(cpu_ns_commit), S(cpu_ns_rpc), S(cpu_ns_cleaner),
+	S(log_used_units), S(log_total_units), S(keys),
+#undef S
+};
+
+static ssize_t scalio_store_stats_show(struct config_item *item, char *page)
+{
+	struct scalio_store *st = to_store(item);
+	struct scalio_target_stats s;
+	ssize_t len = 0;
+	size_t i;
+
+	mutex_lock(&st->lock);
+	scalio_store_stats(st, &s);
+	mutex_unlock(&st->lock);
+	for (i = 0; i < ARRAY_SIZE(scalio_stat_names); i++)
+		len += scnprintf(page + len, PAGE_SIZE - len, "%s %llu\n",
+				 scalio_stat_names[i].name,
+				 *(u64 *)((char *)&s +
+					  scalio_stat_names[i].off));
+	return len;
+}
+CONFIGFS_ATTR_RO(scalio_store_, stats);
+
+static ssize_t scalio_store_features_show(struct config_item *item,
+					  char *page)
+{
+	return snprintf(page, PAGE_SIZE, "%s\n",
+			"attr_nr_blocks,attr_slots_per_block,attr_batch_max,"
+			"attr_batch_timeout_us,attr_offload_read,"
+			"attr_inline_cache,attr_lease_ms,addr_traddr,"
+			"addr_trsvcid,enable,stats,ssds");
+}
+CONFIGFS_ATTR_RO(scalio_store_, features);
+
+static struct configfs_attribute *scalio_store_attrs[] = {
+	&scalio_store_attr_attr_nr_blocks,
+	&scalio_store_attr_attr_slots_per_block,
+	&scalio_store_attr_attr_batch_max,
+	&scalio_store_attr_attr_batch_timeout_us,
+	&scalio_store_attr_attr_offload_read,
+	&scalio_store_attr_attr_inline_cache,
+	&scalio_store_attr_attr_lease_ms,
+	&scalio_store_attr_addr_traddr,
+	&scalio_store_attr_addr_trsvcid,
+	&scalio_store_attr_enable,
+	&scalio_store_attr_stats,
+	&scalio_store_attr_features,
+	NULL,
+};
+
+/* ---- ssds/<n> ---- */
+
+static ssize_t scalio_ssd_set_str(struct config_item *item, const char *page,
+				  size_t count, char *field, size_t size,
+				  bool path)
+{
+	struct scalio_ssd *ssd = to_ssd(item);
+	struct scalio_store *st = ssd->store;
+	char *buf;
+	ssize_t ret = count;
+
+	buf = kmalloc(size, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	if (scalio_cfs_strcpy(buf, size, page, count) || !buf[0] ||
+	    (path && buf[0] != '/')) {
+		ret = -EINVAL;
+		goto out;
+	}
+	mutex_lock(&st->lock);
+	if (st->enabled)
+		ret = -EBUSY;
+	else
+		strscpy(field, buf, size);
+	mutex_unlock(&st->lock);
+out:
+	kfree(buf);
+	return ret;
+}
+
+static ssize_t scalio_ssd_show_str(struct config_item *item, char *page,
+				   const char *field)
+{
+	struct scalio_store *st = to_ssd(item)->store;
+	ssize_t ret;
+
+	mutex_lock(&st->lock);
+	ret = snprintf(page, PAGE_SIZE, "%s\n", field);
+	mutex_unlock(&st->lock);
+	return ret;
+}
+
+static ssize_t scalio_ssd_device_path_show(struct config_item *item,
+					   char *page)
+{
+	return scalio_ssd_show_str(item, page, to_ssd(item)->device_path);
+}
+
+static ssize_t scalio_ssd_device_path_store(struct config_item *item,
+					    const char *page, size_t count)
+{
+	struct scalio_ssd *ssd = to_ssd(item);
+
+	return scalio_ssd_set_str(item, page, count, ssd->device_path,
+				  sizeof(ssd->device_path), true);
+}
+CONFIGFS_ATTR(scalio_ssd_, device_path);
+
+static ssize_t scalio_ssd_nqn_show(struct config_item *item, char *page)
+{
+	return scalio_ssd_show_str(item, page, to_ssd(item)->nqn);
+}
+
+static ssize_t scalio_ssd_nqn_store(struct config_item *item,
+				    const char *page, size_t count)
+{
+	struct scalio_ssd *ssd = to_ssd(item);
+
+	return scalio_ssd_set_str(item, page, count, ssd->nqn,
+				  sizeof(ssd->nqn), false);
+}
+CONFIGFS_ATTR(scalio_ssd_, nqn);
+
+static ssize_t scalio_ssd_nsid_show(struct config_item *item, char *page)
+{
+	return snprintf(page, PAGE_SIZE, "%u\n", READ_ONCE(to_ssd(item)->nsid));
+}
+
+static ssize_t scalio_ssd_nsid_store(struct config_item *item,
+				     const char *page, size_t count)
+{
+	struct scalio_ssd *ssd = to_ssd(item);
+	struct scalio_store *st = ssd->store;
+	ssize_t ret = count;
+	u32 nsid;
+
+	/* 0 and 0xffffffff are not namespace ids (NVMe base spec). */
+	if (kstrtou32(page, 0, &nsid) || !nsid || nsid == U32_MAX)
+		return -EINVAL;
+	mutex_lock(&st->lock);
+	if (st->enabled)
+		ret = -EBUSY;
+	else
+		ssd->nsid = nsid;
+	mutex_unlock(&st->lock);
+	return ret;
+}
+CONFIGFS_ATTR(scalio_ssd_, nsid);
+
+static struct configfs_attribute *scalio_ssd_attrs[] = {
+	&scalio_ssd_attr_device_path,
+	&scalio_ssd_attr_nqn,
+	&scalio_ssd_attr_nsid,
+	NULL,
+};
+
+static void scalio_ssd_release(struct config_item *item)
+{
+	kfree(to_ssd(item));
+}
+
+static struct configfs_item_operations scalio_ssd_item_ops = {
+	.release	= scalio_ssd_release,
+};
+
+static const struct config_item_type scalio_ssd_type = {
+	.ct_item_ops	= &scalio_ssd_item_ops,
+	.ct_attrs	= scalio_ssd_attrs,
+	.ct_owner	= THIS_MODULE,
+};
+
+static struct config_group *scalio_ssds_make(struct config_group *group,
+					     const char *name)
+{
+	struct scalio_store *st = container_of(group, struct scalio_store,
+					       ssds_group);
+	struct scalio_ssd *ssd;
+	char canon[4];
+	u32 n;
+	int ret;
+
+	/* Only the canonical decimal names 0..15, so "00" cannot alias 0. */
+	if (kstrtou32(name, 10, &n) || n >= SCALIO_MAX_SSDS)
+		return ERR_PTR(-EINVAL);
+	snprintf(canon, sizeof(canon), "%u", n);
+	if (strcmp(canon, name))
+		return ERR_PTR(-EINVAL);
+
+	ssd = kzalloc(sizeof(*ssd), GFP_KERNEL);
+	if (!ssd)
+		return ERR_PTR(-ENOMEM);
+	ssd->store = st;
+	ssd->index = n;
+	ssd->nsid = 1;
+	spin_lock_init(&ssd->lock);
+	INIT_LIST_HEAD(&ssd->pending);
+	init_waitqueue_head(&ssd->wq);
+
+	mutex_lock(&st->lock);
+	if (st->enabled)
+		ret = -EBUSY;
+	else if (st->ssds[n])
+		ret = -EEXIST;
+	else
+		ret = 0;
+	if (!ret)
+		st->ssds[n] = ssd;
+	mutex_unlock(&st->lock);
+	if (ret) {
+		kfree(ssd);
+		return ERR_PTR(ret);
+	}
+	config_group_init_type_name(&ssd->group, name, &scalio_ssd_type);
+	return &ssd->group;
+}
+
+static void scalio_ssds_drop(struct config_group *group,
+			     struct config_item *item)
+{
+	struct scalio_ssd *ssd = to_ssd(item);
+	struct scalio_store *st = ssd->store;
+
+	mutex_lock(&st->lock);
+	if (st->enabled) {
+		pr_info("%s: ssd %u removed: disabling the store\n",
+			st->name, ssd->index);
+		scalio_store_disable(st);
+	}
+	st->ssds[ssd->index] = NULL;
+	mutex_unlock(&st->lock);
+	config_item_put(item);
+}
+
+static struct configfs_group_operations scalio_ssds_group_ops = {
+	.make_group	= scalio_ssds_make,
+	.drop_item	= scalio_ssds_drop,
+};
+
+static const struct config_item_type scalio_ssds_type = {
+	.ct_group_ops	= &scalio_ssds_group_ops,
+	.ct_owner	= THIS_MODULE,
+};
+
+/* ---- stores/<name> ---- */
+
+static void scalio_store_release(struct config_item *item)
+{
+	kfree(to_store(item));
+}
+
+static struct configfs_item_operations scalio_store_item_ops = {
+	.release	= scalio_store_release,
+};
+
+static const struct config_item_type scalio_store_type = {
+	.ct_item_ops	= &scalio_store_item_ops,
+	.ct_attrs	= scalio_store_attrs,
+	.ct_owner	= THIS_MODULE,
+};
+
+/* Store names end up in device names on the hosts: keep them plain. */
+static bool scalio_store_name_ok(const char *name)
+{
+	size_t i, len = strlen(name);
+
+	if (!len || len >= SCALIO_NAME_MAX || name[0] == '.')
+		return false;
+	for (i = 0; i < len; i++)
+		if (!isalnum(name[i]) && !strchr("_-.", name[i]))
+			return false;
+	return true;
+}
+
+static struct config_group *scalio_stores_make(struct config_group *group,
+					       const char *name)
+{
+	struct scalio_store *st;
+
+	if (!scalio_store_name_ok(name))
+		return ERR_PTR(-EINVAL);
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return ERR_PTR(-ENOMEM);
+	strscpy(st->name, name, sizeof(st->name));
+	mutex_init(&st->lock);
+	init_completion(&st->live_done);
+	scalio_store_set_defaults(st);
+
+	config_group_init_type_name(&st->group, name, &scalio_store_type);
+	config_group_init_type_name(&st->ssds_group, "ssds", &scalio_ssds_type);
+	configfs_add_default_group(&st->ssds_group, &st->group);
+
+	mutex_lock(&scalio_stores_lock);
+	list_add_tail(&st->entry, &scalio_stores);
+	mutex_unlock(&scalio_stores_lock);
+	return &st->group;
+}
+
+static void scalio_stores_drop(struct config_group *group,
+			       struct config_item *item)
+{
+	struct scalio_store *st = to_store(item);
+
+	mutex_lock(&st->lock);
+	if (st->enabled) {
+		pr_info("%s: removed while enabled: disabling it first\n",
+			st->name);
+		scalio_store_disable(st);
+	}
+	mutex_unlock(&st->lock);
+
+	mutex_lock(&scalio_stores_lock);
+	list_del(&st->entry);
+	mutex_unlock(&scalio_stores_lock);
+	config_item_put(item);
+}
+
+static struct configfs_group_operations scalio_stores_group_ops = {
+	.make_group	= scalio_stores_make,
+	.drop_item	= scalio_stores_drop,
+};
+
+static const struct config_item_type scalio_stores_type = {
+	.ct_group_ops	= &scalio_stores_group_ops,
+	.ct_owner	= THIS_MODULE,
+};
+
+static struct config_group scalio_stores_group;
+
+static const struct config_item_type scalio_root_type = {
+	.ct_owner	= THIS_MODULE,
+};
+
+static struct configfs_subsystem scalio_subsys = {
+	.su_group = {
+		.cg_item = {
+			.ci_namebuf	= "scalio",
+			.ci_type	= &scalio_root_type,
+		},
+	},
+};
+
+int scalio_configfs_init(void)
+{
+	int ret;
+
+	config_group_init(&scalio_subsys.su_group);
+	mutex_init(&scalio_subsys.su_mutex);
+	config_group_init_type_name(&scalio_stores_group, "stores",
+				    &scalio_stores_type);
+	configfs_add_default_group(&scalio_stores_group,
+				   &scalio_subsys.su_group);
+
+	ret = configfs_register_subsystem(&scalio_subsys);
+	if (ret)
+		pr_err("cannot register the configfs subsystem: %d\n", ret);
+	return ret;
+}
+
+void scalio_configfs_exit(void)
+{
+	configfs_unregister_subsystem(&scalio_subsys);
+}

@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * scalio-target: module lifecycle and store enable/disable.
+ *
+ * A store is configured through configfs (configfs.c) and brought up by
+ * scalio_store_enable(), which validates the whole configuration before
+ * touching anything, then opens the SSDs, allocates the DRAM index,
+ * formats or recovers every SSD into it, starts one commit kthread per SSD
+ * and finally hands the store to the transport (rdma.c), which starts
+ * listening.  scalio_store_disable() undoes this in reverse: the transport
+ * goes first so that no new work arrives, then the live reference is
+ * killed and waited for (every connection and every request in flight
+ * holds one), then the commit kthreads stop (each writes a final
+ * checkpoint) and everything is closed and freed.
+ *
+ * Locking: see scalio_target.h.  Lock order: store->lock, then
+ * scalio_stores_lock.  store->enabled changes under both, so that
+ * scalio_store_get_live() (stores lock only) never touches the percpu_ref
+ * of a store that is not fully up.
+ */
+#define pr_fmt(fmt) "scalio-target: " fmt
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/log2.h>
+#include <linux/slab.h>
+
+#include "scalio_store.h"
+
+DEFINE_MUTEX(scalio_stores_lock);
+LIST_HEAD(scalio_stores);
+
+/* Module parameters only seed the attributes of new stores. */
+static unsigned int nr_blocks = SCALIO_DEF_NR_BLOCKS;
+module_param(nr_blocks, uint, 0444);
+MODULE_PARM_DESC(nr_blocks, "Default hash blocks per store (power of two)");
+
+static unsigned int slots_per_block = SCALIO_DEF_SLOTS;
+module_param(slots_per_block, uint, 0444);
+MODULE_PARM_DESC(slots_per_block, "Default slots per block (4, 8 or 16)");
+
+static unsigned int batch_max = SCALIO_DEF_BATCH_MAX;
+module_param(batch_max, uint, 0444);
+MODULE_PARM_DESC(batch_max, "Default most requests per group commit (1..1024)");
+
+static unsigned int batch_timeout_us = SCALIO_DEF_BATCH_TIMEOUT_US;
+module_param(batch_timeout_us, uint, 0444);
+MODULE_PARM_DESC(batch_timeout_us,
+		 "Default longest wait for a batch to fill, us (0..100000)");
+
+static unsigned int lease_ms = SCALIO_DEF_LEASE_MS;
+module_param(lease_ms, uint, 0444);
+MODULE_PARM_DESC(lease_ms, "Default slot lock lease, ms (10..30000)");
+
+static bool offload_read = true;
+module_param(offload_read, bool, 0444);
+MODULE_PARM_DESC(offload_read, "Default: hosts read the SSDs directly");
+
+static bool inline_cache = true;
+module_param(inline_cache, bool, 0444);
+MODULE_PARM_DESC(inline_cache, "Default: values cached in index slots");
+
+void scalio_store_set_defaults(struct scalio_store *st)
+{
+	st->nr_blocks = nr_blocks;
+	st->slots = slots_per_block;
+	st->batch_max = batch_max;
+	st->batch_timeout_us = batch_timeout_us;
+	st->lease_ms = lease_ms;
+	st->offload_read = offload_read;
+	st->inline_cache = inline_cache;
+	st->trsvcid = SCALIO_DEFAULT_PORT;
+}
+
+static int scalio_params_check(void)
+{
+	if (!is_power_of_2(nr_blocks) || nr_blocks > (1U << 24) ||
+	    (slots_per_block != 4 && slots_per_block != 8 &&
+	     slots_per_block != 16) ||
+	    !batch_max || batch_max > SCALIO_BATCH_MAX_LIMIT ||
+	    batch_timeout_us > SCALIO_BATCH_TIMEOUT_MAX_US ||
+	    lease_ms < 10 || lease_ms > 30000) {
+		pr_err("invalid module parameters\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Validate the whole configuration of @st before anything is allocated,
+ * and set st->nr_ssds.  Every reason to refuse is logged.
+ */
+static int scalio_store_validate(struct scalio_store *st)
+{
+	u32 n, i, j;
+
+	for (n = 0; n < SCALIO_MAX_SSDS && st->ssds[n]; n++)
+		;
+	if (!n) {
+		pr_err("%s: no SSDs configured (mkdir ssds/0)\n", st->name);
+		return -EINVAL;
+	}
+	for (i = n; i < SCALIO_MAX_SSDS; i++) {
+		if (st->ssds[i]) {
+			pr_err("%s: SSDs must be numbered 0..n-1: ssd %u exists but ssd %u does not\n",
+			       st->name, i, n);
+			return -EINVAL;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		struct scalio_ssd *ssd = st->ssds[i];
+
+		if (!ssd->device_path[0] || !ssd->nqn[0]) {
+			pr_err("%s: ssd %u needs device_path and nqn\n",
+			       st->name, i);
+			return -EINVAL;
+		}
+		for (j = 0; j < i; j++) {
+			if (!strcmp(ssd->device_path,
+				    st->ssds[j]->device_path)) {
+				pr_err("%s: ssds %u and %u are both %s\n",
+				       st->name, j, i, ssd->device_path);
+				return -EINVAL;
+			}
+		}
+	}
+	if (!is_power_of_2(st->nr_blocks) || st->nr_blocks < n) {
+		pr_err("%s: attr_nr_blocks %u must be a power of two >= the %u SSDs\n",
+		       st->name, st->nr_blocks, n);
+		return -EINVAL;
+	}
+	if (st->slots != 4 && st->slots != 8 && st->slots != 16) {
+		pr_err("%s: attr_slots_per_block must be 4, 8 or 16\n",
+		       st->name);
+		return -EINVAL;
+	}
+	if (!st->batch_max || st->batch_max > SCALIO_BATCH_MAX_LIMIT ||
+	    st->batch_timeout_us > SCALIO_BATCH_TIMEOUT_MAX_US) {
+		pr_err("%s: bad batch attributes\n", st->name);
+		return -EINVAL;
+	}
+	if (!st->traddr[0] || !st->trsvcid || st->trsvcid > 65535) {
+		pr_err("%s: addr_traddr and addr_trsvcid must be set\n",
+		       st->name);
+		return -EINVAL;
+	}
+	st->nr_ssds = n;
+	return 0;
+}
+
+static void scalio_store_live_release(struct percpu_ref *ref)
+{
+	struct scalio_store *st = container_of(ref, struct scalio_store, live);
+
+	complete(&st->live_done);
+}
+
+/* Make @st invisible to scalio_store_get_live() and drain its users. */
+static void scalio_store_drain(struct scalio_store *st)
+{
+	percpu_ref_kill(&st->live);
+	wait_for_completion(&st->live_done);
+	percpu_ref_exit(&st->live);
+}
+
+static void scalio_store_set_enabled(struct scalio_store *st, bool on)
+{
+	mutex_lock(&scalio_stores_lock);
+	st->enabled = on;
+	mutex_unlock(&scalio_stores_lock);
+}
+
+/**
+ * scalio_store_enable() - bring a configured store up
+ * @st:		store; st->lock held
+ *
+ * Return: 0 (also if already enabled), or a negative errno with nothing
+ * left allocated or open.
+ */
+int scalio_store_enable(struct scalio_store *st)
+{
+	u32 i, n;
+	int ret, k;
+
+	lockdep_assert_held(&st->lock);
+	if (st->enabled)
+		return 0;
+	ret = scalio_store_validate(st);
+	if (ret)
+		return ret;
+	n = st->nr_ssds;
+	memset(st->uuid, 0, sizeof(st->uuid));
+	for (k = 0; k < SCALIO_TS_NR; k++)
+		atomic64_set(&st->stats[k], 0);
+
+	for (i = 0; i < n; i++) {
+		ret = scalio_ssd_open(st->ssds[i]);
+		if (ret)
+			goto out_close;
+	}
+	ret = scalio_index_alloc(&st->index, st->nr_blocks, st->slots, n);
+	if (ret)
+		goto out_close;
+	for (i = 0; i < n; i++) {
+		ret = scalio_commit_alloc(st->ssds[i]);
+		if (ret)
+			goto out_free_commit;
+	}
+	/* SSD 0 first: it decides between formatting and recovering. */
+	for (i = 0; i < n; i++) {
+		ret = scalio_recover_ssd(st->ssds[i]);
+		if (ret)
+			goto out_free_commit;
+	}
+	for (i = 0; i < n; i++) {
+		ret = scalio_commit_start(st->ssds[i]);
+		if (ret)
+			goto out_stop;
+	}
+	reinit_completion(&st->live_done);
+	ret = percpu_ref_init(&st->live, scalio_store_live_release, 0,
+			      GFP_KERNEL);
+	if (ret)
+		goto out_stop;
+	scalio_store_set_enabled(st, true);
+
+	ret = scalio_rdma_store_enable(st);
+	if (ret) {
+		pr_err("%s: cannot listen on %s:%u: %d\n", st->name,
+		       st->traddr, st->trsvcid, ret);
+		goto out_live;
+	}
+	pr_info("%s: enabled: %u SSD(s), %u blocks x %u slots, batch_max %u, listening on %s:%u\n",
+		st->name, n, st->nr_blocks, st->slots, st->batch_max,
+		st->traddr, st->trsvcid);
+	return 0;
+
+out_live:
+	scalio_store_set_enabled(st, false);
+	scalio_store_drain(st);
+out_stop:
+	for (i = 0; i < n; i++)
+		scalio_commit_stop(st->ssds[i]);
+out_free_commit:
+	for (i = 0; i < n; i++)
+		scalio_commit_free(st->ssds[i]);
+	scalio_index_free(&st->index);
+out_close:
+	for (i = 0; i < n; i++)
+		scalio_ssd_close(st->ssds[i]);
+	return ret;
+}
+
+/**
+ * scalio_store_disable() - take a store down
+ * @st:		store; st->lock held
+ *
+ * Waits for every connection and request to finish; the commit kthreads
+ * write a final checkpoint before they exit.
+ */
+void scalio_store_disable(struct scalio_store *st)
+{
+	u32 i, n = st->nr_ssds;
+
+	lockdep_assert_held(&st->lock);
+	if (!st->enabled)
+		return;
+	/* No new live references from now on, then stop the transport. */
+	scalio_store_set_enabled(st, false);
+	scalio_rdma_store_disable(st);
+	scalio_store_drain(st);
+
+	for (i = 0; i < n; i++)
+		scalio_commit_stop(st->ssds[i]);
+	for (i = 0; i < n; i++)
+		scalio_commit_free(st->ssds[i]);
+	scalio_index_free(&st->index);
+	for (i = 0; i < n; i++)
+		scalio_ssd_close(st->ssds[i]);
+	pr_info("%s: disabled\n", st->name);
+}
+
+struct scalio_store *scalio_store_get_live(const char *name)
+{
+	struct scalio_store *st, *found = NULL;
+
+	mutex_lock(&scalio_stores_lock);
+	list_for_each_entry(st, &scalio_stores, entry) {
+		if (strncmp(st->name, name, SCALIO_NAME_MAX))
+			continue;
+		if (st->enabled && percpu_ref_tryget_live(&st->live))
+			found = st;
+		break;
+	}
+	mutex_unlock(&scalio_stores_lock);
+	return found;
+}
+
+/**
+ * scalio_store_stats() - snapshot of a store's counters
+ * @st:		store; a live reference or st->lock held
+ * @out:	filled (zeroes for log figures when the store is disabled)
+ */
+void scalio_store_stats(struct scalio_store *st,
+			struct scalio_target_stats *out)
+{
+	u32 i;
+
+	memset(out, 0, sizeof(*out));
+	out->rpc_gets = atomic64_read(&st->stats[SCALIO_TS_RPC_GETS]);
+	out->rpc_puts = atomic64_read(&st->stats[SCALIO_TS_RPC_PUTS]);
+	out->rpc_deletes = atomic64_read(&st->stats[SCALIO_TS_RPC_DELETES]);
+	out->rpc_other = atomic64_read(&st->stats[SCALIO_TS_RPC_OTHER]);
+	out->ssd_reads = atomic64_read(&st->stats[SCALIO_TS_SSD_READS]);
+	out->ssd_writes = atomic64_read(&st->stats[SCALIO_TS_SSD_WRITES]);
+	out->ssd_write_bytes =
+		atomic64_read(&st->stats[SCALIO_TS_SSD_WRITE_BYTES]);
+	out->batches = atomic64_read(&st->stats[SCALIO_TS_BATCHES]);
+	out->batched_ops = atomic64_read(&st->stats[SCALIO_TS_BATCHED_OPS]);
+	out->cleaner_runs = atomic64_read(&st->stats[SCALIO_TS_CLEANER_RUNS]);
+	out->cleaner_moved =
+		atomic64_read(&st->stats[SCALIO_TS_CLEANER_MOVED]);
+	out->cpu_ns_commit =
+		atomic64_read(&st->stats[SCALIO_TS_CPU_NS_COMMIT]);
+	out->cpu_ns_rpc = atomic64_read(&st->stats[SCALIO_TS_CPU_NS_RPC]);
+	out->cpu_ns_cleaner =
+		atomic64_read(&st->stats[SCALIO_TS_CPU_NS_CLEANER]);
+
+	if (!st->enabled)
+		return;
+	for (i = 0; i < st->nr_ssds; i++) {
+		struct scalio_ssd *ssd = st->ssds[i];
+
+		if (!ssd || !ssd->commit)
+			continue;
+		out->log_used_units += READ_ONCE(ssd->log.used_units);
+		out->log_total_units += le64_to_cpu(ssd->log.sb.log_units);
+		out->keys += READ_ONCE(ssd->commit->keys);
+	}
+}
+
+static int __init scalio_target_init(void)
+{
+	int ret;
+
+	ret = scalio_params_check();
+	if (ret)
+		return ret;
+	/* The transport first: configfs makes stores enable-able. */
+	ret = scalio_rdma_init();
+	if (ret)
+		return ret;
+	ret = scalio_configfs_init();
+	if (ret)
+		goto out_rdma;
+	pr_info("loaded\n");
+	return 0;
+
+out_rdma:
+	scalio_rdma_exit();
+	return ret;
+}
+
+static void __exit scalio_target_exit(void)
+{
+	/* configfs pins the module while any store exists. */
+	scalio_configfs_exit();
+	scalio_rdma_exit();
+}
+
+module_init(scalio_target_init);
+module_exit(scalio_target_exit);
+
+MODULE_DESCRIPTION("scalio key-value store target (DPU-based JBOF)");
+MODULE_LICENSE("GPL");

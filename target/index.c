@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The DRAM hash index of a store.
+ *
+ * The index is what clients read, CAS and write with one-sided RDMA, so
+ * its memory is laid out for registration: a header page and chunks of at
+ * most SCALIO_INDEX_CHUNK_BYTES (one fast-registration MR each under
+ * rxe), every one vmalloc'ed, page aligned and a whole number of pages,
+ * each holding whole blocks.  All memory starts zeroed: every ctl word is
+ * then state A (empty, version 0) and every seg word is 0 (no segment)
+ * until recovery publishes the blocks' segments.
+ *
+ * After registration the target CPU writes only two kinds of words: the
+ * clock in the header (from a timer) and the blocks' seg words (from the
+ * commit kthreads), each with one aligned 8-byte store so that an RDMA
+ * READ sees either the old or the new value.
+ */
+#define pr_fmt(fmt) "scalio-target: index: " fmt
+
+#include <linux/module.h>
+#include <linux/vmalloc.h>
+#include <linux/jiffies.h>
+#include <linux/log2.h>
+
+#include "scalio_target.h"
+
+/*
+ * The clock: milliseconds since boot, derived from jiffies, so it advances
+ * SCALIO_CLOCK_HZ units per second on average whatever HZ is and however
+ * late the timer fires; it only ever grows, also across a disable and
+ * enable of the store.
+ */
+static u64 scalio_clock_now(void)
+{
+	return jiffies64_to_msecs(get_jiffies_64() - INITIAL_JIFFIES);
+}
+
+static void scalio_clock_tick(struct timer_list *t)
+{
+	struct scalio_index *idx = from_timer(idx, t, clock_timer);
+
+	WRITE_ONCE(idx->hdr->clock, cpu_to_le64(scalio_clock_now()));
+	/* One jiffy: 1..10 ms depending on HZ; finer is pointless. */
+	mod_timer(&idx->clock_timer, jiffies + 1);
+}
+
+/**
+ * scalio_index_alloc() - allocate and initialise a store's index
+ * @idx:	zeroed or freed index
+ * @nr_blocks:	power of two
+ * @slots:	4, 8 or 16
+ * @nr_ssds:	SSDs of the store (recorded in the header)
+ *
+ * Also starts the clock timer; scalio_index_free() stops it.
+ *
+ * Return: 0, -EINVAL for a bad geometry, -ENOMEM.
+ */
+int scalio_index_alloc(struct scalio_index *idx, u32 nr_blocks, u32 slots,
+		       u32 nr_ssds)
+{
+	struct scalio_index_hdr *hdr;
+	u32 i, first;
+
+	BUILD_BUG_ON(sizeof(struct scalio_index_hdr) > PAGE_SIZE);
+	BUILD_BUG_ON(sizeof(struct scalio_slot) != SCALIO_SLOT_SIZE);
+	BUILD_BUG_ON(sizeof(struct scalio_block_hdr) != SCALIO_BLOCK_HDR_SIZE);
+
+	memset(idx, 0, sizeof(*idx));
+	if (!is_power_of_2(nr_blocks) ||
+	    (slots != 4 && slots != 8 && slots != 16) ||
+	    !nr_ssds || nr_ssds > SCALIO_MAX_SSDS)
+		return -EINVAL;
+
+	idx->nr_blocks = nr_blocks;
+	idx->slots = slots;
+	idx->block_size = SCALIO_BLOCK_SIZE(slots);
+	idx->blocks_per_chunk = SCALIO_INDEX_CHUNK_BYTES / idx->block_size;
+	idx->nr_chunks = DIV_ROUND_UP(nr_blocks, idx->blocks_per_chunk);
+
+	idx->hdr = vzalloc(PAGE_SIZE);
+	if (!idx->hdr)
+		goto out_nomem;
+	idx->chunks = kcalloc(idx->nr_chunks, sizeof(*idx->chunks),
+			      GFP_KERNEL);
+	if (!idx->chunks)
+		goto out_nomem;
+
+	for (i = 0, first = 0; i < idx->nr_chunks; i++) {
+		struct scalio_index_chunk *c = &idx->chunks[i];
+
+		c->first_block = first;
+		c->nr_blocks = min(idx->blocks_per_chunk, nr_blocks - first);
+		c->bytes = PAGE_ALIGN((size_t)c->nr_blocks * idx->block_size);
+		/* vmalloc memory is page aligned and comes zeroed here. */
+		c->mem = vzalloc(c->bytes);
+		if (!c->mem)
+			goto out_nomem;
+		first += c->nr_blocks;
+	}
+
+	hdr = idx->hdr;
+	hdr->magic = cpu_to_le64(SCALIO_INDEX_MAGIC);
+	hdr->version = cpu_to_le32(SCALIO_INDEX_VERSION);
+	hdr->nr_blocks = cpu_to_le32(nr_blocks);
+	hdr->slots_per_block = cpu_to_le32(slots);
+	hdr->block_size = cpu_to_le32(idx->block_size);
+	hdr->nr_ssds = cpu_to_le32(nr_ssds);
+	hdr->clock_hz = cpu_to_le32(SCALIO_CLOCK_HZ);
+	hdr->clock = cpu_to_le64(scalio_clock_now());
+
+	timer_setup(&idx->clock_timer, scalio_clock_tick, 0);
+	mod_timer(&idx->clock_timer, jiffies + 1);
+	return 0;
+
+out_nomem:
+	pr_err("cannot allocate the index (%u blocks of %u bytes)\n",
+	       nr_blocks, SCALIO_BLOCK_SIZE(slots));
+	scalio_index_free(idx);
+	return -ENOMEM;
+}
+
+/* Stops the clock and frees everything; safe on a partly built index. */
+void scalio_index_free(struct scalio_index *idx)
+{
+	u32 i;
+
+	if (idx->clock_timer.function)
+		del_timer_sync(&idx->clock_timer);
+	if (idx->chunks) {
+		for (i = 0; i < idx->nr_chunks; i++)
+			vfree(idx->chunks[i].mem);
+		kfree(idx->chunks);
+	}
+	vfree(idx->hdr);
+	memset(idx, 0, sizeof(*idx));
+}
+
+/* Address of @block (which the caller has checked is < nr_blocks). */
+void *scalio_index_block(struct scalio_index *idx, u32 block)
+{
+	u32 c = block / idx->blocks_per_chunk;
+	u32 off = block - idx->chunks[c].first_block;
+
+	return idx->chunks[c].mem + (size_t)off * idx->block_size;
+}
+
+void scalio_index_set_seg(struct scalio_index *idx, u32 block, u64 seg)
+{
+	struct scalio_block_hdr *bh = scalio_index_block(idx, block);
+
+	/* One aligned 8-byte store: RDMA readers see old or new, whole. */
+	WRITE_ONCE(bh->seg, cpu_to_le64(seg));
+}
+
+u64 scalio_index_get_seg(struct scalio_index *idx, u32 block)
+{
+	struct scalio_block_hdr *bh = scalio_index_block(idx, block);
+
+	return le64_to_cpu(READ_ONCE(bh->seg));
+}
+
+u64 scalio_index_clock(struct scalio_index *idx)
+{
+	return le64_to_cpu(READ_ONCE(idx->hdr->clock));
+}

@@ -1,0 +1,1111 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * scalio target transport: the per-store RDMA listener, client connections
+ * and the registration of the DRAM index as fast-registration MRs.
+ *
+ * A client connects with struct scalio_cm_req naming the store; the target
+ * accepts with a client id (the slot owner id of the index protocol).  The
+ * index of the store is registered on each RDMA device the first time a
+ * client on that device asks for it (HELLO or CHUNKS): the REG_MR work
+ * requests are posted on that client's QP and completed before the answer
+ * leaves, so no client ever learns an rkey that is not valid yet.
+ *
+ * Teardown of a connection is one-shot (scalio_conn_disconnect() moves the
+ * state under conn->lock) and runs in a work item: rdma_disconnect, drain,
+ * destroy the cm_id, the QP and the CQ.  The memory and the store reference
+ * go when the last request that was in flight completed.
+ */
+#define pr_fmt(fmt) "scalio-target: " fmt
+
+#include <linux/inet.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "rdma.h"
+
+static DEFINE_MUTEX(scalio_rdma_lock);
+static LIST_HEAD(scalio_rstores);
+static struct workqueue_struct *scalio_rdma_wq;
+struct workqueue_struct *scalio_rpc_wq;
+
+/* Clients may read, write and CAS the index; the header is read-only. */
+#define SCALIO_INDEX_ACCESS	(IB_ACCESS_LOCAL_WRITE | \
+				 IB_ACCESS_REMOTE_READ | \
+				 IB_ACCESS_REMOTE_WRITE | \
+				 IB_ACCESS_REMOTE_ATOMIC)
+#define SCALIO_HDR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ)
+
+/* ------------------------------------------------------------------ */
+/* Index MRs                                                           */
+/* ------------------------------------------------------------------ */
+
+static void scalio_tmr_destroy(struct scalio_tmr *tmr)
+{
+	struct ib_device *ibdev = tmr->rdev->ibdev;
+
+	if (tmr->mr)
+		ib_dereg_mr(tmr->mr);
+	tmr->mr = NULL;
+	if (tmr->nents)
+		ib_dma_unmap_sg(ibdev, tmr->sgt.sgl, tmr->sgt.orig_nents,
+				DMA_BIDIRECTIONAL);
+	tmr->nents = 0;
+	if (tmr->sgt.sgl)
+		sg_free_table(&tmr->sgt);
+	tmr->sgt.sgl = NULL;
+	tmr->valid = false;
+}
+
+static void scalio_tmr_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct scalio_tmr *tmr = container_of(wc->wr_cqe, struct scalio_tmr,
+					      cqe);
+	struct scalio_rdev *rdev = tmr->rdev;
+
+	if (wc->status == IB_WC_SUCCESS) {
+		tmr->valid = true;
+	} else {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			pr_err("index MR registration failed: %s (%d)\n",
+			       ib_wc_status_msg(wc->status), wc->status);
+		WRITE_ONCE(rdev->reg_error, true);
+	}
+	/* The registering thread holds a connection reference: rdev lives. */
+	if (atomic_dec_and_test(&rdev->reg_inflight))
+		wake_up(&rdev->reg_wait);
+}
+
+/**
+ * scalio_tmr_init() - map index memory and prepare its fast-reg MR
+ * @rdev:	device state (PD allocated)
+ * @tmr:	zeroed
+ * @mem:	page aligned, vmalloc'ed or in the linear map
+ * @bytes:	multiple of PAGE_SIZE
+ * @access:	IB_ACCESS_* for the registration
+ *
+ * The MR is mapped (ib_map_mr_sg) here but only becomes valid when its
+ * REG_MR work request completes (scalio_rdev_register()).
+ *
+ * Return: 0 or a negative errno; on error scalio_tmr_destroy() undoes
+ * whatever was done.
+ */
+static int scalio_tmr_init(struct scalio_rdev *rdev, struct scalio_tmr *tmr,
+			   void *mem, size_t bytes, int access)
+{
+	struct ib_device *ibdev = rdev->ibdev;
+	u32 npages = bytes >> PAGE_SHIFT;
+	struct scatterlist *sg;
+	int ret, n;
+	u32 i;
+
+	tmr->rdev = rdev;
+	tmr->mem = mem;
+	tmr->bytes = bytes;
+	tmr->access = access;
+	tmr->cqe.done = scalio_tmr_reg_done;
+
+	if (!mem || !bytes || !PAGE_ALIGNED(mem) || !PAGE_ALIGNED(bytes))
+		return -EINVAL;
+	if (npages > ibdev->attrs.max_fast_reg_page_list_len) {
+		pr_err("%s: index chunk of %u pages exceeds the device's fast-reg limit %u\n",
+		       dev_name(&ibdev->dev), npages,
+		       ibdev->attrs.max_fast_reg_page_list_len);
+		return -EINVAL;
+	}
+
+	ret = sg_alloc_table(&tmr->sgt, npages, GFP_KERNEL);
+	if (ret)
+		return ret;
+	for_each_sg(tmr->sgt.sgl, sg, npages, i) {
+		void *p = mem + (size_t)i * PAGE_SIZE;
+		struct page *page = is_vmalloc_addr(p) ? vmalloc_to_page(p) :
+							 virt_to_page(p);
+
+		sg_set_page(sg, page, PAGE_SIZE, 0);
+	}
+
+	n = ib_dma_map_sg(ibdev, tmr->sgt.sgl, npages, DMA_BIDIRECTIONAL);
+	if (n <= 0)
+		return -EIO;
+	tmr->nents = n;
+
+	tmr->mr = ib_alloc_mr(rdev->pd, IB_MR_TYPE_MEM_REG, npages);
+	if (IS_ERR(tmr->mr)) {
+		ret = PTR_ERR(tmr->mr);
+		tmr->mr = NULL;
+		return ret;
+	}
+
+	/* A partial map would leave part of the chunk unreachable. */
+	ret = ib_map_mr_sg(tmr->mr, tmr->sgt.sgl, n, NULL, PAGE_SIZE);
+	if (ret != n)
+		return ret < 0 ? ret : -EINVAL;
+	if (tmr->mr->length != bytes)
+		return -EINVAL;
+	return 0;
+}
+
+static void scalio_rdev_free(struct scalio_rdev *rdev)
+{
+	u32 i;
+
+	if (rdev->chunks) {
+		for (i = 0; i < rdev->nr_chunks; i++)
+			if (rdev->chunks[i].rdev)
+				scalio_tmr_destroy(&rdev->chunks[i]);
+		kfree(rdev->chunks);
+	}
+	if (rdev->hdr.rdev)
+		scalio_tmr_destroy(&rdev->hdr);
+	if (rdev->pd)
+		ib_dealloc_pd(rdev->pd);
+	kfree(rdev);
+}
+
+static struct scalio_rdev *scalio_rdev_create(struct scalio_rstore *rs,
+					      struct ib_device *ibdev)
+{
+	struct scalio_index *idx = &rs->st->index;
+	struct scalio_rdev *rdev;
+	int ret;
+	u32 i;
+
+	if (!(ibdev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS)) {
+		pr_err("%s: no fast memory registration support\n",
+		       dev_name(&ibdev->dev));
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+
+	rdev = kzalloc(sizeof(*rdev), GFP_KERNEL);
+	if (!rdev)
+		return ERR_PTR(-ENOMEM);
+	rdev->rs = rs;
+	rdev->ibdev = ibdev;
+	mutex_init(&rdev->reg_mutex);
+	init_waitqueue_head(&rdev->reg_wait);
+	atomic_set(&rdev->reg_inflight, 0);
+
+	rdev->pd = ib_alloc_pd(ibdev, 0);
+	if (IS_ERR(rdev->pd)) {
+		ret = PTR_ERR(rdev->pd);
+		rdev->pd = NULL;
+		goto out_free;
+	}
+
+	ret = scalio_tmr_init(rdev, &rdev->hdr, idx->hdr, PAGE_SIZE,
+			      SCALIO_HDR_ACCESS);
+	if (ret)
+		goto out_free;
+
+	rdev->chunks = kcalloc(idx->nr_chunks, sizeof(*rdev->chunks),
+			       GFP_KERNEL);
+	if (!rdev->chunks) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	rdev->nr_chunks = idx->nr_chunks;
+	for (i = 0; i < idx->nr_chunks; i++) {
+		ret = scalio_tmr_init(rdev, &rdev->chunks[i],
+				      idx->chunks[i].mem, idx->chunks[i].bytes,
+				      SCALIO_INDEX_ACCESS);
+		if (ret)
+			goto out_free;
+	}
+	return rdev;
+
+out_free:
+	pr_err("%s: cannot prepare the index of store %s: %d\n",
+	       dev_name(&ibdev->dev), rs->st->name, ret);
+	scalio_rdev_free(rdev);
+	return ERR_PTR(ret);
+}
+
+static struct scalio_rdev *scalio_rdev_find(struct scalio_rstore *rs,
+					    struct ib_device *ibdev)
+{
+	struct scalio_rdev *rdev;
+
+	lockdep_assert_held(&rs->lock);
+	list_for_each_entry(rdev, &rs->devs, entry)
+		if (rdev->ibdev == ibdev)
+			return rdev;
+	return NULL;
+}
+
+/* Find or create the device state and count a connection on it. */
+static struct scalio_rdev *scalio_rdev_get(struct scalio_rstore *rs,
+					   struct ib_device *ibdev)
+{
+	struct scalio_rdev *rdev;
+
+	mutex_lock(&rs->lock);
+	if (rs->stopping) {
+		rdev = ERR_PTR(-EBUSY);
+		goto out;
+	}
+	rdev = scalio_rdev_find(rs, ibdev);
+	if (rdev && rdev->removing) {
+		rdev = ERR_PTR(-ENODEV);
+		goto out;
+	}
+	if (!rdev) {
+		rdev = scalio_rdev_create(rs, ibdev);
+		if (IS_ERR(rdev))
+			goto out;
+		list_add_tail(&rdev->entry, &rs->devs);
+	}
+	rdev->nr_conns++;
+out:
+	mutex_unlock(&rs->lock);
+	return rdev;
+}
+
+static void scalio_rdev_put(struct scalio_rstore *rs, struct scalio_rdev *rdev)
+{
+	bool free = false;
+
+	mutex_lock(&rs->lock);
+	rdev->nr_conns--;
+	/*
+	 * A device that went away under a connection the remove callback
+	 * did not see (it was still being accepted) is freed by its last
+	 * connection; one the remove callback waits for is freed there.
+	 */
+	if (!rdev->nr_conns && rdev->removing && !rdev->remover_waiting) {
+		list_del(&rdev->entry);
+		free = true;
+	}
+	wake_up(&rs->wait);
+	mutex_unlock(&rs->lock);
+	if (free)
+		scalio_rdev_free(rdev);
+}
+
+static int scalio_rdev_post_reg(struct scalio_conn *conn,
+				struct scalio_tmr *tmr)
+{
+	struct scalio_rdev *rdev = conn->rdev;
+	int ret;
+
+	/* A fresh key for every registration, as the verbs require. */
+	ib_update_fast_reg_key(tmr->mr, ib_inc_rkey(tmr->mr->rkey));
+	memset(&tmr->wr, 0, sizeof(tmr->wr));
+	tmr->wr.wr.opcode = IB_WR_REG_MR;
+	tmr->wr.wr.wr_cqe = &tmr->cqe;
+	tmr->wr.wr.send_flags = IB_SEND_SIGNALED;
+	tmr->wr.mr = tmr->mr;
+	tmr->wr.key = tmr->mr->rkey;
+	tmr->wr.access = tmr->access;
+
+	atomic_inc(&rdev->reg_inflight);
+	ret = scalio_conn_post_send(conn, &tmr->wr.wr);
+	if (ret)
+		atomic_dec(&rdev->reg_inflight);
+	return ret;
+}
+
+/**
+ * scalio_rdev_register() - make sure the index MRs of a device are valid
+ * @conn:	a live connection on the device; its QP carries the REG_MRs
+ *
+ * Called before the first answer that names an rkey (HELLO, CHUNKS).
+ * Registers, in windows of SCALIO_REG_WINDOW work requests, every MR that
+ * is not valid yet, and waits for each window's completions.  If this
+ * connection dies meanwhile the REG_MRs are flushed and the next caller
+ * (on another connection) starts again with fresh keys.  Sleeps.
+ *
+ * Return: 0 or a negative errno.
+ */
+int scalio_rdev_register(struct scalio_conn *conn)
+{
+	struct scalio_rdev *rdev = conn->rdev;
+	u32 total = rdev->nr_chunks + 1, i = 0, posted;
+	int ret = 0;
+
+	if (smp_load_acquire(&rdev->registered))
+		return 0;
+
+	mutex_lock(&rdev->reg_mutex);
+	if (rdev->registered)
+		goto out_unlock;
+
+	while (i < total) {
+		WRITE_ONCE(rdev->reg_error, false);
+		posted = 0;
+		for (; i < total && posted < SCALIO_REG_WINDOW; i++) {
+			struct scalio_tmr *tmr = i < rdev->nr_chunks ?
+						 &rdev->chunks[i] : &rdev->hdr;
+
+			if (tmr->valid)
+				continue;
+			ret = scalio_rdev_post_reg(conn, tmr);
+			if (ret)
+				break;
+			posted++;
+		}
+		if (!wait_event_timeout(rdev->reg_wait,
+					!atomic_read(&rdev->reg_inflight),
+					30 * HZ)) {
+			/* Flush the window by killing the QP it is on. */
+			pr_err("index MR registration timed out on client %u\n",
+			       conn->client_id);
+			scalio_conn_disconnect(conn);
+			wait_event(rdev->reg_wait,
+				   !atomic_read(&rdev->reg_inflight));
+			ret = -ETIMEDOUT;
+		}
+		if (!ret && READ_ONCE(rdev->reg_error))
+			ret = -EIO;
+		if (ret)
+			goto out_unlock;
+	}
+	smp_store_release(&rdev->registered, true);
+
+out_unlock:
+	mutex_unlock(&rdev->reg_mutex);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Connections                                                         */
+/* ------------------------------------------------------------------ */
+
+/**
+ * scalio_conn_post_send() - post on a connection that is still live
+ * @conn:	connection
+ * @wr:		work request chain
+ *
+ * Return: 0, -ENOTCONN once teardown started, or what ib_post_send says.
+ */
+int scalio_conn_post_send(struct scalio_conn *conn, struct ib_send_wr *wr)
+{
+	unsigned long flags;
+	int ret = -ENOTCONN;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	if (conn->state == SCALIO_CONN_LIVE)
+		ret = ib_post_send(conn->qp, wr, NULL);
+	spin_unlock_irqrestore(&conn->lock, flags);
+	return ret;
+}
+
+/**
+ * scalio_conn_disconnect() - start tearing a connection down (one-shot)
+ * @conn:	connection
+ *
+ * Any context.  From now on nothing is posted on the QP; once the
+ * connection was accepted the release work does the rest.
+ */
+void scalio_conn_disconnect(struct scalio_conn *conn)
+{
+	unsigned long flags;
+	bool release = false;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	if (conn->state == SCALIO_CONN_LIVE) {
+		conn->state = SCALIO_CONN_DISCONNECTING;
+		release = conn->accepted;
+	}
+	spin_unlock_irqrestore(&conn->lock, flags);
+	if (release)
+		queue_work(scalio_rdma_wq, &conn->release_work);
+}
+
+static void scalio_conn_free_work(struct work_struct *w)
+{
+	struct scalio_conn *conn = container_of(w, struct scalio_conn,
+						free_work);
+	struct scalio_rstore *rs = conn->rs;
+
+	scalio_rpc_free(conn);
+	if (conn->rdev)
+		scalio_rdev_put(rs, conn->rdev);
+	if (conn->client_id)
+		ida_free(&rs->client_ida, conn->client_id);
+	scalio_store_put_live(conn->st);
+	pr_debug("client %u of store %s freed\n", conn->client_id,
+		 conn->st->name);
+	kfree(conn);
+
+	/* Last: the disabling thread frees rs after it saw zero here. */
+	spin_lock(&rs->cnt_lock);
+	rs->nr_conns--;
+	wake_up(&rs->wait);
+	spin_unlock(&rs->cnt_lock);
+}
+
+static void scalio_conn_release(struct kref *ref)
+{
+	struct scalio_conn *conn = container_of(ref, struct scalio_conn, ref);
+
+	/* The last put may come from the commit kthread or a CQ handler. */
+	queue_work(scalio_rdma_wq, &conn->free_work);
+}
+
+void scalio_conn_put(struct scalio_conn *conn)
+{
+	kref_put(&conn->ref, scalio_conn_release);
+}
+
+static void scalio_conn_release_work(struct work_struct *w)
+{
+	struct scalio_conn *conn = container_of(w, struct scalio_conn,
+						release_work);
+	struct scalio_rstore *rs = conn->rs;
+
+	mutex_lock(&rs->lock);
+	list_del_init(&conn->entry);
+	mutex_unlock(&rs->lock);
+
+	pr_debug("client %u of store %s disconnecting\n", conn->client_id,
+		 conn->st->name);
+	rdma_disconnect(conn->cm_id);
+	/* Every posted receive, response and REG_MR completes before this. */
+	ib_drain_qp(conn->qp);
+	/* cm_id before QP, so that no CM event finds a dangling qp. */
+	rdma_destroy_id(conn->cm_id);
+	ib_destroy_qp(conn->qp);
+	ib_free_cq(conn->cq);
+	scalio_conn_put(conn);
+}
+
+static void scalio_qp_event(struct ib_event *ev, void *ctx)
+{
+	struct scalio_conn *conn = ctx;
+
+	switch (ev->event) {
+	case IB_EVENT_COMM_EST:
+		rdma_notify(conn->cm_id, ev->event);
+		break;
+	case IB_EVENT_QP_LAST_WQE_REACHED:
+	case IB_EVENT_SQ_DRAINED:
+		break;
+	default:
+		/* e.g. a client's bad one-sided access: the QP is in error. */
+		pr_warn_ratelimited("client %u: QP event %s (%d)\n",
+				    conn->client_id, ib_event_msg(ev->event),
+				    ev->event);
+		scalio_conn_disconnect(conn);
+		break;
+	}
+}
+
+static int scalio_cm_reject(struct rdma_cm_id *cm_id, int err)
+{
+	struct scalio_cm_rej rej = {
+		.magic	= cpu_to_le16(SCALIO_PROTO_MAGIC),
+		.status	= cpu_to_le16(err),
+	};
+
+	pr_debug("rejecting a connection: %d\n", err);
+	rdma_reject(cm_id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
+	/* Non-zero: the CM destroys the new cm_id itself. */
+	return -ECONNREFUSED;
+}
+
+/**
+ * scalio_conn_create() - allocate a connection and its verbs resources
+ * @rs:		store transport
+ * @cm_id:	the new cm_id of a CONNECT_REQUEST
+ * @qd:		granted queue depth
+ * @connp:	out
+ *
+ * On success the QP exists (cm_id->qp), receives are posted and the
+ * connection holds a live store reference, a client id and a device
+ * reference.  On failure everything is undone.
+ *
+ * Return: 0 or a positive errno for struct scalio_cm_rej.
+ */
+static int scalio_conn_create(struct scalio_rstore *rs,
+			      struct rdma_cm_id *cm_id, u16 qd,
+			      struct scalio_conn **connp)
+{
+	struct scalio_store *st = rs->st;
+	struct ib_device *ibdev = cm_id->device;
+	struct ib_qp_init_attr qp_attr = { };
+	struct scalio_conn *conn;
+	u32 sq_size, rq_size;
+	int ret;
+
+	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
+	if (!conn)
+		return ENOMEM;
+	kref_init(&conn->ref);
+	conn->rs = rs;
+	conn->st = st;
+	conn->cm_id = cm_id;
+	INIT_LIST_HEAD(&conn->entry);
+	spin_lock_init(&conn->lock);
+	conn->state = SCALIO_CONN_LIVE;
+	INIT_LIST_HEAD(&conn->free_rpcs);
+	INIT_LIST_HEAD(&conn->parked);
+	INIT_WORK(&conn->release_work, scalio_conn_release_work);
+	INIT_WORK(&conn->free_work, scalio_conn_free_work);
+	conn->queue_depth = qd;
+	conn->nr_rpcs = 2 * qd;
+
+	/*
+	 * The same reference scalio_store_get_live() takes, without its
+	 * lookup by name: the listener belongs to this store, and taking
+	 * scalio_stores_lock here could deadlock against a disable that
+	 * holds it while it destroys this listener (which waits for us).
+	 */
+	if (!percpu_ref_tryget_live(&st->live)) {
+		kfree(conn);
+		return EBUSY;
+	}
+
+	ret = ida_alloc_range(&rs->client_ida, 1, SCALIO_MAX_CLIENTS,
+			      GFP_KERNEL);
+	if (ret < 0) {
+		ret = ret == -ENOSPC ? EUSERS : -ret;
+		goto out_put_store;
+	}
+	conn->client_id = ret;
+
+	conn->rdev = scalio_rdev_get(rs, ibdev);
+	if (IS_ERR(conn->rdev)) {
+		ret = -PTR_ERR(conn->rdev);
+		conn->rdev = NULL;
+		goto out_free_id;
+	}
+
+	/* Responses (2 * qd rpcs) + one REG_MR window + drain. */
+	sq_size = conn->nr_rpcs + SCALIO_REG_WINDOW + 1;
+	rq_size = qd + 1;
+	if (sq_size > ibdev->attrs.max_qp_wr ||
+	    sq_size + rq_size > ibdev->attrs.max_cqe) {
+		ret = EINVAL;
+		goto out_put_rdev;
+	}
+
+	conn->cq = ib_alloc_cq(ibdev, conn, sq_size + rq_size,
+			       conn->client_id % ibdev->num_comp_vectors,
+			       IB_POLL_WORKQUEUE);
+	if (IS_ERR(conn->cq)) {
+		ret = -PTR_ERR(conn->cq);
+		conn->cq = NULL;
+		goto out_put_rdev;
+	}
+
+	qp_attr.event_handler = scalio_qp_event;
+	qp_attr.qp_context = conn;
+	qp_attr.send_cq = conn->cq;
+	qp_attr.recv_cq = conn->cq;
+	qp_attr.sq_sig_type = IB_SIGNAL_REQ_WR;
+	qp_attr.qp_type = IB_QPT_RC;
+	qp_attr.cap.max_send_wr = sq_size;
+	qp_attr.cap.max_recv_wr = rq_size;
+	qp_attr.cap.max_send_sge = 1;
+	qp_attr.cap.max_recv_sge = 1;
+	ret = rdma_create_qp(cm_id, conn->rdev->pd, &qp_attr);
+	if (ret) {
+		ret = -ret;
+		goto out_free_cq;
+	}
+	conn->qp = cm_id->qp;
+
+	ret = scalio_rpc_alloc(conn);
+	if (ret) {
+		ret = -ret;
+		goto out_destroy_qp;
+	}
+	ret = scalio_rpc_post_recvs(conn);
+	if (ret) {
+		ret = -ret;
+		goto out_free_rpc;
+	}
+
+	spin_lock(&rs->cnt_lock);
+	rs->nr_conns++;
+	spin_unlock(&rs->cnt_lock);
+	*connp = conn;
+	return 0;
+
+	/*
+	 * The QP never left INIT: destroying it completes no receive, so
+	 * nothing of ours runs after this.
+	 */
+out_free_rpc:
+	conn->state = SCALIO_CONN_DISCONNECTING;
+	rdma_destroy_qp(cm_id);
+	ib_free_cq(conn->cq);
+	scalio_rpc_free(conn);
+	goto out_put_rdev;
+out_destroy_qp:
+	rdma_destroy_qp(cm_id);
+out_free_cq:
+	ib_free_cq(conn->cq);
+out_put_rdev:
+	scalio_rdev_put(rs, conn->rdev);
+out_free_id:
+	ida_free(&rs->client_ida, conn->client_id);
+out_put_store:
+	scalio_store_put_live(st);
+	kfree(conn);
+	return ret ? ret : EINVAL;
+}
+
+static int scalio_conn_accept(struct scalio_conn *conn,
+			      const struct rdma_conn_param *p)
+{
+	struct ib_device *ibdev = conn->cm_id->device;
+	struct rdma_conn_param param = { };
+	struct scalio_cm_rep rep = {
+		.magic		= cpu_to_le16(SCALIO_PROTO_MAGIC),
+		.major		= SCALIO_PROTO_MAJOR,
+		.minor		= SCALIO_PROTO_MINOR,
+		.queue_depth	= cpu_to_le16(conn->queue_depth),
+		.client_id	= cpu_to_le16(conn->client_id),
+	};
+
+	/*
+	 * The client reads and CASes the index with many operations in
+	 * flight: grant what it asked for up to what the device can hold.
+	 * (The event's fields are already from our point of view.)
+	 */
+	param.responder_resources = min_t(u32, p->responder_resources,
+					  ibdev->attrs.max_qp_rd_atom);
+	param.initiator_depth = min_t(u32, p->initiator_depth,
+				      ibdev->attrs.max_qp_init_rd_atom);
+	param.rnr_retry_count = 7;
+	param.flow_control = 1;
+	param.private_data = &rep;
+	param.private_data_len = sizeof(rep);
+	return rdma_accept(conn->cm_id, &param);
+}
+
+/*
+ * Tear down a connection whose CONNECT_REQUEST handler fails after the QP
+ * may have left INIT.  The handler then returns non-zero and the CM
+ * destroys the cm_id, so this detaches the QP from it first.
+ */
+static void scalio_conn_abort(struct scalio_conn *conn)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	conn->state = SCALIO_CONN_DISCONNECTING;
+	spin_unlock_irqrestore(&conn->lock, flags);
+
+	ib_drain_qp(conn->qp);
+	rdma_destroy_qp(conn->cm_id);
+	ib_free_cq(conn->cq);
+	conn->cm_id = NULL;
+	scalio_conn_put(conn);
+}
+
+static int scalio_conn_request(struct rdma_cm_id *cm_id,
+			       struct rdma_cm_event *ev)
+{
+	struct scalio_rstore *rs = cm_id->context;
+	const struct scalio_cm_req *req = ev->param.conn.private_data;
+	struct scalio_conn *conn;
+	unsigned long flags;
+	bool ok;
+	u16 qd;
+	int ret;
+
+	/* IB pads private data: at least our struct must be there. */
+	if (!req || ev->param.conn.private_data_len < sizeof(*req))
+		return scalio_cm_reject(cm_id, EINVAL);
+	if (le16_to_cpu(req->magic) != SCALIO_PROTO_MAGIC ||
+	    req->major != SCALIO_PROTO_MAJOR)
+		return scalio_cm_reject(cm_id, EPROTO);
+	if (!memchr(req->store, 0, sizeof(req->store)))
+		return scalio_cm_reject(cm_id, EINVAL);
+	if (strcmp(req->store, rs->st->name))
+		return scalio_cm_reject(cm_id, ENOENT);
+	qd = le16_to_cpu(req->queue_depth);
+	if (!qd)
+		return scalio_cm_reject(cm_id, EINVAL);
+	qd = min_t(u16, qd, SCALIO_QUEUE_DEPTH_MAX);
+
+	ret = scalio_conn_create(rs, cm_id, qd, &conn);
+	if (ret)
+		return scalio_cm_reject(cm_id, ret);
+
+	ret = scalio_conn_accept(conn, &ev->param.conn);
+	if (ret) {
+		pr_err("rdma_accept failed: %d\n", ret);
+		scalio_conn_abort(conn);
+		return ret;
+	}
+
+	/*
+	 * Publish the connection only if nothing started tearing down the
+	 * store, the device or the connection itself meanwhile.
+	 */
+	mutex_lock(&rs->lock);
+	spin_lock_irqsave(&conn->lock, flags);
+	ok = !rs->stopping && !conn->rdev->removing &&
+	     conn->state == SCALIO_CONN_LIVE;
+	if (ok) {
+		conn->accepted = true;
+		list_add_tail(&conn->entry, &rs->conns);
+	}
+	spin_unlock_irqrestore(&conn->lock, flags);
+	mutex_unlock(&rs->lock);
+	if (!ok) {
+		scalio_conn_abort(conn);
+		return -ECONNABORTED;
+	}
+
+	pr_debug("client %u connected to store %s (queue depth %u)\n",
+		 conn->client_id, rs->st->name, qd);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Listener                                                            */
+/* ------------------------------------------------------------------ */
+
+static int scalio_cm_handler(struct rdma_cm_id *cm_id,
+			     struct rdma_cm_event *ev);
+
+static int scalio_rstore_listen(struct scalio_rstore *rs)
+{
+	struct sockaddr *addr = (struct sockaddr *)&rs->addr;
+	struct rdma_cm_id *cm_id;
+	int ret;
+
+	cm_id = rdma_create_id(&init_net, scalio_cm_handler, rs, RDMA_PS_TCP,
+			       IB_QPT_RC);
+	if (IS_ERR(cm_id))
+		return PTR_ERR(cm_id);
+
+	/* Let IPv4 and IPv6 stores share a port number. */
+	ret = rdma_set_afonly(cm_id, 1);
+	if (ret)
+		goto out_destroy;
+	ret = rdma_bind_addr(cm_id, addr);
+	if (ret) {
+		pr_err_ratelimited("store %s: cannot bind %pISpcs: %d\n",
+				   rs->st->name, addr, ret);
+		goto out_destroy;
+	}
+	WRITE_ONCE(rs->listener, cm_id);
+	ret = rdma_listen(cm_id, SCALIO_RDMA_BACKLOG);
+	if (ret) {
+		pr_err("store %s: cannot listen on %pISpcs: %d\n",
+		       rs->st->name, addr, ret);
+		/* A device removal may have taken it already. */
+		if (cmpxchg(&rs->listener, cm_id, NULL) != cm_id)
+			return ret;
+		goto out_destroy;
+	}
+	pr_info("store %s listening on %pISpcs\n", rs->st->name, addr);
+	return 0;
+
+out_destroy:
+	rdma_destroy_id(cm_id);
+	return ret;
+}
+
+static void scalio_rstore_unlisten(struct scalio_rstore *rs)
+{
+	struct rdma_cm_id *cm_id = xchg(&rs->listener, NULL);
+
+	/* Waits for handlers of the listener, CONNECT_REQUESTs included. */
+	if (cm_id)
+		rdma_destroy_id(cm_id);
+}
+
+static void scalio_rstore_schedule_repair(struct scalio_rstore *rs,
+					  unsigned long delay)
+{
+	mutex_lock(&rs->lock);
+	if (!rs->stopping)
+		mod_delayed_work(scalio_rdma_wq, &rs->repair_work, delay);
+	mutex_unlock(&rs->lock);
+}
+
+static void scalio_rstore_repair_work(struct work_struct *w)
+{
+	struct scalio_rstore *rs = container_of(to_delayed_work(w),
+						struct scalio_rstore,
+						repair_work);
+	bool stopping;
+
+	scalio_rstore_unlisten(rs);
+	mutex_lock(&rs->lock);
+	stopping = rs->stopping;
+	mutex_unlock(&rs->lock);
+	if (stopping)
+		return;
+	if (scalio_rstore_listen(rs))
+		scalio_rstore_schedule_repair(rs, 5 * HZ);
+}
+
+/*
+ * DEVICE_REMOVAL on the listener: let the CM destroy it (return 1) unless
+ * store disable took it first, and listen again once a device carries the
+ * address.  Connections are torn down by the ib_client remove callback.
+ */
+static int scalio_listener_removal(struct rdma_cm_id *cm_id)
+{
+	struct scalio_rstore *rs = cm_id->context;
+
+	if (cmpxchg(&rs->listener, cm_id, NULL) != cm_id)
+		return 0;
+	scalio_rstore_schedule_repair(rs, 5 * HZ);
+	return 1;
+}
+
+static int scalio_cm_handler(struct rdma_cm_id *cm_id,
+			     struct rdma_cm_event *ev)
+{
+	struct scalio_conn *conn = cm_id->qp ? cm_id->qp->qp_context : NULL;
+	struct scalio_rstore *rs = cm_id->context;
+
+	pr_debug("%s (%d): status %d id %p\n", rdma_event_msg(ev->event),
+		 ev->event, ev->status, cm_id);
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_CONNECT_REQUEST:
+		return scalio_conn_request(cm_id, ev);
+	case RDMA_CM_EVENT_ESTABLISHED:
+		break;
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+		if (!conn) {
+			if (cm_id == READ_ONCE(rs->listener))
+				scalio_rstore_schedule_repair(rs, 0);
+			break;
+		}
+		fallthrough;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+		if (conn)
+			scalio_conn_disconnect(conn);
+		break;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		if (!conn)
+			return scalio_listener_removal(cm_id);
+		/*
+		 * Normally the ib_client remove callback has torn this down
+		 * already; a connection accepted after it ran frees the
+		 * device state itself.
+		 */
+		mutex_lock(&rs->lock);
+		conn->rdev->removing = true;
+		mutex_unlock(&rs->lock);
+		scalio_conn_disconnect(conn);
+		break;
+	default:
+		pr_err("unexpected RDMA CM event %s (%d)\n",
+		       rdma_event_msg(ev->event), ev->event);
+		break;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Store enable / disable, device removal, module init                 */
+/* ------------------------------------------------------------------ */
+
+static bool scalio_rstore_idle(struct scalio_rstore *rs)
+{
+	bool idle;
+
+	spin_lock(&rs->cnt_lock);
+	idle = !rs->nr_conns;
+	spin_unlock(&rs->cnt_lock);
+	return idle;
+}
+
+/**
+ * scalio_rdma_store_enable() - listen for clients of a store
+ * @st:		store; its index is allocated (store->lock held)
+ *
+ * Return: 0 or a negative errno (-EINVAL for a bad address).
+ */
+int scalio_rdma_store_enable(struct scalio_store *st)
+{
+	struct scalio_rstore *rs;
+	char port[8];
+	int ret;
+
+	if (!st->trsvcid || st->trsvcid > 65535)
+		return -EINVAL;
+	if (!st->index.nr_chunks || !st->index.chunks || !st->index.hdr)
+		return -EINVAL;
+
+	rs = kzalloc(sizeof(*rs), GFP_KERNEL);
+	if (!rs)
+		return -ENOMEM;
+	rs->st = st;
+	INIT_LIST_HEAD(&rs->entry);
+	INIT_DELAYED_WORK(&rs->repair_work, scalio_rstore_repair_work);
+	mutex_init(&rs->lock);
+	INIT_LIST_HEAD(&rs->conns);
+	INIT_LIST_HEAD(&rs->devs);
+	ida_init(&rs->client_ida);
+	spin_lock_init(&rs->cnt_lock);
+	init_waitqueue_head(&rs->wait);
+
+	snprintf(port, sizeof(port), "%u", st->trsvcid);
+	ret = inet_pton_with_scope(&init_net, AF_UNSPEC, st->traddr, port,
+				   &rs->addr);
+	if (ret) {
+		pr_err("store %s: bad address '%s' port %s\n", st->name,
+		       st->traddr, port);
+		ret = -EINVAL;
+		goto out_free;
+	}
+
+	mutex_lock(&scalio_rdma_lock);
+	list_add_tail(&rs->entry, &scalio_rstores);
+	mutex_unlock(&scalio_rdma_lock);
+
+	ret = scalio_rstore_listen(rs);
+	if (ret) {
+		mutex_lock(&scalio_rdma_lock);
+		list_del(&rs->entry);
+		mutex_unlock(&scalio_rdma_lock);
+		goto out_free;
+	}
+	st->transport = rs;
+	return 0;
+
+out_free:
+	ida_destroy(&rs->client_ida);
+	kfree(rs);
+	return ret;
+}
+
+/**
+ * scalio_rdma_store_disable() - stop serving a store
+ * @st:		store (store->lock held)
+ *
+ * Stops listening, disconnects every client, waits until every
+ * connection and every request it had in flight is gone (their live
+ * references dropped), then releases the MRs and PDs.  Requests queued in
+ * the commit kthreads complete normally meanwhile, so the caller must not
+ * have stopped them or killed the live reference yet.
+ */
+void scalio_rdma_store_disable(struct scalio_store *st)
+{
+	struct scalio_rstore *rs = st->transport;
+	struct scalio_rdev *rdev, *tmp;
+	struct scalio_conn *conn;
+
+	if (!rs)
+		return;
+
+	/* Held throughout: the ib_client remove callback must not race. */
+	mutex_lock(&scalio_rdma_lock);
+	mutex_lock(&rs->lock);
+	rs->stopping = true;
+	mutex_unlock(&rs->lock);
+
+	cancel_delayed_work_sync(&rs->repair_work);
+	scalio_rstore_unlisten(rs);
+
+	mutex_lock(&rs->lock);
+	list_for_each_entry(conn, &rs->conns, entry)
+		scalio_conn_disconnect(conn);
+	mutex_unlock(&rs->lock);
+
+	wait_event(rs->wait, scalio_rstore_idle(rs));
+	/* The last free_work may still be inside cnt_lock. */
+	spin_lock(&rs->cnt_lock);
+	spin_unlock(&rs->cnt_lock);
+
+	list_for_each_entry_safe(rdev, tmp, &rs->devs, entry) {
+		list_del(&rdev->entry);
+		scalio_rdev_free(rdev);
+	}
+	list_del(&rs->entry);
+	mutex_unlock(&scalio_rdma_lock);
+
+	st->transport = NULL;
+	ida_destroy(&rs->client_ida);
+	kfree(rs);
+	pr_info("store %s: transport stopped\n", st->name);
+}
+
+/*
+ * An RDMA device goes away: disconnect every connection on it and free the
+ * index registration of every store there, before the device is gone.
+ */
+static void scalio_rdma_remove_one(struct ib_device *ibdev, void *client_data)
+{
+	struct scalio_rstore *rs;
+	struct scalio_rdev *rdev;
+	struct scalio_conn *conn;
+
+	mutex_lock(&scalio_rdma_lock);
+	list_for_each_entry(rs, &scalio_rstores, entry) {
+		mutex_lock(&rs->lock);
+		rdev = scalio_rdev_find(rs, ibdev);
+		if (!rdev) {
+			mutex_unlock(&rs->lock);
+			continue;
+		}
+		rdev->removing = true;
+		rdev->remover_waiting = true;
+		list_for_each_entry(conn, &rs->conns, entry)
+			if (conn->rdev == rdev)
+				scalio_conn_disconnect(conn);
+		mutex_unlock(&rs->lock);
+
+		pr_info("store %s: %s removed, dropping its clients\n",
+			rs->st->name, dev_name(&ibdev->dev));
+		wait_event(rs->wait, !READ_ONCE(rdev->nr_conns));
+
+		mutex_lock(&rs->lock);
+		list_del(&rdev->entry);
+		mutex_unlock(&rs->lock);
+		scalio_rdev_free(rdev);
+	}
+	mutex_unlock(&scalio_rdma_lock);
+}
+
+static struct ib_client scalio_ib_client = {
+	.name	= "scalio_target",
+	.remove	= scalio_rdma_remove_one,
+};
+
+int scalio_rdma_init(void)
+{
+	int ret;
+
+	BUILD_BUG_ON(sizeof(struct scalio_cm_req) > 56);	/* IB CM REQ */
+	BUILD_BUG_ON(sizeof(struct scalio_cm_rep) > 196);	/* IB CM REP */
+	BUILD_BUG_ON(sizeof(struct scalio_cm_rej) > 148);	/* IB CM REJ */
+	BUILD_BUG_ON(2 * SCALIO_QUEUE_DEPTH_MAX > U16_MAX);
+
+	scalio_rdma_wq = alloc_workqueue("scalio_rdma", WQ_MEM_RECLAIM, 0);
+	if (!scalio_rdma_wq)
+		return -ENOMEM;
+	/* GETs by RPC sleep on SSD reads: let them run in parallel. */
+	scalio_rpc_wq = alloc_workqueue("scalio_rpc", WQ_UNBOUND, 0);
+	if (!scalio_rpc_wq) {
+		ret = -ENOMEM;
+		goto out_rdma_wq;
+	}
+	ret = ib_register_client(&scalio_ib_client);
+	if (ret)
+		goto out_rpc_wq;
+	return 0;
+
+out_rpc_wq:
+	destroy_workqueue(scalio_rpc_wq);
+out_rdma_wq:
+	destroy_workqueue(scalio_rdma_wq);
+	return ret;
+}
+
+/* Every store has been disabled before this runs. */
+void scalio_rdma_exit(void)
+{
+	ib_unregister_client(&scalio_ib_client);
+	destroy_workqueue(scalio_rpc_wq);
+	destroy_workqueue(scalio_rdma_wq);
+	if (!list_empty(&scalio_rstores))
+		pr_err("module exit with stores still listening\n");
+}

@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Private header of the target's transport half (rdma.c, rpc.c): the
+ * per-store listener, the per-device index registration and the client
+ * connections.
+ *
+ * Objects and their lifetimes:
+ *   struct scalio_rstore	one per enabled store (store->transport).
+ *				Created by scalio_rdma_store_enable(), freed
+ *				by scalio_rdma_store_disable() once every
+ *				connection of the store has been freed.
+ *   struct scalio_rdev		one per (store, ib_device) pair: the PD and
+ *				the fast-registration MRs of the store's
+ *				index on that device.  Created by the first
+ *				connection on the device, freed on store
+ *				disable or device removal.
+ *   struct scalio_conn		one per client.  kref counted: the connection
+ *				itself holds one reference until its QP is
+ *				torn down, and every request in flight holds
+ *				one (a PUT may complete in the commit kthread
+ *				long after the client went away).
+ *
+ * Locking:
+ *   scalio_rdma_lock (mutex) protects the list of rstores and serializes
+ *   store disable against device removal.
+ *   rs->lock (mutex) protects rs->conns, rs->devs, rs->stopping and the
+ *   rdev fields nr_conns, removing and remover_waiting.
+ *   rs->cnt_lock (spinlock) protects rs->nr_conns; it is also what makes
+ *   freeing the rstore after the last wake-up safe.
+ *   conn->lock (spinlock) protects conn->state, conn->accepted, the rpc
+ *   free list, the parked receive list and conn->nr_active, and is held
+ *   across every ib_post_send()/ib_post_recv() so that nothing is posted
+ *   once the connection started to tear down.
+ *   rdev->reg_mutex serializes registration of the index MRs.
+ */
+#ifndef _SCALIO_TARGET_RDMA_H
+#define _SCALIO_TARGET_RDMA_H
+
+#include <linux/idr.h>
+#include <linux/kref.h>
+#include <linux/scatterlist.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include "scalio_target.h"
+
+#define SCALIO_RDMA_BACKLOG	128
+/* REG_MR work requests in flight on the registering connection's QP. */
+#define SCALIO_REG_WINDOW	16
+/* Largest request a client can send (a PUT with a full value). */
+#define SCALIO_RPC_REQ_MAX	(sizeof(struct scalio_msg_kv_req) + \
+				 SCALIO_VALUE_MAX)
+
+struct scalio_rdev;
+struct scalio_conn;
+
+/**
+ * struct scalio_rstore - transport state of one enabled store
+ * @st:		the store
+ * @entry:	on scalio_rstores
+ * @listener:	listening cm_id, or NULL (swapped with xchg/cmpxchg: the
+ *		CM may destroy it on device removal)
+ * @addr:	listen address
+ * @repair_work: re-creates the listener after device removal or an
+ *		address change
+ * @lock:	see the top of this file
+ * @conns:	accepted connections
+ * @devs:	struct scalio_rdev list
+ * @stopping:	store disable in progress: refuse new connections
+ * @client_ida:	client ids 1..SCALIO_MAX_CLIENTS
+ * @cnt_lock:	protects @nr_conns
+ * @nr_conns:	connections allocated and not yet freed
+ * @wait:	woken when @nr_conns or an rdev's nr_conns drops
+ */
+struct scalio_rstore {
+	struct scalio_store		*st;
+	struct list_head		entry;
+	struct rdma_cm_id		*listener;
+	struct sockaddr_storage		addr;
+	struct delayed_work		repair_work;
+
+	struct mutex			lock;
+	struct list_head		conns;
+	struct list_head		devs;
+	bool				stopping;
+	struct ida			client_ida;
+
+	spinlock_t			cnt_lock;
+	u32				nr_conns;
+	wait_queue_head_t		wait;
+};
+
+/**
+ * struct scalio_tmr - one fast-registration MR over index memory
+ * @rdev:	owner
+ * @mem:	page-aligned memory (vmalloc or linear map)
+ * @bytes:	multiple of PAGE_SIZE
+ * @access:	IB_ACCESS_* granted to clients
+ * @sgt:	one entry per page
+ * @nents:	entries after DMA mapping (0: not mapped)
+ * @mr:		the MR, mapped over @sgt
+ * @valid:	a REG_MR for it completed successfully
+ * @cqe:	completion of its REG_MR
+ * @wr:		its REG_MR work request
+ */
+struct scalio_tmr {
+	struct scalio_rdev	*rdev;
+	void			*mem;
+	size_t			bytes;
+	int			access;
+	struct sg_table		sgt;
+	int			nents;
+	struct ib_mr		*mr;
+	bool			valid;
+	struct ib_cqe		cqe;
+	struct ib_reg_wr	wr;
+};
+
+/**
+ * struct scalio_rdev - a store's index as registered on one ib_device
+ * @entry:	on rs->devs
+ * @rs:		owner
+ * @ibdev:	the device
+ * @pd:		protection domain of every QP and MR of the store on it
+ * @hdr:	MR of the index header page
+ * @chunks:	MRs of the index chunks (st->index.nr_chunks)
+ * @nr_chunks:	entries in @chunks
+ * @reg_mutex:	one registration at a time
+ * @registered:	every MR is valid (set once, with release semantics)
+ * @reg_inflight: REG_MR work requests not yet completed
+ * @reg_error:	a REG_MR of the current window failed
+ * @reg_wait:	woken when @reg_inflight reaches 0
+ * @nr_conns:	connections using this device (rs->lock)
+ * @removing:	the device is going away: no new connections (rs->lock)
+ * @remover_waiting: the ib_client remove callback frees it (rs->lock)
+ */
+struct scalio_rdev {
+	struct list_head	entry;
+	struct scalio_rstore	*rs;
+	struct ib_device	*ibdev;
+	struct ib_pd		*pd;
+	struct scalio_tmr	hdr;
+	struct scalio_tmr	*chunks;
+	u32			nr_chunks;
+
+	struct mutex		reg_mutex;
+	bool			registered;
+	atomic_t		reg_inflight;
+	bool			reg_error;
+	wait_queue_head_t	reg_wait;
+
+	u32			nr_conns;
+	bool			removing;
+	bool			remover_waiting;
+};
+
+/**
+ * struct scalio_rbuf - one posted receive buffer (SCALIO_MSG_SIZE bytes)
+ * @conn:	owner
+ * @buf:	the buffer
+ * @dma:	its DMA address (mapped once, DMA_FROM_DEVICE)
+ * @byte_len:	length of the last received message
+ * @cqe:	receive completion
+ * @entry:	on conn->parked while waiting for a free rpc
+ */
+struct scalio_rbuf {
+	struct scalio_conn	*conn;
+	void			*buf;
+	u64			dma;
+	u32			byte_len;
+	struct ib_cqe		cqe;
+	struct list_head	entry;
+};
+
+/**
+ * struct scalio_rpc - one request being served, and its response
+ * @conn:	owner; an rpc in use holds a reference on it
+ * @entry:	on conn->free_rpcs when free
+ * @req:	copy of the received request (SCALIO_RPC_REQ_MAX bytes); a
+ *		PUT's value stays here until the commit kthread is done
+ * @req_len:	its length
+ * @rsp:	response buffer (SCALIO_MSG_SIZE bytes)
+ * @rsp_dma:	its DMA address (mapped once, DMA_TO_DEVICE)
+ * @cqe:	send completion; the rpc is free again when it ran
+ * @treq:	PUT/DELETE handed to the store
+ * @work:	GET, HELLO, CHUNKS, SSD_INFO and STATS run here (they sleep)
+ */
+struct scalio_rpc {
+	struct scalio_conn	*conn;
+	struct list_head	entry;
+	u8			*req;
+	u32			req_len;
+	void			*rsp;
+	u64			rsp_dma;
+	struct ib_cqe		cqe;
+	struct scalio_treq	treq;
+	struct work_struct	work;
+};
+
+enum scalio_conn_state {
+	SCALIO_CONN_LIVE,
+	SCALIO_CONN_DISCONNECTING,
+};
+
+/**
+ * struct scalio_conn - one client connection
+ * @ref:	see the top of this file
+ * @rs:		owner
+ * @st:		store (a live reference is held until the conn is freed)
+ * @rdev:	device state (counted in rdev->nr_conns until freed)
+ * @cm_id:	the connection's cm_id
+ * @cq:		send and receive completions
+ * @qp:		RC queue pair
+ * @entry:	on rs->conns once accepted
+ * @lock:	see the top of this file
+ * @state:	enum scalio_conn_state
+ * @accepted:	the CONNECT_REQUEST handler succeeded; teardown goes
+ *		through @release_work from now on
+ * @nr_active:	requests received and not yet answered
+ * @free_rpcs:	rpcs not in use
+ * @parked:	receive buffers holding a request that waits for an rpc
+ * @client_id:	slot owner id given to the client
+ * @queue_depth: granted queue depth
+ * @nr_rpcs:	entries in @rpcs (2 * @queue_depth: an rpc is free only
+ *		when its SEND completed, which may be after the client has
+ *		already sent its next request)
+ * @rbufs:	@queue_depth receive buffers
+ * @rpcs:	request contexts
+ * @release_work: disconnect, drain and destroy the QP and the cm_id
+ * @free_work:	free the memory once the last reference is gone
+ */
+struct scalio_conn {
+	struct kref		ref;
+	struct scalio_rstore	*rs;
+	struct scalio_store	*st;
+	struct scalio_rdev	*rdev;
+	struct rdma_cm_id	*cm_id;
+	struct ib_cq		*cq;
+	struct ib_qp		*qp;
+	struct list_head	entry;
+
+	spinlock_t		lock;
+	enum scalio_conn_state	state;
+	bool			accepted;
+	u32			nr_active;
+	struct list_head	free_rpcs;
+	struct list_head	parked;
+
+	u16			client_id;
+	u16			queue_depth;
+	u32			nr_rpcs;
+	struct scalio_rbuf	*rbufs;
+	struct scalio_rpc	*rpcs;
+
+	struct work_struct	release_work;
+	struct work_struct	free_work;
+};
+
+/* rdma.c */
+extern struct workqueue_struct *scalio_rpc_wq;
+void scalio_conn_disconnect(struct scalio_conn *conn);
+void scalio_conn_put(struct scalio_conn *conn);
+int scalio_conn_post_send(struct scalio_conn *conn, struct ib_send_wr *wr);
+int scalio_rdev_register(struct scalio_conn *conn);
+
+/* rpc.c */
+int scalio_rpc_alloc(struct scalio_conn *conn);
+void scalio_rpc_free(struct scalio_conn *conn);
+int scalio_rpc_post_recvs(struct scalio_conn *conn);
+
+#endif /* _SCALIO_TARGET_RDMA_H */

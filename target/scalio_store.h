@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Internals shared by the files of the store half of scalio-target
+ * (core.c, configfs.c, commit.c, recovery.c, cleaner.c).  The transport
+ * half never includes this; its contract is scalio_target.h.
+ *
+ * Log space.  The log is a circle of log_units units starting at
+ * log_start.  Units in use run from log.head (the oldest batch that may
+ * still hold a live segment) forward to log.tail (where the next batch
+ * goes); log.used_units counts them, including the units skipped at the
+ * end of the log when a batch did not fit there and went to log_start.
+ * Only the SSD's commit kthread (and, before it starts, recovery) touches
+ * any of this.
+ *
+ * Space rules, so that the cleaner can always make progress:
+ *   - no batch is larger than SCALIO_BUF_UNITS units (header included);
+ *   - a client batch is written only if SCALIO_LOG_RESERVE units stay
+ *     free afterwards: enough for the cleaner to relocate one buffer of
+ *     live segments even if it has to wrap;
+ *   - the cleaner runs before a batch is built whenever fewer than
+ *     scalio_log_low() units are free.
+ */
+#ifndef _SCALIO_STORE_H
+#define _SCALIO_STORE_H
+
+#include "scalio_target.h"
+
+/* Largest batch, in units; also the size of the read arena. */
+#define SCALIO_BUF_UNITS	512U
+/* Stop admitting requests to a batch once it is estimated this large. */
+#define SCALIO_BATCH_SOFT_UNITS	(SCALIO_BUF_UNITS - SCALIO_SEG_LEN_MAX - 4)
+/* Free units a client batch must leave for the cleaner. */
+#define SCALIO_LOG_RESERVE	(2 * SCALIO_BUF_UNITS + 2)
+/* Smallest log a store accepts. */
+#define SCALIO_LOG_MIN_UNITS	(8 * SCALIO_BUF_UNITS)
+/* Most blocks one batch touches (attr_batch_max is at most this). */
+#define SCALIO_TB_MAX		1024U
+#define SCALIO_BATCH_MAX_LIMIT	1024U
+#define SCALIO_BATCH_TIMEOUT_MAX_US 100000U
+
+/**
+ * struct scalio_kent - one record of a block being rewritten
+ * @key:	key bytes (in an old segment or in a request)
+ * @value:	value bytes (idem)
+ * @klen:	key length
+ * @vlen:	value length
+ */
+struct scalio_kent {
+	const u8	*key;
+	const u8	*value;
+	u8		klen;
+	u16		vlen;
+};
+
+/**
+ * struct scalio_tblock - a block touched by the batch being built
+ * @block:	hash block
+ * @nr:		records in @ents
+ * @cap:	capacity of @ents
+ * @ents:	the block's records after the batch's operations
+ * @bytes:	size of the segment @ents make (header included)
+ * @old_units:	units of the segment it replaces (0: none)
+ * @dirty:	the batch writes a new segment for the block
+ * @seg:	new seg word, once the batch is written
+ */
+struct scalio_tblock {
+	u32			block;
+	u32			nr;
+	u32			cap;
+	struct scalio_kent	*ents;
+	u32			bytes;
+	u32			old_units;
+	bool			dirty;
+	u64			seg;
+};
+
+/**
+ * struct scalio_commit - per-SSD state of the store half
+ * @buf:	image of the batch being written (SCALIO_BUF_UNITS units)
+ * @arena:	old segments read for the batch being built, or log batches
+ *		read by the cleaner (SCALIO_BUF_UNITS units)
+ * @arena_used:	units of @arena in use
+ * @ckpt:	image of one checkpoint slot (sb.ckpt_units units)
+ * @nr_owned:	blocks this SSD owns
+ * @tb_of:	owned block index -> 1 + index in @tbs, 0 if untouched
+ * @tbs:	touched blocks of the batch being built
+ * @nr_tbs:	entries of @tbs in use
+ * @batch:	requests of the batch being built, in arrival order
+ * @pending_bytes: payload bytes on ssd->pending (ssd->lock)
+ * @stopping:	no more requests are accepted (ssd->lock)
+ * @since_ckpt:	log units written since the last checkpoint
+ * @keys:	keys stored on this SSD
+ */
+struct scalio_commit {
+	void			*buf;
+	void			*arena;
+	u32			arena_used;
+	void			*ckpt;
+	u32			nr_owned;
+	u16			*tb_of;
+	struct scalio_tblock	*tbs;
+	u32			nr_tbs;
+	struct list_head	batch;
+	u64			pending_bytes;
+	bool			stopping;
+	u64			since_ckpt;
+	u64			keys;
+};
+
+/* core.c */
+void scalio_store_set_defaults(struct scalio_store *st);
+
+/* commit.c: per-SSD state, alloc before recovery, free after stop. */
+int scalio_commit_alloc(struct scalio_ssd *ssd);
+void scalio_commit_free(struct scalio_ssd *ssd);
+
+/* commit.c: the batch engine, shared with the cleaner. */
+struct scalio_tblock *scalio_tb_get(struct scalio_ssd *ssd, u32 block,
+				    const void *seg);
+int scalio_batch_write(struct scalio_ssd *ssd, u64 reserve);
+void scalio_batch_reset(struct scalio_ssd *ssd);
+
+/* commit.c: log space. */
+u64 scalio_log_end(const struct scalio_ssd *ssd);
+u64 scalio_log_free(const struct scalio_ssd *ssd);
+u64 scalio_log_low(const struct scalio_ssd *ssd);
+
+/* Index into ssd->gens and commit->tb_of of a block this SSD owns. */
+static inline u32 scalio_owned_idx(const struct scalio_ssd *ssd, u32 block)
+{
+	return block / ssd->store->nr_ssds;
+}
+
+/* recovery.c: read and verify the batch with sequence @seq at @pos. */
+int scalio_log_read_batch(struct scalio_ssd *ssd, u64 pos, u64 seq,
+			  void *buf, u32 max_units);
+/**
+ * scalio_batch_next_seg() - walk the segments of a verified batch
+ * @buf:	the batch as read by scalio_log_read_batch()
+ * @off:	in/out: unit offset inside the batch; start at 1
+ * @seg:	out: the segment
+ * @units:	out: units it takes
+ * Return: 1 with the outputs set, 0 past the last segment.
+ */
+int scalio_batch_next_seg(const void *buf, u32 *off,
+			  const struct scalio_seg_hdr **seg, u32 *units);
+
+#endif /* _SCALIO_STORE_H */

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fuzz target for every parser that takes bytes from an SSD or the
+ * network, plus the slot functions (which take bytes from a remote block
+ * copy).  libFuzzer entry point; fuzz_main.c is a standalone driver for
+ * builds without libFuzzer.
+ *
+ * The input is copied into a heap buffer of exactly the length given to
+ * the parser, so ASan reports any read beyond what was "received".  After
+ * a parser accepts an input, the harness reads everything the accepted
+ * length fields claim is there, so a check that lets an inconsistent
+ * length through is caught too.  Invariant violations abort().
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fuzz.h"
+#include "common/scalio_format.h"
+#include "common/scalio_proto.h"
+#include "common/scalio_slot.h"
+
+static volatile u32 sink;
+unsigned long fuzz_accepted[FUZZ_NR_TARGETS];
+
+static void touch(const void *p, size_t n)
+{
+	const u8 *b = p;
+	u32 s = 0;
+
+	while (n--)
+		s += *b++;
+	sink += s;
+}
+
+#define FUZZ_ASSERT(c) do {						\
+	if (!(c)) {							\
+		fprintf(stderr, "fuzz invariant failed: %s (%s:%d)\n",	\
+			#c, __FILE__, __LINE__);			\
+		abort();						\
+	}								\
+} while (0)
+
+static void fuzz_seg(const u8 *d, size_t n)
+{
+	struct scalio_rec rec, found;
+	u32 pos = 0, nr = 0;
+	s64 gen = n ? (d[0] & 1 ? -1 : 2) : -1;
+	u8 *buf = malloc(n ? n : 1);
+	int ret;
+
+	memcpy(buf, d, n);
+	ret = scalio_seg_check(buf, n, 1, gen);
+	FUZZ_ASSERT(ret == 0 || ret == -EBADMSG || ret == -ESTALE);
+	if (ret == 0) {
+		fuzz_accepted[FUZZ_SEG]++;
+		while ((ret = scalio_seg_next(buf, &pos, &rec)) == 1) {
+			FUZZ_ASSERT(rec.klen >= 1 && rec.klen <= SCALIO_KEY_MAX);
+			FUZZ_ASSERT(rec.vlen <= SCALIO_VALUE_MAX);
+			FUZZ_ASSERT(rec.value + rec.vlen <= buf + n);
+			touch(rec.key, rec.klen);
+			touch(rec.value, rec.vlen);
+			/* find returns the first record of that key. */
+			FUZZ_ASSERT(scalio_seg_find(buf, rec.key, rec.klen,
+						    &found) == 0);
+			FUZZ_ASSERT(found.klen == rec.klen &&
+				    !memcmp(found.key, rec.key, rec.klen));
+			nr++;
+		}
+		FUZZ_ASSERT(ret == 0);
+		FUZZ_ASSERT(nr == le32_to_cpu(((struct scalio_seg_hdr *)buf)->
+					      nr_records));
+	}
+	free(buf);
+}
+
+static void fuzz_msg(const u8 *d, size_t n, bool response)
+{
+	u8 *buf;
+	u32 len;
+	u16 op;
+
+	if (n > SCALIO_MSG_SIZE + 16)
+		n = SCALIO_MSG_SIZE + 16;
+	buf = malloc(n ? n : 1);
+	memcpy(buf, d, n);
+	if (scalio_msg_check(buf, n, response)) {
+		free(buf);
+		return;
+	}
+	/* Accepted: everything its fields describe must be in the buffer. */
+	fuzz_accepted[response ? FUZZ_MSG_REP : FUZZ_MSG_REQ]++;
+	len = n;
+	op = le16_to_cpu(((struct scalio_msg_hdr *)buf)->opcode);
+	FUZZ_ASSERT(len >= sizeof(struct scalio_msg_hdr) &&
+		    len <= SCALIO_MSG_SIZE);
+	if (!response && (op == SCALIO_MSG_GET || op == SCALIO_MSG_PUT ||
+			  op == SCALIO_MSG_DELETE)) {
+		struct scalio_msg_kv_req *m = (void *)buf;
+
+		FUZZ_ASSERT(m->klen >= 1 && m->klen <= SCALIO_KEY_MAX);
+		touch(m->key, m->klen);
+		touch(m->value, le16_to_cpu(m->vlen));
+	} else if (response && le32_to_cpu(((struct scalio_msg_hdr *)buf)->
+					   status) == 0) {
+		switch (op) {
+		case SCALIO_MSG_GET: {
+			struct scalio_msg_kv_rep *m = (void *)buf;
+
+			touch(m->value, le16_to_cpu(m->vlen));
+			break;
+		}
+		case SCALIO_MSG_CHUNKS: {
+			struct scalio_msg_chunks_rep *m = (void *)buf;
+
+			touch(m->chunk, le32_to_cpu(m->nr) * sizeof(m->chunk[0]));
+			break;
+		}
+		case SCALIO_MSG_SSD_INFO: {
+			struct scalio_msg_ssd_info_rep *m = (void *)buf;
+
+			touch(m->nqn, strlen(m->nqn));
+			break;
+		}
+		case SCALIO_MSG_HELLO:
+			FUZZ_ASSERT(len == sizeof(struct scalio_msg_hello_rep));
+			break;
+		case SCALIO_MSG_STATS:
+			FUZZ_ASSERT(len == sizeof(struct scalio_msg_stats_rep));
+			break;
+		}
+	}
+	free(buf);
+}
+
+static void fuzz_fixed(const u8 *d, size_t n, bool sb)
+{
+	size_t sz = sb ? sizeof(struct scalio_sb) :
+			 sizeof(struct scalio_batch_hdr);
+	u8 *buf = calloc(1, sz);
+	int ret;
+
+	memcpy(buf, d, n < sz ? n : sz);
+	if (sb) {
+		ret = scalio_sb_check((void *)buf);
+		FUZZ_ASSERT(ret == 0 || ret == -ENODATA || ret == -EBADMSG ||
+			    ret == -EPROTONOSUPPORT);
+		fuzz_accepted[FUZZ_SB] += !ret;
+	} else {
+		ret = scalio_batch_hdr_check((void *)buf, 7);
+		FUZZ_ASSERT(ret == 0 || ret == -EBADMSG || ret == -ESTALE);
+		fuzz_accepted[FUZZ_BATCH_HDR] += !ret;
+	}
+	free(buf);
+}
+
+static void fuzz_block(const u8 *d, size_t n)
+{
+	static const u32 slot_choices[] = { 4, 8, 16, 4 };
+	struct scalio_block_view v;
+	u32 slots, size, idx, i, start, steps;
+	u8 key[SCALIO_KEY_MAX], klen;
+	u16 fp;
+	u64 now, nc, mine;
+	u8 *buf;
+
+	if (n < 16)
+		return;
+	slots = slot_choices[d[0] & 3];
+	klen = 1 + d[1] % SCALIO_KEY_MAX;
+	fp = d[2] | d[3] << 8;
+	now = d[4] | d[5] << 8;
+	mine = d[6] % 20;	/* sometimes out of range */
+	memset(key, 0, sizeof(key));
+	memcpy(key, d + 7, 8);
+	d += 16;
+	n -= 16;
+	size = SCALIO_BLOCK_SIZE(slots);
+	buf = calloc(1, size);
+	memcpy(buf, d, n < size ? n : size);
+	v.buf = buf;
+	v.slots = slots;
+
+	switch (scalio_block_lookup(&v, key, klen, fp, now, &idx)) {
+	case SCALIO_LOOKUP_HIT:
+		fuzz_accepted[FUZZ_BLOCK]++;
+		FUZZ_ASSERT(idx < slots);
+		FUZZ_ASSERT(scalio_slot_valid(scalio_view_slot(&v, idx),
+					      key, klen));
+		break;
+	case SCALIO_LOOKUP_BUSY:
+		FUZZ_ASSERT(idx < slots);
+		break;
+	default:
+		break;
+	}
+	if (scalio_victim_choose(&v, now, &idx)) {
+		u64 ctl = le64_to_cpu(scalio_view_slot(&v, idx)->ctl);
+
+		FUZZ_ASSERT(idx < slots);
+		FUZZ_ASSERT(scalio_ctl_state(ctl) == SCALIO_SLOT_A ||
+			    scalio_ctl_state(ctl) == SCALIO_SLOT_C ||
+			    scalio_lease_expired(now, scalio_ctl_lease(ctl)));
+	}
+	if (mine < slots)
+		scalio_block_collision(&v, mine,
+			le64_to_cpu(scalio_view_slot(&v, mine)->ctl),
+			key, klen, fp, now);
+	else
+		FUZZ_ASSERT(scalio_block_collision(&v, mine, 0, key, klen,
+						   fp, now));
+	/* Applying every invalidation terminates and leaves none. */
+	start = 0;
+	for (steps = 0; scalio_invalidate_next(&v, key, klen, fp, start,
+					       &idx, &nc); steps++) {
+		u64 old = le64_to_cpu(scalio_view_slot(&v, idx)->ctl);
+
+		FUZZ_ASSERT(idx >= start && idx < slots && steps < slots);
+		FUZZ_ASSERT(scalio_ctl_state(nc) == SCALIO_SLOT_A ||
+			    scalio_ctl_state(nc) == SCALIO_SLOT_D);
+		FUZZ_ASSERT(scalio_ctl_version(nc) ==
+			    ((scalio_ctl_version(old) + 1) & 0xfffff));
+		((struct scalio_slot *)scalio_view_slot(&v, idx))->ctl =
+			cpu_to_le64(nc);
+		start = idx + 1;
+	}
+	for (i = 0; i < slots; i++)
+		touch(scalio_view_slot(&v, i), SCALIO_SLOT_SIZE);
+	free(buf);
+}
+
+/* Records described by the input must build, check and read back. */
+static void fuzz_build(const u8 *d, size_t n)
+{
+	static u64 words[4 * SCALIO_UNIT_SIZE / 8];
+	static u8 val[SCALIO_VALUE_MAX];
+	static u16 klens[4 * SCALIO_UNIT_SIZE], vlens[4 * SCALIO_UNIT_SIZE];
+	u8 *seg = (u8 *)words;
+	struct scalio_seg_builder b;
+	struct scalio_rec rec;
+	u32 klen, vlen, units, nr = 0, cap, pos = 0, i;
+	u8 key[SCALIO_KEY_MAX];
+	int ret;
+
+	if (n < 2)
+		return;
+	cap = (1 + d[0] % 4) * SCALIO_UNIT_SIZE;
+	d++;
+	n--;
+	scalio_seg_build_init(&b, seg, cap);
+	while (n >= 3) {
+		klen = d[0] & 0x3f;
+		vlen = (d[1] | d[2] << 8) & 0x1fff;
+		d += 3;
+		n -= 3;
+		memset(key, (u8)nr, sizeof(key));
+		memset(val, (u8)~nr, sizeof(val));
+		ret = scalio_seg_build_add(&b, key, klen, val, vlen);
+		if (!klen || klen > SCALIO_KEY_MAX ||
+		    vlen > SCALIO_VALUE_MAX) {
+			FUZZ_ASSERT(ret == -EINVAL);
+			continue;
+		}
+		FUZZ_ASSERT(ret == 0 || ret == -ENOSPC);
+		if (ret)
+			break;
+		klens[nr] = klen;
+		vlens[nr] = vlen;
+		nr++;
+	}
+	units = scalio_seg_build_finish(&b, 42, 0x100005);
+	FUZZ_ASSERT(units >= 1 && units * SCALIO_UNIT_SIZE <= cap);
+	FUZZ_ASSERT(b.nr == nr);
+	FUZZ_ASSERT(scalio_seg_check(seg, units * SCALIO_UNIT_SIZE, 42, 5) == 0);
+	FUZZ_ASSERT(scalio_seg_check(seg, units * SCALIO_UNIT_SIZE, 43, 5) ==
+		    -ESTALE);
+	for (i = 0; i < nr; i++) {
+		FUZZ_ASSERT(scalio_seg_next(seg, &pos, &rec) == 1);
+		FUZZ_ASSERT(rec.klen == klens[i] && rec.vlen == vlens[i]);
+		FUZZ_ASSERT(rec.klen == 0 || (rec.key[0] == (u8)i &&
+				rec.key[rec.klen - 1] == (u8)i));
+		FUZZ_ASSERT(rec.vlen == 0 || (rec.value[0] == (u8)~i &&
+				rec.value[rec.vlen - 1] == (u8)~i));
+	}
+	FUZZ_ASSERT(scalio_seg_next(seg, &pos, &rec) == 0);
+	fuzz_accepted[FUZZ_BUILD] += nr > 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (!size)
+		return 0;
+	switch (data[0] % FUZZ_NR_TARGETS) {
+	case FUZZ_SEG:
+		fuzz_seg(data + 1, size - 1);
+		break;
+	case FUZZ_MSG_REQ:
+		fuzz_msg(data + 1, size - 1, false);
+		break;
+	case FUZZ_MSG_REP:
+		fuzz_msg(data + 1, size - 1, true);
+		break;
+	case FUZZ_SB:
+		fuzz_fixed(data + 1, size - 1, true);
+		break;
+	case FUZZ_BATCH_HDR:
+		fuzz_fixed(data + 1, size - 1, false);
+		break;
+	case FUZZ_BLOCK:
+		fuzz_block(data + 1, size - 1);
+		break;
+	case FUZZ_BUILD:
+		fuzz_build(data + 1, size - 1);
+		break;
+	}
+	return 0;
+}

@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * On-SSD format: crc convention, superblock and batch header seal/check,
+ * segment builder, checker, finder and iterator, and corruption sweeps
+ * (every byte flipped, every truncation) that must yield an error and
+ * never a crash (run under ASan/UBSan).
+ */
+#include <stddef.h>
+#include "harness.h"
+#include "common/scalio_format.h"
+#include "common/scalio_index.h"
+
+#define SEG_CAP	(4 * SCALIO_UNIT_SIZE)
+
+/* 8-byte aligned buffers: the structures are accessed through pointers. */
+static u64 segbuf_words[SEG_CAP / 8];
+static u8 *const segbuf = (u8 *)segbuf_words;
+static u64 workbuf_words[SEG_CAP / 8];
+static u8 *const workbuf = (u8 *)workbuf_words;
+
+static void crc_convention(void)
+{
+	u8 buf[13], ref[13];
+
+	memcpy(buf, "123456789\xde\xad\xbe\xef", 13);
+	memcpy(ref, "123456789\0\0\0\0", 13);
+	/* The crc field is treated as zero whatever it holds. */
+	CHECK_EQ(scalio_crc(buf, 13, 9), ~crc32c(~0U, ref, 13));
+	memset(buf + 9, 0x55, 4);
+	CHECK_EQ(scalio_crc(buf, 13, 9), ~crc32c(~0U, ref, 13));
+	/* Field at the start. */
+	memcpy(ref, "\0\0\0\0" "56789abcd", 13);
+	memcpy(buf, "XXXX" "56789abcd", 13);
+	CHECK_EQ(scalio_crc(buf, 13, 0), ~crc32c(~0U, ref, 13));
+	/* A field that does not fit is a caller bug, answered without reads. */
+	CHECK_EQ(scalio_crc(buf, 13, 10), 0);
+	CHECK_EQ(scalio_crc(buf, 3, 0), 0);
+	CHECK_EQ(scalio_crc(buf, 13, (size_t)-1), 0);
+}
+
+static void struct_sizes(void)
+{
+	CHECK_EQ(sizeof(struct scalio_sb), 144);
+	CHECK_EQ(offsetof(struct scalio_sb, crc), 140);
+	CHECK_EQ(sizeof(struct scalio_batch_hdr), 32);
+	CHECK_EQ(sizeof(struct scalio_seg_hdr), 32);
+	CHECK_EQ(sizeof(struct scalio_rec_hdr), 4);
+	CHECK_EQ(sizeof(struct scalio_ckpt_hdr), 64);
+	CHECK_EQ(sizeof(struct scalio_ckpt_entry), 16);
+	CHECK_EQ(scalio_rec_size(3, 10), 17);
+}
+
+static void sb_make(struct scalio_sb *sb)
+{
+	memset(sb, 0, sizeof(*sb));
+	sb->magic = cpu_to_le64(SCALIO_SB_MAGIC);
+	sb->version = cpu_to_le32(SCALIO_FORMAT_VERSION);
+	sb->ssd_index = cpu_to_le32(1);
+	sb->nr_ssds = cpu_to_le32(2);
+	sb->nr_blocks = cpu_to_le32(4096);
+	memcpy(sb->uuid, "0123456789abcdef", 16);
+	sb->nr_units = cpu_to_le64(1 << 20);
+	sb->ckpt_units = cpu_to_le64(16);
+	sb->log_start = cpu_to_le64(33);
+	sb->log_units = cpu_to_le64((1 << 20) - 33);
+	sb->seq = cpu_to_le64(7);
+	scalio_sb_seal(sb);
+}
+
+static void sb_seal_check(void)
+{
+	struct scalio_sb sb, ref;
+
+	sb_make(&sb);
+	CHECK_EQ(scalio_sb_check(&sb), 0);
+	CHECK_EQ(le32_to_cpu(sb.crc),
+		 scalio_crc(&sb, sizeof(sb), offsetof(struct scalio_sb, crc)));
+	/* Sealing is idempotent and independent of the old crc. */
+	ref = sb;
+	sb.crc = cpu_to_le32(0x12345678);
+	scalio_sb_seal(&sb);
+	CHECK(!memcmp(&sb, &ref, sizeof(sb)));
+	/* Smallest legal log: header + one segment unit, ending at nr_units. */
+	sb.log_units = cpu_to_le64(2);
+	sb.nr_units = cpu_to_le64(35);
+	scalio_sb_seal(&sb);
+	CHECK_EQ(scalio_sb_check(&sb), 0);
+}
+
+static void sb_corruption(void)
+{
+	struct scalio_sb sb, bad;
+	size_t i;
+	int bit, detected = 0;
+
+	sb_make(&sb);
+	for (i = 0; i < sizeof(sb); i++) {
+		for (bit = 0; bit < 8; bit++) {
+			bad = sb;
+			((u8 *)&bad)[i] ^= 1 << bit;
+			if (scalio_sb_check(&bad) != 0)
+				detected++;
+			else
+				printf("# undetected flip byte %zu bit %d\n",
+				       i, bit);
+		}
+	}
+	CHECK_EQ(detected, sizeof(sb) * 8);
+
+	bad = sb;
+	bad.magic = cpu_to_le64(0);
+	CHECK_EQ(scalio_sb_check(&bad), -ENODATA);
+	bad = sb;
+	bad.crc ^= cpu_to_le32(1);
+	CHECK_EQ(scalio_sb_check(&bad), -EBADMSG);
+}
+
+#define SB_BAD(field, val, err) do {				\
+	struct scalio_sb _b;					\
+	sb_make(&_b);						\
+	_b.field = (val);					\
+	scalio_sb_seal(&_b);					\
+	CHECK_EQ(scalio_sb_check(&_b), err);			\
+} while (0)
+
+/* Resealed (crc-valid) superblocks with an impossible geometry. */
+static void sb_geometry(void)
+{
+	SB_BAD(version, cpu_to_le32(2), -EPROTONOSUPPORT);
+	SB_BAD(version, cpu_to_le32(0), -EPROTONOSUPPORT);
+	SB_BAD(nr_ssds, cpu_to_le32(0), -EBADMSG);
+	SB_BAD(nr_ssds, cpu_to_le32(17), -EBADMSG);
+	SB_BAD(nr_ssds, cpu_to_le32(16), 0);
+	SB_BAD(ssd_index, cpu_to_le32(2), -EBADMSG);
+	SB_BAD(ssd_index, cpu_to_le32(0), 0);
+	SB_BAD(nr_blocks, cpu_to_le32(0), -EBADMSG);
+	SB_BAD(nr_blocks, cpu_to_le32(4095), -EBADMSG);
+	SB_BAD(nr_blocks, cpu_to_le32(1), 0);
+	SB_BAD(ckpt_units, cpu_to_le64(0), -EBADMSG);
+	SB_BAD(ckpt_units, cpu_to_le64(~0ULL), -EBADMSG);
+	SB_BAD(log_start, cpu_to_le64(32), -EBADMSG);
+	SB_BAD(log_start, cpu_to_le64(34), -EBADMSG); /* log past the end */
+	SB_BAD(log_start, cpu_to_le64(~0ULL), -EBADMSG);
+	SB_BAD(log_units, cpu_to_le64(1), -EBADMSG);
+	SB_BAD(log_units, cpu_to_le64((1 << 20) - 32), -EBADMSG);
+	SB_BAD(log_units, cpu_to_le64(~0ULL), -EBADMSG);
+	SB_BAD(log_units, cpu_to_le64((1 << 20) - 34), 0);
+	SB_BAD(nr_units, cpu_to_le64(0), -EBADMSG);
+	SB_BAD(pad, cpu_to_le32(1), -EBADMSG);
+	SB_BAD(reserved[6], cpu_to_le64(1), -EBADMSG);
+	SB_BAD(seq, cpu_to_le64(~0ULL), 0);
+}
+
+static void batch_hdr(void)
+{
+	struct scalio_batch_hdr bh, bad;
+	size_t i;
+	int bit, detected = 0;
+
+	memset(&bh, 0, sizeof(bh));
+	bh.magic = cpu_to_le64(SCALIO_BATCH_MAGIC);
+	bh.seq = cpu_to_le64(0x100000005ULL);
+	bh.nr_units = cpu_to_le32(9);
+	bh.nr_segs = cpu_to_le32(8);
+	scalio_batch_hdr_seal(&bh);
+	CHECK_EQ(scalio_batch_hdr_check(&bh, 0x100000005ULL), 0);
+	CHECK_EQ(scalio_batch_hdr_check(&bh, 0x100000004ULL), -ESTALE);
+	CHECK_EQ(scalio_batch_hdr_check(&bh, 5), -ESTALE);
+
+	for (i = 0; i < sizeof(bh); i++) {
+		for (bit = 0; bit < 8; bit++) {
+			bad = bh;
+			((u8 *)&bad)[i] ^= 1 << bit;
+			if (scalio_batch_hdr_check(&bad, 0x100000005ULL) ==
+			    -EBADMSG)
+				detected++;
+		}
+	}
+	CHECK_EQ(detected, sizeof(bh) * 8);
+
+	bad = bh;
+	bad.nr_segs = cpu_to_le32(9);		/* no unit left for one */
+	scalio_batch_hdr_seal(&bad);
+	CHECK_EQ(scalio_batch_hdr_check(&bad, 0x100000005ULL), -EBADMSG);
+	bad = bh;
+	bad.nr_units = 0;
+	bad.nr_segs = 0;
+	scalio_batch_hdr_seal(&bad);
+	CHECK_EQ(scalio_batch_hdr_check(&bad, 0x100000005ULL), -EBADMSG);
+	bad = bh;
+	bad.nr_units = cpu_to_le32(1);		/* an empty batch is legal */
+	bad.nr_segs = 0;
+	scalio_batch_hdr_seal(&bad);
+	CHECK_EQ(scalio_batch_hdr_check(&bad, 0x100000005ULL), 0);
+	bad = bh;
+	bad.flags = cpu_to_le32(1);
+	scalio_batch_hdr_seal(&bad);
+	CHECK_EQ(scalio_batch_hdr_check(&bad, 0x100000005ULL), -EBADMSG);
+}
+
+static const u8 key32[32] = "0123456789abcdefghijklmnopqrstuv";
+static u8 val4096[SCALIO_VALUE_MAX];
+
+/* Three records: 32 + 6 + 8 + 4132 = 4178 bytes, two units. */
+static u32 build_sample(u8 *buf, u32 cap, u32 block, u64 gen)
+{
+	struct scalio_seg_builder b;
+	u32 i;
+
+	for (i = 0; i < sizeof(val4096); i++)
+		val4096[i] = (u8)(i * 7 + 3);
+	scalio_seg_build_init(&b, buf, cap);
+	CHECK_EQ(b.len, 32);
+	CHECK_EQ(scalio_seg_build_add(&b, (const u8 *)"a", 1,
+				      (const u8 *)"1", 1), 0);
+	CHECK_EQ(scalio_seg_build_add(&b, (const u8 *)"key2", 4, NULL, 0), 0);
+	CHECK_EQ(scalio_seg_build_add(&b, key32, 32, val4096, 4096), 0);
+	CHECK_EQ(b.len, 4178);
+	CHECK_EQ(b.nr, 3);
+	return scalio_seg_build_finish(&b, block, gen);
+}
+
+static void seg_roundtrip(void)
+{
+	const struct scalio_seg_hdr *sh = (const void *)segbuf;
+	struct scalio_rec rec;
+	u32 pos = 0, units, i;
+	int n = 0;
+
+	memset(segbuf, 0xee, SEG_CAP);
+	units = build_sample(segbuf, SEG_CAP, 77, 0x300000009ULL);
+	CHECK_EQ(units, 2);
+	CHECK_EQ(le32_to_cpu(sh->magic), SCALIO_SEG_MAGIC);
+	CHECK_EQ(le32_to_cpu(sh->block), 77);
+	CHECK_EQ(le64_to_cpu(sh->gen), 0x300000009ULL);
+	CHECK_EQ(le32_to_cpu(sh->nr_records), 3);
+	CHECK_EQ(le32_to_cpu(sh->len), 4178);
+	CHECK_EQ(le32_to_cpu(sh->crc),
+		 scalio_crc(segbuf, 4178, offsetof(struct scalio_seg_hdr, crc)));
+	/* Padding to the unit boundary is zeroed, the rest untouched. */
+	for (i = 4178; i < 8192; i++)
+		if (segbuf[i])
+			break;
+	CHECK_EQ(i, 8192);
+	CHECK_EQ(segbuf[8192], 0xee);
+	/* First record at byte 32: klen, flags, le16 vlen, key, value. */
+	CHECK(!memcmp(segbuf + 32, "\x01\x00\x01\x00" "a1", 6));
+	CHECK(!memcmp(segbuf + 38, "\x04\x00\x00\x00" "key2", 8));
+	CHECK(!memcmp(segbuf + 46, "\x20\x00\x00\x10", 4));
+
+	CHECK_EQ(scalio_seg_check(segbuf, 8192, 77, 9), 0);
+	CHECK_EQ(scalio_seg_check(segbuf, 4178, 77, 9), 0);
+	CHECK_EQ(scalio_seg_check(segbuf, 8192, 77, -1), 0);
+	CHECK_EQ(scalio_seg_check(segbuf, 8192, 78, 9), -ESTALE);
+	CHECK_EQ(scalio_seg_check(segbuf, 8192, 77, 8), -ESTALE);
+	CHECK_EQ(scalio_seg_check(segbuf, 8192, 77, 0x300000009LL), -ESTALE);
+	CHECK_EQ(scalio_seg_check(segbuf, 8192, 77, 9 | (1 << 20)), -ESTALE);
+	CHECK_EQ(scalio_seg_check(segbuf, 4177, 77, 9), -EBADMSG);
+
+	CHECK_EQ(scalio_seg_find(segbuf, (const u8 *)"a", 1, &rec), 0);
+	CHECK_EQ(rec.klen, 1);
+	CHECK_EQ(rec.vlen, 1);
+	CHECK_EQ(rec.value[0], '1');
+	CHECK(rec.key == segbuf + 36);
+	CHECK_EQ(scalio_seg_find(segbuf, (const u8 *)"key2", 4, &rec), 0);
+	CHECK_EQ(rec.vlen, 0);
+	CHECK_EQ(scalio_seg_find(segbuf, key32, 32, &rec), 0);
+	CHECK_EQ(rec.vlen, 4096);
+	CHECK(!memcmp(rec.value, val4096, 4096));
+	CHECK_EQ(scalio_seg_find(segbuf, (const u8 *)"key", 3, &rec), -ENOENT);
+	CHECK_EQ(scalio_seg_find(segbuf, (const u8 *)"key22", 5, &rec),
+		 -ENOENT);
+	CHECK_EQ(scalio_seg_find(segbuf, key32, 31, &rec), -ENOENT);
+	CHECK_EQ(scalio_seg_find(segbuf, key32, 0, &rec), -ENOENT);
+
+	while (scalio_seg_next(segbuf, &pos, &rec) == 1) {
+		n++;
+		if (n == 1)
+			CHECK(rec.klen == 1 && rec.key[0] == 'a');
+		if (n == 2)
+			CHECK(rec.klen == 4 && !memcmp(rec.key, "key2", 4));
+		if (n == 3)
+			CHECK(rec.klen == 32 && rec.vlen == 4096);
+	}
+	CHECK_EQ(n, 3);
+	CHECK_EQ(pos, 4178);
+	CHECK_EQ(scalio_seg_next(segbuf, &pos, &rec), 0);
+	/* A cursor inside a record is detected as garbage, not trusted. */
+	pos = 4177;
+	CHECK_EQ(scalio_seg_next(segbuf, &pos, &rec), -EBADMSG);
+	pos = 5000;
+	CHECK_EQ(scalio_seg_next(segbuf, &pos, &rec), -EBADMSG);
+}
+
+static void seg_empty(void)
+{
+	struct scalio_seg_builder b;
+	struct scalio_rec rec;
+	u32 pos = 0;
+
+	scalio_seg_build_init(&b, segbuf, SCALIO_UNIT_SIZE);
+	CHECK_EQ(scalio_seg_build_finish(&b, 0, 1), 1);
+	CHECK_EQ(scalio_seg_check(segbuf, SCALIO_UNIT_SIZE, 0, 1), 0);
+	CHECK_EQ(scalio_seg_check(segbuf, 32, 0, 1), 0);
+	CHECK_EQ(scalio_seg_check(segbuf, 31, 0, 1), -EBADMSG);
+	CHECK_EQ(scalio_seg_find(segbuf, (const u8 *)"a", 1, &rec), -ENOENT);
+	CHECK_EQ(scalio_seg_next(segbuf, &pos, &rec), 0);
+	/* A builder without room for a header produces nothing. */
+	scalio_seg_build_init(&b, segbuf, 16);
+	CHECK_EQ(scalio_seg_build_add(&b, (const u8 *)"a", 1, NULL, 0),
+		 -ENOSPC);
+	CHECK_EQ(scalio_seg_build_finish(&b, 0, 1), 0);
+}
+
+static void seg_enospc(void)
+{
+	struct scalio_seg_builder b;
+	struct scalio_rec rec;
+	u8 key[8] = "kkkkkkk", val[100];
+	u32 i;
+	int ret;
+
+	memset(val, 'v', sizeof(val));
+	scalio_seg_build_init(&b, segbuf, SCALIO_UNIT_SIZE);
+	/* (4096 - 32) / (4 + 8 + 100) = 36 records fit. */
+	for (i = 0; i < 100; i++) {
+		key[7] = (u8)i;
+		ret = scalio_seg_build_add(&b, key, 8, val, 100);
+		if (ret)
+			break;
+	}
+	CHECK_EQ(i, 36);
+	CHECK_EQ(ret, -ENOSPC);
+	CHECK_EQ(b.len, 32 + 36 * 112);
+	CHECK_EQ(b.nr, 36);
+	/* 32 bytes left: a 4 + 8 + 20 record fits exactly, then nothing. */
+	CHECK_EQ(scalio_seg_build_add(&b, key, 8, val, 21), -ENOSPC);
+	CHECK_EQ(scalio_seg_build_add(&b, key, 8, val, 20), 0);
+	CHECK_EQ(b.len, 4096);
+	CHECK_EQ(scalio_seg_build_add(&b, key, 1, NULL, 0), -ENOSPC);
+	CHECK_EQ(scalio_seg_build_finish(&b, 5, 6), 1);
+	CHECK_EQ(scalio_seg_check(segbuf, 4096, 5, 6), 0);
+	key[7] = 35;
+	CHECK_EQ(scalio_seg_find(segbuf, key, 8, &rec), 0);
+	CHECK_EQ(rec.vlen, 100);
+	CHECK(rec.key == segbuf + 32 + 35 * 112 + 4);
+	CHECK_EQ(scalio_seg_find(segbuf, key, 8, &rec), 0);
+
+	/* Bad lengths are refused before any copy. */
+	scalio_seg_build_init(&b, segbuf, SEG_CAP);
+	CHECK_EQ(scalio_seg_build_add(&b, key, 0, val, 1), -EINVAL);
+	CHECK_EQ(scalio_seg_build_add(&b, key32, 33, val, 1), -EINVAL);
+	CHECK_EQ(scalio_seg_build_add(&b, key, 1, val4096,
+				      SCALIO_VALUE_MAX + 1), -EINVAL);
+	CHECK_EQ(b.nr, 0);
+	CHECK_EQ(b.len, 32);
+	/* The capacity is clamped to the largest segment a seg word names. */
+	scalio_seg_build_init(&b, segbuf, ~0U);
+	CHECK_EQ(b.cap, SCALIO_SEG_MAX_BYTES);
+}
+
+/* Flip every bit of the used bytes; truncate at every length. */
+static void seg_corruption_sweep(void)
+{
+	u32 len = 4178, i, bit, undetected = 0, badtrunc = 0;
+	int ret;
+
+	build_sample(segbuf, SEG_CAP, 12, 34);
+	for (i = 0; i < len; i++) {
+		for (bit = 0; bit < 8; bit++) {
+			memcpy(workbuf, segbuf, 8192);
+			workbuf[i] ^= 1 << bit;
+			ret = scalio_seg_check(workbuf, 8192, 12, 34);
+			if (ret != -EBADMSG && ret != -ESTALE)
+				undetected++;
+		}
+	}
+	CHECK_EQ(undetected, 0);
+	/* Bytes past len (padding) are not part of the segment. */
+	memcpy(workbuf, segbuf, 8192);
+	workbuf[5000] ^= 0xff;
+	CHECK_EQ(scalio_seg_check(workbuf, 8192, 12, 34), 0);
+
+	for (i = 0; i < len; i++) {
+		/* A heap copy of exactly i bytes so ASan sees any overread. */
+		u8 *t = malloc(i ? i : 1);
+
+		memcpy(t, segbuf, i);
+		if (scalio_seg_check(t, i, 12, 34) != -EBADMSG)
+			badtrunc++;
+		free(t);
+	}
+	CHECK_EQ(badtrunc, 0);
+}
+
+/* Rewrite the crc after a corruption, to reach the structural checks. */
+static void reseal(u8 *buf)
+{
+	struct scalio_seg_hdr *sh = (void *)buf;
+	u32 len = le32_to_cpu(sh->len);
+
+	sh->crc = cpu_to_le32(scalio_crc(buf, len,
+					 offsetof(struct scalio_seg_hdr, crc)));
+}
+
+static int crafted(void (*edit)(u8 *buf), bool seal)
+{
+	struct scalio_rec rec;
+	u32 pos = 0;
+	int ret, n = 0;
+
+	build_sample(segbuf, SEG_CAP, 1, 2);
+	edit(segbuf);
+	if (seal)
+		reseal(segbuf);
+	ret = scalio_seg_check(segbuf, 8192, 1, 2);
+	/* find and next must not crash on unchecked input either. */
+	scalio_seg_find(segbuf, key32, 32, &rec);
+	while (scalio_seg_next(segbuf, &pos, &rec) == 1 && n++ < 100)
+		;
+	return ret;
+}
+
+static void e_nr_plus(u8 *b) { ((struct scalio_seg_hdr *)b)->nr_records = cpu_to_le32(4); }
+static void e_nr_minus(u8 *b) { ((struct scalio_seg_hdr *)b)->nr_records = cpu_to_le32(2); }
+static void e_nr_huge(u8 *b) { ((struct scalio_seg_hdr *)b)->nr_records = cpu_to_le32(~0U); }
+static void e_klen0(u8 *b) { b[32] = 0; }
+static void e_klen33(u8 *b) { b[46] = 33; }
+static void e_flags(u8 *b) { b[33] = 1; }
+static void e_vlen_big(u8 *b) { b[48] = 0x01; }	/* 0x1000 -> 4097 */
+static void e_vlen_shift(u8 *b) { b[34] = 2; }	/* record 1 eats record 2 */
+static void e_len_short(u8 *b) { ((struct scalio_seg_hdr *)b)->len = cpu_to_le32(4177); }
+static void e_len_long(u8 *b) { ((struct scalio_seg_hdr *)b)->len = cpu_to_le32(4179); }
+static void e_len_tiny(u8 *b) { ((struct scalio_seg_hdr *)b)->len = cpu_to_le32(31); }
+static void e_len_buf(u8 *b) { ((struct scalio_seg_hdr *)b)->len = cpu_to_le32(8193); }
+static void e_len_max(u8 *b) { ((struct scalio_seg_hdr *)b)->len = cpu_to_le32(~0U); }
+static void e_reserved(u8 *b) { ((struct scalio_seg_hdr *)b)->reserved = cpu_to_le32(1); }
+static void e_magic(u8 *b) { b[0] ^= 1; }
+static void e_block(u8 *b) { ((struct scalio_seg_hdr *)b)->block = cpu_to_le32(2); }
+
+static void seg_crafted(void)
+{
+	CHECK_EQ(crafted(e_nr_plus, true), -EBADMSG);
+	CHECK_EQ(crafted(e_nr_minus, true), -EBADMSG);
+	CHECK_EQ(crafted(e_nr_huge, true), -EBADMSG);
+	CHECK_EQ(crafted(e_klen0, true), -EBADMSG);
+	CHECK_EQ(crafted(e_klen33, true), -EBADMSG);
+	CHECK_EQ(crafted(e_flags, true), -EBADMSG);
+	CHECK_EQ(crafted(e_vlen_big, true), -EBADMSG);
+	CHECK_EQ(crafted(e_vlen_shift, true), -EBADMSG);
+	CHECK_EQ(crafted(e_len_short, true), -EBADMSG);
+	CHECK_EQ(crafted(e_len_long, true), -EBADMSG);
+	CHECK_EQ(crafted(e_len_tiny, false), -EBADMSG);
+	CHECK_EQ(crafted(e_len_buf, false), -EBADMSG);
+	CHECK_EQ(crafted(e_len_max, false), -EBADMSG);
+	CHECK_EQ(crafted(e_reserved, true), -EBADMSG);
+	CHECK_EQ(crafted(e_magic, true), -EBADMSG);
+	CHECK_EQ(crafted(e_block, false), -EBADMSG);
+	CHECK_EQ(crafted(e_block, true), -ESTALE);
+}
+
+/* Random garbage, and random edits of a valid segment, under ASan. */
+static void seg_random(void)
+{
+	u64 x = 0x9e3779b97f4a7c15ULL;
+	struct scalio_rec rec;
+	u32 i, j, pos, len, ok = 0;
+	int ret;
+
+	for (i = 0; i < 20000; i++) {
+		build_sample(segbuf, SEG_CAP, 3, 4);
+		for (j = 0; j < 1 + i % 5; j++) {
+			x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+			segbuf[(x >> 8) % 4300] = (u8)x;
+		}
+		x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+		len = (i & 1) ? 8192 : (u32)(x % 8193);
+		ret = scalio_seg_check(segbuf, len, 3, 4);
+		CHECK(ret == 0 || ret == -EBADMSG || ret == -ESTALE);
+		if (ret)
+			continue;
+		ok++;
+		pos = 0;
+		while (scalio_seg_next(segbuf, &pos, &rec) == 1)
+			CHECK(rec.key + rec.klen + rec.vlen <= segbuf + len);
+	}
+	/* Edits in the padding or rewriting a byte to itself keep it valid. */
+	CHECK(ok > 0);
+}
+
+static const struct t_case cases[] = {
+	T_CASE(crc_convention),
+	T_CASE(struct_sizes),
+	T_CASE(sb_seal_check),
+	T_CASE(sb_corruption),
+	T_CASE(sb_geometry),
+	T_CASE(batch_hdr),
+	T_CASE(seg_roundtrip),
+	T_CASE(seg_empty),
+	T_CASE(seg_enospc),
+	T_CASE(seg_corruption_sweep),
+	T_CASE(seg_crafted),
+	T_CASE(seg_random),
+};
+
+T_MAIN(cases)

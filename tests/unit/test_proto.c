@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * scalio_msg_check(): accept tables for a valid message of every opcode in
+ * both directions, and reject tables: every length off by one, every
+ * header field, every per-opcode length and reserved field.
+ */
+#include <stddef.h>
+#include "harness.h"
+#include "common/scalio_proto.h"
+
+static u64 words[(SCALIO_MSG_SIZE + 64) / 8];
+static u8 *const buf = (u8 *)words;
+#define H	((struct scalio_msg_hdr *)buf)
+
+static u32 hdr_init(u16 op, bool resp, u32 len)
+{
+	memset(buf, 0, sizeof(words));
+	H->opcode = cpu_to_le16(op);
+	H->flags = cpu_to_le16(resp ? SCALIO_MSG_F_RESPONSE : 0);
+	H->len = cpu_to_le32(len);
+	H->tag = cpu_to_le64(0xfeedfacecafef00dULL);
+	return len;
+}
+
+/* Build a valid message of @op/@resp with a @vlen/@nr body; return length. */
+static u32 make(u16 op, bool resp, u32 var)
+{
+	u32 len, i;
+
+	if (!resp) {
+		struct scalio_msg_kv_req *kv = (void *)buf;
+
+		switch (op) {
+		case SCALIO_MSG_HELLO:
+		case SCALIO_MSG_STATS:
+			return hdr_init(op, resp, sizeof(struct scalio_msg_hdr));
+		case SCALIO_MSG_CHUNKS:
+			len = hdr_init(op, resp,
+				       sizeof(struct scalio_msg_chunks_req));
+			((struct scalio_msg_chunks_req *)buf)->first =
+				cpu_to_le32(var);
+			return len;
+		case SCALIO_MSG_SSD_INFO:
+			len = hdr_init(op, resp,
+				       sizeof(struct scalio_msg_ssd_info_req));
+			((struct scalio_msg_ssd_info_req *)buf)->index =
+				cpu_to_le32(var);
+			return len;
+		default:
+			if (op != SCALIO_MSG_PUT)
+				var = 0;
+			len = hdr_init(op, resp, sizeof(*kv) + var);
+			kv->klen = 5;
+			memcpy(kv->key, "hello", 5);
+			kv->vlen = cpu_to_le16(var);
+			memset(kv->value, 'v', var);
+			return len;
+		}
+	}
+	switch (op) {
+	case SCALIO_MSG_HELLO: {
+		struct scalio_msg_hello_rep *m = (void *)buf;
+
+		len = hdr_init(op, resp, sizeof(*m));
+		m->nr_blocks = cpu_to_le32(4096);
+		m->slots_per_block = cpu_to_le32(8);
+		m->block_size = cpu_to_le32(64 + 8 * 128);
+		m->nr_ssds = cpu_to_le32(2);
+		m->nr_chunks = cpu_to_le32(4);
+		m->lease_ticks = cpu_to_le32(2000);
+		return len;
+	}
+	case SCALIO_MSG_CHUNKS: {
+		struct scalio_msg_chunks_rep *m = (void *)buf;
+
+		len = hdr_init(op, resp, sizeof(*m) + var * 24);
+		m->nr = cpu_to_le32(var);
+		for (i = 0; i < var; i++) {
+			m->chunk[i].addr = cpu_to_le64(0x10000 * (i + 1));
+			m->chunk[i].rkey = cpu_to_le32(i + 100);
+			m->chunk[i].nr_blocks = cpu_to_le32(1024);
+			m->chunk[i].first_block = cpu_to_le32(1024 * i);
+		}
+		return len;
+	}
+	case SCALIO_MSG_SSD_INFO: {
+		struct scalio_msg_ssd_info_rep *m = (void *)buf;
+
+		len = hdr_init(op, resp, sizeof(*m));
+		m->nsid = cpu_to_le32(1);
+		strcpy(m->nqn, "nqn.2024-11.io.scalio:kv0-ssd0");
+		return len;
+	}
+	case SCALIO_MSG_STATS:
+		return hdr_init(op, resp, sizeof(struct scalio_msg_stats_rep));
+	default: {
+		struct scalio_msg_kv_rep *m = (void *)buf;
+
+		if (op != SCALIO_MSG_GET)
+			var = 0;
+		len = hdr_init(op, resp, sizeof(*m) + var);
+		m->seg = cpu_to_le64(0x1234);
+		m->vlen = cpu_to_le16(var);
+		memset(m->value, 'x', var);
+		return len;
+	}
+	}
+}
+
+static int chk(u32 len, bool resp)
+{
+	return scalio_msg_check(buf, len, resp);
+}
+
+/* Set hdr.len too, so only the length itself is wrong. */
+static int chk_len(u32 len, bool resp)
+{
+	H->len = cpu_to_le32(len);
+	return scalio_msg_check(buf, len, resp);
+}
+
+static void sizes(void)
+{
+	CHECK_EQ(sizeof(struct scalio_msg_hdr), 24);
+	CHECK_EQ(sizeof(struct scalio_msg_kv_req), 64);
+	CHECK_EQ(sizeof(struct scalio_msg_kv_rep), 40);
+	CHECK_EQ(sizeof(struct scalio_msg_hello_rep), 96);
+	CHECK_EQ(sizeof(struct scalio_msg_chunks_req), 32);
+	CHECK_EQ(sizeof(struct scalio_msg_chunks_rep), 32);
+	CHECK_EQ(sizeof(struct scalio_msg_ssd_info_req), 32);
+	CHECK_EQ(sizeof(struct scalio_msg_ssd_info_rep), 264);
+	CHECK_EQ(sizeof(struct scalio_msg_stats_rep), 24 + 32 * 8);
+	CHECK_EQ(SCALIO_CHUNKS_PER_MSG, 340);
+}
+
+/* The variable parts to try per opcode: min, typical and max. */
+static const u32 req_vars[] = { 0, 1, 72, SCALIO_VALUE_MAX };
+static const u32 rep_vars[] = { 0, 1, 3, SCALIO_CHUNKS_PER_MSG };
+
+static void accept_all(void)
+{
+	u16 op;
+	u32 i, len;
+
+	for (op = 1; op < SCALIO_MSG_OP_MAX; op++) {
+		for (i = 0; i < 4; i++) {
+			len = make(op, false, req_vars[i]);
+			CHECK_EQ(chk(len, false), 0);
+			len = make(op, true, op == SCALIO_MSG_GET ?
+				   req_vars[i] : rep_vars[i]);
+			CHECK_EQ(chk(len, true), 0);
+			/* The tag is opaque and the status may be an errno. */
+			H->tag = cpu_to_le64(~0ULL);
+			CHECK_EQ(chk(len, true), 0);
+		}
+	}
+	/* A bare-header error response to any request. */
+	for (op = 1; op < SCALIO_MSG_OP_MAX; op++) {
+		hdr_init(op, true, 24);
+		H->status = cpu_to_le32((u32)-ENOENT);
+		CHECK_EQ(chk(24, true), 0);
+		H->status = cpu_to_le32((u32)-4095);
+		CHECK_EQ(chk(24, true), 0);
+	}
+	/* An error kv response with its body (and no value). */
+	make(SCALIO_MSG_GET, true, 0);
+	H->status = cpu_to_le32((u32)-ENOENT);
+	CHECK_EQ(chk(40, true), 0);
+}
+
+/* Every valid message, with its length one byte short or one too long. */
+static void length_off_by_one(void)
+{
+	u16 op;
+	u32 i, len;
+	bool resp;
+	int r;
+
+	for (op = 1; op < SCALIO_MSG_OP_MAX; op++) {
+		for (resp = false; ; resp = true) {
+			for (i = 0; i < 4; i++) {
+				u32 var = resp && op != SCALIO_MSG_GET ?
+					  rep_vars[i] : req_vars[i];
+
+				len = make(op, resp, var);
+				r = chk_len(len - 1, resp);
+				CHECK_EQ(r, -EBADMSG);
+				len = make(op, resp, var);
+				r = chk_len(len + 1, resp);
+				CHECK(r == -EBADMSG ||
+				      (len + 1 > SCALIO_MSG_SIZE && r == -EMSGSIZE));
+				/* hdr.len disagreeing with byte_len. */
+				len = make(op, resp, var);
+				H->len = cpu_to_le32(len + 1);
+				CHECK_EQ(chk(len, resp), -EBADMSG);
+				H->len = cpu_to_le32(len - 1);
+				CHECK_EQ(chk(len, resp), -EBADMSG);
+				H->len = 0;
+				CHECK_EQ(chk(len, resp), -EBADMSG);
+			}
+			if (resp)
+				break;
+		}
+	}
+}
+
+static void header_fields(void)
+{
+	u32 len, b;
+	u16 op;
+
+	/* Short and oversized receives. */
+	for (len = 0; len < 24; len++) {
+		make(SCALIO_MSG_HELLO, false, 0);
+		CHECK_EQ(chk_len(len, false), -EBADMSG);
+	}
+	make(SCALIO_MSG_GET, true, 0);
+	CHECK_EQ(chk_len(SCALIO_MSG_SIZE + 1, true), -EMSGSIZE);
+	CHECK_EQ(chk_len(~0U, true), -EMSGSIZE);
+
+	for (op = 0; op < 3; op++) {
+		static const u16 bad_ops[] = { 0, SCALIO_MSG_OP_MAX, 0xffff };
+
+		len = make(SCALIO_MSG_HELLO, false, 0);
+		H->opcode = cpu_to_le16(bad_ops[op]);
+		CHECK_EQ(chk(len, false), -EPROTO);
+		len = make(SCALIO_MSG_HELLO, true, 0);
+		H->opcode = cpu_to_le16(bad_ops[op]);
+		CHECK_EQ(chk(len, true), -EPROTO);
+	}
+	for (op = 1; op < SCALIO_MSG_OP_MAX; op++) {
+		/* Unknown flag bits, both directions. */
+		for (b = 1; b < 16; b++) {
+			len = make(op, false, 1);
+			H->flags |= cpu_to_le16(1 << b);
+			CHECK_EQ(chk(len, false), -EPROTO);
+			len = make(op, true, 1);
+			H->flags |= cpu_to_le16(1 << b);
+			CHECK_EQ(chk(len, true), -EPROTO);
+		}
+		/* Wrong direction. */
+		len = make(op, false, 1);
+		CHECK_EQ(chk(len, true), -EPROTO);
+		len = make(op, true, 1);
+		CHECK_EQ(chk(len, false), -EPROTO);
+		/* Reserved. */
+		len = make(op, false, 1);
+		H->reserved = cpu_to_le32(1);
+		CHECK_EQ(chk(len, false), -EPROTO);
+		len = make(op, true, 1);
+		H->reserved = cpu_to_le32(0x80000000U);
+		CHECK_EQ(chk(len, true), -EPROTO);
+		/* Status: 0 in requests, 0 or -1..-4095 in responses. */
+		len = make(op, false, 1);
+		H->status = cpu_to_le32((u32)-EIO);
+		CHECK_EQ(chk(len, false), -EPROTO);
+		len = make(op, true, 1);
+		H->status = cpu_to_le32(1);
+		CHECK_EQ(chk(len, true), -EPROTO);
+		H->status = cpu_to_le32((u32)-4096);
+		CHECK_EQ(chk(len, true), -EPROTO);
+		H->status = cpu_to_le32(0x80000000U);
+		CHECK_EQ(chk(len, true), -EPROTO);
+	}
+}
+
+static void kv_requests(void)
+{
+	struct scalio_msg_kv_req *kv = (void *)buf;
+	u16 op;
+	u32 len;
+
+	for (op = SCALIO_MSG_GET; op <= SCALIO_MSG_DELETE; op++) {
+		len = make(op, false, 0);
+		kv->klen = 0;
+		CHECK_EQ(chk(len, false), -EBADMSG);
+		kv->klen = 33;
+		CHECK_EQ(chk(len, false), -EBADMSG);
+		kv->klen = 255;
+		CHECK_EQ(chk(len, false), -EBADMSG);
+		kv->klen = 32;
+		CHECK_EQ(chk(len, false), 0);
+		kv->klen = 1;
+		CHECK_EQ(chk(len, false), 0);
+		kv->flags = 1;
+		CHECK_EQ(chk(len, false), -EPROTO);
+		kv->flags = 0;
+		kv->reserved = cpu_to_le32(1);
+		CHECK_EQ(chk(len, false), -EPROTO);
+	}
+	/* GET and DELETE carry no value, even with a matching length. */
+	len = make(SCALIO_MSG_GET, false, 0);
+	kv->vlen = cpu_to_le16(1);
+	CHECK_EQ(chk_len(len + 1, false), -EBADMSG);
+	len = make(SCALIO_MSG_DELETE, false, 0);
+	kv->vlen = cpu_to_le16(1);
+	CHECK_EQ(chk_len(len + 1, false), -EBADMSG);
+	/* PUT: vlen beyond the maximum, with a matching length. */
+	len = make(SCALIO_MSG_PUT, false, SCALIO_VALUE_MAX);
+	kv->vlen = cpu_to_le16(SCALIO_VALUE_MAX + 1);
+	CHECK_EQ(chk_len(len + 1, false), -EBADMSG);
+	kv->vlen = cpu_to_le16(0xffff);
+	CHECK_EQ(chk_len(64 + 0xffff, false), -EMSGSIZE);
+	/* PUT vlen disagreeing with the length either way. */
+	len = make(SCALIO_MSG_PUT, false, 100);
+	kv->vlen = cpu_to_le16(101);
+	CHECK_EQ(chk(len, false), -EBADMSG);
+	kv->vlen = cpu_to_le16(99);
+	CHECK_EQ(chk(len, false), -EBADMSG);
+	/* CHUNKS and SSD_INFO reserved. */
+	len = make(SCALIO_MSG_CHUNKS, false, 0);
+	((struct scalio_msg_chunks_req *)buf)->reserved = cpu_to_le32(1);
+	CHECK_EQ(chk(len, false), -EPROTO);
+	len = make(SCALIO_MSG_SSD_INFO, false, 0);
+	((struct scalio_msg_ssd_info_req *)buf)->reserved = cpu_to_le32(1);
+	CHECK_EQ(chk(len, false), -EPROTO);
+}
+
+#define HELLO_BAD(field, val, err) do {				\
+	u32 _l = make(SCALIO_MSG_HELLO, true, 0);			\
+	((struct scalio_msg_hello_rep *)buf)->field = cpu_to_le32(val); \
+	CHECK_EQ(chk(_l, true), err);					\
+} while (0)
+
+static void responses(void)
+{
+	struct scalio_msg_chunks_rep *cr = (void *)buf;
+	struct scalio_msg_kv_rep *kr = (void *)buf;
+	struct scalio_msg_ssd_info_rep *si = (void *)buf;
+	u32 len;
+
+	HELLO_BAD(nr_blocks, 0, -EBADMSG);
+	HELLO_BAD(nr_blocks, 3000, -EBADMSG);
+	HELLO_BAD(nr_blocks, 1, -EBADMSG);	/* fewer blocks than chunks */
+	HELLO_BAD(nr_blocks, 0x80000000U, 0);
+	HELLO_BAD(slots_per_block, 0, -EBADMSG);
+	HELLO_BAD(slots_per_block, 5, -EBADMSG);
+	HELLO_BAD(slots_per_block, 32, -EBADMSG);
+	HELLO_BAD(block_size, 64 + 8 * 128 + 1, -EBADMSG);
+	HELLO_BAD(nr_ssds, 0, -EBADMSG);
+	HELLO_BAD(nr_ssds, 17, -EBADMSG);
+	HELLO_BAD(nr_ssds, 16, 0);
+	HELLO_BAD(nr_chunks, 0, -EBADMSG);
+	HELLO_BAD(nr_chunks, 4097, -EBADMSG);
+	HELLO_BAD(nr_chunks, 4096, 0);
+
+	/* CHUNKS: nr beyond a message, nr disagreeing with the length. */
+	len = make(SCALIO_MSG_CHUNKS, true, SCALIO_CHUNKS_PER_MSG);
+	CHECK_EQ(len, SCALIO_MSG_SIZE);
+	cr->nr = cpu_to_le32(SCALIO_CHUNKS_PER_MSG + 1);
+	CHECK_EQ(chk(len, true), -EBADMSG);
+	cr->nr = cpu_to_le32(~0U);		/* nr * 24 overflows u32 */
+	CHECK_EQ(chk(len, true), -EBADMSG);
+	cr->nr = cpu_to_le32(0x0aaaaaab);	/* 0x0aaaaaab * 24 wraps to 8 */
+	CHECK_EQ(chk_len(40, true), -EBADMSG);
+	len = make(SCALIO_MSG_CHUNKS, true, 3);
+	cr->nr = cpu_to_le32(2);
+	CHECK_EQ(chk(len, true), -EBADMSG);
+	cr->nr = cpu_to_le32(4);
+	CHECK_EQ(chk(len, true), -EBADMSG);
+	len = make(SCALIO_MSG_CHUNKS, true, 3);
+	cr->chunk[2].nr_blocks = 0;
+	CHECK_EQ(chk(len, true), -EBADMSG);
+	len = make(SCALIO_MSG_CHUNKS, true, 3);
+	cr->chunk[1].first_block = cpu_to_le32(~0U - 1023);
+	CHECK_EQ(chk(len, true), -EBADMSG);
+	cr->chunk[1].first_block = cpu_to_le32(~0U - 1024);
+	CHECK_EQ(chk(len, true), 0);
+	cr->chunk[0].reserved = cpu_to_le32(1);
+	CHECK_EQ(chk(len, true), -EPROTO);
+
+	/* SSD_INFO: NQN empty or unterminated. */
+	len = make(SCALIO_MSG_SSD_INFO, true, 0);
+	si->nqn[0] = 0;
+	CHECK_EQ(chk(len, true), -EBADMSG);
+	memset(si->nqn, 'n', sizeof(si->nqn));
+	CHECK_EQ(chk(len, true), -EBADMSG);
+	si->nqn[sizeof(si->nqn) - 1] = 0;
+	CHECK_EQ(chk(len, true), 0);
+
+	/* kv responses. */
+	len = make(SCALIO_MSG_GET, true, 10);
+	kr->vlen = cpu_to_le16(11);
+	CHECK_EQ(chk(len, true), -EBADMSG);
+	kr->vlen = cpu_to_le16(9);
+	CHECK_EQ(chk(len, true), -EBADMSG);
+	len = make(SCALIO_MSG_GET, true, SCALIO_VALUE_MAX);
+	kr->vlen = cpu_to_le16(SCALIO_VALUE_MAX + 1);
+	CHECK_EQ(chk_len(len + 1, true), -EBADMSG);
+	len = make(SCALIO_MSG_GET, true, 0);
+	kr->reserved[2] = cpu_to_le16(1);
+	CHECK_EQ(chk(len, true), -EPROTO);
+	len = make(SCALIO_MSG_PUT, true, 0);
+	kr->vlen = cpu_to_le16(1);
+	CHECK_EQ(chk_len(41, true), -EBADMSG);
+	len = make(SCALIO_MSG_DELETE, true, 0);
+	kr->vlen = cpu_to_le16(1);
+	CHECK_EQ(chk_len(41, true), -EBADMSG);
+	/* An error response carries no value. */
+	len = make(SCALIO_MSG_GET, true, 5);
+	H->status = cpu_to_le32((u32)-EIO);
+	CHECK_EQ(chk(len, true), -EBADMSG);
+	/* An error response is a bare header or a valid body, nothing else. */
+	make(SCALIO_MSG_GET, true, 0);
+	H->status = cpu_to_le32((u32)-EIO);
+	CHECK_EQ(chk_len(25, true), -EBADMSG);
+	make(SCALIO_MSG_HELLO, true, 0);
+	H->status = cpu_to_le32((u32)-EIO);
+	CHECK_EQ(chk_len(95, true), -EBADMSG);
+}
+
+static const struct t_case cases[] = {
+	T_CASE(sizes),
+	T_CASE(accept_all),
+	T_CASE(length_off_by_one),
+	T_CASE(header_fields),
+	T_CASE(kv_requests),
+	T_CASE(responses),
+};
+
+T_MAIN(cases)

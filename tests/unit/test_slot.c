@@ -1,0 +1,535 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Index words and the slot protocol's pure functions: ctl and seg word
+ * encoding, lease expiry across the 16-bit wrap, hash placement, the slot
+ * checksum, and lookup / victim / collision / invalidation scenarios on
+ * hand-built blocks.
+ */
+#include "harness.h"
+#include "common/scalio_slot.h"
+
+#define SLOTS	8
+#define NOW	1000		/* target clock in the scenarios */
+#define LIVE	(NOW + 500)	/* a lease deadline in the future */
+#define EXPIRED	(NOW - 1)	/* one that has passed */
+
+static u64 blk_words[SCALIO_BLOCK_SIZE(SCALIO_SLOTS_MAX) / 8];
+static struct scalio_block_view view = { blk_words, SLOTS };
+
+static const u8 K[] = "user:1234";
+#define KLEN	9
+#define FP	0xbeef
+#define FP2	0x1234
+
+static struct scalio_slot *slot(u32 i)
+{
+	return (struct scalio_slot *)((u8 *)blk_words + scalio_slot_offset(i));
+}
+
+static void blk_clear(void)
+{
+	memset(blk_words, 0, sizeof(blk_words));
+}
+
+/* A consistent C slot of @key with @value, published at @ver. */
+static void set_c(u32 i, u32 ver, const void *key, u32 klen, u16 fp,
+		  const char *value, u64 last_ts)
+{
+	struct scalio_slot *s = slot(i);
+	u32 vlen = strlen(value);
+
+	s->ctl = cpu_to_le64(scalio_ctl_make(SCALIO_SLOT_C, ver, 0, 0, fp));
+	s->last_ts = cpu_to_le64(last_ts);
+	s->klen = klen;
+	s->vlen = vlen;
+	memset(s->key, 0, sizeof(s->key));
+	memcpy(s->key, key, klen);
+	memcpy(s->value, value, vlen);
+	s->csum = cpu_to_le32(scalio_slot_csum(ver, key, klen,
+					       (const u8 *)value, vlen));
+}
+
+static void set_ctl(u32 i, enum scalio_slot_state st, u32 ver, u32 owner,
+		    u16 lease, u16 fp)
+{
+	slot(i)->ctl = cpu_to_le64(scalio_ctl_make(st, ver, owner, lease, fp));
+}
+
+static u64 ctl_of(u32 i)
+{
+	return le64_to_cpu(slot(i)->ctl);
+}
+
+static void ctl_encoding(void)
+{
+	static const enum scalio_slot_state st[] = {
+		SCALIO_SLOT_A, SCALIO_SLOT_B, SCALIO_SLOT_C, SCALIO_SLOT_D };
+	u64 c;
+	int i;
+
+	CHECK_EQ(scalio_ctl_make(SCALIO_SLOT_B, 5, 3, 0x1234, 0xabcd),
+		 0xC00014031234ABCDULL);
+	CHECK_EQ(scalio_ctl_make(SCALIO_SLOT_C, 0, 0, 0, 1),
+		 0x8000000000000001ULL);
+	CHECK_EQ(scalio_ctl_make(SCALIO_SLOT_D, 0xfffff, 0x3ff, 0xffff, 0xffff),
+		 0x7fffffffffffffffULL);
+	CHECK_EQ(scalio_ctl_make(SCALIO_SLOT_A, 0, 0, 0, 0), 0);
+	/* The all-zero word is state A, version 0. */
+	CHECK_EQ(scalio_ctl_state(0), SCALIO_SLOT_A);
+	/* State table: occupied, filling. */
+	CHECK_EQ(scalio_ctl_state(SCALIO_CTL_OCCUPIED | SCALIO_CTL_FILLING),
+		 SCALIO_SLOT_B);
+	CHECK_EQ(scalio_ctl_state(SCALIO_CTL_OCCUPIED), SCALIO_SLOT_C);
+	CHECK_EQ(scalio_ctl_state(SCALIO_CTL_FILLING), SCALIO_SLOT_D);
+	for (i = 0; i < 4; i++) {
+		c = scalio_ctl_make(st[i], 0x12345, 0x2aa, 0xfedc, 0x9876);
+		CHECK_EQ(scalio_ctl_state(c), st[i]);
+		CHECK_EQ(scalio_ctl_version(c), 0x12345);
+		CHECK_EQ(scalio_ctl_owner(c), 0x2aa);
+		CHECK_EQ(scalio_ctl_lease(c), 0xfedc);
+		CHECK_EQ(scalio_ctl_fp(c), 0x9876);
+	}
+	/* Version and owner are taken modulo their widths. */
+	c = scalio_ctl_make(SCALIO_SLOT_B, 0x100003, 0x401, 0, 0);
+	CHECK_EQ(scalio_ctl_version(c), 3);
+	CHECK_EQ(scalio_ctl_owner(c), 1);
+	CHECK_EQ(scalio_ctl_state(c), SCALIO_SLOT_B);
+	CHECK_EQ(SCALIO_MAX_CLIENTS, 1023);
+}
+
+static void ctl_transitions(void)
+{
+	u64 c = scalio_ctl_make(SCALIO_SLOT_C, 7, 0, 0, 0x5555);
+	u64 b, p, d;
+
+	b = scalio_ctl_lock(c, 12, 0x0102, FP);
+	CHECK_EQ(b, scalio_ctl_make(SCALIO_SLOT_B, 8, 12, 0x0102, FP));
+	/* Lock keeps nothing but the version, whatever the old state. */
+	CHECK_EQ(scalio_ctl_lock(scalio_ctl_make(SCALIO_SLOT_D, 9, 3, 4, 5),
+				 1, 2, 3),
+		 scalio_ctl_make(SCALIO_SLOT_B, 10, 1, 2, 3));
+	CHECK_EQ(scalio_ctl_lock(scalio_ctl_make(SCALIO_SLOT_A, 0xfffff, 0, 0,
+						 0), 1, 2, 3),
+		 scalio_ctl_make(SCALIO_SLOT_B, 0, 1, 2, 3));
+	p = scalio_ctl_publish(b);
+	CHECK_EQ(p, scalio_ctl_make(SCALIO_SLOT_C, 9, 0, 0, FP));
+	CHECK_EQ(scalio_ctl_release(b), scalio_ctl_make(SCALIO_SLOT_A, 9, 0, 0, 0));
+	CHECK_EQ(scalio_ctl_release(p), scalio_ctl_make(SCALIO_SLOT_A, 10, 0, 0, 0));
+	d = scalio_ctl_invalidate(b);
+	CHECK_EQ(d, scalio_ctl_make(SCALIO_SLOT_D, 9, 12, 0x0102, FP));
+	CHECK_EQ(scalio_ctl_release(d), scalio_ctl_make(SCALIO_SLOT_A, 10, 0, 0, 0));
+	CHECK_EQ(scalio_ctl_invalidate(p),
+		 scalio_ctl_make(SCALIO_SLOT_A, 10, 0, 0, 0));
+	/* Nothing to do for A and D. */
+	CHECK_EQ(scalio_ctl_invalidate(d), d);
+	CHECK_EQ(scalio_ctl_invalidate(0), 0);
+	/* Publish wraps the version too. */
+	CHECK_EQ(scalio_ctl_version(scalio_ctl_publish(
+		scalio_ctl_make(SCALIO_SLOT_B, 0xfffff, 1, 1, 1))), 0);
+}
+
+static void seg_word(void)
+{
+	u64 s = scalio_seg_make(3, 0x12345678, 17, 0x123456789ULL);
+
+	CHECK_EQ(s, 0x3123456781156789ULL);
+	CHECK_EQ(scalio_seg_ssd(s), 3);
+	CHECK_EQ(scalio_seg_unit(s), 0x12345678);
+	CHECK_EQ(scalio_seg_len(s), 17);
+	CHECK_EQ(scalio_seg_gen(s), 0x56789);
+	s = scalio_seg_make(15, 0xffffffff, 255, 0xfffff);
+	CHECK_EQ(s, ~0ULL);
+	CHECK_EQ(scalio_seg_ssd(s), 15);
+	CHECK_EQ(scalio_seg_unit(s), 0xffffffff);
+	CHECK_EQ(scalio_seg_len(s), 255);
+	CHECK_EQ(scalio_seg_gen(s), 0xfffff);
+	/* Out-of-range fields do not spill into their neighbours. */
+	s = scalio_seg_make(0x11, 0, 0x101, 0x100000);
+	CHECK_EQ(s, scalio_seg_make(1, 0, 1, 0));
+}
+
+static void lease_wrap(void)
+{
+	CHECK(!scalio_lease_expired(0xffef, 0xfff0));
+	CHECK(!scalio_lease_expired(0xfff0, 0xfff0));	/* not yet */
+	CHECK(scalio_lease_expired(0xfff1, 0xfff0));
+	CHECK(scalio_lease_expired(0x10005, 0xfff0));	/* clock wrapped */
+	CHECK(!scalio_lease_expired(0xfffa, 0x0005));	/* deadline wrapped */
+	CHECK(!scalio_lease_expired(0x10005, 0x0005));
+	CHECK(scalio_lease_expired(0x10006, 0x0005));
+	/* Only the low 16 bits of the clock matter. */
+	CHECK(scalio_lease_expired(0x123450006ULL, 0x0005));
+	CHECK(!scalio_lease_expired(0x123450004ULL, 0x0005));
+	/* Up to 2^15 - 1 ticks ahead is in the future. */
+	CHECK(!scalio_lease_expired(0, 0x7fff));
+	CHECK(scalio_lease_expired(0x7fff, 0));
+}
+
+static void hash_placement(void)
+{
+	static const u32 nblocks[] = { 1, 2, 64, 4096, 1U << 20 };
+	u32 counts[64] = { 0 }, i, j, lo = ~0U, hi = 0;
+	char key[16];
+	u64 h;
+
+	h = scalio_key_hash("key", 3);
+	CHECK_EQ(h, xxh64("key", 3, SCALIO_HASH_SEED));
+	CHECK(h != xxh64("key", 3, 0));
+	for (i = 0; i < ARRAY_SIZE(nblocks); i++)
+		CHECK_EQ(scalio_hash_block(h, nblocks[i]),
+			 (u32)(h % nblocks[i]));
+	CHECK_EQ(scalio_hash_fp(0x1234000000000000ULL), 0x1234);
+	CHECK_EQ(scalio_hash_fp(0x0000ffffffffffffULL), 1);
+	CHECK_EQ(scalio_hash_fp(0xffff000000000000ULL), 0xffff);
+	CHECK_EQ(scalio_block_ssd(13, 4), 1);
+	CHECK_EQ(scalio_block_ssd(13, 1), 0);
+	/* 64000 keys over 64 blocks: every block within 20% of 1000. */
+	for (i = 0; i < 64000; i++) {
+		int n = snprintf(key, sizeof(key), "k%u", i);
+
+		h = scalio_key_hash(key, n);
+		counts[scalio_hash_block(h, 64)]++;
+		CHECK(scalio_hash_fp(h) != 0);
+	}
+	for (j = 0; j < 64; j++) {
+		lo = counts[j] < lo ? counts[j] : lo;
+		hi = counts[j] > hi ? counts[j] : hi;
+	}
+	CHECK(lo > 800 && hi < 1200);
+}
+
+static void slot_csum(void)
+{
+	u8 seq[12 + 3 + 5];
+
+	/* le32 version, le32 klen, le32 vlen, key, value. */
+	memcpy(seq, "\x05\x00\x00\x00\x03\x00\x00\x00\x05\x00\x00\x00"
+		    "abc" "hello", sizeof(seq));
+	CHECK_EQ(scalio_slot_csum(5, (const u8 *)"abc", 3,
+				  (const u8 *)"hello", 5),
+		 ~crc32c(~0U, seq, sizeof(seq)));
+	/* Only the 20 version bits count. */
+	CHECK_EQ(scalio_slot_csum(5 | (1 << 20), (const u8 *)"abc", 3,
+				  (const u8 *)"hello", 5),
+		 ~crc32c(~0U, seq, sizeof(seq)));
+	CHECK(scalio_slot_csum(6, (const u8 *)"abc", 3,
+			       (const u8 *)"hello", 5) !=
+	      scalio_slot_csum(5, (const u8 *)"abc", 3,
+			       (const u8 *)"hello", 5));
+	/* Moving a byte between key and value changes it. */
+	CHECK(scalio_slot_csum(5, (const u8 *)"abch", 4,
+			       (const u8 *)"ello", 4) !=
+	      scalio_slot_csum(5, (const u8 *)"abc", 3,
+			       (const u8 *)"hello", 5));
+	CHECK_EQ(scalio_slot_csum(0, NULL, 0, NULL, 0),
+		 ~crc32c(~0U, "\0\0\0\0\0\0\0\0\0\0\0\0", 12));
+}
+
+static void slot_valid(void)
+{
+	struct scalio_slot *s = slot(0);
+
+	CHECK_EQ(sizeof(struct scalio_slot), SCALIO_SLOT_SIZE);
+	blk_clear();
+	set_c(0, 41, K, KLEN, FP, "value", 0);
+	CHECK(scalio_slot_valid(s, K, KLEN));
+	CHECK(scalio_slot_valid(s, NULL, 0));
+	CHECK(!scalio_slot_valid(s, K, KLEN - 1));
+	CHECK(!scalio_slot_valid(s, (const u8 *)"user:1235", KLEN));
+	/* A torn copy: value from another fill. */
+	s->value[2] ^= 1;
+	CHECK(!scalio_slot_valid(s, K, KLEN));
+	s->value[2] ^= 1;
+	/* ctl from a newer fill of the same contents: version mismatch. */
+	s->ctl = cpu_to_le64(scalio_ctl_make(SCALIO_SLOT_C, 43, 0, 0, FP));
+	CHECK(!scalio_slot_valid(s, K, KLEN));
+	set_c(0, 41, K, KLEN, FP, "value", 0);
+	s->klen = 0;
+	CHECK(!scalio_slot_valid(s, NULL, 0));
+	s->klen = 33;
+	CHECK(!scalio_slot_valid(s, NULL, 0));
+	set_c(0, 41, K, KLEN, FP, "value", 0);
+	s->vlen = SCALIO_INLINE_MAX + 1;
+	CHECK(!scalio_slot_valid(s, NULL, 0));
+	set_c(0, 41, K, KLEN, FP, "value", 0);
+	s->ctl = cpu_to_le64(scalio_ctl_make(SCALIO_SLOT_B, 41, 1, LIVE, FP));
+	CHECK(!scalio_slot_valid(s, K, KLEN));
+	s->ctl = cpu_to_le64(scalio_ctl_make(SCALIO_SLOT_D, 41, 1, LIVE, FP));
+	CHECK(!scalio_slot_valid(s, K, KLEN));
+}
+
+static enum scalio_lookup lookup(u32 *idx)
+{
+	*idx = 99;
+	return scalio_block_lookup(&view, K, KLEN, FP, NOW, idx);
+}
+
+static void lookup_scenarios(void)
+{
+	u32 idx;
+
+	blk_clear();
+	CHECK_EQ(lookup(&idx), SCALIO_LOOKUP_MISS);
+
+	set_c(2, 1, K, KLEN, FP, "v1", 5);
+	CHECK_EQ(lookup(&idx), SCALIO_LOOKUP_HIT);
+	CHECK_EQ(idx, 2);
+
+	/* Torn C of the key. */
+	slot(2)->value[0] ^= 0x40;
+	CHECK_EQ(lookup(&idx), SCALIO_LOOKUP_TORN);
+	/* Torn C found by key bytes although the ctl's fp is another's. */
+	slot(2)->ctl = cpu_to_le64(scalio_ctl_make(SCALIO_SLOT_C, 1, 0, 0, FP2));
+	CHECK_EQ(lookup(&idx), SCALIO_LOOKUP_TORN);
+
+	/* Valid C of another key sharing our fp: a miss, not a torn slot. */
+	blk_clear();
+	set_c(1, 1, "other", 5, FP, "zz", 5);
+	CHECK_EQ(lookup(&idx), SCALIO_LOOKUP_MISS);
+
+	/* Live B with our fp: busy.  Expired: miss.  Other fp: miss. */
+	blk_clear();
+	set_ctl(4, SCALIO_SLOT_B, 3, 7, LIVE, FP);
+	CHECK_EQ(lookup(&idx), SCALIO_LOOKUP_BUSY);
+	CHECK_EQ(idx, 4);
+	set_ctl(4, SCALIO_SLOT_B, 3, 7, EXPIRED, FP);
+	CHECK_EQ(lookup(&idx), SCALIO_LOOKUP_MISS);
+	set_ctl(4, SCALIO_SLOT_B, 3, 7, LIVE, FP2);
+	CHECK_EQ(lookup(&idx), SCALIO_LOOKUP_MISS);
+	/* D with our fp: readers treat it as a miss. */
+	set_ctl(4, SCALIO_SLOT_D, 3, 7, LIVE, FP);
+	CHECK_EQ(lookup(&idx), SCALIO_LOOKUP_MISS);
+
+	/* Precedence: HIT over BUSY, BUSY over TORN. */
+	blk_clear();
+	set_ctl(0, SCALIO_SLOT_B, 3, 7, LIVE, FP);
+	set_c(1, 9, K, KLEN, FP, "v", 5);
+	CHECK_EQ(lookup(&idx), SCALIO_LOOKUP_HIT);
+	CHECK_EQ(idx, 1);
+	slot(1)->csum ^= cpu_to_le32(1);
+	CHECK_EQ(lookup(&idx), SCALIO_LOOKUP_BUSY);
+	CHECK_EQ(idx, 0);
+	set_ctl(0, SCALIO_SLOT_A, 4, 0, 0, 0);
+	CHECK_EQ(lookup(&idx), SCALIO_LOOKUP_TORN);
+	/* The last slot of a 16-slot block is looked at too. */
+	blk_clear();
+	view.slots = 16;
+	set_c(15, 2, K, KLEN, FP, "v", 5);
+	CHECK_EQ(lookup(&idx), SCALIO_LOOKUP_HIT);
+	CHECK_EQ(idx, 15);
+	view.slots = 4;
+	CHECK_EQ(lookup(&idx), SCALIO_LOOKUP_MISS);
+	view.slots = SLOTS;
+}
+
+static bool victim(u32 *idx)
+{
+	*idx = 99;
+	return scalio_victim_choose(&view, NOW, idx);
+}
+
+static void victim_scenarios(void)
+{
+	u32 i, idx;
+
+	/* All C: the oldest last_ts. */
+	blk_clear();
+	for (i = 0; i < SLOTS; i++)
+		set_c(i, 1, &i, 4, FP2, "x", 100 + (i * 5) % 8);
+	CHECK(victim(&idx));
+	CHECK_EQ(idx, 0);			/* last_ts 100 */
+	slot(0)->last_ts = cpu_to_le64(200);
+	CHECK(victim(&idx));
+	CHECK_EQ(idx, 5);			/* 100 + 25 % 8 = 101 */
+	/* An A slot is preferred over any C, the lowest index first. */
+	set_ctl(6, SCALIO_SLOT_A, 4, 0, 0, 0);
+	set_ctl(3, SCALIO_SLOT_A, 4, 0, 0, 0);
+	CHECK(victim(&idx));
+	CHECK_EQ(idx, 3);
+
+	/* All live B or D: no victim. */
+	blk_clear();
+	for (i = 0; i < SLOTS; i++)
+		set_ctl(i, i & 1 ? SCALIO_SLOT_B : SCALIO_SLOT_D, 1, i + 1,
+			LIVE, FP);
+	CHECK(!victim(&idx));
+	/* One expired B: chosen. */
+	set_ctl(5, SCALIO_SLOT_B, 1, 6, EXPIRED, FP);
+	CHECK(victim(&idx));
+	CHECK_EQ(idx, 5);
+	/* Two expired: the older deadline wins. */
+	set_ctl(2, SCALIO_SLOT_D, 1, 3, (u16)(NOW - 20), FP);
+	CHECK(victim(&idx));
+	CHECK_EQ(idx, 2);
+	/* A C slot beats an expired B. */
+	set_c(7, 1, K, KLEN, FP, "x", 0xffffffffULL);
+	CHECK(victim(&idx));
+	CHECK_EQ(idx, 7);
+
+	blk_clear();
+	for (i = 0; i < SLOTS; i++)
+		set_ctl(i, SCALIO_SLOT_B, 1, 1, LIVE, FP);
+	set_ctl(1, SCALIO_SLOT_B, 1, 1, 0xfff0, FP);	/* before the wrap */
+	set_ctl(4, SCALIO_SLOT_B, 1, 1, 0x0002, FP);	/* after it */
+	CHECK(scalio_victim_choose(&view, 0x10003, &idx));
+	CHECK_EQ(idx, 1);
+	CHECK(scalio_victim_choose(&view, 0xfff5, &idx));
+	CHECK_EQ(idx, 1);
+	/* At 0xfff5 the deadline 0x0002 is still ahead. */
+	set_ctl(1, SCALIO_SLOT_B, 1, 1, LIVE, FP);
+	CHECK(!scalio_victim_choose(&view, 0xfff5, &idx));
+}
+
+static bool collide(u32 mine, u64 my_ctl)
+{
+	return scalio_block_collision(&view, mine, my_ctl, K, KLEN, FP, NOW);
+}
+
+static void collision_scenarios(void)
+{
+	u64 mine = scalio_ctl_make(SCALIO_SLOT_B, 2, 9, LIVE, FP);
+
+	blk_clear();
+	slot(3)->ctl = cpu_to_le64(mine);
+	CHECK(!collide(3, mine));
+	CHECK(collide(8, mine));		/* no such slot */
+	CHECK(collide(2, mine));		/* not our lock */
+	/* Lost lock: reclaimed, invalidated, or re-locked by another. */
+	slot(3)->ctl = cpu_to_le64(scalio_ctl_invalidate(mine));
+	CHECK(collide(3, mine));
+	slot(3)->ctl = cpu_to_le64(scalio_ctl_lock(mine, 4, LIVE, FP));
+	CHECK(collide(3, mine));
+	slot(3)->ctl = cpu_to_le64(mine);
+
+	/* Another live B with the same fp. */
+	set_ctl(0, SCALIO_SLOT_B, 5, 4, LIVE, FP);
+	CHECK(collide(3, mine));
+	/* ... but not once its lease expired, nor with another fp. */
+	set_ctl(0, SCALIO_SLOT_B, 5, 4, EXPIRED, FP);
+	CHECK(!collide(3, mine));
+	set_ctl(0, SCALIO_SLOT_B, 5, 4, LIVE, FP2);
+	CHECK(!collide(3, mine));
+	/* A D slot of the key is not occupied. */
+	set_ctl(0, SCALIO_SLOT_D, 5, 4, LIVE, FP);
+	CHECK(!collide(3, mine));
+
+	/* A valid C with the same key. */
+	set_c(6, 7, K, KLEN, FP, "old", 1);
+	CHECK(collide(3, mine));
+	/* A valid C of another key with the same fp: no collision. */
+	set_c(6, 7, "other", 5, FP, "old", 1);
+	CHECK(!collide(3, mine));
+	/* A torn C that may be ours: by fp, or by key bytes. */
+	slot(6)->value[0] ^= 1;
+	CHECK(collide(3, mine));
+	set_c(6, 7, K, KLEN, FP2, "old", 1);
+	slot(6)->csum ^= cpu_to_le32(4);
+	CHECK(collide(3, mine));
+	/* A torn C of an unrelated key and fp is not a collision. */
+	set_c(6, 7, "other", 5, FP2, "old", 1);
+	slot(6)->csum ^= cpu_to_le32(4);
+	CHECK(!collide(3, mine));
+}
+
+static bool inv(u32 start, u32 *idx, u64 *nc)
+{
+	return scalio_invalidate_next(&view, K, KLEN, FP, start, idx, nc);
+}
+
+static void invalidate_scenarios(void)
+{
+	u64 nc;
+	u32 idx;
+
+	blk_clear();
+	CHECK(!inv(0, &idx, &nc));
+	set_c(0, 3, "other", 5, FP2, "x", 0);		/* unrelated */
+	set_ctl(1, SCALIO_SLOT_B, 10, 7, LIVE, FP);	/* filler of our fp */
+	set_ctl(2, SCALIO_SLOT_D, 11, 8, LIVE, FP);	/* already D */
+	set_c(3, 20, K, KLEN, FP, "old", 0);		/* our C */
+	set_ctl(4, SCALIO_SLOT_B, 12, 9, EXPIRED, FP);	/* crashed filler */
+	set_c(5, 30, K, KLEN, FP, "old", 0);		/* torn copy of ours */
+	slot(5)->value[1] ^= 1;
+	set_c(6, 40, "other", 5, FP, "x", 0);		/* fp twin */
+	set_c(7, 50, K, KLEN, FP2, "x", 0);		/* key bytes ours */
+
+	CHECK(inv(0, &idx, &nc));
+	CHECK_EQ(idx, 1);
+	CHECK_EQ(nc, scalio_ctl_make(SCALIO_SLOT_D, 11, 7, LIVE, FP));
+	CHECK(inv(idx + 1, &idx, &nc));
+	CHECK_EQ(idx, 3);
+	CHECK_EQ(nc, scalio_ctl_make(SCALIO_SLOT_A, 21, 0, 0, 0));
+	CHECK(inv(idx + 1, &idx, &nc));
+	CHECK_EQ(idx, 4);
+	CHECK_EQ(nc, scalio_ctl_make(SCALIO_SLOT_D, 13, 9, EXPIRED, FP));
+	CHECK(inv(idx + 1, &idx, &nc));
+	CHECK_EQ(idx, 5);
+	CHECK_EQ(nc, scalio_ctl_make(SCALIO_SLOT_A, 31, 0, 0, 0));
+	CHECK(inv(idx + 1, &idx, &nc));
+	CHECK_EQ(idx, 6);
+	CHECK(inv(idx + 1, &idx, &nc));
+	CHECK_EQ(idx, 7);
+	CHECK_EQ(nc, scalio_ctl_make(SCALIO_SLOT_A, 51, 0, 0, 0));
+	CHECK(!inv(idx + 1, &idx, &nc));
+	CHECK(!inv(SLOTS, &idx, &nc));
+	CHECK(!inv(~0U, &idx, &nc));
+	/* Applying the CASes leaves nothing to invalidate. */
+	for (idx = 0; inv(0, &idx, &nc); )
+		slot(idx)->ctl = cpu_to_le64(nc);
+	CHECK_EQ(scalio_ctl_state(ctl_of(1)), SCALIO_SLOT_D);
+	CHECK_EQ(scalio_ctl_state(ctl_of(3)), SCALIO_SLOT_A);
+	CHECK_EQ(scalio_ctl_state(ctl_of(0)), SCALIO_SLOT_C);
+}
+
+/* A GET's full sequence on one block, by the pure functions alone. */
+static void fill_sequence(void)
+{
+	u64 locked, pub;
+	u32 idx, v;
+
+	blk_clear();
+	set_c(0, 1, "a", 1, FP2, "x", 50);
+	set_c(1, 1, "b", 1, FP2, "x", 40);
+	set_ctl(2, SCALIO_SLOT_B, 1, 3, LIVE, FP2);
+	set_ctl(3, SCALIO_SLOT_B, 1, 3, LIVE, FP2);
+	view.slots = 4;
+	CHECK_EQ(lookup(&idx), SCALIO_LOOKUP_MISS);
+	CHECK(victim(&v));
+	CHECK_EQ(v, 1);
+	locked = scalio_ctl_lock(ctl_of(v), 5, LIVE, FP);
+	slot(v)->ctl = cpu_to_le64(locked);
+	slot(v)->klen = KLEN;
+	memcpy(slot(v)->key, K, KLEN);
+	CHECK(!collide(v, locked));
+	CHECK_EQ(lookup(&idx), SCALIO_LOOKUP_BUSY);
+	pub = scalio_ctl_publish(locked);
+	slot(v)->vlen = 3;
+	memcpy(slot(v)->value, "new", 3);
+	slot(v)->csum = cpu_to_le32(scalio_slot_csum(scalio_ctl_version(pub),
+						     K, KLEN,
+						     (const u8 *)"new", 3));
+	/* Before the publish CAS the slot is still B: no hit. */
+	CHECK_EQ(lookup(&idx), SCALIO_LOOKUP_BUSY);
+	slot(v)->ctl = cpu_to_le64(pub);
+	CHECK_EQ(lookup(&idx), SCALIO_LOOKUP_HIT);
+	CHECK_EQ(idx, v);
+	CHECK(!memcmp(slot(idx)->value, "new", 3));
+	view.slots = SLOTS;
+}
+
+static const struct t_case cases[] = {
+	T_CASE(ctl_encoding),
+	T_CASE(ctl_transitions),
+	T_CASE(seg_word),
+	T_CASE(lease_wrap),
+	T_CASE(hash_placement),
+	T_CASE(slot_csum),
+	T_CASE(slot_valid),
+	T_CASE(lookup_scenarios),
+	T_CASE(victim_scenarios),
+	T_CASE(collision_scenarios),
+	T_CASE(invalidate_scenarios),
+	T_CASE(fill_sequence),
+};
+
+T_MAIN(cases)

@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers shared by tests/vm/run, the suite scripts and tests/check.sh
+# (sourced, bash).
+
+# vm_krel SERIES: the newest installed kernel release of SERIES (6.1, 6.12)
+# that has both /boot/vmlinuz-<krel> and /lib/modules/<krel>.
+vm_krel() {
+	local k
+	ls /lib/modules 2>/dev/null | grep -E "^${1//./\\.}[.-]" | sort -V |
+		while read -r k; do
+			[ -f "/boot/vmlinuz-$k" ] && echo "$k"
+		done | tail -n1
+}
+
+# vm_build_extmod SRCDIR KREL OUTDIR: build the out-of-tree module in SRCDIR
+# against KREL in a copy at OUTDIR (so the source tree stays clean); fails
+# on any compiler warning.
+vm_build_extmod() {
+	local src=$1 krel=$2 out=$3
+	mkdir -p "$out" && cp "$src"/*.c "$src"/Kbuild "$out"/ || return 1
+	make -C "/lib/modules/$krel/build" M="$out" W=1 modules > "$out/build.log" 2>&1 ||
+		{ cat "$out/build.log" >&2; return 1; }
+	! grep -E 'warning:|error:' "$out/build.log" >&2
+}

@@ -1,0 +1,502 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * scalioctl attach / detach: the client's side.  The host module does the
+ * RDMA handshake; this tool connects each SSD's NVMe-oF subsystem with
+ * nvme-cli, finds the resulting block device in sysfs and binds it.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "scalioctl.h"
+
+#define SYS_NVME	"/sys/class/nvme"
+#define SYS_NVME_SUBSYS	"/sys/class/nvme-subsystem"
+#define CONNECT_WAIT_MS	20000	/* namespace scanning is asynchronous */
+#define DEVNODE_WAIT_MS	5000
+
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static bool ctrl_usable(const char *ctrl)
+{
+	char p[PATH_MAX], state[64];
+
+	pathf(p, SYS_NVME "/%s/state", ctrl);
+	if (read_file(p, state, sizeof(state)) < 0)
+		return true;	/* no state attribute: assume live */
+	return strncmp(state, "deleting", 8) && strcmp(state, "dead");
+}
+
+/* Name of a connected, non-deleting controller of subsystem @nqn. */
+static bool find_ctrl(const char *nqn, char *ctrl, size_t len)
+{
+	char p[PATH_MAX], buf[SCALIO_NQN_MAX];
+	struct dirent *de;
+	bool found = false;
+	DIR *d = opendir(SYS_NVME);
+
+	if (!d)
+		return false;
+	while (!found && (de = readdir(d))) {
+		if (strncmp(de->d_name, "nvme", 4))
+			continue;
+		pathf(p, SYS_NVME "/%s/subsysnqn", de->d_name);
+		if (read_file(p, buf, sizeof(buf)) < 0 || strcmp(buf, nqn))
+			continue;
+		if (!ctrl_usable(de->d_name))
+			continue;
+		snprintf(ctrl, len, "%s", de->d_name);
+		found = true;
+	}
+	closedir(d);
+	return found;
+}
+
+static bool nsid_is(const char *dir, uint32_t nsid)
+{
+	char p[PATH_MAX], buf[32];
+	uint32_t v;
+
+	pathf(p, "%s/nsid", dir);
+	return read_file(p, buf, sizeof(buf)) > 0 &&
+	       !parse_u32(buf, 0, UINT32_MAX, &v) && v == nsid;
+}
+
+/* /dev/<name> for a visible block device, if the node is there. */
+static int devnode(const char *name, char *path, size_t len)
+{
+	char p[PATH_MAX];
+
+	pathf(p, "/sys/block/%s", name);
+	if (!path_exists(p))
+		return -ENOENT;
+	snprintf(path, len, "/dev/%s", name);
+	return path_exists(path) ? 0 : -EAGAIN;
+}
+
+/**
+ * find_nvme_blockdev() - block device of namespace @nsid of subsystem @nqn
+ * @nqn:	subsystem NQN (the controller's subsysnqn attribute)
+ * @nsid:	namespace id
+ * @path:	out: /dev/nvmeXnY
+ *
+ * Without native multipath a controller nvmeX carries its namespaces as
+ * nvmeXnY.  With it, the controller carries hidden path devices
+ * nvmeScXnY and the visible head nvmeSnY hangs below the subsystem
+ * nvme-subsysS; both layouts are searched.
+ *
+ * Return: 0, -ENOENT if not found (yet), -EAGAIN if sysfs has it but the
+ * /dev node has not appeared yet.
+ */
+int find_nvme_blockdev(const char *nqn, uint32_t nsid, char *path, size_t len)
+{
+	char p[PATH_MAX], buf[SCALIO_NQN_MAX], dir[PATH_MAX];
+	struct dirent *de, *ne;
+	int ret = -ENOENT;
+	DIR *d, *nd;
+
+	d = opendir(SYS_NVME);
+	while (d && ret && (de = readdir(d))) {
+		if (strncmp(de->d_name, "nvme", 4))
+			continue;
+		pathf(p, SYS_NVME "/%s/subsysnqn", de->d_name);
+		if (read_file(p, buf, sizeof(buf)) < 0 || strcmp(buf, nqn) ||
+		    !ctrl_usable(de->d_name))
+			continue;
+		pathf(dir, SYS_NVME "/%s", de->d_name);
+		nd = opendir(dir);
+		while (nd && ret && (ne = readdir(nd))) {
+			unsigned int s, c, n;
+			char name[NAME_MAX + 1];
+			int end = 0;
+
+			if (strncmp(ne->d_name, "nvme", 4))
+				continue;
+			pathf(p, "%s/%s", dir, ne->d_name);
+			if (!nsid_is(p, nsid))
+				continue;
+			if (sscanf(ne->d_name, "nvme%uc%un%u%n", &s, &c, &n,
+				   &end) == 3 && !ne->d_name[end])
+				/* multipath path device: use its head */
+				snprintf(name, sizeof(name), "nvme%un%u", s, n);
+			else
+				snprintf(name, sizeof(name), "%s", ne->d_name);
+			ret = devnode(name, path, len);
+		}
+		if (nd)
+			closedir(nd);
+	}
+	if (d)
+		closedir(d);
+	if (ret != -ENOENT)
+		return ret;
+
+	/* Multipath heads listed under their subsystem. */
+	d = opendir(SYS_NVME_SUBSYS);
+	while (d && ret == -ENOENT && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		pathf(p, SYS_NVME_SUBSYS "/%s/subsysnqn",
+			 de->d_name);
+		if (read_file(p, buf, sizeof(buf)) < 0 || strcmp(buf, nqn))
+			continue;
+		pathf(dir, SYS_NVME_SUBSYS "/%s", de->d_name);
+		nd = opendir(dir);
+		while (nd && ret == -ENOENT && (ne = readdir(nd))) {
+			if (strncmp(ne->d_name, "nvme", 4) ||
+			    strchr(ne->d_name, 'c'))
+				continue;
+			pathf(p, "%s/%s", dir, ne->d_name);
+			if (nsid_is(p, nsid))
+				ret = devnode(ne->d_name, path, len);
+		}
+		if (nd)
+			closedir(nd);
+	}
+	if (d)
+		closedir(d);
+	return ret;
+}
+
+static int nvme_connect(const char *addr, uint32_t port, const char *nqn)
+{
+	char svc[16];
+	char *argv[] = { "nvme", "connect", "-t", "rdma", "-a", (char *)addr,
+			 "-s", svc, "-n", (char *)nqn, NULL };
+	int ret;
+
+	snprintf(svc, sizeof(svc), "%u", port);
+	ret = run_cmd(argv, !verbose);
+	if (ret < 0) {
+		err_msg("cannot run 'nvme connect': %s%s", strerror(-ret),
+			ret == -ENOENT ? " (install nvme-cli)" : "");
+		return EXIT_FAIL;
+	}
+	if (ret) {
+		char ctrl[NAME_MAX + 1];
+
+		/* It may have lost a race with another connect: fine. */
+		if (find_ctrl(nqn, ctrl, sizeof(ctrl)))
+			return EXIT_OK;
+		err_msg("'nvme connect -t rdma -a %s -s %u -n %s' failed (exit %d)",
+			addr, port, nqn, ret);
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+static int attach_ssd(int fd, const char *store, const struct scalio_ssd_info *si,
+		      const char *addr, uint32_t nvme_port)
+{
+	struct scalio_ssd_bind bind;
+	char ctrl[NAME_MAX + 1], path[SCALIO_PATH_MAX];
+	int waited, ret;
+
+	ret = find_nvme_blockdev(si->nqn, si->nsid, path, sizeof(path));
+	if (ret) {
+		if (find_ctrl(si->nqn, ctrl, sizeof(ctrl))) {
+			if (verbose)
+				fprintf(stderr, "  %s already connected as %s\n",
+					si->nqn, ctrl);
+		} else if (nvme_connect(addr, nvme_port, si->nqn)) {
+			return EXIT_FAIL;
+		}
+		for (waited = 0; waited < CONNECT_WAIT_MS; waited += 100) {
+			ret = find_nvme_blockdev(si->nqn, si->nsid, path,
+						 sizeof(path));
+			if (!ret)
+				break;
+			sleep_ms(100);
+		}
+		if (ret) {
+			err_msg("ssd %u: no block device for namespace %u of %s after %d s (%s)",
+				si->index, si->nsid, si->nqn,
+				CONNECT_WAIT_MS / 1000,
+				ret == -EAGAIN ? "sysfs has it but no /dev node"
+					       : "not in " SYS_NVME);
+			return EXIT_FAIL;
+		}
+	}
+	memset(&bind, 0, sizeof(bind));
+	bind.index = si->index;
+	snprintf(bind.path, sizeof(bind.path), "%s", path);
+	if (ioctl(fd, SCALIO_IOC_SSD_BIND, &bind)) {
+		err_msg("store %s: SCALIO_IOC_SSD_BIND ssd %u to %s: %s", store,
+			si->index, path, strerror(errno));
+		return EXIT_FAIL;
+	}
+	info_msg("store %s: ssd %u = %s (%s)", store, si->index, path, si->nqn);
+	return EXIT_OK;
+}
+
+enum { OPT_ADDR = 256, OPT_PORT, OPT_NVME_PORT, OPT_TIMEOUT };
+
+int cmd_attach(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "addr", required_argument, NULL, OPT_ADDR },
+		{ "port", required_argument, NULL, OPT_PORT },
+		{ "nvme-port", required_argument, NULL, OPT_NVME_PORT },
+		{ "timeout-ms", required_argument, NULL, OPT_TIMEOUT },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint32_t port = SCALIO_DEFAULT_PORT, nvme_port = NVME_DEFAULT_PORT;
+	uint32_t timeout_ms = 0, i, nr;
+	struct scalio_attach at;
+	struct scalio_ssd_info si;
+	const char *addr = NULL, *name;
+	int c, ctl, fd = -1, waited, ret = EXIT_OK;
+	char dev[64 + SCALIO_NAME_MAX];
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_ADDR:
+			if (!valid_ip_literal(optarg))
+				return usage_error("attach",
+						   "--addr '%s' is not an IPv4 or IPv6 address",
+						   optarg);
+			addr = optarg;
+			break;
+		case OPT_PORT:
+			if (parse_u32(optarg, 1, 65535, &port))
+				return usage_error("attach", "--port must be 1..65535");
+			break;
+		case OPT_NVME_PORT:
+			if (parse_u32(optarg, 1, 65535, &nvme_port))
+				return usage_error("attach",
+						   "--nvme-port must be 1..65535");
+			break;
+		case OPT_TIMEOUT:
+			if (parse_u32(optarg, 1, 3600000, &timeout_ms))
+				return usage_error("attach",
+						   "--timeout-ms must be 1..3600000");
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		case 'h':
+			return print_command_help("attach");
+		default:
+			return usage_error("attach", "unknown option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 1)
+		return usage_error("attach", "expected the store NAME");
+	name = argv[optind];
+	if (!valid_store_name(name))
+		return usage_error("attach", "invalid store name '%s'", name);
+	if (!addr)
+		return usage_error("attach", "--addr IP is required");
+
+	ctl = open(SCALIO_CTL_DEV, O_RDWR | O_CLOEXEC);
+	if (ctl < 0) {
+		err_msg("open %s: %s%s", SCALIO_CTL_DEV, strerror(errno),
+			errno == ENOENT ? " (is scalio-host.ko loaded?)" : "");
+		return EXIT_FAIL;
+	}
+	memset(&at, 0, sizeof(at));
+	snprintf(at.store, sizeof(at.store), "%s", name);
+	snprintf(at.traddr, sizeof(at.traddr), "%s", addr);
+	at.trsvcid = port;
+	at.timeout_ms = timeout_ms;
+	if (ioctl(ctl, SCALIO_IOC_ATTACH, &at)) {
+		if (errno != EEXIST) {
+			err_msg("attach store %s at %s:%u: SCALIO_IOC_ATTACH: %s",
+				name, addr, port, strerror(errno));
+			close(ctl);
+			return EXIT_FAIL;
+		}
+		info_msg("store %s: already attached, binding unbound SSDs", name);
+	} else {
+		info_msg("store %s: attached to %s:%u", name, addr, port);
+	}
+	close(ctl);
+
+	/* devtmpfs creates the node at once; with udev it may lag. */
+	snprintf(dev, sizeof(dev), SCALIO_STORE_DEV_FMT, name);
+	for (waited = 0; waited < DEVNODE_WAIT_MS; waited += 50) {
+		fd = open(dev, O_RDWR | O_CLOEXEC);
+		if (fd >= 0 || errno != ENOENT)
+			break;
+		sleep_ms(50);
+	}
+	if (fd < 0) {
+		err_msg("open %s: %s", dev, strerror(errno));
+		return EXIT_FAIL;
+	}
+
+	nr = 1;
+	for (i = 0; i < nr; i++) {
+		memset(&si, 0, sizeof(si));
+		si.index = i;
+		if (ioctl(fd, SCALIO_IOC_SSD_INFO, &si)) {
+			err_msg("store %s: SCALIO_IOC_SSD_INFO ssd %u: %s", name, i,
+				strerror(errno));
+			ret = EXIT_FAIL;
+			break;
+		}
+		nr = si.nr_ssds;
+		if (i >= nr)
+			break;
+		si.nqn[SCALIO_NQN_MAX - 1] = '\0';
+		if (si.bound) {
+			info_msg("store %s: ssd %u already bound (%s)", name, i,
+				 si.nqn);
+			continue;
+		}
+		if (attach_ssd(fd, name, &si, addr, nvme_port)) {
+			ret = EXIT_FAIL;
+			break;
+		}
+	}
+	close(fd);
+	return ret;
+}
+
+/* Add @nqn to @list unless present. */
+static void add_nqn(char (*list)[SCALIO_NQN_MAX], int *nr, int max,
+		    const char *nqn)
+{
+	int i;
+
+	for (i = 0; i < *nr; i++)
+		if (!strcmp(list[i], nqn))
+			return;
+	if (*nr < max)
+		snprintf(list[(*nr)++], SCALIO_NQN_MAX, "%s", nqn);
+}
+
+int cmd_detach(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char nqns[SCALIO_MAX_SSDS * 2][SCALIO_NQN_MAX];
+	char p[PATH_MAX], buf[SCALIO_NQN_MAX], ctrl[NAME_MAX + 1];
+	struct scalio_detach dt;
+	struct scalio_ssd_info si;
+	int c, i, fd, ctl, nr_nqns = 0, ret = EXIT_OK;
+	bool attached = true;
+	const char *name;
+	struct dirent *de;
+	char dev[64 + SCALIO_NAME_MAX];
+	uint32_t k, nr;
+	DIR *d;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'v':
+			verbose = 1;
+			break;
+		case 'h':
+			return print_command_help("detach");
+		default:
+			return usage_error("detach", "unknown option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 1)
+		return usage_error("detach", "expected the store NAME");
+	name = argv[optind];
+	if (!valid_store_name(name))
+		return usage_error("detach", "invalid store name '%s'", name);
+
+	/* Learn the SSD subsystems before the store device goes away. */
+	snprintf(dev, sizeof(dev), SCALIO_STORE_DEV_FMT, name);
+	fd = open(dev, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		nr = 1;
+		for (k = 0; k < nr && k < SCALIO_MAX_SSDS; k++) {
+			memset(&si, 0, sizeof(si));
+			si.index = k;
+			if (ioctl(fd, SCALIO_IOC_SSD_INFO, &si))
+				break;
+			nr = si.nr_ssds;
+			si.nqn[SCALIO_NQN_MAX - 1] = '\0';
+			if (k < nr && si.nqn[0])
+				add_nqn(nqns, &nr_nqns, SCALIO_MAX_SSDS * 2, si.nqn);
+		}
+		close(fd);
+	}
+	d = opendir(SYS_NVME);
+	while (d && (de = readdir(d))) {
+		if (strncmp(de->d_name, "nvme", 4))
+			continue;
+		pathf(p, SYS_NVME "/%s/subsysnqn", de->d_name);
+		if (read_file(p, buf, sizeof(buf)) > 0 && is_store_nqn(buf, name))
+			add_nqn(nqns, &nr_nqns, SCALIO_MAX_SSDS * 2, buf);
+	}
+	if (d)
+		closedir(d);
+
+	ctl = open(SCALIO_CTL_DEV, O_RDWR | O_CLOEXEC);
+	if (ctl < 0) {
+		err_msg("open %s: %s%s", SCALIO_CTL_DEV, strerror(errno),
+			errno == ENOENT ? " (is scalio-host.ko loaded?)" : "");
+		return EXIT_FAIL;
+	}
+	memset(&dt, 0, sizeof(dt));
+	snprintf(dt.store, sizeof(dt.store), "%s", name);
+	if (ioctl(ctl, SCALIO_IOC_DETACH, &dt)) {
+		int e = errno;
+
+		close(ctl);
+		if (e == EBUSY) {
+			err_msg("detach store %s: %s (%s is open)", name,
+				strerror(e), dev);
+			return EXIT_FAIL;
+		}
+		if (e != ENOENT && e != ENODEV) {
+			err_msg("detach store %s: SCALIO_IOC_DETACH: %s", name,
+				strerror(e));
+			return EXIT_FAIL;
+		}
+		attached = false;
+		fprintf(stderr, "%s: store %s is not attached\n", progname, name);
+	} else {
+		close(ctl);
+		info_msg("store %s: detached", name);
+	}
+
+	for (i = 0; i < nr_nqns; i++) {
+		char *argv_dc[] = { "nvme", "disconnect", "-n", nqns[i], NULL };
+		int r;
+
+		if (!find_ctrl(nqns[i], ctrl, sizeof(ctrl)))
+			continue;
+		r = run_cmd(argv_dc, !verbose);
+		if (r) {
+			err_msg("'nvme disconnect -n %s' failed: %s", nqns[i],
+				r < 0 ? strerror(-r) : "non-zero exit status");
+			ret = EXIT_FAIL;
+			continue;
+		}
+		info_msg("nvme: %s disconnected", nqns[i]);
+	}
+	if (!attached && nr_nqns == 0)
+		return EXIT_FAIL;
+	return ret;
+}

@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * scalioctl put / get / del / stats: one ioctl each on /dev/scalio/<store>.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "scalioctl.h"
+
+/**
+ * open_store() - open /dev/scalio/@name read-write
+ *
+ * Return: EXIT_OK with *fd set, or EXIT_FAIL after printing why.
+ */
+int open_store(const char *name, int *fd)
+{
+	char path[64 + SCALIO_NAME_MAX];
+
+	snprintf(path, sizeof(path), SCALIO_STORE_DEV_FMT, name);
+	*fd = open(path, O_RDWR | O_CLOEXEC);
+	if (*fd < 0) {
+		int e = errno;
+
+		if (e == ENOENT)
+			err_msg("open %s: %s (store '%s' not attached? run 'scalioctl attach')",
+				path, strerror(e), name);
+		else
+			err_msg("open %s: %s", path, strerror(e));
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * Decode @s (hex if @hex, else literal bytes) into a new buffer.
+ * Return: length, or -1 if @s is not valid hex.
+ */
+static long decode_arg(const char *s, bool hex, unsigned char **out)
+{
+	size_t n = strlen(s), i;
+	unsigned char *buf;
+
+	if (!hex) {
+		*out = (unsigned char *)strdup(s);
+		if (!*out) {
+			err_msg("out of memory");
+			exit(EXIT_FAIL);
+		}
+		return (long)n;
+	}
+	if (n >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		s += 2;
+		n -= 2;
+	}
+	if (n % 2)
+		return -1;
+	buf = malloc(n / 2 + 1);
+	if (!buf) {
+		err_msg("out of memory");
+		exit(EXIT_FAIL);
+	}
+	for (i = 0; i < n / 2; i++) {
+		int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
+
+		if (hi < 0 || lo < 0) {
+			free(buf);
+			return -1;
+		}
+		buf[i] = (unsigned char)(hi << 4 | lo);
+	}
+	*out = buf;
+	return (long)(n / 2);
+}
+
+/* Common option parsing of put/get/del: [--hex] NAME KEY [VALUE]. */
+static int parse_kv_args(const char *cmd, int argc, char **argv, int nargs,
+			 bool *hex, char ***args)
+{
+	static const struct option opts[] = {
+		{ "hex", no_argument, NULL, 'x' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	*hex = false;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'x':
+			*hex = true;
+			break;
+		case 'h':
+			return print_command_help(cmd) == EXIT_OK ? -1 : EXIT_USAGE;
+		default:
+			return usage_error(cmd, "unknown option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	if (argc - optind != nargs)
+		return usage_error(cmd, "expected %d arguments, got %d", nargs,
+				   argc - optind);
+	if (!valid_store_name(argv[optind]))
+		return usage_error(cmd, "invalid store name '%s'", argv[optind]);
+	*args = argv + optind;
+	return EXIT_OK;
+}
+
+static int get_key(const char *cmd, const char *arg, bool hex,
+		   unsigned char **key, uint32_t *klen)
+{
+	long n = decode_arg(arg, hex, key);
+
+	if (n < 0)
+		return usage_error(cmd, "KEY '%s' is not valid hex", arg);
+	if (n < 1 || n > SCALIO_KEY_MAX) {
+		free(*key);
+		return usage_error(cmd, "KEY must be 1..%d bytes (got %ld)",
+				   SCALIO_KEY_MAX, n);
+	}
+	*klen = (uint32_t)n;
+	return EXIT_OK;
+}
+
+int cmd_put(int argc, char **argv)
+{
+	unsigned char *key, *val;
+	struct scalio_kv kv;
+	uint32_t klen;
+	char **args;
+	bool hex;
+	long vlen;
+	int fd, ret;
+
+	ret = parse_kv_args("put", argc, argv, 3, &hex, &args);
+	if (ret)
+		return ret < 0 ? EXIT_OK : ret;
+	ret = get_key("put", args[1], hex, &key, &klen);
+	if (ret)
+		return ret;
+	vlen = decode_arg(args[2], hex, &val);
+	if (vlen < 0) {
+		free(key);
+		return usage_error("put", "VALUE is not valid hex");
+	}
+	if (vlen > SCALIO_VALUE_MAX) {
+		free(key);
+		free(val);
+		return usage_error("put", "VALUE must be 0..%d bytes (got %ld)",
+				   SCALIO_VALUE_MAX, vlen);
+	}
+	ret = open_store(args[0], &fd);
+	if (ret)
+		goto out;
+	memset(&kv, 0, sizeof(kv));
+	kv.key = (uintptr_t)key;
+	kv.value = (uintptr_t)val;
+	kv.klen = klen;
+	kv.vlen = (uint32_t)vlen;
+	if (ioctl(fd, SCALIO_IOC_PUT, &kv)) {
+		err_msg("put into store '%s': SCALIO_IOC_PUT: %s", args[0],
+			strerror(errno));
+		ret = EXIT_FAIL;
+	}
+	close(fd);
+out:
+	free(key);
+	free(val);
+	return ret;
+}
+
+static void print_value(const unsigned char *v, size_t n, bool hex)
+{
+	size_t i;
+
+	if (hex) {
+		for (i = 0; i < n; i++)
+			printf("%02x", v[i]);
+	} else {
+		fwrite(v, 1, n, stdout);
+	}
+	putchar('\n');
+}
+
+int cmd_get(int argc, char **argv)
+{
+	unsigned char *key, *buf = NULL;
+	struct scalio_kv kv;
+	uint32_t klen, size = SCALIO_VALUE_MAX;
+	char **args;
+	bool hex;
+	int fd, ret, tries;
+
+	ret = parse_kv_args("get", argc, argv, 2, &hex, &args);
+	if (ret)
+		return ret < 0 ? EXIT_OK : ret;
+	ret = get_key("get", args[1], hex, &key, &klen);
+	if (ret)
+		return ret;
+	ret = open_store(args[0], &fd);
+	if (ret)
+		goto out;
+	/* A value may grow between two GETs: retry with the reported size. */
+	for (tries = 0; tries < 4; tries++) {
+		unsigned char *nbuf = realloc(buf, size ? size : 1);
+
+		if (!nbuf) {
+			err_msg("out of memory");
+			ret = EXIT_FAIL;
+			break;
+		}
+		buf = nbuf;
+		memset(&kv, 0, sizeof(kv));
+		kv.key = (uintptr_t)key;
+		kv.value = (uintptr_t)buf;
+		kv.klen = klen;
+		kv.vlen = size;
+		if (!ioctl(fd, SCALIO_IOC_GET, &kv)) {
+			if (kv.vlen > size) {
+				err_msg("get: kernel reported %u bytes for a %u-byte buffer",
+					kv.vlen, size);
+				ret = EXIT_FAIL;
+				break;
+			}
+			print_value(buf, kv.vlen, hex);
+			ret = EXIT_OK;
+			break;
+		}
+		if (errno == ENOENT) {
+			fprintf(stderr, "%s: get: key '%s' not found in store '%s'\n",
+				progname, args[1], args[0]);
+			ret = EXIT_MISSING;
+			break;
+		}
+		if (errno == EOVERFLOW && kv.vlen > size) {
+			size = kv.vlen;
+			continue;
+		}
+		err_msg("get from store '%s': SCALIO_IOC_GET: %s", args[0],
+			strerror(errno));
+		ret = EXIT_FAIL;
+		break;
+	}
+	if (tries == 4) {
+		err_msg("get: value size kept changing");
+		ret = EXIT_FAIL;
+	}
+	close(fd);
+out:
+	free(buf);
+	free(key);
+	return ret;
+}
+
+int cmd_del(int argc, char **argv)
+{
+	struct scalio_kv kv;
+	unsigned char *key;
+	uint32_t klen;
+	char **args;
+	bool hex;
+	int fd, ret;
+
+	ret = parse_kv_args("del", argc, argv, 2, &hex, &args);
+	if (ret)
+		return ret < 0 ? EXIT_OK : ret;
+	ret = get_key("del", args[1], hex, &key, &klen);
+	if (ret)
+		return ret;
+	ret = open_store(args[0], &fd);
+	if (ret)
+		goto out;
+	memset(&kv, 0, sizeof(kv));
+	kv.key = (uintptr_t)key;
+	kv.klen = klen;
+	if (ioctl(fd, SCALIO_IOC_DELETE, &kv)) {
+		if (errno == ENOENT) {
+			fprintf(stderr, "%s: del: key '%s' not found in store '%s'\n",
+				progname, args[1], args[0]);
+			ret = EXIT_MISSING;
+		} else {
+			err_msg("del from store '%s': SCALIO_IOC_DELETE: %s",
+				args[0], strerror(errno));
+			ret = EXIT_FAIL;
+		}
+	}
+	close(fd);
+out:
+	free(key);
+	return ret;
+}
+
+struct counter {
+	const char *name;
+	size_t off;
+};
+
+#define HC(f) { #f, offsetof(struct scalio_host_stats, f) }
+static const struct counter host_counters[] = {
+	HC(gets), HC(puts), HC(deletes), HC(cache_hits), HC(cache_misses),
+	HC(ssd_reads), HC(rpc_gets), HC(rdma_reads), HC(rdma_cas),
+	HC(cas_failures), HC(retries), HC(lease_reclaims), HC(invalidations),
+	HC(header_mismatches), HC(errors),
+};
+
+#define TC(f) { #f, offsetof(struct scalio_target_stats, f) }
+static const struct counter target_counters[] = {
+	TC(rpc_gets), TC(rpc_puts), TC(rpc_deletes), TC(rpc_other),
+	TC(ssd_reads), TC(ssd_writes), TC(ssd_write_bytes), TC(batches),
+	TC(batched_ops), TC(cleaner_runs), TC(cleaner_moved),
+	TC(cpu_ns_commit), TC(cpu_ns_rpc), TC(cpu_ns_cleaner),
+	TC(log_used_units), TC(log_total_units), TC(keys),
+};
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+static uint64_t counter_val(const void *base, const struct counter *c)
+{
+	uint64_t v;
+
+	memcpy(&v, (const char *)base + c->off, sizeof(v));
+	return v;
+}
+
+static void print_stats_json(const struct scalio_stats *st)
+{
+	size_t i;
+
+	printf("{\"features\": %" PRIu64, (uint64_t)st->features);
+	printf(", \"nr_ssds\": %u, \"nr_blocks\": %u, \"slots_per_block\": %u",
+	       st->nr_ssds, st->nr_blocks, st->slots_per_block);
+	printf(", \"offload_read\": %d, \"inline_cache\": %d",
+	       !!(st->features & SCALIO_F_OFFLOAD_READ),
+	       !!(st->features & SCALIO_F_INLINE_CACHE));
+	printf(", \"target_valid\": %u", st->target_valid);
+	for (i = 0; i < ARRAY_LEN(host_counters); i++)
+		printf(", \"%s\": %" PRIu64, host_counters[i].name,
+		       counter_val(&st->host, &host_counters[i]));
+	if (st->target_valid)
+		for (i = 0; i < ARRAY_LEN(target_counters); i++)
+			printf(", \"target_%s\": %" PRIu64,
+			       target_counters[i].name,
+			       counter_val(&st->target, &target_counters[i]));
+	printf("}\n");
+}
+
+static void print_stats_table(const char *store, const struct scalio_stats *st)
+{
+	size_t i;
+
+	printf("store %s: %u SSD(s), %u blocks x %u slots, features:%s%s%s\n",
+	       store, st->nr_ssds, st->nr_blocks, st->slots_per_block,
+	       st->features & SCALIO_F_OFFLOAD_READ ? " offload_read" : "",
+	       st->features & SCALIO_F_INLINE_CACHE ? " inline_cache" : "",
+	       st->features & (SCALIO_F_OFFLOAD_READ | SCALIO_F_INLINE_CACHE) ?
+	       "" : " none");
+	printf("\nhost counters\n");
+	for (i = 0; i < ARRAY_LEN(host_counters); i++)
+		printf("  %-20s %20" PRIu64 "\n", host_counters[i].name,
+		       counter_val(&st->host, &host_counters[i]));
+	if (!st->target_valid) {
+		printf("\ntarget counters: not available\n");
+		return;
+	}
+	printf("\ntarget counters (all clients)\n");
+	for (i = 0; i < ARRAY_LEN(target_counters); i++)
+		printf("  %-20s %20" PRIu64 "\n", target_counters[i].name,
+		       counter_val(&st->target, &target_counters[i]));
+	if (st->target.log_total_units)
+		printf("  %-20s %19.1f%%\n", "log_used",
+		       100.0 * (double)st->target.log_used_units /
+		       (double)st->target.log_total_units);
+}
+
+int cmd_stats(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "host-only", no_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct scalio_stats st;
+	bool json = false, host_only = false;
+	const char *name;
+	int c, fd, ret;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'o':
+			host_only = true;
+			break;
+		case 'h':
+			return print_command_help("stats");
+		default:
+			return usage_error("stats", "unknown option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 1)
+		return usage_error("stats", "expected the store NAME");
+	name = argv[optind];
+	if (!valid_store_name(name))
+		return usage_error("stats", "invalid store name '%s'", name);
+	ret = open_store(name, &fd);
+	if (ret)
+		return ret;
+	memset(&st, 0, sizeof(st));
+	st.size = sizeof(st);
+	st.flags = host_only ? 0 : SCALIO_STATS_F_TARGET;
+	if (ioctl(fd, SCALIO_IOC_STATS, &st)) {
+		if (host_only)
+			goto fail;
+		/* The target may be unreachable: still show the host's view. */
+		fprintf(stderr, "%s: warning: target counters unavailable: %s\n",
+			progname, strerror(errno));
+		memset(&st, 0, sizeof(st));
+		st.size = sizeof(st);
+		if (ioctl(fd, SCALIO_IOC_STATS, &st))
+			goto fail;
+	}
+	close(fd);
+	if (json)
+		print_stats_json(&st);
+	else
+		print_stats_table(name, &st);
+	return EXIT_OK;
+fail:
+	err_msg("stats of store '%s': SCALIO_IOC_STATS: %s", name,
+		strerror(errno));
+	close(fd);
+	return EXIT_FAIL;
+}

@@ -1,0 +1,510 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * scalioctl: command dispatch, help text and the helpers shared by the
+ * command modules.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "scalioctl.h"
+
+const char *progname = "scalioctl";
+int verbose;
+
+static const struct command commands[] = {
+	{
+		"target-setup", cmd_target_setup,
+		"export SSDs with nvmet and create + enable a scalio store",
+		"Usage: scalioctl target-setup --store NAME --addr IP [--port PORT]\n"
+		"           [--nvme-port PORT] [--nblocks N] [--slots S]\n"
+		"           [--batch-max N] [--batch-timeout-us N]\n"
+		"           [--offload-read 0|1] [--inline-cache 0|1]\n"
+		"           [--lease-ms N] DEV...\n"
+		"\n"
+		"On the storage server (modules nvmet, nvmet-rdma and scalio-target\n"
+		"loaded; nvmet and nvmet-rdma are modprobed when missing, configfs is\n"
+		"mounted on " CONFIGFS_ROOT " when it is not).\n"
+		"\n"
+		"For SSD i (the i-th DEV) an nvmet subsystem\n"
+		"  " SCALIO_NQN_PREFIX "NAME-ssd<i>\n"
+		"is created with attr_allow_any_host=1 and namespace 1 = DEV, and\n"
+		"linked to nvmet RDMA port 1 (IP:--nvme-port).  attr_offload=1 is set\n"
+		"when the kernel's nvmet has it (NVMe-oF target offload); the tool\n"
+		"reports \"nvmet offload: on\" or \"nvmet offload: unavailable (CPU\n"
+		"path)\".  Then the scalio store NAME is configured under\n"
+		"  " STORES_ROOT "/NAME/\n"
+		"(ssds/<i>/{device_path,nqn,nsid}, attributes, address) and enabled.\n"
+		"\n"
+		"Re-running with an existing setup re-uses it: an enabled store whose\n"
+		"SSDs, address and given attributes already match is left running;\n"
+		"otherwise it is disabled, reconfigured and enabled again.\n"
+		"\n"
+		"Options:\n"
+		"  --store NAME            store name (1..31 chars of [A-Za-z0-9_.-])\n"
+		"  --addr IP               RDMA address to listen on (IPv4 or IPv6)\n"
+		"  --port PORT             scalio RDMA port (default 4800)\n"
+		"  --nvme-port PORT        nvmet RDMA port (default 4420)\n"
+		"  --nblocks N             hash blocks, a power of two (default 4096)\n"
+		"  --slots S               slots per block: 4, 8 or 16 (default 8)\n"
+		"  --batch-max N           ops per group commit, 1..1024 (default 64)\n"
+		"  --batch-timeout-us N    group-commit wait, 0..100000 (default 100)\n"
+		"  --offload-read 0|1      GET misses read the SSD directly (default 1)\n"
+		"  --inline-cache 0|1      cache values in index slots (default 1)\n"
+		"  --lease-ms N            slot lock lease (default 2000)\n"
+		"  -v, --verbose           print every configfs write\n"
+		"Attributes not given keep their current (or default) values.\n"
+	},
+	{
+		"target-teardown", cmd_target_teardown,
+		"disable and remove a store and its nvmet subsystems",
+		"Usage: scalioctl target-teardown --store NAME [-v]\n"
+		"\n"
+		"Disables and removes the scalio store NAME, then removes the nvmet\n"
+		"subsystems of its SSDs (" SCALIO_NQN_PREFIX "NAME-ssd<i>) from every\n"
+		"port, and nvmet port 1 once no subsystem is linked to it any more.\n"
+		"Fails (exit 3) when neither the store nor any of its subsystems\n"
+		"exists.\n"
+	},
+	{
+		"target-set", cmd_target_set,
+		"change store attributes (disable, set, re-enable)",
+		"Usage: scalioctl target-set --store NAME ATTR=VALUE... [-v]\n"
+		"\n"
+		"Writes each ATTR=VALUE into " STORES_ROOT "/NAME/.\n"
+		"ATTR is a file name of the store directory (attr_batch_max,\n"
+		"addr_trsvcid, ssds/0/nsid, ...); the attr_ prefix may be left out\n"
+		"(batch_max=16).  An enabled store is disabled first and enabled again\n"
+		"afterwards, also when a write fails (with the old values).\n"
+	},
+	{
+		"attach", cmd_attach,
+		"connect this host to a store and bind its SSDs",
+		"Usage: scalioctl attach NAME --addr IP [--port PORT] [--nvme-port PORT]\n"
+		"           [--timeout-ms MS] [-v]\n"
+		"\n"
+		"On a client (modules nvme-rdma and scalio-host loaded).\n"
+		"SCALIO_IOC_ATTACH on " SCALIO_CTL_DEV " (RDMA handshake with the\n"
+		"target at IP:PORT, creates /dev/scalio/NAME).  Then for each SSD of\n"
+		"the store: SCALIO_IOC_SSD_INFO, `nvme connect -t rdma -a IP -s\n"
+		"NVME-PORT -n NQN` unless a controller of that subsystem is already\n"
+		"connected, the block device whose controller's subsysnqn is NQN and\n"
+		"whose nsid matches is looked up in sysfs (with or without native\n"
+		"NVMe multipath), and handed to the module with SCALIO_IOC_SSD_BIND.\n"
+		"Attaching a store that is already attached binds whatever SSDs are\n"
+		"still unbound.\n"
+		"\n"
+		"Options:\n"
+		"  --addr IP           target's RDMA address\n"
+		"  --port PORT         scalio port (default 4800)\n"
+		"  --nvme-port PORT    nvmet port (default 4420)\n"
+		"  --timeout-ms MS     connect timeout (default: the module's, 5000)\n"
+	},
+	{
+		"detach", cmd_detach,
+		"disconnect a store and its NVMe-oF controllers",
+		"Usage: scalioctl detach NAME [-v]\n"
+		"\n"
+		"SCALIO_IOC_DETACH on " SCALIO_CTL_DEV " (fails while\n"
+		"/dev/scalio/NAME is open), then `nvme disconnect -n NQN` for each SSD\n"
+		"subsystem of the store.\n"
+	},
+	{
+		"put", cmd_put,
+		"store a value",
+		"Usage: scalioctl put [--hex] NAME KEY VALUE\n"
+		"\n"
+		"Stores VALUE under KEY in the attached store NAME.  KEY (1..32 bytes)\n"
+		"and VALUE (0..4096 bytes) are taken literally as bytes; with --hex\n"
+		"both are given in hexadecimal.  Put `--` before a KEY or VALUE that\n"
+		"starts with '-'.\n"
+	},
+	{
+		"get", cmd_get,
+		"print a value",
+		"Usage: scalioctl get [--hex] NAME KEY\n"
+		"\n"
+		"Prints the value stored under KEY followed by a newline (with --hex:\n"
+		"KEY is given and the value printed in hexadecimal).  Exit status 1\n"
+		"with a message on stderr when the key does not exist.\n"
+	},
+	{
+		"del", cmd_del,
+		"delete a key",
+		"Usage: scalioctl del [--hex] NAME KEY\n"
+		"\n"
+		"Deletes KEY.  Exit status 1 when the key does not exist.\n"
+	},
+	{
+		"stats", cmd_stats,
+		"print host and target counters of a store",
+		"Usage: scalioctl stats [--json] [--host-only] NAME\n"
+		"\n"
+		"SCALIO_IOC_STATS on /dev/scalio/NAME: the host's counters (gets,\n"
+		"cache_hits, ...) and the target's counters fetched over the\n"
+		"connection, shown with the prefix target_ (target_rpc_gets, ...),\n"
+		"plus features, nr_ssds, nr_blocks and slots_per_block.\n"
+		"\n"
+		"Options:\n"
+		"  --json        one flat JSON object of \"name\": number pairs\n"
+		"  --host-only   do not fetch the target's counters\n"
+	},
+};
+
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void vmsg(const char *prefix, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: %s", progname, prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+/** err_msg() - print "scalioctl: error: ..." on stderr. */
+void err_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("error: ", fmt, ap);
+	va_end(ap);
+}
+
+/** info_msg() - progress message on stdout. */
+void info_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(stdout, fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+	fflush(stdout);
+}
+
+/** usage_error() - report a command-line error; returns EXIT_USAGE. */
+int usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s %s: ", progname, cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s %s --help'.\n", progname, cmd);
+	return EXIT_USAGE;
+}
+
+/* True if -h/--help appears before any "--". */
+bool want_help(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return true;
+	}
+	return false;
+}
+
+static const struct command *find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NR_COMMANDS; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+static void print_help(FILE *f)
+{
+	size_t i;
+
+	fprintf(f,
+		"Usage: scalioctl COMMAND [ARGS...]\n"
+		"       scalioctl help [COMMAND]\n"
+		"       scalioctl COMMAND --help\n"
+		"\n"
+		"Control tool of the scalio key-value store.\n"
+		"\n"
+		"Commands:\n");
+	for (i = 0; i < NR_COMMANDS; i++)
+		fprintf(f, "  %-16s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f,
+		"\n"
+		"Exit status: 0 ok, 1 key missing (get, del), 2 usage error,\n"
+		"3 any other failure (with the reason on stderr).\n");
+}
+
+int print_command_help(const char *cmd)
+{
+	const struct command *c = find_command(cmd);
+
+	if (!c) {
+		fprintf(stderr, "%s: unknown command '%s'\n", progname, cmd);
+		print_help(stderr);
+		return EXIT_USAGE;
+	}
+	fputs(c->usage, stdout);
+	return EXIT_OK;
+}
+
+/**
+ * parse_u32() - parse a decimal (or 0x hex) number within [min, max]
+ *
+ * Return: 0, or -EINVAL / -ERANGE.
+ */
+int parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end)
+		return -EINVAL;
+	if (v < min || v > max)
+		return -ERANGE;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* A store name is used in configfs, in /dev and in NQNs: keep it plain. */
+bool valid_store_name(const char *name)
+{
+	size_t i, n = strlen(name);
+
+	if (n == 0 || n >= SCALIO_NAME_MAX || name[0] == '.')
+		return false;
+	for (i = 0; i < n; i++) {
+		char c = name[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+		      c == '.'))
+			return false;
+	}
+	return true;
+}
+
+bool valid_ip_literal(const char *addr)
+{
+	unsigned char buf[sizeof(struct in6_addr)];
+
+	if (strlen(addr) >= SCALIO_ADDR_MAX)
+		return false;
+	return inet_pton(AF_INET, addr, buf) == 1 ||
+	       inet_pton(AF_INET6, addr, buf) == 1;
+}
+
+/* The NQN under which target-setup exports SSD @i of @store. */
+void subsys_nqn(char *buf, size_t len, const char *store, unsigned int i)
+{
+	snprintf(buf, len, SCALIO_NQN_PREFIX "%s-ssd%u", store, i);
+}
+
+void pathf(char *buf, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, PATH_MAX, fmt, ap);
+	va_end(ap);
+	if (n < 0 || n >= PATH_MAX) {
+		err_msg("path too long: %.64s...", buf);
+		exit(EXIT_FAIL);
+	}
+}
+
+/* True if @nqn is one target-setup makes for @store: PREFIX<store>-ssd<n>. */
+bool is_store_nqn(const char *nqn, const char *store)
+{
+	size_t n = strlen(SCALIO_NQN_PREFIX), s = strlen(store);
+
+	if (strncmp(nqn, SCALIO_NQN_PREFIX, n) || strncmp(nqn + n, store, s) ||
+	    strncmp(nqn + n + s, "-ssd", 4))
+		return false;
+	nqn += n + s + 4;
+	if (!*nqn)
+		return false;
+	for (; *nqn; nqn++)
+		if (*nqn < '0' || *nqn > '9')
+			return false;
+	return true;
+}
+
+/**
+ * write_file() - write @val to a sysfs/configfs attribute in one write()
+ *
+ * Return: 0 or the negative errno of open() or write().
+ */
+int write_file(const char *path, const char *val)
+{
+	size_t len = strlen(val);
+	ssize_t n;
+	int fd, ret = 0;
+
+	if (verbose)
+		fprintf(stderr, "  %s <- %s\n", path, val);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, len);
+	if (n < 0)
+		ret = -errno;
+	else if ((size_t)n != len)
+		ret = -EIO;
+	if (close(fd) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+/**
+ * read_file() - read a small attribute, NUL-terminated, trailing
+ * newlines removed
+ *
+ * Return: length read, or a negative errno.
+ */
+int read_file(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	if (len == 0)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	close(fd);
+	buf[n] = '\0';
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return (int)n;
+}
+
+bool path_exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+/**
+ * run_cmd() - fork/exec a program found on PATH and wait for it
+ * @argv:	NULL-terminated argument vector
+ * @quiet:	send its stdout and stderr to /dev/null
+ *
+ * Return: the program's exit status (0..255), 128 + signal number if it
+ * was killed, or a negative errno if it could not be started (-ENOENT:
+ * not installed).
+ */
+int run_cmd(char *const argv[], bool quiet)
+{
+	int pipefd[2], status, err = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (verbose) {
+		int i;
+
+		fprintf(stderr, "  $");
+		for (i = 0; argv[i]; i++)
+			fprintf(stderr, " %s", argv[i]);
+		fputc('\n', stderr);
+	}
+	/* The pipe carries exec's errno back to the parent. */
+	if (pipe2(pipefd, O_CLOEXEC))
+		return -errno;
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return err;
+	}
+	if (pid == 0) {
+		close(pipefd[0]);
+		if (quiet) {
+			int fd = open("/dev/null", O_RDWR);
+
+			if (fd >= 0) {
+				dup2(fd, STDOUT_FILENO);
+				dup2(fd, STDERR_FILENO);
+				if (fd > STDERR_FILENO)
+					close(fd);
+			}
+		}
+		execvp(argv[0], argv);
+		err = errno;
+		if (write(pipefd[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	do {
+		n = read(pipefd[0], &err, sizeof(err));
+	} while (n < 0 && errno == EINTR);
+	close(pipefd[0]);
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR)
+			return -errno;
+	}
+	if (n == (ssize_t)sizeof(err))
+		return -err;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return -EIO;
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *c;
+
+	if (argc < 2) {
+		print_help(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "-h")) {
+		if (argc > 2)
+			return print_command_help(argv[2]);
+		print_help(stdout);
+		return EXIT_OK;
+	}
+	c = find_command(argv[1]);
+	if (!c) {
+		fprintf(stderr, "%s: unknown command '%s'\n\n", progname, argv[1]);
+		print_help(stderr);
+		return EXIT_USAGE;
+	}
+	if (want_help(argc - 1, argv + 1)) {
+		fputs(c->usage, stdout);
+		return EXIT_OK;
+	}
+	return c->run(argc - 1, argv + 1);
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * scalioctl: control tool of the scalio key-value store.
+ *
+ * Shared declarations of the command modules: main.c (dispatch, help,
+ * helpers), target.c (nvmet + scalio configfs on the storage server),
+ * host.c (attach/detach, nvme connect, sysfs lookup), kv.c (put, get,
+ * del, stats).
+ */
+#ifndef SCALIOCTL_H
+#define SCALIOCTL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../../uapi/scalio.h"
+
+/* Exit codes of the CLI contract. */
+#define EXIT_OK		0
+#define EXIT_MISSING	1	/* get/del: key not found */
+#define EXIT_USAGE	2	/* bad command line */
+#define EXIT_FAIL	3	/* any other failure */
+
+#define SCALIO_DEFAULT_PORT	4800
+#define NVME_DEFAULT_PORT	4420
+#define SCALIO_MAX_SSDS		16
+#define SCALIO_NQN_PREFIX	"nqn.2024-11.io.scalio:"
+
+#define CONFIGFS_ROOT	"/sys/kernel/config"
+#define NVMET_ROOT	CONFIGFS_ROOT "/nvmet"
+#define SCALIO_ROOT	CONFIGFS_ROOT "/scalio"
+#define STORES_ROOT	SCALIO_ROOT "/stores"
+
+extern const char *progname;
+extern int verbose;
+
+/* A command: name, handler, one-line summary and full help text. */
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+	const char *usage;
+};
+
+/* main.c: messages and small helpers. */
+void err_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void info_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+bool want_help(int argc, char **argv);
+int print_command_help(const char *cmd);
+int parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
+bool valid_store_name(const char *name);
+bool valid_ip_literal(const char *addr);
+void subsys_nqn(char *buf, size_t len, const char *store, unsigned int i);
+bool is_store_nqn(const char *nqn, const char *store);
+
+/*
+ * Format a path into a PATH_MAX buffer; exits with EXIT_FAIL (and says
+ * so) if it does not fit, so callers never act on a truncated path.
+ */
+void pathf(char *buf, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* File helpers (return 0 or a negative errno; print nothing). */
+int write_file(const char *path, const char *val);
+int read_file(const char *path, char *buf, size_t len);	/* trims '\n' */
+bool path_exists(const char *path);
+int run_cmd(char *const argv[], bool quiet);	/* exit status or -errno */
+
+/* target.c */
+int cmd_target_setup(int argc, char **argv);
+int cmd_target_teardown(int argc, char **argv);
+int cmd_target_set(int argc, char **argv);
+
+/* host.c */
+int cmd_attach(int argc, char **argv);
+int cmd_detach(int argc, char **argv);
+int find_nvme_blockdev(const char *nqn, uint32_t nsid, char *path, size_t len);
+
+/* kv.c */
+int cmd_put(int argc, char **argv);
+int cmd_get(int argc, char **argv);
+int cmd_del(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+int open_store(const char *name, int *fd);
+
+#endif /* SCALIOCTL_H */

@@ -1,0 +1,822 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * scalioctl target-setup / target-teardown / target-set: the storage
+ * server's side, done entirely through configfs.  nvmet exports each SSD
+ * as its own subsystem (one namespace) on one RDMA port; the scalio store
+ * is configured under /sys/kernel/config/scalio/stores/<name>/.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "scalioctl.h"
+
+#define NVMET_PORT_ID	"1"
+#define NVMET_NSID	"1"
+
+/* Store attributes settable from target-setup's command line. */
+struct store_attr {
+	const char *opt;	/* long option */
+	const char *file;	/* configfs attribute */
+	uint32_t min, max;
+	bool pow2;
+	const char *allowed;	/* for messages */
+};
+
+static const struct store_attr store_attrs[] = {
+	{ "nblocks", "attr_nr_blocks", 1, 1U << 31, true, "a power of two" },
+	{ "slots", "attr_slots_per_block", 4, 16, false, "4, 8 or 16" },
+	{ "batch-max", "attr_batch_max", 1, 1024, false, "1..1024" },
+	{ "batch-timeout-us", "attr_batch_timeout_us", 0, 100000, false,
+	  "0..100000" },
+	{ "offload-read", "attr_offload_read", 0, 1, false, "0 or 1" },
+	{ "inline-cache", "attr_inline_cache", 0, 1, false, "0 or 1" },
+	{ "lease-ms", "attr_lease_ms", 1, 3600000, false, "1..3600000" },
+};
+
+#define NR_STORE_ATTRS (sizeof(store_attrs) / sizeof(store_attrs[0]))
+
+static int fail_path(const char *what, const char *path, int err)
+{
+	err_msg("%s %s: %s", what, path, strerror(-err));
+	return EXIT_FAIL;
+}
+
+static int cfg_mkdir(const char *path)
+{
+	if (verbose)
+		fprintf(stderr, "  mkdir %s\n", path);
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return fail_path("mkdir", path, -errno);
+	return EXIT_OK;
+}
+
+static int cfg_write(const char *path, const char *val)
+{
+	int ret = write_file(path, val);
+
+	if (ret) {
+		err_msg("write '%s' to %s: %s", val, path, strerror(-ret));
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+/* Remove a configfs directory if present. */
+static int cfg_rmdir(const char *path)
+{
+	if (verbose)
+		fprintf(stderr, "  rmdir %s\n", path);
+	if (rmdir(path) && errno != ENOENT)
+		return fail_path("rmdir", path, -errno);
+	return EXIT_OK;
+}
+
+/* True if @path reads back as exactly @val. */
+static bool attr_is(const char *path, const char *val)
+{
+	char buf[512];
+
+	return read_file(path, buf, sizeof(buf)) >= 0 && !strcmp(buf, val);
+}
+
+/* Compare a numeric attribute: "4096" vs 4096. */
+static bool attr_num_is(const char *path, uint32_t val)
+{
+	char buf[64];
+	uint32_t v;
+
+	return read_file(path, buf, sizeof(buf)) >= 0 &&
+	       !parse_u32(buf, 0, UINT32_MAX, &v) && v == val;
+}
+
+static bool configfs_mounted(void)
+{
+	char line[512];
+	bool found = false;
+	FILE *f = fopen("/proc/mounts", "re");
+
+	if (!f)
+		return path_exists(CONFIGFS_ROOT "/nvmet") ||
+		       path_exists(SCALIO_ROOT);
+	while (fgets(line, sizeof(line), f)) {
+		char dev[128], mnt[256], type[64];
+
+		if (sscanf(line, "%127s %255s %63s", dev, mnt, type) == 3 &&
+		    !strcmp(mnt, CONFIGFS_ROOT) && !strcmp(type, "configfs")) {
+			found = true;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static void modprobe(const char *mod)
+{
+	char *argv[] = { "modprobe", (char *)mod, NULL };
+
+	/* Already loaded, built in or not installed: the checks after tell. */
+	run_cmd(argv, !verbose);
+}
+
+/*
+ * Make configfs, nvmet (+ nvmet-rdma) and the scalio target available.
+ * configfs must be modprobed before it can be mounted.
+ */
+static int prepare_target(void)
+{
+	if (!configfs_mounted()) {
+		modprobe("configfs");
+		if (verbose)
+			fprintf(stderr, "  mount -t configfs configfs %s\n",
+				CONFIGFS_ROOT);
+		if (mount("configfs", CONFIGFS_ROOT, "configfs", 0, NULL) &&
+		    errno != EBUSY)
+			return fail_path("mount configfs on", CONFIGFS_ROOT,
+					 -errno);
+	}
+	if (!path_exists(NVMET_ROOT))
+		modprobe("nvmet");
+	if (!path_exists("/sys/module/nvmet_rdma"))
+		modprobe("nvmet-rdma");
+	if (!path_exists(NVMET_ROOT)) {
+		err_msg("%s does not exist: nvmet is not available (modprobe nvmet failed)",
+			NVMET_ROOT);
+		return EXIT_FAIL;
+	}
+	if (!path_exists(STORES_ROOT)) {
+		err_msg("%s does not exist: load scalio-target.ko first",
+			STORES_ROOT);
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+static int parse_store_opt(const char *cmd, const char *arg)
+{
+	if (!valid_store_name(arg))
+		return usage_error(cmd, "invalid store name '%s' (1..%d chars of [A-Za-z0-9_.-])",
+				   arg, SCALIO_NAME_MAX - 1);
+	return EXIT_OK;
+}
+
+/*
+ * One nvmet subsystem per SSD, namespace 1 = @dev.  Reports through
+ * @offload whether attr_offload could be turned on.
+ */
+static int setup_subsystem(const char *nqn, const char *dev, int *offload)
+{
+	char sub[PATH_MAX], ns[PATH_MAX], p[PATH_MAX];
+	int ret;
+
+	pathf(sub, NVMET_ROOT "/subsystems/%s", nqn);
+	ret = cfg_mkdir(sub);
+	if (ret)
+		return ret;
+	pathf(p, "%s/attr_allow_any_host", sub);
+	if (!attr_is(p, "1")) {
+		ret = cfg_write(p, "1");
+		if (ret)
+			return ret;
+	}
+	pathf(p, "%s/attr_offload", sub);
+	if (path_exists(p)) {
+		ret = attr_is(p, "1") ? 0 : write_file(p, "1");
+		if (!ret) {
+			if (*offload < 0)
+				*offload = 1;
+		} else {
+			fprintf(stderr, "%s: warning: %s: cannot enable: %s\n",
+				progname, p, strerror(-ret));
+			*offload = 0;
+		}
+	} else {
+		*offload = 0;
+	}
+
+	pathf(ns, "%s/namespaces/" NVMET_NSID, sub);
+	ret = cfg_mkdir(ns);
+	if (ret)
+		return ret;
+	pathf(p, "%s/device_path", ns);
+	if (attr_is(p, dev)) {
+		pathf(p, "%s/enable", ns);
+		if (attr_is(p, "1"))
+			return EXIT_OK;		/* re-used as it is */
+	} else {
+		pathf(p, "%s/enable", ns);
+		if (attr_is(p, "1")) {
+			ret = cfg_write(p, "0");
+			if (ret)
+				return ret;
+		}
+		pathf(p, "%s/device_path", ns);
+		ret = cfg_write(p, dev);
+		if (ret)
+			return ret;
+	}
+	pathf(p, "%s/enable", ns);
+	return cfg_write(p, "1");
+}
+
+/* Number of entries (other than . and ..) in a directory; -1 if absent. */
+static int dir_entries(const char *path)
+{
+	struct dirent *de;
+	DIR *d = opendir(path);
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* nvmet port 1 on @addr:@svc over RDMA. */
+static int setup_port(const char *addr, uint32_t svc)
+{
+	const char *adrfam = strchr(addr, ':') ? "ipv6" : "ipv4";
+	char port[PATH_MAX], p[PATH_MAX], svcs[16];
+	bool same;
+	int ret;
+
+	snprintf(svcs, sizeof(svcs), "%u", svc);
+	pathf(port, NVMET_ROOT "/ports/" NVMET_PORT_ID);
+	ret = cfg_mkdir(port);
+	if (ret)
+		return ret;
+
+	pathf(p, "%s/addr_trtype", port);
+	same = attr_is(p, "rdma");
+	pathf(p, "%s/addr_adrfam", port);
+	same = same && attr_is(p, adrfam);
+	pathf(p, "%s/addr_traddr", port);
+	same = same && attr_is(p, addr);
+	pathf(p, "%s/addr_trsvcid", port);
+	same = same && attr_is(p, svcs);
+	if (same)
+		return EXIT_OK;
+
+	/* nvmet refuses address changes while subsystems are linked. */
+	pathf(p, "%s/subsystems", port);
+	if (dir_entries(p) > 0) {
+		char cur[128] = "?", cursvc[16] = "?";
+
+		pathf(p, "%s/addr_traddr", port);
+		read_file(p, cur, sizeof(cur));
+		pathf(p, "%s/addr_trsvcid", port);
+		read_file(p, cursvc, sizeof(cursvc));
+		err_msg("nvmet port %s is in use with address %s:%s; tear it down first (scalioctl target-teardown)",
+			port, cur, cursvc);
+		return EXIT_FAIL;
+	}
+	pathf(p, "%s/addr_trtype", port);
+	ret = cfg_write(p, "rdma");
+	if (ret)
+		return ret;
+	pathf(p, "%s/addr_adrfam", port);
+	ret = cfg_write(p, adrfam);
+	if (ret)
+		return ret;
+	pathf(p, "%s/addr_traddr", port);
+	ret = cfg_write(p, addr);
+	if (ret)
+		return ret;
+	pathf(p, "%s/addr_trsvcid", port);
+	return cfg_write(p, svcs);
+}
+
+static int link_subsystem(const char *nqn)
+{
+	char sub[PATH_MAX], link[PATH_MAX];
+
+	pathf(sub, NVMET_ROOT "/subsystems/%s", nqn);
+	pathf(link, NVMET_ROOT "/ports/" NVMET_PORT_ID "/subsystems/%s", nqn);
+	if (verbose)
+		fprintf(stderr, "  ln -s %s %s\n", sub, link);
+	if (symlink(sub, link) && errno != EEXIST) {
+		int e = errno;
+
+		err_msg("link %s into nvmet port " NVMET_PORT_ID ": %s%s", nqn,
+			strerror(e), e == EINVAL ?
+			" (is nvmet-rdma loaded and the address configured on an RDMA device?)" :
+			"");
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+struct setup_args {
+	const char *store, *addr;
+	uint32_t port, nvme_port;
+	bool attr_set[NR_STORE_ATTRS];
+	uint32_t attr_val[NR_STORE_ATTRS];
+	char **devs;
+	int nr_devs;
+};
+
+/* Does the enabled store @dir already run exactly the requested setup? */
+static bool store_matches(const char *dir, const struct setup_args *a)
+{
+	char p[PATH_MAX], nqn[SCALIO_NQN_MAX];
+	size_t i;
+	int n;
+
+	pathf(p, "%s/addr_traddr", dir);
+	if (!attr_is(p, a->addr))
+		return false;
+	pathf(p, "%s/addr_trsvcid", dir);
+	if (!attr_num_is(p, a->port))
+		return false;
+	for (i = 0; i < NR_STORE_ATTRS; i++) {
+		if (!a->attr_set[i])
+			continue;
+		pathf(p, "%s/%s", dir, store_attrs[i].file);
+		if (!attr_num_is(p, a->attr_val[i]))
+			return false;
+	}
+	pathf(p, "%s/ssds", dir);
+	if (dir_entries(p) != a->nr_devs)
+		return false;
+	for (n = 0; n < a->nr_devs; n++) {
+		subsys_nqn(nqn, sizeof(nqn), a->store, n);
+		pathf(p, "%s/ssds/%d/device_path", dir, n);
+		if (!attr_is(p, a->devs[n]))
+			return false;
+		pathf(p, "%s/ssds/%d/nqn", dir, n);
+		if (!attr_is(p, nqn))
+			return false;
+		pathf(p, "%s/ssds/%d/nsid", dir, n);
+		if (!attr_is(p, NVMET_NSID))
+			return false;
+	}
+	return true;
+}
+
+static int setup_store(const struct setup_args *a)
+{
+	char dir[PATH_MAX], p[PATH_MAX], nqn[SCALIO_NQN_MAX], num[16];
+	size_t i;
+	int ret, n;
+
+	pathf(dir, STORES_ROOT "/%s", a->store);
+	ret = cfg_mkdir(dir);
+	if (ret)
+		return ret;
+	pathf(p, "%s/enable", dir);
+	if (attr_is(p, "1")) {
+		if (store_matches(dir, a)) {
+			info_msg("store %s: already enabled with this configuration, re-used",
+				 a->store);
+			return EXIT_OK;
+		}
+		info_msg("store %s: enabled with another configuration, re-configuring",
+			 a->store);
+		ret = cfg_write(p, "0");
+		if (ret)
+			return ret;
+	}
+
+	for (n = 0; n < a->nr_devs; n++) {
+		subsys_nqn(nqn, sizeof(nqn), a->store, n);
+		pathf(p, "%s/ssds/%d", dir, n);
+		ret = cfg_mkdir(p);
+		if (ret)
+			return ret;
+		pathf(p, "%s/ssds/%d/device_path", dir, n);
+		ret = cfg_write(p, a->devs[n]);
+		if (ret)
+			return ret;
+		pathf(p, "%s/ssds/%d/nqn", dir, n);
+		ret = cfg_write(p, nqn);
+		if (ret)
+			return ret;
+		pathf(p, "%s/ssds/%d/nsid", dir, n);
+		ret = cfg_write(p, NVMET_NSID);
+		if (ret)
+			return ret;
+	}
+	/* SSDs left over from a larger earlier setup (kept contiguous). */
+	for (n = SCALIO_MAX_SSDS - 1; n >= a->nr_devs; n--) {
+		pathf(p, "%s/ssds/%d", dir, n);
+		if (path_exists(p)) {
+			ret = cfg_rmdir(p);
+			if (ret)
+				return ret;
+		}
+	}
+
+	for (i = 0; i < NR_STORE_ATTRS; i++) {
+		if (!a->attr_set[i])
+			continue;
+		pathf(p, "%s/%s", dir, store_attrs[i].file);
+		snprintf(num, sizeof(num), "%u", a->attr_val[i]);
+		ret = cfg_write(p, num);
+		if (ret)
+			return ret;
+	}
+	pathf(p, "%s/addr_traddr", dir);
+	ret = cfg_write(p, a->addr);
+	if (ret)
+		return ret;
+	pathf(p, "%s/addr_trsvcid", dir);
+	snprintf(num, sizeof(num), "%u", a->port);
+	ret = cfg_write(p, num);
+	if (ret)
+		return ret;
+
+	pathf(p, "%s/enable", dir);
+	ret = cfg_write(p, "1");
+	if (ret) {
+		err_msg("store %s could not be enabled; see dmesg for the reason",
+			a->store);
+		return ret;
+	}
+	return EXIT_OK;
+}
+
+enum {
+	OPT_STORE = 256, OPT_ADDR, OPT_PORT, OPT_NVME_PORT, OPT_ATTR0,
+};
+
+int cmd_target_setup(int argc, char **argv)
+{
+	struct option opts[8 + NR_STORE_ATTRS] = {
+		{ "store", required_argument, NULL, OPT_STORE },
+		{ "addr", required_argument, NULL, OPT_ADDR },
+		{ "port", required_argument, NULL, OPT_PORT },
+		{ "nvme-port", required_argument, NULL, OPT_NVME_PORT },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+	};
+	struct setup_args a = {
+		.port = SCALIO_DEFAULT_PORT, .nvme_port = NVME_DEFAULT_PORT,
+	};
+	char nqn[SCALIO_NQN_MAX];
+	int c, i, ret, offload = -1;
+	struct stat st;
+	size_t k;
+
+	for (k = 0; k < NR_STORE_ATTRS; k++) {
+		opts[6 + k].name = store_attrs[k].opt;
+		opts[6 + k].has_arg = required_argument;
+		opts[6 + k].val = OPT_ATTR0 + (int)k;
+	}
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_STORE:
+			if (parse_store_opt("target-setup", optarg))
+				return EXIT_USAGE;
+			a.store = optarg;
+			break;
+		case OPT_ADDR:
+			if (!valid_ip_literal(optarg))
+				return usage_error("target-setup",
+						   "--addr '%s' is not an IPv4 or IPv6 address",
+						   optarg);
+			a.addr = optarg;
+			break;
+		case OPT_PORT:
+			if (parse_u32(optarg, 1, 65535, &a.port))
+				return usage_error("target-setup",
+						   "--port must be 1..65535");
+			break;
+		case OPT_NVME_PORT:
+			if (parse_u32(optarg, 1, 65535, &a.nvme_port))
+				return usage_error("target-setup",
+						   "--nvme-port must be 1..65535");
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		case 'h':
+			return print_command_help("target-setup");
+		default:
+			if (c >= OPT_ATTR0 && c < OPT_ATTR0 + (int)NR_STORE_ATTRS) {
+				const struct store_attr *sa = &store_attrs[c - OPT_ATTR0];
+				uint32_t v;
+
+				if (parse_u32(optarg, sa->min, sa->max, &v) ||
+				    (sa->pow2 && (v & (v - 1))) ||
+				    (!strcmp(sa->opt, "slots") && v != 4 &&
+				     v != 8 && v != 16))
+					return usage_error("target-setup",
+							   "--%s must be %s (got '%s')",
+							   sa->opt, sa->allowed, optarg);
+				a.attr_set[c - OPT_ATTR0] = true;
+				a.attr_val[c - OPT_ATTR0] = v;
+				break;
+			}
+			return usage_error("target-setup", "unknown option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	if (!a.store)
+		return usage_error("target-setup", "--store NAME is required");
+	if (!a.addr)
+		return usage_error("target-setup", "--addr IP is required");
+	a.devs = argv + optind;
+	a.nr_devs = argc - optind;
+	if (a.nr_devs < 1 || a.nr_devs > SCALIO_MAX_SSDS)
+		return usage_error("target-setup", "give 1..%d SSD devices (got %d)",
+				   SCALIO_MAX_SSDS, a.nr_devs);
+	for (i = 0; i < a.nr_devs; i++) {
+		if (a.devs[i][0] != '/' ||
+		    strlen(a.devs[i]) >= SCALIO_PATH_MAX)
+			return usage_error("target-setup",
+					   "DEV '%s' must be an absolute path shorter than %d",
+					   a.devs[i], SCALIO_PATH_MAX);
+		if (stat(a.devs[i], &st))
+			return fail_path("stat", a.devs[i], -errno);
+		if (!S_ISBLK(st.st_mode)) {
+			err_msg("%s is not a block device", a.devs[i]);
+			return EXIT_FAIL;
+		}
+	}
+
+	ret = prepare_target();
+	if (ret)
+		return ret;
+	for (i = 0; i < a.nr_devs; i++) {
+		subsys_nqn(nqn, sizeof(nqn), a.store, (unsigned int)i);
+		ret = setup_subsystem(nqn, a.devs[i], &offload);
+		if (ret)
+			return ret;
+	}
+	ret = setup_port(a.addr, a.nvme_port);
+	if (ret)
+		return ret;
+	for (i = 0; i < a.nr_devs; i++) {
+		subsys_nqn(nqn, sizeof(nqn), a.store, (unsigned int)i);
+		ret = link_subsystem(nqn);
+		if (ret)
+			return ret;
+		info_msg("nvmet: %s = %s on rdma %s:%u", nqn, a.devs[i], a.addr,
+			 a.nvme_port);
+	}
+	info_msg("nvmet offload: %s",
+		 offload == 1 ? "on" : "unavailable (CPU path)");
+
+	ret = setup_store(&a);
+	if (ret)
+		return ret;
+	info_msg("store %s: enabled, %d SSD(s), listening on %s:%u", a.store,
+		 a.nr_devs, a.addr, a.port);
+	return EXIT_OK;
+}
+
+/* Remove nvmet subsystem @nqn: unlink it from every port, drop its namespaces. */
+static int remove_subsystem(const char *nqn)
+{
+	char sub[PATH_MAX], p[PATH_MAX];
+	struct dirent *de;
+	int ret = EXIT_OK;
+	DIR *d;
+
+	d = opendir(NVMET_ROOT "/ports");
+	if (d) {
+		while ((de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			pathf(p, NVMET_ROOT "/ports/%s/subsystems/%s",
+				 de->d_name, nqn);
+			if (!path_exists(p))
+				continue;
+			if (verbose)
+				fprintf(stderr, "  rm %s\n", p);
+			if (unlink(p) && errno != ENOENT)
+				ret = fail_path("unlink", p, -errno);
+		}
+		closedir(d);
+	}
+
+	pathf(sub, NVMET_ROOT "/subsystems/%s/namespaces", nqn);
+	d = opendir(sub);
+	if (d) {
+		while ((de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			pathf(p, "%s/%s/enable", sub, de->d_name);
+			if (attr_is(p, "1") && cfg_write(p, "0"))
+				ret = EXIT_FAIL;
+			pathf(p, "%s/%s", sub, de->d_name);
+			if (cfg_rmdir(p))
+				ret = EXIT_FAIL;
+		}
+		closedir(d);
+	}
+	pathf(sub, NVMET_ROOT "/subsystems/%s", nqn);
+	if (cfg_rmdir(sub))
+		ret = EXIT_FAIL;
+	return ret;
+}
+
+int cmd_target_teardown(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "store", required_argument, NULL, OPT_STORE },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char nqns[SCALIO_MAX_SSDS * 2][SCALIO_NQN_MAX];
+	char dir[PATH_MAX], p[PATH_MAX];
+	const char *store = NULL;
+	int c, i, n, nr_nqns = 0, ret = EXIT_OK;
+	bool found = false;
+	struct dirent *de;
+	DIR *d;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_STORE:
+			if (parse_store_opt("target-teardown", optarg))
+				return EXIT_USAGE;
+			store = optarg;
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		case 'h':
+			return print_command_help("target-teardown");
+		default:
+			return usage_error("target-teardown", "unknown option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	if (!store)
+		return usage_error("target-teardown", "--store NAME is required");
+	if (optind != argc)
+		return usage_error("target-teardown", "unexpected argument '%s'",
+				   argv[optind]);
+	if (!configfs_mounted()) {
+		err_msg("configfs is not mounted on %s: nothing to tear down",
+			CONFIGFS_ROOT);
+		return EXIT_FAIL;
+	}
+
+	pathf(dir, STORES_ROOT "/%s", store);
+	if (path_exists(dir)) {
+		found = true;
+		pathf(p, "%s/enable", dir);
+		if (attr_is(p, "1") && cfg_write(p, "0"))
+			return EXIT_FAIL;
+		for (n = SCALIO_MAX_SSDS - 1; n >= 0; n--) {
+			pathf(p, "%s/ssds/%d/nqn", dir, n);
+			if (nr_nqns < SCALIO_MAX_SSDS &&
+			    read_file(p, nqns[nr_nqns], SCALIO_NQN_MAX) > 0)
+				nr_nqns++;
+			pathf(p, "%s/ssds/%d", dir, n);
+			if (path_exists(p) && cfg_rmdir(p))
+				return EXIT_FAIL;
+		}
+		if (cfg_rmdir(dir))
+			return EXIT_FAIL;
+		info_msg("store %s: disabled and removed", store);
+	}
+
+	d = opendir(NVMET_ROOT "/subsystems");
+	if (d) {
+		while ((de = readdir(d)) && nr_nqns < SCALIO_MAX_SSDS * 2)
+			if (is_store_nqn(de->d_name, store) &&
+			    strlen(de->d_name) < SCALIO_NQN_MAX)
+				strcpy(nqns[nr_nqns++], de->d_name);
+		closedir(d);
+	}
+	for (i = 0; i < nr_nqns; i++) {
+		bool dup = false;
+
+		for (n = 0; n < i; n++)
+			dup = dup || !strcmp(nqns[n], nqns[i]);
+		pathf(p, NVMET_ROOT "/subsystems/%s", nqns[i]);
+		if (dup || !path_exists(p))
+			continue;
+		found = true;
+		if (remove_subsystem(nqns[i]))
+			ret = EXIT_FAIL;
+		else
+			info_msg("nvmet: %s removed", nqns[i]);
+	}
+	/* Port 1 is the one target-setup made; drop it once it is unused. */
+	pathf(p, NVMET_ROOT "/ports/" NVMET_PORT_ID "/subsystems");
+	if (dir_entries(p) == 0) {
+		pathf(p, NVMET_ROOT "/ports/" NVMET_PORT_ID);
+		if (cfg_rmdir(p))
+			ret = EXIT_FAIL;
+		else
+			info_msg("nvmet: port " NVMET_PORT_ID " removed");
+	}
+	if (!found) {
+		err_msg("store '%s': neither %s nor its nvmet subsystems exist",
+			store, dir);
+		return EXIT_FAIL;
+	}
+	return ret;
+}
+
+int cmd_target_set(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "store", required_argument, NULL, OPT_STORE },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char dir[PATH_MAX], en[PATH_MAX], p[PATH_MAX];
+	const char *store = NULL;
+	bool was_enabled;
+	int c, i, ret = EXIT_OK;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_STORE:
+			if (parse_store_opt("target-set", optarg))
+				return EXIT_USAGE;
+			store = optarg;
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		case 'h':
+			return print_command_help("target-set");
+		default:
+			return usage_error("target-set", "unknown option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	if (!store)
+		return usage_error("target-set", "--store NAME is required");
+	if (optind == argc)
+		return usage_error("target-set", "give at least one ATTR=VALUE");
+
+	pathf(dir, STORES_ROOT "/%s", store);
+	if (!path_exists(dir)) {
+		err_msg("store '%s' does not exist (%s)", store, dir);
+		return EXIT_FAIL;
+	}
+	/* Check every ATTR before touching anything. */
+	for (i = optind; i < argc; i++) {
+		char *eq = strchr(argv[i], '=');
+		size_t nlen = eq ? (size_t)(eq - argv[i]) : 0;
+
+		if (!eq || nlen == 0)
+			return usage_error("target-set", "'%s' is not ATTR=VALUE",
+					   argv[i]);
+		if (argv[i][0] == '/' || strstr(argv[i], "..") ||
+		    (nlen == 6 && !strncmp(argv[i], "enable", 6)))
+			return usage_error("target-set", "attribute '%.*s' cannot be set",
+					   (int)nlen, argv[i]);
+		pathf(p, "%s/%.*s", dir, (int)nlen, argv[i]);
+		if (!path_exists(p)) {
+			pathf(p, "%s/attr_%.*s", dir, (int)nlen,
+				 argv[i]);
+			if (!path_exists(p))
+				return usage_error("target-set",
+						   "store '%s' has no attribute '%.*s' (see %s/features)",
+						   store, (int)nlen, argv[i], dir);
+		}
+	}
+
+	pathf(en, "%s/enable", dir);
+	was_enabled = attr_is(en, "1");
+	if (was_enabled && cfg_write(en, "0"))
+		return EXIT_FAIL;
+	for (i = optind; i < argc; i++) {
+		char *eq = strchr(argv[i], '=');
+		int nlen = (int)(eq - argv[i]);
+
+		pathf(p, "%s/%.*s", dir, nlen, argv[i]);
+		if (!path_exists(p))
+			pathf(p, "%s/attr_%.*s", dir, nlen, argv[i]);
+		if (cfg_write(p, eq + 1)) {
+			ret = EXIT_FAIL;
+			break;
+		}
+		info_msg("store %s: %s = %s", store, strrchr(p, '/') + 1, eq + 1);
+	}
+	if (was_enabled) {
+		if (cfg_write(en, "1")) {
+			err_msg("store %s left disabled", store);
+			return EXIT_FAIL;
+		}
+		info_msg("store %s: re-enabled", store);
+	}
+	return ret;
+}
