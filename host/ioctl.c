@@ -249,8 +249,6 @@ static int scalio_ioctl_multi(struct scalio_hstore *hs,
 
 		ops[i].kv.result = k->result ? k->result :
 				   scalio_kop_finish(k, &ops[i].kv);
-		if (!k->result && k->op == SCALIO_OP_GET)
-			continue;
 	}
 	if (copy_to_user(u64_to_user_ptr(m.ops), ops,
 			 array_size(m.nr, sizeof(*ops)))) {

@@ -53,6 +53,7 @@ void scalio_conn_init(struct scalio_hstore *hs)
 	init_waitqueue_head(&conn->io_wq);
 	atomic_set(&conn->ts_inflight, 0);
 	init_rwsem(&conn->io_rwsem);
+	mutex_init(&conn->teardown_lock);
 	INIT_WORK(&conn->fail_work, scalio_conn_fail_work);
 }
 
@@ -97,15 +98,13 @@ wake:
 	wake_up_all(&conn->io_wq);
 }
 
-static void scalio_conn_fail_work(struct work_struct *work)
+/*
+ * Stop the QP: rdma_disconnect() moves it to the error state, which
+ * flushes every posted work request (one-sided waiters get their
+ * completion); then fail the RPC waiters.  conn->teardown_lock held.
+ */
+static void scalio_conn_stop(struct scalio_conn *conn)
 {
-	struct scalio_conn *conn = container_of(work, struct scalio_conn,
-					       fail_work);
-
-	/*
-	 * rdma_disconnect() moves the QP to the error state, which flushes
-	 * every posted work request: one-sided waiters get their completion.
-	 */
 	if (conn->cm_id && test_bit(SCALIO_CONN_CONNECTED, &conn->flags))
 		rdma_disconnect(conn->cm_id);
 	if (conn->qp) {
@@ -114,6 +113,18 @@ static void scalio_conn_fail_work(struct work_struct *work)
 		ib_modify_qp(conn->qp, &attr, IB_QP_STATE);
 	}
 	scalio_rpc_fail_all(conn);
+}
+
+static void scalio_conn_fail_work(struct work_struct *work)
+{
+	struct scalio_conn *conn = container_of(work, struct scalio_conn,
+					       fail_work);
+
+	mutex_lock(&conn->teardown_lock);
+	/* Once freed, teardown has done all of this itself. */
+	if (!test_bit(SCALIO_CONN_FREED, &conn->flags))
+		scalio_conn_stop(conn);
+	mutex_unlock(&conn->teardown_lock);
 }
 
 /**
@@ -1057,13 +1068,15 @@ void scalio_conn_destroy(struct scalio_conn *conn)
 	if (test_and_set_bit(SCALIO_CONN_FREED, &conn->flags))
 		return;
 	set_bit(SCALIO_CONN_DEAD, &conn->flags);
-	/* Runs the queued failure work, or does its job now. */
-	flush_work(&conn->fail_work);
-	scalio_conn_fail_work(&conn->fail_work);
 
+	mutex_lock(&conn->teardown_lock);
+	scalio_conn_stop(conn);
+	/* Every operation holds io_rwsem for reading; all were woken above. */
 	down_write(&conn->io_rwsem);
 	if (conn->qp) {
-		ib_drain_qp(conn->qp);
+		/* Draining needs a QP that got to RTS (rxe refuses posts before). */
+		if (test_bit(SCALIO_CONN_CONNECTED, &conn->flags))
+			ib_drain_qp(conn->qp);
 		rdma_destroy_qp(conn->cm_id);
 		conn->qp = NULL;
 	}
@@ -1078,10 +1091,17 @@ void scalio_conn_destroy(struct scalio_conn *conn)
 		conn->pd = NULL;
 	}
 	if (conn->cm_id) {
+		/* Waits for a running CM handler; none is called after. */
 		rdma_destroy_id(conn->cm_id);
 		conn->cm_id = NULL;
 	}
 	up_write(&conn->io_rwsem);
+	mutex_unlock(&conn->teardown_lock);
+	/*
+	 * Nothing can queue the failure work any more (no handler, no
+	 * completion, no operation is left): wait for a queued one.
+	 */
+	flush_work(&conn->fail_work);
 }
 
 /* ------------------------------------------------------------------ */

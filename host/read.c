@@ -450,6 +450,37 @@ static int scalio_fill(struct scalio_get *g, unsigned int attempt)
 	return SCALIO_RESTART;
 }
 
+/*
+ * A C slot that may hold our key keeps failing its checksum: its contents
+ * were damaged (a filler whose lease ran out wrote into a slot someone else
+ * had reclaimed).  Evicting a cache slot (C -> A, CAS on the exact ctl
+ * word we saw) is always safe, as eviction of the LRU victim is: do it, so
+ * that readers of the key do not spin on it until they time out.
+ */
+static int scalio_evict_torn(struct scalio_get *g,
+			     const struct scalio_block_view *v)
+{
+	u64 ctl, cur;
+	u32 i;
+	int ret;
+
+	for (i = 0; i < v->slots; i++) {
+		const struct scalio_slot *s = scalio_view_slot(v, i);
+
+		ctl = le64_to_cpu(s->ctl);
+		if (scalio_ctl_state(ctl) != SCALIO_SLOT_C ||
+		    scalio_slot_valid(s, NULL, 0))
+			continue;
+		if (scalio_ctl_fp(ctl) != g->fp &&
+		    (s->klen != g->klen || memcmp(s->key, g->key, g->klen)))
+			continue;
+		ret = scalio_cas_ctl(g, i, ctl, scalio_ctl_release(ctl), &cur);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /* GET with the inline cache: the whole slot protocol. */
 static int scalio_get_cached(struct scalio_get *g)
 {
@@ -461,7 +492,7 @@ static int scalio_get_cached(struct scalio_get *g)
 	};
 	const struct scalio_slot *s;
 	bool missed = false;
-	unsigned int attempt;
+	unsigned int attempt, torn = 0;
 	u64 now;
 	u32 idx;
 	int ret;
@@ -497,6 +528,14 @@ static int scalio_get_cached(struct scalio_get *g)
 			scalio_backoff(attempt);
 			continue;
 		case SCALIO_LOOKUP_TORN:
+			/* re-read at once: a fill or a write was in flight */
+			if (++torn < 8)
+				continue;
+			torn = 0;
+			ret = scalio_evict_torn(g, &v);
+			if (ret)
+				return ret;
+			scalio_backoff(attempt);
 			continue;
 		case SCALIO_LOOKUP_MISS:
 			break;

@@ -23,6 +23,8 @@
  *   moves the QP to the error state, which flushes every posted work
  *   request and thereby wakes every waiter: the write lock is then granted
  *   promptly.
+ *   conn->teardown_lock (mutex) serializes the failure work with the
+ *   teardown, so the work never touches a QP or cm_id being destroyed.
  *   conn->rpc_lock (spinlock, irq-safe) protects the tag table's states and
  *   its free list.
  *   hs->bind_lock (mutex) serializes SSD_BIND; a bound SSD stays bound until
@@ -192,6 +194,7 @@ struct scalio_conn {
 	atomic_t		ts_inflight;
 
 	struct rw_semaphore	io_rwsem;
+	struct mutex		teardown_lock;
 	struct work_struct	fail_work;
 };
 

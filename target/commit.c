@@ -255,6 +255,8 @@ int scalio_batch_write(struct scalio_ssd *ssd, u64 reserve)
 	}
 	if (!nr_segs)
 		return 0;
+	if (c->failed)
+		return -EIO;
 	if (n > SCALIO_BUF_UNITS)
 		return -E2BIG;	/* the admission rules make this impossible */
 
@@ -303,8 +305,19 @@ int scalio_batch_write(struct scalio_ssd *ssd, u64 reserve)
 	scalio_batch_hdr_seal(bh);
 
 	ret = scalio_ssd_write(ssd, pos, c->buf, n);
-	if (ret)
+	if (ret) {
+		/*
+		 * The units at @pos may now hold part of batch @seq.  Writing
+		 * @seq again elsewhere could leave two candidates for
+		 * recovery, so stop writing until the store is re-enabled
+		 * (recovery sorts the log out), as a file system goes
+		 * read-only on a write error.
+		 */
+		c->failed = true;
+		pr_err("%s: ssd %u: log write failed: failing all writes until the store is re-enabled\n",
+		       st->name, ssd->index);
 		return -EIO;
+	}
 
 	/* Durable: publish. */
 	for (i = 0; i < c->nr_tbs; i++) {
@@ -443,10 +456,8 @@ static void scalio_commit_round(struct scalio_ssd *ssd)
 	struct scalio_store *st = ssd->store;
 	struct scalio_commit *c = ssd->commit;
 	struct scalio_treq *req, *tmp;
-	LIST_HEAD(deferred);
+	LIST_HEAD(applied);
 	u32 nr = 0, bytes = 0, est = 1, k;
-	int status[SCALIO_BATCH_MAX_LIMIT] __maybe_unused;
-	int *st_of;
 	int ret;
 
 	/* Take the batch. */
@@ -467,54 +478,49 @@ static void scalio_commit_round(struct scalio_ssd *ssd)
 	if (!nr)
 		return;
 
-	st_of = c->status;
-	/* Apply in arrival order; stop admitting when the batch is full. */
+	/*
+	 * Apply in arrival order.  Once the batch is estimated full (or the
+	 * arena cannot hold another old segment) the remaining requests go
+	 * back to the head of the queue for the next round; the first
+	 * request always fits.
+	 */
 	k = 0;
-	list_for_each_entry_safe(req, tmp, &c->batch, entry) {
+	list_for_each_entry(req, &c->batch, entry) {
 		struct scalio_tblock *tb;
 		u32 before;
 
 		tb = est > SCALIO_BATCH_SOFT_UNITS ? NULL :
 		     scalio_tb_load(ssd, req->block);
-		if (!tb) {
-			list_cut_before(&deferred, &c->batch, &req->entry);
-			list_splice_init(&c->batch, &deferred);
-			list_splice(&deferred, &c->batch);
-			INIT_LIST_HEAD(&deferred);
+		if (!tb)
 			break;
-		}
 		if (IS_ERR(tb)) {
-			st_of[k++] = PTR_ERR(tb) == -E2BIG ? -EIO : PTR_ERR(tb);
+			c->status[k++] = PTR_ERR(tb) == -ENOMEM ? -ENOMEM : -EIO;
 			continue;
 		}
 		before = scalio_tb_units(tb);
-		st_of[k++] = scalio_tb_apply(tb, req);
+		c->status[k++] = scalio_tb_apply(tb, req);
 		est = est - before + scalio_tb_units(tb);
 	}
-	/* Requests past the first one that did not fit wait for the next round. */
 	if (k < nr) {
-		struct list_head *p = c->batch.next;
-		u32 j;
-
-		for (j = 0; j < k; j++)
-			p = p->next;
-		list_cut_before(&deferred, &c->batch, p);
-		/* @deferred now holds the applied ones; swap the lists. */
-		list_splice_init(&c->batch, &tmp->entry);
-		list_splice_init(&deferred, &c->batch);
-		scalio_commit_requeue(ssd, &tmp->entry);
+		list_cut_before(&applied, &c->batch, &req->entry);
+		scalio_commit_requeue(ssd, &c->batch);
+		list_splice_init(&applied, &c->batch);
 	}
 
 	ret = scalio_batch_write(ssd, SCALIO_LOG_RESERVE);
 	if (ret == -ENOSPC)
-		pr_warn_ratelimited("%s: ssd %u: log full, failing a batch of %u\n",
+		pr_warn_ratelimited("%s: ssd %u: log full: failing a batch of %u requests\n",
 				    st->name, ssd->index, k);
 
 	scalio_stat_add(st, SCALIO_TS_BATCHES, 1);
 	scalio_stat_add(st, SCALIO_TS_BATCHED_OPS, k);
+	/*
+	 * A failed write fails every request, -ENOENT ones too: their
+	 * answer may depend on an earlier request of the same batch.
+	 */
 	k = 0;
 	list_for_each_entry_safe(req, tmp, &c->batch, entry) {
-		int s = ret ? ret : st_of[k];
+		int s = ret ? ret : c->status[k];
 
 		k++;
 		list_del_init(&req->entry);
@@ -527,4 +533,223 @@ static void scalio_commit_round(struct scalio_ssd *ssd)
 		req->done(req, s);
 	}
 	scalio_batch_reset(ssd);
+}
+
+/*
+ * Ask the policy whether to wait for more requests, and wait (on an
+ * hrtimer: timeouts are in microseconds) until it says go, a request
+ * arrives and changes its mind, or the thread is told to stop.
+ */
+static void scalio_commit_wait_batch(struct scalio_ssd *ssd)
+{
+	struct scalio_commit *c = ssd->commit;
+	struct scalio_treq *first;
+	DEFINE_WAIT(wait);
+	u64 wait_ns;
+	ktime_t kt;
+	u32 nr;
+
+	for (;;) {
+		spin_lock_irq(&ssd->lock);
+		first = list_first_entry_or_null(&ssd->pending,
+						 struct scalio_treq, entry);
+		nr = ssd->nr_pending;
+		wait_ns = first ? scalio_batch_wait_ns(&ssd->policy, nr,
+				min_t(u64, c->pending_bytes, U32_MAX),
+				first->arrival_ns, ktime_get_ns()) : 0;
+		spin_unlock_irq(&ssd->lock);
+		if (!wait_ns || kthread_should_stop())
+			return;
+
+		prepare_to_wait(&ssd->wq, &wait, TASK_IDLE);
+		if (READ_ONCE(ssd->nr_pending) == nr &&
+		    !kthread_should_stop()) {
+			kt = ns_to_ktime(wait_ns);
+			schedule_hrtimeout(&kt, HRTIMER_MODE_REL);
+		}
+		finish_wait(&ssd->wq, &wait);
+	}
+}
+
+static int scalio_commit_thread(void *data)
+{
+	struct scalio_ssd *ssd = data;
+	struct scalio_store *st = ssd->store;
+	struct scalio_commit *c = ssd->commit;
+	u64 log_units = le64_to_cpu(ssd->log.sb.log_units);
+	struct scalio_treq *req, *tmp;
+	LIST_HEAD(dead);
+	u64 t0;
+
+	while (!kthread_should_stop()) {
+		wait_event_idle(ssd->wq, READ_ONCE(ssd->nr_pending) ||
+				kthread_should_stop());
+		if (kthread_should_stop())
+			break;
+		scalio_commit_wait_batch(ssd);
+
+		/* Space first, while no batch is being built. */
+		if (scalio_log_free(ssd) < scalio_log_low(ssd))
+			scalio_cleaner_run(ssd, scalio_log_low(ssd) +
+					   log_units / 8);
+
+		t0 = scalio_task_ns();
+		scalio_commit_round(ssd);
+		/* Bound the log recovery has to replay. */
+		if (c->since_ckpt > log_units / 4)
+			scalio_checkpoint_write(ssd);
+		scalio_stat_add(st, SCALIO_TS_CPU_NS_COMMIT,
+				scalio_task_ns() - t0);
+		cond_resched();
+	}
+
+	spin_lock_irq(&ssd->lock);
+	c->stopping = true;
+	list_splice_init(&ssd->pending, &dead);
+	ssd->nr_pending = 0;
+	c->pending_bytes = 0;
+	spin_unlock_irq(&ssd->lock);
+	list_for_each_entry_safe(req, tmp, &dead, entry) {
+		list_del_init(&req->entry);
+		req->done(req, -ESHUTDOWN);
+	}
+	if (scalio_checkpoint_write(ssd))
+		pr_err("%s: ssd %u: final checkpoint failed; the next enable replays the log\n",
+		       st->name, ssd->index);
+	return 0;
+}
+
+int scalio_commit_start(struct scalio_ssd *ssd)
+{
+	struct task_struct *t;
+
+	t = kthread_run(scalio_commit_thread, ssd, "scalio-%s-%u",
+			ssd->store->name, ssd->index);
+	if (IS_ERR(t)) {
+		pr_err("%s: ssd %u: cannot start the commit thread\n",
+		       ssd->store->name, ssd->index);
+		return PTR_ERR(t);
+	}
+	ssd->thread = t;
+	return 0;
+}
+
+void scalio_commit_stop(struct scalio_ssd *ssd)
+{
+	struct scalio_commit *c = ssd->commit;
+
+	if (ssd->thread) {
+		kthread_stop(ssd->thread);
+		ssd->thread = NULL;
+	} else if (c) {
+		spin_lock_irq(&ssd->lock);
+		c->stopping = true;
+		spin_unlock_irq(&ssd->lock);
+	}
+}
+
+void scalio_store_write(struct scalio_store *st, struct scalio_treq *req)
+{
+	struct scalio_ssd *ssd;
+	struct scalio_commit *c;
+	unsigned long flags;
+	u32 bytes;
+
+	if ((req->op != SCALIO_MSG_PUT && req->op != SCALIO_MSG_DELETE) ||
+	    !req->klen || req->klen > SCALIO_KEY_MAX ||
+	    (req->op == SCALIO_MSG_PUT &&
+	     (req->vlen > SCALIO_VALUE_MAX || (req->vlen && !req->value)))) {
+		req->done(req, -EINVAL);
+		return;
+	}
+	if (req->op == SCALIO_MSG_DELETE)
+		req->vlen = 0;
+	bytes = req->klen + req->vlen;
+	req->block = scalio_hash_block(scalio_key_hash(req->key, req->klen),
+				       st->nr_blocks);
+	req->seg = 0;
+	ssd = st->ssds[scalio_block_ssd(req->block, st->nr_ssds)];
+	c = ssd->commit;
+	req->arrival_ns = ktime_get_ns();
+
+	spin_lock_irqsave(&ssd->lock, flags);
+	if (!c || c->stopping) {
+		spin_unlock_irqrestore(&ssd->lock, flags);
+		req->done(req, -ESHUTDOWN);
+		return;
+	}
+	list_add_tail(&req->entry, &ssd->pending);
+	WRITE_ONCE(ssd->nr_pending, ssd->nr_pending + 1);
+	c->pending_bytes += bytes;
+	scalio_batch_arrival(&ssd->policy, req->arrival_ns);
+	spin_unlock_irqrestore(&ssd->lock, flags);
+	wake_up(&ssd->wq);
+}
+
+int scalio_store_read(struct scalio_store *st, const u8 *key, u32 klen,
+		      u8 *value, u32 *vlen, u64 *segp)
+{
+	u32 block, len, buf_units = 0, tries;
+	struct scalio_ssd *ssd;
+	struct scalio_rec rec;
+	void *buf = NULL;
+	u64 seg;
+	int ret = -EIO;
+
+	*segp = 0;
+	if (!klen || klen > SCALIO_KEY_MAX)
+		return -EINVAL;
+	block = scalio_hash_block(scalio_key_hash(key, klen), st->nr_blocks);
+	ssd = st->ssds[scalio_block_ssd(block, st->nr_ssds)];
+
+	/*
+	 * The segment may move under us (a commit or the cleaner rewrites
+	 * the block and reuses the units): the header check catches that,
+	 * and a changed seg word says to try again.
+	 */
+	for (tries = 0; tries < 16; tries++) {
+		seg = scalio_index_get_seg(&st->index, block);
+		*segp = seg;
+		if (!seg) {
+			ret = -ENOENT;
+			break;
+		}
+		len = scalio_seg_len(seg);
+		if (scalio_seg_ssd(seg) != ssd->index || !len) {
+			ret = -EIO;
+			break;
+		}
+		if (len > buf_units) {
+			kvfree(buf);
+			buf = kvmalloc((size_t)len << SCALIO_UNIT_SHIFT,
+				       GFP_KERNEL);
+			if (!buf) {
+				buf_units = 0;
+				ret = -ENOMEM;
+				break;
+			}
+			buf_units = len;
+		}
+		ret = scalio_ssd_read(ssd, scalio_seg_unit(seg), buf, len);
+		if (!ret)
+			ret = scalio_seg_check(buf,
+					       (size_t)len << SCALIO_UNIT_SHIFT,
+					       block, scalio_seg_gen(seg));
+		if (ret) {
+			ret = -EIO;
+			if (scalio_index_get_seg(&st->index, block) != seg)
+				continue;
+			break;
+		}
+		ret = scalio_seg_find(buf, key, klen, &rec);
+		if (!ret) {
+			memcpy(value, rec.value, rec.vlen);
+			*vlen = rec.vlen;
+		} else if (ret != -ENOENT) {
+			ret = -EIO;
+		}
+		break;
+	}
+	kvfree(buf);
+	return ret;
 }

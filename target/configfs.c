@@ -89,11 +89,6 @@ static bool scalio_chk_port(u32 v)
 	return v >= 1 && v <= 65535;
 }
 
-static bool scalio_chk_bool(u32 v)
-{
-	return v <= 1;
-}
-
 static ssize_t scalio_store_set_u32(struct config_item *item,
 				    const char *page, size_t count,
 				    size_t off, scalio_u32_check_t check)

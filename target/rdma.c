@@ -323,6 +323,7 @@ int scalio_rdev_register(struct scalio_conn *conn)
 	u32 total = rdev->nr_chunks + 1, i = 0, posted;
 	int ret = 0;
 
+	/* Pairs with the release below: MRs valid before the flag is seen. */
 	if (smp_load_acquire(&rdev->registered))
 		return 0;
 
@@ -360,6 +361,7 @@ int scalio_rdev_register(struct scalio_conn *conn)
 		if (ret)
 			goto out_unlock;
 	}
+	/* Pairs with the acquire above. */
 	smp_store_release(&rdev->registered, true);
 
 out_unlock:
@@ -515,7 +517,8 @@ static int scalio_cm_reject(struct rdma_cm_id *cm_id, int err)
  * connection holds a live store reference, a client id and a device
  * reference.  On failure everything is undone.
  *
- * Return: 0 or a positive errno for struct scalio_cm_rej.
+ * Return: 0 or a negative errno (its positive value goes into struct
+ * scalio_cm_rej).
  */
 static int scalio_conn_create(struct scalio_rstore *rs,
 			      struct rdma_cm_id *cm_id, u16 qd,
@@ -530,7 +533,7 @@ static int scalio_conn_create(struct scalio_rstore *rs,
 
 	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
 	if (!conn)
-		return ENOMEM;
+		return -ENOMEM;
 	kref_init(&conn->ref);
 	conn->rs = rs;
 	conn->st = st;
@@ -553,20 +556,21 @@ static int scalio_conn_create(struct scalio_rstore *rs,
 	 */
 	if (!percpu_ref_tryget_live(&st->live)) {
 		kfree(conn);
-		return EBUSY;
+		return -EBUSY;
 	}
 
 	ret = ida_alloc_range(&rs->client_ida, 1, SCALIO_MAX_CLIENTS,
 			      GFP_KERNEL);
 	if (ret < 0) {
-		ret = ret == -ENOSPC ? EUSERS : -ret;
+		if (ret == -ENOSPC)
+			ret = -EUSERS;
 		goto out_put_store;
 	}
 	conn->client_id = ret;
 
 	conn->rdev = scalio_rdev_get(rs, ibdev);
 	if (IS_ERR(conn->rdev)) {
-		ret = -PTR_ERR(conn->rdev);
+		ret = PTR_ERR(conn->rdev);
 		conn->rdev = NULL;
 		goto out_free_id;
 	}
@@ -576,15 +580,17 @@ static int scalio_conn_create(struct scalio_rstore *rs,
 	rq_size = qd + 1;
 	if (sq_size > ibdev->attrs.max_qp_wr ||
 	    sq_size + rq_size > ibdev->attrs.max_cqe) {
-		ret = EINVAL;
+		ret = -EINVAL;
 		goto out_put_rdev;
 	}
 
+	/* Spread clients over the completion vectors. */
 	conn->cq = ib_alloc_cq(ibdev, conn, sq_size + rq_size,
-			       conn->client_id % ibdev->num_comp_vectors,
+			       ibdev->num_comp_vectors ?
+			       conn->client_id % ibdev->num_comp_vectors : 0,
 			       IB_POLL_WORKQUEUE);
 	if (IS_ERR(conn->cq)) {
-		ret = -PTR_ERR(conn->cq);
+		ret = PTR_ERR(conn->cq);
 		conn->cq = NULL;
 		goto out_put_rdev;
 	}
@@ -600,22 +606,16 @@ static int scalio_conn_create(struct scalio_rstore *rs,
 	qp_attr.cap.max_send_sge = 1;
 	qp_attr.cap.max_recv_sge = 1;
 	ret = rdma_create_qp(cm_id, conn->rdev->pd, &qp_attr);
-	if (ret) {
-		ret = -ret;
+	if (ret)
 		goto out_free_cq;
-	}
 	conn->qp = cm_id->qp;
 
 	ret = scalio_rpc_alloc(conn);
-	if (ret) {
-		ret = -ret;
+	if (ret)
 		goto out_destroy_qp;
-	}
 	ret = scalio_rpc_post_recvs(conn);
-	if (ret) {
-		ret = -ret;
+	if (ret)
 		goto out_free_rpc;
-	}
 
 	spin_lock(&rs->cnt_lock);
 	rs->nr_conns++;
@@ -644,7 +644,7 @@ out_free_id:
 out_put_store:
 	scalio_store_put_live(st);
 	kfree(conn);
-	return ret ? ret : EINVAL;
+	return ret;
 }
 
 static int scalio_conn_accept(struct scalio_conn *conn,
@@ -724,7 +724,7 @@ static int scalio_conn_request(struct rdma_cm_id *cm_id,
 
 	ret = scalio_conn_create(rs, cm_id, qd, &conn);
 	if (ret)
-		return scalio_cm_reject(cm_id, ret);
+		return scalio_cm_reject(cm_id, -ret);
 
 	ret = scalio_conn_accept(conn, &ev->param.conn);
 	if (ret) {

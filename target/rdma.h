@@ -40,6 +40,7 @@
 #include <linux/kref.h>
 #include <linux/scatterlist.h>
 #include <linux/workqueue.h>
+#include <rdma/ib_cm.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 

@@ -60,6 +60,7 @@ struct scalio_kent {
  * @ents:	the block's records after the batch's operations
  * @bytes:	size of the segment @ents make (header included)
  * @old_units:	units of the segment it replaces (0: none)
+ * @old_nr:	records of the segment it replaces
  * @dirty:	the batch writes a new segment for the block
  * @seg:	new seg word, once the batch is written
  */
@@ -70,6 +71,7 @@ struct scalio_tblock {
 	struct scalio_kent	*ents;
 	u32			bytes;
 	u32			old_units;
+	u32			old_nr;
 	bool			dirty;
 	u64			seg;
 };
@@ -90,6 +92,8 @@ struct scalio_tblock {
  * @stopping:	no more requests are accepted (ssd->lock)
  * @since_ckpt:	log units written since the last checkpoint
  * @keys:	keys stored on this SSD
+ * @failed:	a log write failed: no more writes until re-enabled
+ * @status:	result of each request of the batch being built
  */
 struct scalio_commit {
 	void			*buf;
@@ -105,6 +109,8 @@ struct scalio_commit {
 	bool			stopping;
 	u64			since_ckpt;
 	u64			keys;
+	bool			failed;
+	int			status[SCALIO_BATCH_MAX_LIMIT];
 };
 
 /* core.c */

@@ -115,7 +115,11 @@ static int scalio_ssd_rw(struct scalio_ssd *ssd, u64 unit, void *buf,
 }
 
 /**
- * scalio_ssd_read() - read @units units at unit @unit into @buf
+ * scalio_ssd_read() - read whole units
+ * @ssd:	opened SSD
+ * @unit:	first unit
+ * @buf:	destination, @units units (may be vmalloc'ed)
+ * @units:	units to read
  *
  * Return: 0, -EIO (also for a range beyond the device).
  */
@@ -132,7 +136,11 @@ int scalio_ssd_read(struct scalio_ssd *ssd, u64 unit, void *buf, u32 units)
 }
 
 /**
- * scalio_ssd_write() - durably write @units units from @buf at unit @unit
+ * scalio_ssd_write() - durably write whole units
+ * @ssd:	opened SSD
+ * @unit:	first unit
+ * @buf:	source, @units units (may be vmalloc'ed)
+ * @units:	units to write
  *
  * Return: 0 once the data is on stable media, -EIO.
  */

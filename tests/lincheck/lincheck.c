@@ -332,9 +332,11 @@ struct entry {
 };
 
 struct frame {
-	struct entry *call;
-	uint32_t state;
+	struct entry *call;	/* the op linearized */
+	struct entry *partner;	/* unknown-outcome op taken just before it */
+	uint32_t state;		/* state before both */
 	uint32_t max_fin;	/* largest finite slot linearized + 1 */
+	uint32_t prefix;	/* fully linearized prefix before both */
 };
 
 /* Memo: open-addressing set of variable-length uint64_t records. */
@@ -478,6 +480,44 @@ static int step(const struct kop *k, uint32_t state, uint32_t *next)
 	}
 }
 
+/*
+ * enables - can unknown-outcome op @u, taking effect just before @k, let
+ * @k run in @state?  Sets the state after both.
+ *
+ * Unknown-outcome ops are never linearized on their own: in any
+ * linearization, the op right after an unknown-outcome write either
+ * overwrites its effect (then the write can be dropped: it had no
+ * observer) or observes it.  So it suffices to try each such write
+ * immediately before an op that needs its effect: a get of its value or a
+ * strict delete (after a put), a 'missing' result (after a del).  This
+ * keeps failed writes from multiplying the search space.
+ */
+static int enables(const struct kop *k, const struct kop *u, uint32_t state,
+		   uint32_t *next)
+{
+	const struct op *o = k->o;
+
+	(void)state;
+	if (u->o->type == OP_PUT) {
+		if (o->type == OP_GET && o->res == RES_OK && u->vid == k->vid) {
+			*next = u->vid;
+			return 1;
+		}
+		if (o->type == OP_DEL && o->res == RES_OK && strict_delete) {
+			*next = 0;
+			return 1;
+		}
+		return 0;
+	}
+	/* u is a del */
+	if ((o->type == OP_GET || o->type == OP_DEL) &&
+	    o->res == RES_MISSING) {
+		*next = 0;
+		return 1;
+	}
+	return 0;
+}
+
 static void print_op(const char *indent, const struct op *o)
 {
 	printf("%sline %ld: %s %s %s %s %s %" PRId64 " %" PRId64 "%s\n", indent,
@@ -510,6 +550,90 @@ static void unlift(struct entry *call)
 		call->next->prev = call;
 }
 
+/* State of the search over one key. */
+struct search {
+	const struct kop *k;
+	uint32_t nf;			/* ops with a known outcome */
+	uint64_t *fin_bits;		/* linearized, by slot */
+	uint64_t *inf_bits;		/* unknown-outcome ops taken */
+	size_t inf_words;
+	uint64_t *rec;			/* memo record being built */
+	uint32_t prefix;		/* slots [0, prefix) all linearized */
+	struct frame *stack;
+	size_t depth;
+	struct memo memo;
+	int over_limit;
+};
+
+static void set_op(struct search *s, uint32_t op)
+{
+	const struct kop *q = &s->k[op];
+	uint64_t *bits = q->inf ? s->inf_bits : s->fin_bits;
+
+	bits[q->slot / 64] |= 1ULL << (q->slot % 64);
+}
+
+static void clear_op(struct search *s, uint32_t op)
+{
+	const struct kop *q = &s->k[op];
+	uint64_t *bits = q->inf ? s->inf_bits : s->fin_bits;
+
+	bits[q->slot / 64] &= ~(1ULL << (q->slot % 64));
+}
+
+/*
+ * try_push - linearize @call (after @partner, if any) reaching state @ns,
+ * unless that (set, state) was explored already.  Returns 1 if it went
+ * one level deeper.
+ */
+static int try_push(struct search *s, struct entry *call,
+		    struct entry *partner, uint32_t state, uint32_t ns)
+{
+	const struct kop *q = &s->k[call->op];
+	uint32_t max_fin = s->depth ? s->stack[s->depth - 1].max_fin : 0;
+	uint32_t np = s->prefix;
+	size_t nw = 3, w;
+
+	set_op(s, call->op);
+	if (partner)
+		set_op(s, partner->op);
+	if (q->slot + 1 > max_fin)
+		max_fin = q->slot + 1;
+	while (np < s->nf && (s->fin_bits[np / 64] >> (np % 64) & 1))
+		np++;
+	/*
+	 * Record: [length, prefix, state, window words, unknown-outcome
+	 * words].  Bits below the prefix are all set and left out; the window
+	 * ends at the largest linearized slot.
+	 */
+	s->rec[1] = np;
+	s->rec[2] = ns;
+	if (np < max_fin)
+		for (w = np / 64; w <= (max_fin - 1) / 64; w++)
+			s->rec[nw++] = s->fin_bits[w];
+	for (w = 0; w < s->inf_words; w++)
+		s->rec[nw++] = s->inf_bits[w];
+	s->rec[0] = nw;
+	if (!memo_insert(&s->memo, s->rec, nw)) {
+		clear_op(s, call->op);
+		if (partner)
+			clear_op(s, partner->op);
+		return 0;
+	}
+	if (memo_bytes(&s->memo) > mem_limit)
+		s->over_limit = 1;
+	s->stack[s->depth] = (struct frame){
+		.call = call, .partner = partner, .state = state,
+		.max_fin = max_fin, .prefix = s->prefix,
+	};
+	s->depth++;
+	s->prefix = np;
+	if (partner)
+		lift(partner);
+	lift(call);
+	return 1;
+}
+
 /*
  * check_key - search for a linearization of one key's ops.
  * Returns 0 (linearizable), 1 (violation, explained on stdout) or 3
@@ -519,14 +643,12 @@ static int check_key(const struct key_group *g, size_t *nr_checked)
 {
 	struct kop *k = xmalloc(g->n * sizeof(*k));
 	const char **vals = NULL;
-	uint32_t nr_vals = 0, n = 0, nf = 0, ni = 0, i, j;
-	struct entry *ent, head, *e;
-	struct frame *stack;
-	uint64_t *fin_bits, *inf_bits, *rec;
-	size_t fin_words, inf_words, depth = 0, best_depth = 0;
+	uint32_t nr_vals = 0, n = 0, nf = 0, ni = 0, i, j, done_fin = 0;
+	struct entry *ent, head, *e, *resume = NULL;
+	size_t best_depth = 0, best_len = 0, fin_words;
 	uint32_t *best_seq = NULL, best_block = 0, best_state = 0;
-	uint32_t state = 0, p = 0, ns;
-	struct memo memo = { 0 };
+	uint32_t state = 0, ns;
+	struct search ctx = { 0 };
 	int result = 0, have_best = 0;
 
 	/* Collect the ops that constrain anything; intern values. */
@@ -546,7 +668,7 @@ static int check_key(const struct key_group *g, size_t *nr_checked)
 			for (j = 0; j < nr_vals && strcmp(vals[j], o->val); j++)
 				;
 			if (j == nr_vals) {
-				if ((nr_vals & (nr_vals - 1)) == 0 || !nr_vals)
+				if (!nr_vals || (nr_vals & (nr_vals - 1)) == 0)
 					vals = xrealloc(vals, (nr_vals ? 2 * nr_vals
 							: 1) * sizeof(*vals));
 				vals[nr_vals++] = o->val;
@@ -559,7 +681,7 @@ static int check_key(const struct key_group *g, size_t *nr_checked)
 	for (i = 0; i < n; i++)
 		k[i].slot = k[i].inf ? ni++ : nf++;
 
-	ent = xmalloc(2 * (size_t)n * sizeof(*ent));
+	ent = xmalloc((2 * (size_t)n + 1) * sizeof(*ent));
 	for (i = 0; i < n; i++) {
 		ent[2 * i] = (struct entry){ .t = k[i].inv, .op = i,
 					     .is_call = 1 };
@@ -586,120 +708,127 @@ static int check_key(const struct key_group *g, size_t *nr_checked)
 	head.prev = NULL;
 
 	fin_words = (nf + 63) / 64;
-	inf_words = (ni + 63) / 64;
-	fin_bits = xcalloc(fin_words + 1, sizeof(uint64_t));
-	inf_bits = xcalloc(inf_words + 1, sizeof(uint64_t));
-	rec = xmalloc((fin_words + inf_words + 4) * sizeof(uint64_t));
-	stack = xmalloc(((size_t)n + 1) * sizeof(*stack));
+	ctx.k = k;
+	ctx.nf = nf;
+	ctx.inf_words = (ni + 63) / 64;
+	ctx.fin_bits = xcalloc(fin_words + 1, sizeof(uint64_t));
+	ctx.inf_bits = xcalloc(ctx.inf_words + 1, sizeof(uint64_t));
+	ctx.rec = xmalloc((fin_words + ctx.inf_words + 4) * sizeof(uint64_t));
+	ctx.stack = xmalloc(((size_t)n + 1) * sizeof(*ctx.stack));
 
 	e = head.next;
-	while (head.next) {
+	while (done_fin < nf) {
+		if (!e) {		/* unreachable: a return entry is left */
+			result = 1;
+			break;
+		}
 		if (e->is_call) {
 			const struct kop *q = &k[e->op];
-			uint32_t max_fin = depth ? stack[depth - 1].max_fin : 0;
-			size_t nw = 0, w0, w1, w;
-			uint32_t np = p;
+			struct entry *c;
 
-			if (!step(q, state, &ns)) {
+			if (q->inf) {	/* only ever taken with an observer */
 				e = e->next;
+				resume = NULL;
 				continue;
 			}
-			if (q->inf) {
-				inf_bits[q->slot / 64] |= 1ULL << (q->slot % 64);
-			} else {
-				fin_bits[q->slot / 64] |= 1ULL << (q->slot % 64);
-				if (q->slot + 1 > max_fin)
-					max_fin = q->slot + 1;
-				while (np < nf &&
-				       (fin_bits[np / 64] >> (np % 64) & 1))
-					np++;
+			if (!resume && step(q, state, &ns)) {
+				/*
+				 * Runs on its own; consuming an unknown-outcome
+				 * op as well could only remove options later.
+				 */
+				if (!try_push(&ctx, e, NULL, state, ns)) {
+					e = e->next;
+					continue;
+				}
+				state = ns;
+				done_fin++;
+				if (ctx.over_limit) {
+					result = 3;
+					break;
+				}
+				e = head.next;
+				continue;
 			}
 			/*
-			 * Record: [len, prefix, state, window words...,
-			 * unknown-outcome words...].  Bits below the prefix
-			 * are all set and left out.
+			 * Needs an unknown-outcome op to take effect just
+			 * before it: try each one that is pending now (its
+			 * call lies before the first return in the list).
 			 */
-			rec[1] = np;
-			rec[2] = ns;
-			nw = 3;
-			if (np < max_fin) {
-				w0 = np / 64;
-				w1 = (max_fin - 1) / 64;
-				for (w = w0; w <= w1; w++)
-					rec[nw++] = fin_bits[w];
+			c = resume ? resume->next : head.next;
+			resume = NULL;
+			for (; c && c->is_call; c = c->next) {
+				if (!k[c->op].inf || !enables(q, &k[c->op], state,
+							      &ns))
+					continue;
+				if (try_push(&ctx, e, c, state, ns)) {
+					state = ns;
+					done_fin++;
+					break;
+				}
 			}
-			for (w = 0; w < inf_words; w++)
-				rec[nw++] = inf_bits[w];
-			rec[0] = nw;
-			if (!memo_insert(&memo, rec, nw)) {
-				/* Explored already: undo and try the next. */
-				if (q->inf)
-					inf_bits[q->slot / 64] &=
-						~(1ULL << (q->slot % 64));
-				else
-					fin_bits[q->slot / 64] &=
-						~(1ULL << (q->slot % 64));
-				e = e->next;
-				continue;
-			}
-			if (memo_bytes(&memo) > mem_limit) {
+			if (ctx.over_limit) {
 				result = 3;
 				break;
 			}
-			stack[depth].call = e;
-			stack[depth].state = state;
-			stack[depth].max_fin = max_fin;
-			depth++;
-			state = ns;
-			p = np;
-			lift(e);
-			e = head.next;
+			if (c && c->is_call) {
+				e = head.next;
+				continue;
+			}
+			e = e->next;
 		} else {
+			struct frame *f;
+
 			/* An op must have taken effect by now and cannot. */
-			if (!have_best || depth > best_depth) {
+			if (!have_best || ctx.depth > best_depth) {
 				have_best = 1;
-				best_depth = depth;
-				best_seq = xrealloc(best_seq, (depth + 1) *
+				best_depth = ctx.depth;
+				best_len = 0;
+				best_seq = xrealloc(best_seq, (2 * ctx.depth + 1) *
 						    sizeof(*best_seq));
-				for (i = 0; i < depth; i++)
-					best_seq[i] = stack[i].call->op;
+				for (i = 0; i < ctx.depth; i++) {
+					f = &ctx.stack[i];
+					if (f->partner)
+						best_seq[best_len++] =
+							f->partner->op;
+					best_seq[best_len++] = f->call->op;
+				}
 				best_block = e->op;
 				best_state = state;
 			}
-			if (!depth) {
+			if (!ctx.depth) {
 				result = 1;
 				break;
 			}
-			depth--;
-			{
-				struct entry *c = stack[depth].call;
-				const struct kop *q = &k[c->op];
-
-				if (q->inf) {
-					inf_bits[q->slot / 64] &=
-						~(1ULL << (q->slot % 64));
-				} else {
-					fin_bits[q->slot / 64] &=
-						~(1ULL << (q->slot % 64));
-					if (q->slot < p)
-						p = q->slot;
-				}
-				state = stack[depth].state;
-				unlift(c);
-				e = c->next;
+			f = &ctx.stack[--ctx.depth];
+			clear_op(&ctx, f->call->op);
+			if (f->partner)
+				clear_op(&ctx, f->partner->op);
+			state = f->state;
+			ctx.prefix = f->prefix;
+			unlift(f->call);
+			if (f->partner)
+				unlift(f->partner);
+			done_fin--;
+			if (f->partner) {
+				/* Same op, with the next candidate partner. */
+				e = f->call;
+				resume = f->partner;
+			} else {
+				e = f->call->next;
+				resume = NULL;
 			}
 		}
 	}
 
 	if (result == 1) {
 		const struct kop *b = &k[best_block];
-		size_t from = best_depth > 8 ? best_depth - 8 : 0;
+		size_t from = best_len > 8 ? best_len - 8 : 0;
 
 		printf("VIOLATION key %s: %u ops on this key cannot be "
 		       "linearized\n", g->key, n);
 		printf("  longest linearizable prefix: %zu of %u ops%s\n",
-		       best_depth, n, best_depth ? ", ending with:" : "");
-		for (i = from; i < best_depth; i++)
+		       best_len, n, best_len ? ", ending with:" : "");
+		for (i = from; i < best_len; i++)
 			print_op("    ", k[best_seq[i]].o);
 		printf("  state after it: %s\n",
 		       best_state ? vals[best_state - 1] : "absent");
@@ -712,7 +841,7 @@ static int check_key(const struct key_group *g, size_t *nr_checked)
 
 			if (i == best_block)
 				continue;
-			for (j = 0; j < best_depth; j++)
+			for (j = 0; j < best_len; j++)
 				if (best_seq[j] == i)
 					done = 1;
 			if (!done && k[i].inv <= b->ret && k[i].ret >= b->inv)
@@ -721,17 +850,17 @@ static int check_key(const struct key_group *g, size_t *nr_checked)
 	} else if (result == 3) {
 		printf("UNKNOWN key %s: search memo exceeded %zu MiB after "
 		       "%zu states (%u ops); raise -m\n", g->key,
-		       mem_limit >> 20, memo.nr, n);
+		       mem_limit >> 20, ctx.memo.nr, n);
 	} else if (verbose) {
 		fprintf(stderr, "key %s: %u ops linearizable (%zu states)\n",
-			g->key, n, memo.nr);
+			g->key, n, ctx.memo.nr);
 	}
-	memo_free(&memo);
+	memo_free(&ctx.memo);
 	free(best_seq);
-	free(stack);
-	free(rec);
-	free(fin_bits);
-	free(inf_bits);
+	free(ctx.stack);
+	free(ctx.rec);
+	free(ctx.fin_bits);
+	free(ctx.inf_bits);
 	free(ent);
 	free(vals);
 	free(k);

@@ -168,6 +168,33 @@ static int parse_store_opt(const char *cmd, const char *arg)
 	return EXIT_OK;
 }
 
+static uint64_t fnv1a64(const char *s, uint64_t h)
+{
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/*
+ * A namespace UUID derived from the subsystem NQN (RFC 4122 version-4
+ * layout): the same on every target-setup, so hosts reconnecting to a
+ * restarted target see unchanged namespace identifiers and keep the
+ * namespace instead of dropping it.
+ */
+static void ns_uuid(const char *nqn, char *buf, size_t len)
+{
+	uint64_t a = fnv1a64(nqn, 0xcbf29ce484222325ULL);
+	uint64_t b = fnv1a64(nqn, a ^ 0x5ca1ab1e5ca1ab1eULL);
+
+	snprintf(buf, len, "%08x-%04x-4%03x-%04x-%012llx",
+		 (unsigned int)(a >> 32), (unsigned int)(a >> 16) & 0xffff,
+		 (unsigned int)a & 0xfff,
+		 0x8000 | ((unsigned int)(b >> 48) & 0x3fff),
+		 (unsigned long long)b & 0xffffffffffffULL);
+}
+
 /*
  * One nvmet subsystem per SSD, namespace 1 = @dev.  Reports through
  * @offload whether attr_offload could be turned on.
@@ -222,6 +249,17 @@ static int setup_subsystem(const char *nqn, const char *dev, int *offload)
 		ret = cfg_write(p, dev);
 		if (ret)
 			return ret;
+	}
+	pathf(p, "%s/device_uuid", ns);
+	if (path_exists(p)) {
+		char uuid[40];
+
+		ns_uuid(nqn, uuid, sizeof(uuid));
+		if (!attr_is(p, uuid)) {
+			ret = cfg_write(p, uuid);
+			if (ret)
+				return ret;
+		}
 	}
 	pathf(p, "%s/enable", ns);
 	return cfg_write(p, "1");

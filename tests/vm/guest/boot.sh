@@ -24,7 +24,7 @@ export SCALIO_VM=$name SCALIO_ROLE=$ROLE SCALIO_CTL=$CTL SCALIO_KREL=$KREL
 export SCALIO_HOST_INDEX=$IDX SCALIO_NHOSTS=$NHOSTS SCALIO_NSSDS=$NSSDS
 export SCALIO_STORE=$STORE SCALIO_TARGET_ADDR=$TARGET_ADDR
 export SCALIO_MODULES=$MODULES SCALIO_BOOT_GEN=$GEN
-export SCALIO_BUILD=/scalio/build/$KREL
+export SCALIO_BUILD=/scalio/build/$KREL SCALIO_KO_DIR=$CTL/ko
 
 t0=$(cut -d' ' -f1 /proc/uptime)
 log() { echo "[$(cut -d' ' -f1 /proc/uptime)] $*"; }
@@ -159,7 +159,7 @@ setup_target() {
 	log "SSDs: $SCALIO_SSDS"
 	modprobe nvmet && modprobe nvmet-rdma || return 1
 	if [ "$MODULES" = 1 ]; then
-		load_built "$SCALIO_BUILD/target/scalio-target.ko" || return 1
+		load_built "$SCALIO_KO_DIR/scalio-target.ko" || return 1
 		log "scalio-target loaded"
 	fi
 	if [ "$SETUP" = 1 ]; then
@@ -186,7 +186,7 @@ setup_host() {
 	local i
 	modprobe nvme-rdma || return 1
 	if [ "$MODULES" = 1 ]; then
-		load_built "$SCALIO_BUILD/host/scalio-host.ko" || return 1
+		load_built "$SCALIO_KO_DIR/scalio-host.ko" || return 1
 		for _ in $(seq 50); do
 			[ -c /dev/scalio-ctl ] && break
 			sleep 0.1

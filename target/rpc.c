@@ -1,0 +1,721 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * scalio target RPC: receive buffers, request validation and dispatch, and
+ * responses.
+ *
+ * Every connection keeps queue_depth receive buffers posted.  A received
+ * request is validated (scalio_msg_check() and the checks below), copied
+ * into a request context (struct scalio_rpc) and its buffer is reposted
+ * before anything else happens, so the client may send its next request as
+ * soon as it has our response.  PUT and DELETE go to the store's group
+ * commit and are answered from its done() callback in the commit kthread;
+ * GET and the handshake messages run in a work item because they sleep.
+ * Each request gets exactly one SEND in response; the context is free
+ * again when that SEND completed.
+ *
+ * A client that sends something malformed, or more requests than its queue
+ * depth, is disconnected.
+ */
+#define pr_fmt(fmt) "scalio-target: " fmt
+
+#include <linux/ktime.h>
+#include <linux/slab.h>
+
+#include "rdma.h"
+
+static void scalio_rpc_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+static void scalio_rpc_send_done(struct ib_cq *cq, struct ib_wc *wc);
+static void scalio_rpc_work(struct work_struct *w);
+static void scalio_rpc_start(struct scalio_rpc *rpc, struct scalio_rbuf *rb);
+
+static inline struct ib_device *scalio_conn_ibdev(struct scalio_conn *conn)
+{
+	return conn->rdev->ibdev;
+}
+
+static inline u16 scalio_rpc_op(const struct scalio_rpc *rpc)
+{
+	const struct scalio_msg_hdr *h = (const void *)rpc->req;
+
+	return le16_to_cpu(h->opcode);
+}
+
+/* ------------------------------------------------------------------ */
+/* Buffers                                                             */
+/* ------------------------------------------------------------------ */
+
+/**
+ * scalio_rpc_free() - unmap and free the buffers of a connection
+ * @conn:	connection whose QP is gone (or never got past INIT)
+ *
+ * Safe on a partially allocated connection.
+ */
+void scalio_rpc_free(struct scalio_conn *conn)
+{
+	struct ib_device *ibdev = scalio_conn_ibdev(conn);
+	u32 i;
+
+	if (conn->rbufs) {
+		for (i = 0; i < conn->queue_depth; i++) {
+			struct scalio_rbuf *rb = &conn->rbufs[i];
+
+			if (!rb->buf)
+				continue;
+			ib_dma_unmap_single(ibdev, rb->dma, SCALIO_MSG_SIZE,
+					    DMA_FROM_DEVICE);
+			kfree(rb->buf);
+		}
+		kfree(conn->rbufs);
+		conn->rbufs = NULL;
+	}
+	if (conn->rpcs) {
+		for (i = 0; i < conn->nr_rpcs; i++) {
+			struct scalio_rpc *rpc = &conn->rpcs[i];
+
+			kfree(rpc->req);
+			if (!rpc->rsp)
+				continue;
+			ib_dma_unmap_single(ibdev, rpc->rsp_dma,
+					    SCALIO_MSG_SIZE, DMA_TO_DEVICE);
+			kfree(rpc->rsp);
+		}
+		kfree(conn->rpcs);
+		conn->rpcs = NULL;
+	}
+	INIT_LIST_HEAD(&conn->free_rpcs);
+	INIT_LIST_HEAD(&conn->parked);
+}
+
+/* Allocate and DMA-map one buffer; NULL on failure (nothing to undo). */
+static void *scalio_rpc_map_buf(struct ib_device *ibdev, u64 *dma,
+				enum dma_data_direction dir)
+{
+	void *buf = kmalloc(SCALIO_MSG_SIZE, GFP_KERNEL);
+
+	if (!buf)
+		return NULL;
+	*dma = ib_dma_map_single(ibdev, buf, SCALIO_MSG_SIZE, dir);
+	if (ib_dma_mapping_error(ibdev, *dma)) {
+		kfree(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/**
+ * scalio_rpc_alloc() - allocate the receive buffers and request contexts
+ * @conn:	new connection (queue_depth, nr_rpcs, rdev set)
+ *
+ * Return: 0 or -ENOMEM (everything undone).
+ */
+int scalio_rpc_alloc(struct scalio_conn *conn)
+{
+	struct ib_device *ibdev = scalio_conn_ibdev(conn);
+	u32 i;
+
+	conn->rbufs = kcalloc(conn->queue_depth, sizeof(*conn->rbufs),
+			      GFP_KERNEL);
+	if (!conn->rbufs)
+		goto out_free;
+	for (i = 0; i < conn->queue_depth; i++) {
+		struct scalio_rbuf *rb = &conn->rbufs[i];
+
+		rb->conn = conn;
+		rb->cqe.done = scalio_rpc_recv_done;
+		INIT_LIST_HEAD(&rb->entry);
+		rb->buf = scalio_rpc_map_buf(ibdev, &rb->dma, DMA_FROM_DEVICE);
+		if (!rb->buf)
+			goto out_free;
+	}
+
+	conn->rpcs = kcalloc(conn->nr_rpcs, sizeof(*conn->rpcs), GFP_KERNEL);
+	if (!conn->rpcs)
+		goto out_free;
+	for (i = 0; i < conn->nr_rpcs; i++) {
+		struct scalio_rpc *rpc = &conn->rpcs[i];
+
+		rpc->conn = conn;
+		rpc->cqe.done = scalio_rpc_send_done;
+		INIT_WORK(&rpc->work, scalio_rpc_work);
+		rpc->req = kmalloc(SCALIO_RPC_REQ_MAX, GFP_KERNEL);
+		if (!rpc->req)
+			goto out_free;
+		rpc->rsp = scalio_rpc_map_buf(ibdev, &rpc->rsp_dma,
+					      DMA_TO_DEVICE);
+		if (!rpc->rsp)
+			goto out_free;
+		list_add_tail(&rpc->entry, &conn->free_rpcs);
+	}
+	return 0;
+
+out_free:
+	scalio_rpc_free(conn);
+	return -ENOMEM;
+}
+
+static int scalio_rpc_post_recv(struct scalio_conn *conn,
+				struct scalio_rbuf *rb)
+{
+	struct ib_sge sge = {
+		.addr	= rb->dma,
+		.length	= SCALIO_MSG_SIZE,
+		.lkey	= conn->rdev->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe		= &rb->cqe,
+		.sg_list	= &sge,
+		.num_sge	= 1,
+	};
+	unsigned long flags;
+	int ret = -ENOTCONN;
+
+	ib_dma_sync_single_for_device(scalio_conn_ibdev(conn), rb->dma,
+				      SCALIO_MSG_SIZE, DMA_FROM_DEVICE);
+	spin_lock_irqsave(&conn->lock, flags);
+	if (conn->state == SCALIO_CONN_LIVE)
+		ret = ib_post_recv(conn->qp, &wr, NULL);
+	spin_unlock_irqrestore(&conn->lock, flags);
+	return ret;
+}
+
+/**
+ * scalio_rpc_post_recvs() - post every receive buffer of a new connection
+ * @conn:	connection whose QP is in INIT
+ *
+ * Return: 0 or a negative errno.
+ */
+int scalio_rpc_post_recvs(struct scalio_conn *conn)
+{
+	u32 i;
+	int ret;
+
+	for (i = 0; i < conn->queue_depth; i++) {
+		ret = scalio_rpc_post_recv(conn, &conn->rbufs[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Request contexts and responses                                      */
+/* ------------------------------------------------------------------ */
+
+static void scalio_rpc_violation(struct scalio_conn *conn, const char *why,
+				 int err)
+{
+	pr_warn_ratelimited("store %s, client %u: %s (%d), disconnecting\n",
+			    conn->st->name, conn->client_id, why, err);
+	scalio_conn_disconnect(conn);
+}
+
+/*
+ * Give an rpc back.  While the connection is live a request parked for
+ * want of a free rpc takes it over (with its connection reference);
+ * otherwise the rpc's reference on the connection goes.
+ */
+static void scalio_rpc_put(struct scalio_rpc *rpc)
+{
+	struct scalio_conn *conn = rpc->conn;
+	struct scalio_rbuf *rb = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	if (conn->state == SCALIO_CONN_LIVE && !list_empty(&conn->parked)) {
+		rb = list_first_entry(&conn->parked, struct scalio_rbuf,
+				      entry);
+		list_del_init(&rb->entry);
+	} else {
+		list_add(&rpc->entry, &conn->free_rpcs);
+	}
+	spin_unlock_irqrestore(&conn->lock, flags);
+
+	if (rb)
+		scalio_rpc_start(rpc, rb);
+	else
+		scalio_conn_put(conn);
+}
+
+/* Drop a request without answering it (the connection is going away). */
+static void scalio_rpc_drop(struct scalio_rpc *rpc)
+{
+	struct scalio_conn *conn = rpc->conn;
+	unsigned long flags;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	conn->nr_active--;
+	spin_unlock_irqrestore(&conn->lock, flags);
+	scalio_rpc_put(rpc);
+}
+
+/* Start a response of @len bytes: zeroed, header echoing the request. */
+static void *scalio_rpc_rsp(struct scalio_rpc *rpc, size_t len)
+{
+	const struct scalio_msg_hdr *req = (const void *)rpc->req;
+	struct scalio_msg_hdr *h = rpc->rsp;
+
+	memset(rpc->rsp, 0, len);
+	h->opcode = req->opcode;
+	h->flags = cpu_to_le16(SCALIO_MSG_F_RESPONSE);
+	h->tag = req->tag;
+	return rpc->rsp;
+}
+
+/**
+ * scalio_rpc_respond() - send the response built in rpc->rsp
+ * @rpc:	request context; owned by the send completion afterwards
+ * @status:	0 or a negative errno
+ * @len:	response length
+ *
+ * Any context (the commit kthread, a work item, a CQ handler).  Do not
+ * touch @rpc or its connection after this returns.
+ */
+static void scalio_rpc_respond(struct scalio_rpc *rpc, int status, u32 len)
+{
+	struct scalio_conn *conn = rpc->conn;
+	struct scalio_msg_hdr *h = rpc->rsp;
+	struct ib_sge sge = {
+		.addr	= rpc->rsp_dma,
+		.length	= len,
+		.lkey	= conn->rdev->pd->local_dma_lkey,
+	};
+	struct ib_send_wr wr = {
+		.wr_cqe		= &rpc->cqe,
+		.sg_list	= &sge,
+		.num_sge	= 1,
+		.opcode		= IB_WR_SEND,
+		.send_flags	= IB_SEND_SIGNALED,
+	};
+	unsigned long flags;
+	int ret = -ENOTCONN;
+
+	/* The wire carries 0 or -1..-4095 only. */
+	if (status > 0 || status < -4095)
+		status = -EIO;
+	h->len = cpu_to_le32(len);
+	h->status = cpu_to_le32((u32)status);
+	ib_dma_sync_single_for_device(scalio_conn_ibdev(conn), rpc->rsp_dma,
+				      len, DMA_TO_DEVICE);
+
+	spin_lock_irqsave(&conn->lock, flags);
+	conn->nr_active--;
+	if (conn->state == SCALIO_CONN_LIVE)
+		ret = ib_post_send(conn->qp, &wr, NULL);
+	spin_unlock_irqrestore(&conn->lock, flags);
+
+	if (ret) {
+		if (ret != -ENOTCONN) {
+			pr_err_ratelimited("client %u: cannot send a response: %d\n",
+					   conn->client_id, ret);
+			scalio_conn_disconnect(conn);
+		}
+		scalio_rpc_put(rpc);
+	}
+}
+
+/* An error response to a non-KV request is a bare header. */
+static void scalio_rpc_respond_err(struct scalio_rpc *rpc, int err)
+{
+	scalio_rpc_rsp(rpc, sizeof(struct scalio_msg_hdr));
+	scalio_rpc_respond(rpc, err, sizeof(struct scalio_msg_hdr));
+}
+
+static void scalio_rpc_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct scalio_rpc *rpc = container_of(wc->wr_cqe, struct scalio_rpc,
+					      cqe);
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			pr_warn_ratelimited("client %u: response failed: %s (%d)\n",
+					    rpc->conn->client_id,
+					    ib_wc_status_msg(wc->status),
+					    wc->status);
+		scalio_conn_disconnect(rpc->conn);
+	}
+	scalio_rpc_put(rpc);
+}
+
+/* ------------------------------------------------------------------ */
+/* Handlers                                                            */
+/* ------------------------------------------------------------------ */
+
+/* Runs in the commit kthread once the batch is durable (or failed). */
+static void scalio_rpc_write_done(struct scalio_treq *t, int status)
+{
+	struct scalio_rpc *rpc = container_of(t, struct scalio_rpc, treq);
+	struct scalio_store *st = rpc->conn->st;
+	struct scalio_msg_kv_rep *rep;
+	u64 t0 = ktime_get_ns();
+
+	rep = scalio_rpc_rsp(rpc, sizeof(*rep));
+	if (!status)
+		rep->seg = cpu_to_le64(t->seg);
+	scalio_stat_add(st, SCALIO_TS_CPU_NS_RPC, ktime_get_ns() - t0);
+	scalio_rpc_respond(rpc, status, sizeof(*rep));
+}
+
+static void scalio_rpc_write(struct scalio_rpc *rpc, u16 op)
+{
+	const struct scalio_msg_kv_req *m = (const void *)rpc->req;
+	struct scalio_treq *t = &rpc->treq;
+	struct scalio_store *st = rpc->conn->st;
+
+	memset(t, 0, sizeof(*t));
+	INIT_LIST_HEAD(&t->entry);
+	t->op = op;
+	t->klen = m->klen;
+	t->vlen = le16_to_cpu(m->vlen);
+	memcpy(t->key, m->key, m->klen);
+	/* The value stays in rpc->req, ours until done() ran. */
+	t->value = m->value;
+	t->arrival_ns = ktime_get_ns();
+	t->done = scalio_rpc_write_done;
+
+	scalio_stat_add(st, op == SCALIO_MSG_PUT ? SCALIO_TS_RPC_PUTS :
+			SCALIO_TS_RPC_DELETES, 1);
+	scalio_store_write(st, t);
+}
+
+static void scalio_rpc_get(struct scalio_rpc *rpc)
+{
+	const struct scalio_msg_kv_req *m = (const void *)rpc->req;
+	struct scalio_store *st = rpc->conn->st;
+	struct scalio_msg_kv_rep *rep;
+	u64 t0 = ktime_get_ns(), t_io, seg = 0;
+	u32 vlen = 0;
+	int ret;
+
+	rep = scalio_rpc_rsp(rpc, sizeof(*rep));
+	t_io = ktime_get_ns();
+	ret = scalio_store_read(st, m->key, m->klen, rep->value, &vlen, &seg);
+	/* Waiting for the SSD is not CPU time of the handler. */
+	t_io = ktime_get_ns() - t_io;
+	if (!ret && vlen > SCALIO_VALUE_MAX)
+		ret = -EIO;
+	if (ret)
+		vlen = 0;
+	if (!ret || ret == -ENOENT)
+		rep->seg = cpu_to_le64(seg);
+	rep->vlen = cpu_to_le16(vlen);
+	scalio_stat_add(st, SCALIO_TS_CPU_NS_RPC, ktime_get_ns() - t0 - t_io);
+	scalio_rpc_respond(rpc, ret, sizeof(*rep) + vlen);
+}
+
+static void scalio_rpc_hello(struct scalio_rpc *rpc)
+{
+	struct scalio_conn *conn = rpc->conn;
+	struct scalio_store *st = conn->st;
+	struct scalio_index *idx = &st->index;
+	struct scalio_msg_hello_rep *rep;
+	u32 features = 0;
+	u64 lease, t0;
+	int ret;
+
+	/* May sleep until the index MRs of this device are valid. */
+	ret = scalio_rdev_register(conn);
+	if (ret) {
+		scalio_rpc_respond_err(rpc, ret);
+		return;
+	}
+
+	t0 = ktime_get_ns();
+	if (st->offload_read)
+		features |= SCALIO_F_OFFLOAD_READ;
+	if (st->inline_cache)
+		features |= SCALIO_F_INLINE_CACHE;
+	lease = div_u64((u64)st->lease_ms * SCALIO_CLOCK_HZ, 1000);
+	lease = clamp_t(u64, lease, 1, U32_MAX);
+
+	rep = scalio_rpc_rsp(rpc, sizeof(*rep));
+	rep->nr_blocks = cpu_to_le32(idx->nr_blocks);
+	rep->slots_per_block = cpu_to_le32(idx->slots);
+	rep->block_size = cpu_to_le32(idx->block_size);
+	rep->nr_ssds = cpu_to_le32(st->nr_ssds);
+	rep->nr_chunks = cpu_to_le32(idx->nr_chunks);
+	rep->features = cpu_to_le32(features);
+	rep->hdr_addr = cpu_to_le64(conn->rdev->hdr.mr->iova);
+	rep->hdr_rkey = cpu_to_le32(conn->rdev->hdr.mr->rkey);
+	rep->lease_ticks = cpu_to_le32((u32)lease);
+	scalio_stat_add(st, SCALIO_TS_CPU_NS_RPC, ktime_get_ns() - t0);
+	scalio_rpc_respond(rpc, 0, sizeof(*rep));
+}
+
+static void scalio_rpc_chunks(struct scalio_rpc *rpc)
+{
+	const struct scalio_msg_chunks_req *m = (const void *)rpc->req;
+	struct scalio_conn *conn = rpc->conn;
+	struct scalio_rdev *rdev = conn->rdev;
+	struct scalio_index *idx = &conn->st->index;
+	struct scalio_msg_chunks_rep *rep;
+	u32 first = le32_to_cpu(m->first), nr, i;
+	u64 t0;
+	int ret;
+
+	ret = scalio_rdev_register(conn);
+	if (ret) {
+		scalio_rpc_respond_err(rpc, ret);
+		return;
+	}
+	/* first == nr_chunks is a valid, empty page. */
+	if (first > rdev->nr_chunks) {
+		scalio_rpc_respond_err(rpc, -EINVAL);
+		return;
+	}
+
+	t0 = ktime_get_ns();
+	nr = min_t(u32, rdev->nr_chunks - first, SCALIO_CHUNKS_PER_MSG);
+	rep = scalio_rpc_rsp(rpc, struct_size(rep, chunk, nr));
+	rep->first = cpu_to_le32(first);
+	rep->nr = cpu_to_le32(nr);
+	for (i = 0; i < nr; i++) {
+		const struct scalio_index_chunk *ic = &idx->chunks[first + i];
+		const struct ib_mr *mr = rdev->chunks[first + i].mr;
+
+		rep->chunk[i].addr = cpu_to_le64(mr->iova);
+		rep->chunk[i].rkey = cpu_to_le32(mr->rkey);
+		rep->chunk[i].nr_blocks = cpu_to_le32(ic->nr_blocks);
+		rep->chunk[i].first_block = cpu_to_le32(ic->first_block);
+	}
+	scalio_stat_add(conn->st, SCALIO_TS_CPU_NS_RPC, ktime_get_ns() - t0);
+	scalio_rpc_respond(rpc, 0, struct_size(rep, chunk, nr));
+}
+
+static void scalio_rpc_ssd_info(struct scalio_rpc *rpc)
+{
+	const struct scalio_msg_ssd_info_req *m = (const void *)rpc->req;
+	struct scalio_store *st = rpc->conn->st;
+	struct scalio_msg_ssd_info_rep *rep;
+	u32 index = le32_to_cpu(m->index);
+	struct scalio_ssd *ssd;
+	u64 t0 = ktime_get_ns();
+
+	if (index >= st->nr_ssds || index >= SCALIO_MAX_SSDS ||
+	    !st->ssds[index]) {
+		scalio_rpc_respond_err(rpc, -EINVAL);
+		return;
+	}
+	ssd = st->ssds[index];
+	if (!ssd->nqn[0]) {
+		scalio_rpc_respond_err(rpc, -ENOENT);
+		return;
+	}
+
+	rep = scalio_rpc_rsp(rpc, sizeof(*rep));
+	rep->index = cpu_to_le32(index);
+	rep->nsid = cpu_to_le32(ssd->nsid);
+	rep->capacity_sectors = cpu_to_le64(ssd->capacity_sectors);
+	strscpy(rep->nqn, ssd->nqn, sizeof(rep->nqn));
+	scalio_stat_add(st, SCALIO_TS_CPU_NS_RPC, ktime_get_ns() - t0);
+	scalio_rpc_respond(rpc, 0, sizeof(*rep));
+}
+
+static void scalio_rpc_stats(struct scalio_rpc *rpc)
+{
+	struct scalio_store *st = rpc->conn->st;
+	struct scalio_msg_stats_rep *rep;
+	struct scalio_target_stats s;
+	const u64 *src = (const u64 *)&s;
+	__le64 *dst;
+	u64 t0 = ktime_get_ns();
+	u32 i;
+
+	BUILD_BUG_ON(sizeof(s) % sizeof(u64));
+	memset(&s, 0, sizeof(s));
+	scalio_store_stats(st, &s);
+
+	rep = scalio_rpc_rsp(rpc, sizeof(*rep));
+	dst = (__le64 *)&rep->stats;
+	for (i = 0; i < sizeof(s) / sizeof(u64); i++)
+		dst[i] = cpu_to_le64(src[i]);
+	scalio_stat_add(st, SCALIO_TS_CPU_NS_RPC, ktime_get_ns() - t0);
+	scalio_rpc_respond(rpc, 0, sizeof(*rep));
+}
+
+static void scalio_rpc_work(struct work_struct *w)
+{
+	struct scalio_rpc *rpc = container_of(w, struct scalio_rpc, work);
+
+	switch (scalio_rpc_op(rpc)) {
+	case SCALIO_MSG_GET:
+		scalio_rpc_get(rpc);
+		break;
+	case SCALIO_MSG_HELLO:
+		scalio_rpc_hello(rpc);
+		break;
+	case SCALIO_MSG_CHUNKS:
+		scalio_rpc_chunks(rpc);
+		break;
+	case SCALIO_MSG_SSD_INFO:
+		scalio_rpc_ssd_info(rpc);
+		break;
+	case SCALIO_MSG_STATS:
+		scalio_rpc_stats(rpc);
+		break;
+	default:
+		/* scalio_rpc_dispatch() only queues the opcodes above. */
+		scalio_rpc_respond_err(rpc, -EOPNOTSUPP);
+		break;
+	}
+}
+
+/*
+ * What the handlers rely on beyond scalio_msg_check(): bounds of the key
+ * and value lengths and the exact request length.
+ */
+static int scalio_rpc_validate(const struct scalio_rpc *rpc, u16 op)
+{
+	const struct scalio_msg_kv_req *m = (const void *)rpc->req;
+	u32 vlen;
+
+	switch (op) {
+	case SCALIO_MSG_GET:
+	case SCALIO_MSG_PUT:
+	case SCALIO_MSG_DELETE:
+		if (rpc->req_len < sizeof(*m))
+			return -EBADMSG;
+		vlen = le16_to_cpu(m->vlen);
+		if (!m->klen || m->klen > SCALIO_KEY_MAX ||
+		    vlen > SCALIO_VALUE_MAX ||
+		    (op != SCALIO_MSG_PUT && vlen) ||
+		    rpc->req_len != sizeof(*m) + vlen)
+			return -EBADMSG;
+		return 0;
+	case SCALIO_MSG_CHUNKS:
+		return rpc->req_len == sizeof(struct scalio_msg_chunks_req) ?
+		       0 : -EBADMSG;
+	case SCALIO_MSG_SSD_INFO:
+		return rpc->req_len == sizeof(struct scalio_msg_ssd_info_req) ?
+		       0 : -EBADMSG;
+	case SCALIO_MSG_HELLO:
+	case SCALIO_MSG_STATS:
+		return 0;
+	}
+	return -EPROTO;
+}
+
+static void scalio_rpc_dispatch(struct scalio_rpc *rpc)
+{
+	struct scalio_conn *conn = rpc->conn;
+	u16 op = scalio_rpc_op(rpc);
+	int ret;
+
+	ret = scalio_rpc_validate(rpc, op);
+	if (ret) {
+		scalio_rpc_violation(conn, "invalid request", ret);
+		scalio_rpc_drop(rpc);
+		return;
+	}
+
+	switch (op) {
+	case SCALIO_MSG_PUT:
+	case SCALIO_MSG_DELETE:
+		scalio_rpc_write(rpc, op);
+		break;
+	case SCALIO_MSG_GET:
+		scalio_stat_add(conn->st, SCALIO_TS_RPC_GETS, 1);
+		queue_work(scalio_rpc_wq, &rpc->work);
+		break;
+	default:
+		scalio_stat_add(conn->st, SCALIO_TS_RPC_OTHER, 1);
+		queue_work(scalio_rpc_wq, &rpc->work);
+		break;
+	}
+}
+
+/*
+ * Take a received request into @rpc (which holds a connection reference),
+ * give the receive buffer back to the HCA, and run the request.
+ */
+static void scalio_rpc_start(struct scalio_rpc *rpc, struct scalio_rbuf *rb)
+{
+	struct scalio_conn *conn = rpc->conn;
+	int ret;
+
+	memcpy(rpc->req, rb->buf, rb->byte_len);
+	rpc->req_len = rb->byte_len;
+
+	ret = scalio_rpc_post_recv(conn, rb);
+	if (ret) {
+		if (ret != -ENOTCONN) {
+			pr_err_ratelimited("client %u: cannot repost a receive: %d\n",
+					   conn->client_id, ret);
+			scalio_conn_disconnect(conn);
+		}
+		scalio_rpc_drop(rpc);
+		return;
+	}
+	scalio_rpc_dispatch(rpc);
+}
+
+static void scalio_rpc_handle_recv(struct scalio_conn *conn,
+				   struct scalio_rbuf *rb)
+{
+	struct scalio_rpc *rpc = NULL;
+	unsigned long flags;
+	int ret;
+
+	ib_dma_sync_single_for_cpu(scalio_conn_ibdev(conn), rb->dma,
+				   SCALIO_MSG_SIZE, DMA_FROM_DEVICE);
+	ret = scalio_msg_check(rb->buf, rb->byte_len, false);
+	if (ret) {
+		scalio_rpc_violation(conn, "malformed message", ret);
+		return;
+	}
+	if (rb->byte_len > SCALIO_RPC_REQ_MAX) {
+		scalio_rpc_violation(conn, "oversized request", -EMSGSIZE);
+		return;
+	}
+
+	spin_lock_irqsave(&conn->lock, flags);
+	if (conn->state != SCALIO_CONN_LIVE) {
+		spin_unlock_irqrestore(&conn->lock, flags);
+		return;
+	}
+	if (conn->nr_active >= conn->queue_depth) {
+		spin_unlock_irqrestore(&conn->lock, flags);
+		scalio_rpc_violation(conn, "more requests than the queue depth",
+				     -EOVERFLOW);
+		return;
+	}
+	conn->nr_active++;
+	if (!list_empty(&conn->free_rpcs)) {
+		rpc = list_first_entry(&conn->free_rpcs, struct scalio_rpc,
+				       entry);
+		list_del_init(&rpc->entry);
+	} else {
+		/*
+		 * Every rpc waits for its SEND completion: the client got
+		 * our answers before we saw them complete.  Wait for one.
+		 */
+		list_add_tail(&rb->entry, &conn->parked);
+	}
+	spin_unlock_irqrestore(&conn->lock, flags);
+
+	if (rpc) {
+		kref_get(&conn->ref);
+		scalio_rpc_start(rpc, rb);
+	}
+}
+
+static void scalio_rpc_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct scalio_rbuf *rb = container_of(wc->wr_cqe, struct scalio_rbuf,
+					      cqe);
+	struct scalio_conn *conn = rb->conn;
+	u64 t0 = ktime_get_ns();
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			pr_warn_ratelimited("client %u: receive failed: %s (%d)\n",
+					    conn->client_id,
+					    ib_wc_status_msg(wc->status),
+					    wc->status);
+		scalio_conn_disconnect(conn);
+		return;
+	}
+	rb->byte_len = wc->byte_len;
+	scalio_rpc_handle_recv(conn, rb);
+	/* The CQ (and so conn and its store) outlives this handler. */
+	scalio_stat_add(conn->st, SCALIO_TS_CPU_NS_RPC, ktime_get_ns() - t0);
+}

@@ -1,0 +1,133 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tests/check.sh [--kver 6.1|6.12]: the body of `make check`.
+#   1. unit tests (make -C tests/unit run; its TAP lines are counted)
+#   2. module builds with W=1 against the newest 6.1 and 6.12 trees (any
+#      warning fails), sparse (C=2) on 6.1 (any warning in our files fails)
+#   3. every tests/vm/suite/*.sh in order, booting the --kver series
+# Prints TAP-ish progress and ends with exactly one summary line
+# "N passed, N failed[, N skipped]"; exits non-zero on any failure.  Logs go
+# to build/check/.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=tests/vm/lib.sh
+. "$top/tests/vm/lib.sh"
+kver=6.1
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kver) kver=${2:?--kver needs 6.1 or 6.12}; shift ;;
+	*) echo "usage: tests/check.sh [--kver 6.1|6.12]" >&2; exit 2 ;;
+	esac
+	shift
+done
+logs=$top/build/check
+rm -rf "$logs"
+mkdir -p "$logs"
+pass=0 fail=0 skip=0 n=0 t0=$SECONDS
+
+# result ok|fail|skip NAME [DETAIL]
+result() {
+	n=$((n + 1))
+	case $1 in
+	ok) pass=$((pass + 1)); echo "ok $n - $2${3:+ ($3)}" ;;
+	fail) fail=$((fail + 1)); echo "not ok $n - $2${3:+ ($3)}" ;;
+	skip) skip=$((skip + 1)); echo "ok $n - $2 # SKIP${3:+ $3}" ;;
+	esac
+}
+# show_tail FILE: the end of a failing step's log, indented as TAP comments.
+show_tail() { tail -n "${2:-30}" "$1" | sed 's/^/#   /'; }
+
+# ------------------------------------------------------------ 1. unit tests
+echo "# unit tests"
+if [ -f "$top/tests/unit/Makefile" ]; then
+	make -C "$top/tests/unit" run > "$logs/unit.log" 2>&1
+	urc=$?
+	while IFS= read -r l; do
+		case $l in
+		"not ok "*) result fail "unit: ${l#not ok }" ;;
+		"ok "*"# SKIP"*|"ok "*"# skip"*) result skip "unit: ${l#ok }" ;;
+		"ok "*) result ok "unit: ${l#ok }" ;;
+		esac
+	done < <(grep -E '^(not )?ok ' "$logs/unit.log")
+	if [ $urc != 0 ] && ! grep -q '^not ok ' "$logs/unit.log"; then
+		result fail "unit: make -C tests/unit run exited $urc"
+		show_tail "$logs/unit.log"
+	fi
+else
+	result skip "unit tests" "tests/unit/Makefile not there"
+fi
+
+# ------------------------------------------------------------ 2. builds
+echo "# module builds (W=1) and sparse"
+declare -A built=()
+for series in 6.1 6.12; do
+	krel=$(vm_krel "$series")
+	if [ -z "$krel" ] || [ ! -d "/lib/modules/$krel/build" ]; then
+		result fail "build $series" "no $series kernel headers (make deps)"
+		continue
+	fi
+	s=$SECONDS
+	if "$top/scripts/build-kmod.sh" "/lib/modules/$krel/build" "$top/build/$krel" \
+			> "$logs/build-$krel.log" 2>&1; then
+		built[$krel]=1
+		result ok "build W=1 $krel" "$((SECONDS - s))s"
+	else
+		result fail "build W=1 $krel" "$((SECONDS - s))s"
+		show_tail "$logs/build-$krel.log" 40
+	fi
+done
+krel=$(vm_krel 6.1)
+if ! command -v sparse > /dev/null; then
+	result fail "sparse" "sparse not installed (make deps)"
+elif [ -z "$krel" ] || [ -z "${built[$krel]:-}" ]; then
+	result skip "sparse C=2 ${krel:-6.1}" "the module does not build"
+else
+	# C=2 checks every source file whether or not it needs rebuilding.
+	s=$SECONDS
+	out=$top/build/$krel
+	make -C "/lib/modules/$krel/build" M="$out" C=2 modules \
+		> "$logs/sparse-$krel.log" 2>&1
+	src=$?
+	# Only our files count: sparse also grumbles about kernel headers.
+	grep -E "^($out/)?(target|host|common|uapi)/[^:]+:[0-9]+:[0-9]+: (warning|error):" \
+		"$logs/sparse-$krel.log" > "$logs/sparse-ours.log"
+	if [ $src = 0 ] && [ ! -s "$logs/sparse-ours.log" ]; then
+		result ok "sparse C=2 $krel" "$((SECONDS - s))s"
+	else
+		result fail "sparse C=2 $krel" "$(wc -l < "$logs/sparse-ours.log") warning(s)"
+		if [ -s "$logs/sparse-ours.log" ]; then
+			show_tail "$logs/sparse-ours.log" 40
+		else
+			show_tail "$logs/sparse-$krel.log"
+		fi
+	fi
+fi
+
+# ------------------------------------------------------------ 3. VM suite
+krel=$(vm_krel "$kver")
+echo "# VM suite on ${krel:-$kver}"
+for t in "$top"/tests/vm/suite/*.sh; do
+	[ -x "$t" ] || continue
+	name=vm/$(basename "$t" .sh)
+	tl=$logs/${name//\//-}.log
+	s=$SECONDS
+	# tests/vm/run puts each run's logs below SCALIO_VM_LOGROOT and skips
+	# the module build that stage 2 just did.
+	SCALIO_VM_LOGROOT=$logs/${name//\//-} \
+	SCALIO_VM_PREBUILT=${built[$krel]:-0} \
+		"$t" --kver "$kver" > "$tl" 2>&1 < /dev/null
+	rc=$?
+	case $rc in
+	0) result ok "$name" "$((SECONDS - s))s" ;;
+	4) result skip "$name" "$(grep -m1 '^SKIP' "$tl")" ;;
+	*) result fail "$name" "exit $rc, $((SECONDS - s))s, log $tl"
+	   show_tail "$tl" 40 ;;
+	esac
+done
+
+echo "# $((SECONDS - t0))s, logs in $logs"
+summary="$pass passed, $fail failed"
+[ $skip -gt 0 ] && summary="$summary, $skip skipped"
+echo "$summary"
+[ $fail = 0 ]

@@ -1,0 +1,971 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Exhaustive interleaving checker of the slot consistency protocol
+ * (DESIGN.md section 3), driving the real common/scalio_slot.c functions.
+ *
+ * World: one hash block of 2 slots in "target memory", one key K whose
+ * value lives in the block's on-SSD segment (the seg word names the
+ * segment; segment g holds value v_g and is immutable).  Processes:
+ *
+ *   writer  W: PUT(v1) [, PUT(v2)]: commit (durable write + seg update, one
+ *              target step), then the invalidation loop of section 3;
+ *   readers R1, R2: GETs of K (R1 does --gets1, R2 --gets2 of them):
+ *              lookup / victim / lock / key write / double-read / seg read /
+ *              value write / publish, with every failure path of the design.
+ *
+ * Every RDMA READ of the block is NOT atomic: each part of each slot (the
+ * ctl word; the key bytes; the value+csum bytes) is read at its own step,
+ * in any order, interleaved with everything else.  Every ctl change is a
+ * CAS of the whole word; key and value writes are unconditional RDMA
+ * WRITEs (they land even if the writer lost its lock meanwhile).
+ *
+ * Leases: a global target clock advances by nondeterministic "tick" steps
+ * (at most --ticks of them).  A lock's lease deadline is the clock at lock
+ * time, so one tick later it has expired and other readers may reclaim the
+ * slot.  A crashed client is a process that is never scheduled again; its
+ * effects are covered because every prefix of every interleaving is
+ * explored and checked (the checker is online, see below).
+ *
+ * Linearizability is checked online, per key register semantics (Lowe's
+ * just-in-time method): the state carries the set of possible linearized
+ * configurations (register value, and for each pending operation whether
+ * it has taken effect and, for a GET, which value it saw).  On a response
+ * the configurations in which that operation took effect with the returned
+ * value survive; an empty set is a violation.  Because that set is part of
+ * the state, a visited-state set is sound: two paths reaching the same
+ * state have the same future.  States are stored as 64-bit hashes.
+ *
+ * Broken variants (--variant) must each produce a violation:
+ *   no-double-read   skip step 4 (no collision re-read before reading seg)
+ *   no-invalidation  PUT returns right after the commit
+ *   seg-early        seg read inside the double-read READ, in any order
+ *                    with the slot parts (not after the slot check)
+ *   return-after-d   a filler whose lock a writer turned into D returns the
+ *                    value it read (after clearing the D) instead of retrying
+ *
+ * Usage: model [--puts N] [--gets1 N] [--gets2 N] [--ticks N] [--attempts N]
+ *              [--cached] [--variant V] [--first] [--trace]
+ *        model --tap        the standard suite as KTAP (used by make run)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "common/scalio_slot.h"
+
+#define NSLOTS		2
+#define NPROC		3	/* 0 = writer, 1 and 2 = readers */
+#define NVAL		3	/* v0 (initial), v1, v2 */
+
+static const u8 KEY[] = "model-key";
+#define KLEN		9
+
+enum variant {
+	V_NONE,
+	V_NO_DOUBLE_READ,
+	V_NO_INVALIDATION,
+	V_SEG_EARLY,
+	V_RETURN_AFTER_D,
+	V_NR,
+};
+
+static const char *const variant_names[V_NR] = {
+	"correct", "no-double-read", "no-invalidation", "seg-early",
+	"return-after-d",
+};
+
+struct config {
+	int	puts;		/* PUTs by the writer: 1 or 2 */
+	int	gets[2];	/* GETs by each reader */
+	int	ticks;		/* clock ticks available (lease expiries) */
+	int	attempts;	/* lock CASes per GET before giving up */
+	bool	cached;		/* slot 0 starts as a valid C of v0 */
+	enum variant variant;
+	bool	first;		/* stop at the first violation */
+	bool	trace;		/* print the first violating trace */
+};
+
+static struct config cfg;
+static u16 key_fp;
+
+/* Slot parts, each written and read as a unit. */
+struct aslot {
+	u64	ctl;
+	u8	key;		/* 0: never written, 1: KEY */
+	u8	val;		/* 0: never written, else value id + 1 */
+	u16	pad;
+	u32	csum;		/* written with val */
+};
+
+enum pc {
+	P_IDLE,			/* between operations */
+	P_DONE,			/* all operations done */
+	P_HALT,			/* gave up (attempt bound): op stays pending */
+	R_LOOKUP,		/* reading the block for step 1 */
+	R_LOCK,			/* CAS the victim to B */
+	R_WKEY,			/* RDMA WRITE of the key */
+	R_DREAD,		/* double-read (step 4) */
+	R_RELEASE,		/* CAS our B back to A after a collision */
+	R_SEG,			/* read seg and the segment (step 5) */
+	R_WVAL,			/* RDMA WRITE of value + csum */
+	R_PUB,			/* CAS B -> C */
+	R_DCLEAR,		/* CAS our D -> A */
+	W_COMMIT,		/* target: durable write, seg update */
+	W_SCAN,			/* writer's invalidation READ */
+	W_CAS,			/* writer's invalidation CAS */
+};
+
+struct proc {
+	u8	pc;
+	u8	done;		/* completed operations */
+	u8	attempts;
+	u8	mask;		/* parts read by the current READ */
+	u8	mine;		/* slot locked, or victim / slot to invalidate */
+	u8	value;		/* value id read from the SSD */
+	u8	seg;		/* seg-early: seg word read in the READ */
+	u8	pad;
+	u64	expect;		/* ctl a CAS expects */
+	u64	target;		/* ctl a CAS installs (writer) */
+	u64	my_ctl;		/* our lock */
+	struct aslot snap[NSLOTS];
+};
+
+struct state {
+	struct aslot slot[NSLOTS];
+	u8	seg;		/* value id of the segment the seg word names */
+	u8	clock;
+	u8	ticks_left;
+	u8	pad[5];
+	u64	lin[4];		/* set of configurations, 200 bits */
+	struct proc p[NPROC];
+};
+
+/* ---- linearizability: configuration sets ------------------------------ */
+
+/* config = reg + 4 * (wlin + 2 * (r1 + 5 * r2)); r = 0 pending, else v+1 */
+#define NCONF	(4 * 2 * 5 * 5)
+
+static int conf_enc(int reg, int wlin, int r1, int r2)
+{
+	return reg + 4 * (wlin + 2 * (r1 + 5 * r2));
+}
+
+static void conf_dec(int c, int *reg, int *wlin, int *r1, int *r2)
+{
+	*reg = c % 4;
+	c /= 4;
+	*wlin = c % 2;
+	c /= 2;
+	*r1 = c % 5;
+	*r2 = c / 5;
+}
+
+static bool lin_has(const struct state *s, int c)
+{
+	return s->lin[c / 64] >> (c % 64) & 1;
+}
+
+static void lin_add(struct state *s, int c)
+{
+	s->lin[c / 64] |= 1ULL << (c % 64);
+}
+
+static bool op_pending(const struct state *s, int p)
+{
+	u8 pc = s->p[p].pc;
+
+	return pc != P_IDLE && pc != P_DONE;
+}
+
+/* Close the set under "a pending, not yet linearized op takes effect". */
+static void lin_close(struct state *s)
+{
+	bool changed = true;
+	int c, reg, w, r1, r2;
+
+	while (changed) {
+		changed = false;
+		for (c = 0; c < NCONF; c++) {
+			int n;
+
+			if (!lin_has(s, c))
+				continue;
+			conf_dec(c, &reg, &w, &r1, &r2);
+			if (op_pending(s, 0) && !w) {
+				/* PUT number done+1 writes value id done+1 */
+				n = conf_enc(s->p[0].done + 1, 1, r1, r2);
+				if (!lin_has(s, n)) {
+					lin_add(s, n);
+					changed = true;
+				}
+			}
+			if (op_pending(s, 1) && !r1) {
+				n = conf_enc(reg, w, reg + 1, r2);
+				if (!lin_has(s, n)) {
+					lin_add(s, n);
+					changed = true;
+				}
+			}
+			if (op_pending(s, 2) && !r2) {
+				n = conf_enc(reg, w, r1, reg + 1);
+				if (!lin_has(s, n)) {
+					lin_add(s, n);
+					changed = true;
+				}
+			}
+		}
+	}
+}
+
+/* Response of process @p (GET returning value id @v).  False: violation. */
+static bool lin_respond(struct state *s, int p, int v)
+{
+	u64 out[4] = { 0 };
+	int c, reg, w, r1, r2, n;
+	bool any = false;
+
+	for (c = 0; c < NCONF; c++) {
+		if (!lin_has(s, c))
+			continue;
+		conf_dec(c, &reg, &w, &r1, &r2);
+		if (p == 0 && w)
+			n = conf_enc(reg, 0, r1, r2);
+		else if (p == 1 && r1 == v + 1)
+			n = conf_enc(reg, w, 0, r2);
+		else if (p == 2 && r2 == v + 1)
+			n = conf_enc(reg, w, r1, 0);
+		else
+			continue;
+		out[n / 64] |= 1ULL << (n % 64);
+		any = true;
+	}
+	memcpy(s->lin, out, sizeof(out));
+	return any;
+}
+
+/* ---- memory: materializing slot copies for the real functions ---------- */
+
+static void value_bytes(int v, u8 out[2])
+{
+	out[0] = 'v';
+	out[1] = '0' + v;
+}
+
+static void materialize(struct scalio_slot *out, const struct aslot *a)
+{
+	memset(out, 0, sizeof(*out));
+	out->ctl = cpu_to_le64(a->ctl);
+	if (a->key) {
+		out->klen = KLEN;
+		memcpy(out->key, KEY, KLEN);
+	}
+	if (a->val) {
+		out->vlen = 2;
+		value_bytes(a->val - 1, out->value);
+		out->csum = cpu_to_le32(a->csum);
+	}
+}
+
+static u64 blockbuf[SCALIO_BLOCK_SIZE(NSLOTS) / 8];
+
+static const struct scalio_block_view *view_of(const struct aslot *snap)
+{
+	static struct scalio_block_view v = { blockbuf, NSLOTS };
+	int i;
+
+	memset(blockbuf, 0, sizeof(blockbuf));
+	for (i = 0; i < NSLOTS; i++)
+		materialize((struct scalio_slot *)((u8 *)blockbuf +
+						   scalio_slot_offset(i)),
+			    &snap[i]);
+	return &v;
+}
+
+/* ---- steps -------------------------------------------------------------- */
+
+#define PART_CTL	0
+#define PART_KEY	1
+#define PART_VAL	2
+#define PART_SEG	6	/* seg-early: the seg word in the same READ */
+
+static char *desc;		/* when non-NULL, steps describe themselves */
+
+#define SAY(...) do { if (desc) sprintf(desc, __VA_ARGS__); } while (0)
+
+static void read_part(struct state *s, struct proc *p, int part)
+{
+	int i = part / 3;
+
+	p->mask |= 1 << part;
+	if (part == PART_SEG) {
+		p->seg = s->seg;
+		return;
+	}
+	switch (part % 3) {
+	case PART_CTL:
+		p->snap[i].ctl = s->slot[i].ctl;
+		break;
+	case PART_KEY:
+		p->snap[i].key = s->slot[i].key;
+		break;
+	case PART_VAL:
+		p->snap[i].val = s->slot[i].val;
+		p->snap[i].csum = s->slot[i].csum;
+		break;
+	}
+}
+
+static void clear_read(struct proc *p)
+{
+	p->mask = 0;
+	p->seg = 0;
+	memset(p->snap, 0, sizeof(p->snap));
+}
+
+static void restart_get(struct proc *p)
+{
+	clear_read(p);
+	p->expect = p->my_ctl = 0;
+	p->mine = p->value = 0;
+	p->pc = R_LOOKUP;
+}
+
+static bool finish(struct state *s, int pi, int value)
+{
+	u8 done = s->p[pi].done;
+	int total = pi ? cfg.gets[pi - 1] : cfg.puts;
+	bool ok = lin_respond(s, pi, value);
+
+	memset(&s->p[pi], 0, sizeof(s->p[pi]));
+	s->p[pi].done = done + 1;
+	s->p[pi].pc = done + 1 >= total ? P_DONE : P_IDLE;
+	return ok;
+}
+
+static bool expired(const struct state *s, u64 ctl)
+{
+	return scalio_lease_expired(s->clock, scalio_ctl_lease(ctl));
+}
+
+/* Returns 0 if not enabled, 1 if applied, -1 if applied and violating. */
+static int reader_step(struct state *s, int pi, int choice)
+{
+	struct proc *p = &s->p[pi];
+	const struct scalio_block_view *v;
+	enum scalio_lookup res;
+	u32 idx;
+	int nparts;
+
+	switch (p->pc) {
+	case P_IDLE:
+		if (choice)
+			return 0;
+		p->pc = R_LOOKUP;
+		p->attempts = 0;
+		clear_read(p);
+		lin_close(s);
+		SAY("R%d invoke GET", pi);
+		return 1;
+
+	case R_LOOKUP:
+		if (choice >= 6 || (p->mask & 1 << choice))
+			return 0;
+		read_part(s, p, choice);
+		SAY("R%d lookup-read slot%d.%s", pi, choice / 3,
+		    (const char *[]){ "ctl", "key", "val" }[choice % 3]);
+		if (p->mask != 0x3f)
+			return 1;
+		v = view_of(p->snap);
+		res = scalio_block_lookup(v, KEY, KLEN, key_fp, s->clock, &idx);
+		if (res == SCALIO_LOOKUP_HIT) {
+			int val = p->snap[idx].val - 1;
+
+			if (desc)
+				sprintf(desc + strlen(desc),
+					" -> HIT slot%u, GET returns v%d",
+					idx, val);
+			return finish(s, pi, val) ? 1 : -1;
+		}
+		if (res != SCALIO_LOOKUP_MISS) {
+			if (desc)
+				strcat(desc, res == SCALIO_LOOKUP_BUSY ?
+				       " -> BUSY, retry" : " -> TORN, retry");
+			clear_read(p);
+			return 1;
+		}
+		if (!scalio_victim_choose(v, s->clock, &idx)) {
+			if (desc)
+				strcat(desc, " -> MISS, no victim, retry");
+			clear_read(p);
+			return 1;
+		}
+		p->mine = idx;
+		p->expect = p->snap[idx].ctl;
+		clear_read(p);
+		p->pc = R_LOCK;
+		if (desc)
+			sprintf(desc + strlen(desc), " -> MISS, victim slot%u",
+				idx);
+		return 1;
+
+	case R_LOCK: {
+		u64 lock;
+
+		if (choice)
+			return 0;
+		if (p->attempts >= cfg.attempts) {
+			p->pc = P_HALT;
+			SAY("R%d gives up (attempt bound)", pi);
+			return 1;
+		}
+		p->attempts++;
+		lock = scalio_ctl_lock(p->expect, pi, s->clock, key_fp);
+		if (s->slot[p->mine].ctl != p->expect) {
+			SAY("R%d CAS slot%d -> B fails", pi, p->mine);
+			restart_get(p);
+			return 1;
+		}
+		s->slot[p->mine].ctl = lock;
+		p->my_ctl = lock;
+		p->expect = 0;
+		p->pc = R_WKEY;
+		SAY("R%d CAS slot%d -> B (ver %u) ok", pi, p->mine,
+		    scalio_ctl_version(lock));
+		return 1;
+	}
+
+	case R_WKEY:
+		if (choice)
+			return 0;
+		s->slot[p->mine].key = 1;
+		p->pc = cfg.variant == V_NO_DOUBLE_READ ? R_SEG : R_DREAD;
+		SAY("R%d write key into slot%d", pi, p->mine);
+		return 1;
+
+	case R_DREAD:
+		nparts = cfg.variant == V_SEG_EARLY ? 7 : 6;
+		if (choice >= nparts || (p->mask & 1 << choice))
+			return 0;
+		read_part(s, p, choice);
+		if (choice == PART_SEG)
+			SAY("R%d double-read seg -> v%d", pi, p->seg);
+		else
+			SAY("R%d double-read slot%d.%s", pi, choice / 3,
+			    (const char *[]){ "ctl", "key", "val" }[choice % 3]);
+		if (p->mask != (1 << nparts) - 1)
+			return 1;
+		v = view_of(p->snap);
+		if (scalio_block_collision(v, p->mine, p->my_ctl, KEY, KLEN,
+					   key_fp, s->clock)) {
+			if (desc)
+				strcat(desc, " -> collision, release");
+			clear_read(p);
+			p->pc = R_RELEASE;
+			return 1;
+		}
+		if (desc)
+			strcat(desc, " -> no collision");
+		if (cfg.variant == V_SEG_EARLY) {
+			p->value = p->seg;
+			clear_read(p);
+			p->pc = R_WVAL;
+		} else {
+			clear_read(p);
+			p->pc = R_SEG;
+		}
+		return 1;
+
+	case R_RELEASE:
+		if (choice)
+			return 0;
+		if (s->slot[p->mine].ctl == p->my_ctl) {
+			s->slot[p->mine].ctl = scalio_ctl_release(p->my_ctl);
+			SAY("R%d CAS slot%d B -> A ok", pi, p->mine);
+		} else {
+			SAY("R%d CAS slot%d B -> A fails", pi, p->mine);
+		}
+		restart_get(p);
+		return 1;
+
+	case R_SEG:
+		if (choice)
+			return 0;
+		p->value = s->seg;
+		p->pc = R_WVAL;
+		SAY("R%d read seg + segment -> v%d", pi, p->value);
+		return 1;
+
+	case R_WVAL: {
+		u64 pub = scalio_ctl_publish(p->my_ctl);
+		u8 vb[2];
+
+		if (choice)
+			return 0;
+		if (expired(s, p->my_ctl)) {
+			p->pc = R_RELEASE;
+			SAY("R%d lease expired: abandon", pi);
+			return 1;
+		}
+		value_bytes(p->value, vb);
+		s->slot[p->mine].val = p->value + 1;
+		s->slot[p->mine].csum =
+			scalio_slot_csum(scalio_ctl_version(pub), KEY, KLEN,
+					 vb, 2);
+		p->pc = R_PUB;
+		SAY("R%d write v%d + csum into slot%d", pi, p->value, p->mine);
+		return 1;
+	}
+
+	case R_PUB: {
+		u64 cur = s->slot[p->mine].ctl;
+
+		if (choice)
+			return 0;
+		if (expired(s, p->my_ctl)) {
+			p->pc = R_RELEASE;
+			SAY("R%d lease expired: abandon", pi);
+			return 1;
+		}
+		if (cur == p->my_ctl) {
+			s->slot[p->mine].ctl = scalio_ctl_publish(p->my_ctl);
+			SAY("R%d CAS slot%d B -> C ok, GET returns v%d", pi,
+			    p->mine, p->value);
+			return finish(s, pi, p->value) ? 1 : -1;
+		}
+		if (cur == scalio_ctl_invalidate(p->my_ctl)) {
+			p->expect = cur;
+			p->pc = R_DCLEAR;
+			SAY("R%d CAS slot%d B -> C fails: D", pi, p->mine);
+			return 1;
+		}
+		SAY("R%d CAS slot%d B -> C fails: lock lost", pi, p->mine);
+		restart_get(p);
+		return 1;
+	}
+
+	case R_DCLEAR:
+		if (choice)
+			return 0;
+		if (s->slot[p->mine].ctl == p->expect)
+			s->slot[p->mine].ctl = scalio_ctl_release(p->expect);
+		if (cfg.variant == V_RETURN_AFTER_D) {
+			SAY("R%d CAS slot%d D -> A, GET returns v%d (broken)",
+			    pi, p->mine, p->value);
+			return finish(s, pi, p->value) ? 1 : -1;
+		}
+		SAY("R%d CAS slot%d D -> A, restart", pi, p->mine);
+		restart_get(p);
+		return 1;
+	}
+	return 0;
+}
+
+/* The writer's scan continues at @start over its snapshot. */
+static int writer_next(struct proc *p, u32 start)
+{
+	const struct scalio_block_view *v = view_of(p->snap);
+	u32 idx;
+	u64 nc;
+
+	if (!scalio_invalidate_next(v, KEY, KLEN, key_fp, start, &idx, &nc))
+		return 0;
+	p->mine = idx;
+	p->expect = p->snap[idx].ctl;
+	p->target = nc;
+	p->pc = W_CAS;
+	return 1;
+}
+
+static int writer_step(struct state *s, int choice)
+{
+	struct proc *p = &s->p[0];
+	static const u8 scan_parts[4] = { 0, 1, 3, 4 };	/* ctl, key */
+
+	switch (p->pc) {
+	case P_IDLE:
+		if (choice)
+			return 0;
+		p->pc = W_COMMIT;
+		lin_close(s);
+		SAY("W invoke PUT(v%d)", p->done + 1);
+		return 1;
+
+	case W_COMMIT:
+		if (choice)
+			return 0;
+		s->seg = p->done + 1;
+		SAY("W commit: segment with v%d durable, seg updated", s->seg);
+		if (cfg.variant == V_NO_INVALIDATION) {
+			if (desc)
+				strcat(desc, ", PUT returns (broken)");
+			return finish(s, 0, 0) ? 1 : -1;
+		}
+		clear_read(p);
+		p->pc = W_SCAN;
+		return 1;
+
+	case W_SCAN: {
+		int part;
+
+		if (choice >= 4 || (p->mask & 1 << scan_parts[choice]))
+			return 0;
+		part = scan_parts[choice];
+		read_part(s, p, part);
+		SAY("W inval-read slot%d.%s", part / 3,
+		    part % 3 ? "key" : "ctl");
+		if (p->mask != 0x1b)
+			return 1;
+		if (writer_next(p, 0)) {
+			if (desc)
+				sprintf(desc + strlen(desc),
+					" -> invalidate slot%d", p->mine);
+			return 1;
+		}
+		if (desc)
+			strcat(desc, " -> nothing to invalidate, PUT returns");
+		return finish(s, 0, 0) ? 1 : -1;
+	}
+
+	case W_CAS:
+		if (choice)
+			return 0;
+		if (s->slot[p->mine].ctl != p->expect) {
+			SAY("W CAS slot%d fails, re-read", p->mine);
+			clear_read(p);
+			p->pc = W_SCAN;
+			return 1;
+		}
+		s->slot[p->mine].ctl = p->target;
+		SAY("W CAS slot%d -> %c ok", p->mine,
+		    "ABCD"[scalio_ctl_state(p->target)]);
+		if (writer_next(p, p->mine + 1))
+			return 1;
+		if (desc)
+			strcat(desc, ", PUT returns");
+		return finish(s, 0, 0) ? 1 : -1;
+	}
+	return 0;
+}
+
+#define NCHOICE		8
+#define ACT_TICK	(NPROC * NCHOICE)
+#define NACT		(ACT_TICK + 1)
+
+/* Apply action @a to @s.  0: not enabled; 1: applied; -1: violation. */
+static int apply(struct state *s, int a)
+{
+	int pi = a / NCHOICE, choice = a % NCHOICE;
+
+	if (a == ACT_TICK) {
+		if (!s->ticks_left)
+			return 0;
+		s->ticks_left--;
+		s->clock++;
+		SAY("clock tick -> %d", s->clock);
+		return 1;
+	}
+	if (pi == 0)
+		return writer_step(s, choice);
+	return reader_step(s, pi, choice);
+}
+
+/* ---- search ------------------------------------------------------------ */
+
+static u64 hash_state(const struct state *s)
+{
+	const u64 *w = (const void *)s;
+	u64 h = 0x9e3779b97f4a7c15ULL, k;
+	size_t i;
+
+	BUILD_BUG_ON(sizeof(*s) % 8);
+	/* Word-wise multiply-rotate, then the murmur3 finalizer. */
+	for (i = 0; i < sizeof(*s) / 8; i++) {
+		k = w[i] * 0x87c37b91114253d5ULL;
+		k = (k << 31) | (k >> 33);
+		h ^= k * 0x4cf5ad432745937fULL;
+		h = ((h << 27) | (h >> 37)) * 5 + 0x52dce729;
+	}
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h ? h : 1;
+}
+
+static u64 *table;
+static size_t table_size, table_used;
+
+static bool visit(u64 h)
+{
+	size_t i;
+
+	if (table_used * 2 >= table_size) {
+		u64 *old = table;
+		size_t n = table_size, j;
+
+		table_size = n ? n * 2 : 1 << 20;
+		table = calloc(table_size, sizeof(*table));
+		if (!table) {
+			fprintf(stderr, "out of memory\n");
+			exit(2);
+		}
+		for (j = 0; j < n; j++) {
+			if (!old[j])
+				continue;
+			for (i = old[j] & (table_size - 1); table[i];
+			     i = (i + 1) & (table_size - 1))
+				;
+			table[i] = old[j];
+		}
+		free(old);
+	}
+	for (i = h & (table_size - 1); table[i]; i = (i + 1) & (table_size - 1))
+		if (table[i] == h)
+			return false;
+	table[i] = h;
+	table_used++;
+	return true;
+}
+
+struct frame {
+	struct state	s;
+	int		next;	/* next action to try */
+	int		via;	/* action that led here */
+};
+
+struct result {
+	unsigned long	states;
+	unsigned long	transitions;
+	unsigned long	violations;
+	unsigned long	complete;	/* states with every process finished */
+	int		max_depth;
+	double		secs;
+};
+
+static void print_trace(const struct frame *stack, int depth, int last)
+{
+	char buf[256];
+	struct state s;
+	int i;
+
+	printf("# violation trace (%s):\n", variant_names[cfg.variant]);
+	for (i = 1; i <= depth + 1; i++) {
+		int a = i <= depth ? stack[i].via : last;
+
+		s = stack[i - 1].s;
+		buf[0] = 0;
+		desc = buf;
+		apply(&s, a);
+		desc = NULL;
+		printf("#   %2d. %s\n", i, buf);
+	}
+}
+
+static void initial(struct state *s)
+{
+	u8 vb[2];
+
+	memset(s, 0, sizeof(*s));
+	s->seg = 0;
+	s->ticks_left = cfg.ticks;
+	if (cfg.cached) {
+		u64 c = scalio_ctl_make(SCALIO_SLOT_C, 2, 0, 0, key_fp);
+
+		value_bytes(0, vb);
+		s->slot[0].ctl = c;
+		s->slot[0].key = 1;
+		s->slot[0].val = 1;
+		s->slot[0].csum = scalio_slot_csum(2, KEY, KLEN, vb, 2);
+	}
+	s->p[0].pc = cfg.puts ? P_IDLE : P_DONE;
+	s->p[1].pc = cfg.gets[0] ? P_IDLE : P_DONE;
+	s->p[2].pc = cfg.gets[1] ? P_IDLE : P_DONE;
+	lin_add(s, conf_enc(0, 0, 0, 0));
+}
+
+static bool all_done(const struct state *s)
+{
+	int i;
+
+	for (i = 0; i < NPROC; i++)
+		if (s->p[i].pc != P_DONE)
+			return false;
+	return true;
+}
+
+static struct result search(void)
+{
+	struct result r = { 0 };
+	struct frame *stack;
+	int depth = 0, cap = 4096, ret;
+	clock_t t0 = clock();
+	struct state next;
+
+	key_fp = scalio_hash_fp(scalio_key_hash(KEY, KLEN));
+	free(table);
+	table = NULL;
+	table_size = table_used = 0;
+	stack = malloc(cap * sizeof(*stack));
+	initial(&stack[0].s);
+	stack[0].next = 0;
+	stack[0].via = -1;
+	visit(hash_state(&stack[0].s));
+	r.states = 1;
+
+	while (depth >= 0) {
+		struct frame *f = &stack[depth];
+
+		if (f->next >= NACT) {
+			depth--;
+			continue;
+		}
+		next = f->s;
+		ret = apply(&next, f->next++);
+		if (!ret)
+			continue;
+		r.transitions++;
+		if (ret < 0) {
+			if (!r.violations && cfg.trace)
+				print_trace(stack, depth, f->next - 1);
+			r.violations++;
+			if (cfg.first)
+				break;
+			continue;	/* do not explore past a violation */
+		}
+		if (!visit(hash_state(&next)))
+			continue;
+		r.states++;
+		if (all_done(&next))
+			r.complete++;
+		if (depth + 1 >= cap) {
+			cap *= 2;
+			stack = realloc(stack, cap * sizeof(*stack));
+			f = &stack[depth];
+		}
+		depth++;
+		if (depth > r.max_depth)
+			r.max_depth = depth;
+		stack[depth].s = next;
+		stack[depth].next = 0;
+		stack[depth].via = f->next - 1;
+	}
+	free(stack);
+	r.secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+	return r;
+}
+
+static void describe(char *buf, size_t n)
+{
+	snprintf(buf, n, "%s: puts=%d gets=%d+%d ticks=%d attempts=%d%s",
+		 variant_names[cfg.variant], cfg.puts, cfg.gets[0], cfg.gets[1],
+		 cfg.ticks, cfg.attempts, cfg.cached ? " cached" : "");
+}
+
+/* ---- the standard suite ------------------------------------------------- */
+
+struct suite_case {
+	struct config	c;
+	bool		expect_violation;
+};
+
+static const struct suite_case suite[] = {
+	/* The protocol as designed: no violation anywhere. */
+	{ { 1, { 2, 1 }, 0, 2, false, V_NONE, false, true }, false },
+	{ { 1, { 2, 1 }, 0, 2, true,  V_NONE, false, true }, false },
+	{ { 1, { 2, 1 }, 1, 2, false, V_NONE, false, true }, false },
+	{ { 2, { 1, 1 }, 1, 2, false, V_NONE, false, true }, false },
+	{ { 2, { 1, 1 }, 1, 2, true,  V_NONE, false, true }, false },
+	{ { 2, { 2, 1 }, 0, 2, false, V_NONE, false, true }, false },
+	/* Each broken variant: a violation must be found. */
+	{ { 2, { 2, 1 }, 0, 2, false, V_NO_DOUBLE_READ, true, true }, true },
+	{ { 1, { 1, 1 }, 0, 2, true,  V_NO_INVALIDATION, true, true }, true },
+	{ { 2, { 2, 1 }, 0, 2, false, V_SEG_EARLY, true, true }, true },
+	{ { 2, { 2, 1 }, 0, 2, false, V_RETURN_AFTER_D, true, true }, true },
+};
+
+static int run_suite(void)
+{
+	char name[160];
+	size_t i;
+	int failed = 0;
+
+	printf("KTAP version 1\n1..%zu\n", ARRAY_SIZE(suite));
+	for (i = 0; i < ARRAY_SIZE(suite); i++) {
+		struct result r;
+		bool ok;
+
+		cfg = suite[i].c;
+		describe(name, sizeof(name));
+		r = search();
+		ok = suite[i].expect_violation ? r.violations > 0 :
+						 r.violations == 0;
+		printf("# %s: %lu states, %lu transitions, %lu complete, depth %d, %lu violations, %.1fs\n",
+		       name, r.states, r.transitions, r.complete, r.max_depth,
+		       r.violations, r.secs);
+		printf("%sok %zu - %s %s\n", ok ? "" : "not ", i + 1, name,
+		       suite[i].expect_violation ? "finds a violation" :
+						   "has no violation");
+		fflush(stdout);
+		failed += !ok;
+	}
+	return failed ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	char name[160];
+	struct result r;
+	int i, v;
+
+	cfg = (struct config){ 1, { 2, 1 }, 0, 2, false, V_NONE, false, true };
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *val = i + 1 < argc ? argv[i + 1] : "0";
+
+		if (!strcmp(a, "--tap"))
+			return run_suite();
+		if (!strcmp(a, "--cached")) {
+			cfg.cached = true;
+		} else if (!strcmp(a, "--first")) {
+			cfg.first = true;
+		} else if (!strcmp(a, "--no-trace")) {
+			cfg.trace = false;
+		} else if (!strcmp(a, "--puts")) {
+			cfg.puts = atoi(val), i++;
+		} else if (!strcmp(a, "--gets1")) {
+			cfg.gets[0] = atoi(val), i++;
+		} else if (!strcmp(a, "--gets2")) {
+			cfg.gets[1] = atoi(val), i++;
+		} else if (!strcmp(a, "--ticks")) {
+			cfg.ticks = atoi(val), i++;
+		} else if (!strcmp(a, "--attempts")) {
+			cfg.attempts = atoi(val), i++;
+		} else if (!strcmp(a, "--variant")) {
+			for (v = 0; v < V_NR; v++)
+				if (!strcmp(val, variant_names[v]))
+					break;
+			if (v == V_NR) {
+				fprintf(stderr, "unknown variant %s\n", val);
+				return 2;
+			}
+			cfg.variant = v;
+			i++;
+		} else {
+			fprintf(stderr, "usage: see the comment at the top of %s\n",
+				__FILE__);
+			return 2;
+		}
+	}
+	if (cfg.puts < 0 || cfg.puts > 2 || cfg.gets[0] < 0 || cfg.gets[1] < 0 ||
+	    cfg.ticks < 0 || cfg.ticks > 100 || cfg.attempts < 1) {
+		fprintf(stderr, "bounds: puts 0..2, gets >= 0, ticks 0..100, attempts >= 1\n");
+		return 2;
+	}
+	describe(name, sizeof(name));
+	r = search();
+	printf("%s: %lu states, %lu transitions, %lu complete, depth %d, %lu violations, %.1fs\n",
+	       name, r.states, r.transitions, r.complete, r.max_depth,
+	       r.violations, r.secs);
+	return r.violations ? 1 : 0;
+}
