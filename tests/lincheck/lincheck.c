@@ -319,33 +319,27 @@ struct kop {
 	const struct op *o;
 	int64_t inv, ret;	/* ret = INT64_MAX for unknown outcomes */
 	uint32_t vid;		/* value id, 0 = none */
-	uint32_t slot;		/* finite: index in invoke order; else err bit */
+	uint32_t slot;		/* pending slot while invoked */
 	int inf;		/* unknown outcome (err put/del) */
 };
 
-struct entry {
-	struct entry *prev, *next;
-	struct entry *match;	/* call: its return entry */
+struct event {
 	int64_t t;
-	uint32_t op;		/* index in kops */
+	uint32_t op;
 	int is_call;
 };
 
-struct frame {
-	struct entry *call;	/* the op linearized */
-	struct entry *partner;	/* unknown-outcome op taken just before it */
-	uint32_t state;		/* state before both */
-	uint32_t max_fin;	/* largest finite slot linearized + 1 */
-	uint32_t prefix;	/* fully linearized prefix before both */
-};
-
-/* Memo: open-addressing set of variable-length uint64_t records. */
-struct memo {
-	uint64_t *arena;
-	size_t arena_len, arena_cap;
-	size_t *slots;		/* arena offset + 1, 0 = empty */
-	uint64_t *hashes;
-	size_t nr, cap;
+/*
+ * A set of configurations (state, set of pending ops already linearized),
+ * each stored as @stride words: [state, bitmap of pending slots...], with
+ * an open-addressing hash index for deduplication.
+ */
+struct cset {
+	uint64_t *data;
+	size_t n, cap;		/* configurations */
+	size_t *index;		/* position + 1, 0 = empty */
+	size_t icap;
+	size_t stride;
 };
 
 static uint64_t mix64(uint64_t h)
@@ -368,71 +362,69 @@ static uint64_t hash_words(const uint64_t *w, size_t n)
 	return h;
 }
 
-static void memo_grow(struct memo *m)
+static void cset_init(struct cset *s, size_t stride)
 {
-	size_t ncap = m->cap ? m->cap * 2 : 1 << 12, i, h;
-	size_t *ns = xcalloc(ncap, sizeof(*ns));
-	uint64_t *nh = xmalloc(ncap * sizeof(*nh));
-
-	for (i = 0; i < m->cap; i++) {
-		if (!m->slots[i])
-			continue;
-		h = m->hashes[i] & (ncap - 1);
-		while (ns[h])
-			h = (h + 1) & (ncap - 1);
-		ns[h] = m->slots[i];
-		nh[h] = m->hashes[i];
-	}
-	free(m->slots);
-	free(m->hashes);
-	m->slots = ns;
-	m->hashes = nh;
-	m->cap = ncap;
+	memset(s, 0, sizeof(*s));
+	s->stride = stride;
 }
 
-/* Returns 1 if @w (n words; w[0] holds n) was new and is now stored. */
-static int memo_insert(struct memo *m, const uint64_t *w, size_t n)
+static void cset_clear(struct cset *s)
 {
-	uint64_t hv = hash_words(w, n);
+	s->n = 0;
+	if (s->index)
+		memset(s->index, 0, s->icap * sizeof(*s->index));
+}
+
+static void cset_free(struct cset *s)
+{
+	free(s->data);
+	free(s->index);
+	memset(s, 0, sizeof(*s));
+}
+
+static size_t cset_bytes(const struct cset *s)
+{
+	return s->cap * s->stride * sizeof(uint64_t) +
+	       s->icap * sizeof(size_t);
+}
+
+static void cset_reindex(struct cset *s, size_t icap)
+{
+	size_t i, h;
+
+	free(s->index);
+	s->index = xcalloc(icap, sizeof(*s->index));
+	s->icap = icap;
+	for (i = 0; i < s->n; i++) {
+		h = hash_words(s->data + i * s->stride, s->stride) & (icap - 1);
+		while (s->index[h])
+			h = (h + 1) & (icap - 1);
+		s->index[h] = i + 1;
+	}
+}
+
+/* Adds configuration @c unless present; returns 1 if it was added. */
+static int cset_add(struct cset *s, const uint64_t *c)
+{
 	size_t h;
 
-	if ((m->nr + 1) * 2 > m->cap)
-		memo_grow(m);
-	h = hv & (m->cap - 1);
-	while (m->slots[h]) {
-		const uint64_t *o = m->arena + m->slots[h] - 1;
-
-		if (m->hashes[h] == hv && o[0] == w[0] &&
-		    !memcmp(o, w, n * sizeof(*w)))
+	if ((s->n + 1) * 2 > s->icap)
+		cset_reindex(s, s->icap ? s->icap * 2 : 64);
+	h = hash_words(c, s->stride) & (s->icap - 1);
+	while (s->index[h]) {
+		if (!memcmp(s->data + (s->index[h] - 1) * s->stride, c,
+			    s->stride * sizeof(*c)))
 			return 0;
-		h = (h + 1) & (m->cap - 1);
+		h = (h + 1) & (s->icap - 1);
 	}
-	if (m->arena_len + n > m->arena_cap) {
-		m->arena_cap = m->arena_cap ? m->arena_cap * 2 : 1 << 16;
-		while (m->arena_len + n > m->arena_cap)
-			m->arena_cap *= 2;
-		m->arena = xrealloc(m->arena, m->arena_cap * sizeof(uint64_t));
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 64;
+		s->data = xrealloc(s->data, s->cap * s->stride *
+				   sizeof(uint64_t));
 	}
-	memcpy(m->arena + m->arena_len, w, n * sizeof(*w));
-	m->slots[h] = m->arena_len + 1;
-	m->hashes[h] = hv;
-	m->arena_len += n;
-	m->nr++;
+	memcpy(s->data + s->n * s->stride, c, s->stride * sizeof(*c));
+	s->index[h] = ++s->n;
 	return 1;
-}
-
-static size_t memo_bytes(const struct memo *m)
-{
-	return m->arena_cap * sizeof(uint64_t) +
-	       m->cap * (sizeof(size_t) + sizeof(uint64_t));
-}
-
-static void memo_free(struct memo *m)
-{
-	free(m->arena);
-	free(m->slots);
-	free(m->hashes);
-	memset(m, 0, sizeof(*m));
 }
 
 static int cmp_kop_inv(const void *a, const void *b)
@@ -444,9 +436,9 @@ static int cmp_kop_inv(const void *a, const void *b)
 	return x->o->line < y->o->line ? -1 : x->o->line > y->o->line;
 }
 
-static int cmp_entry(const void *a, const void *b)
+static int cmp_event(const void *a, const void *b)
 {
-	const struct entry *x = a, *y = b;
+	const struct event *x = a, *y = b;
 
 	if (x->t != y->t)
 		return x->t < y->t ? -1 : 1;
@@ -482,22 +474,20 @@ static int step(const struct kop *k, uint32_t state, uint32_t *next)
 
 /*
  * enables - can unknown-outcome op @u, taking effect just before @k, let
- * @k run in @state?  Sets the state after both.
+ * @k run?  Sets the state after both.
  *
  * Unknown-outcome ops are never linearized on their own: in any
  * linearization, the op right after an unknown-outcome write either
- * overwrites its effect (then the write can be dropped: it had no
- * observer) or observes it.  So it suffices to try each such write
- * immediately before an op that needs its effect: a get of its value or a
- * strict delete (after a put), a 'missing' result (after a del).  This
- * keeps failed writes from multiplying the search space.
+ * overwrites its effect (then the write can be dropped: nothing observed
+ * it) or observes it.  So it suffices to try each such write immediately
+ * before an op that needs its effect: a get of its value or a strict
+ * delete (after a put), a 'missing' result (after a del).  This keeps
+ * failed writes from multiplying the configurations.
  */
-static int enables(const struct kop *k, const struct kop *u, uint32_t state,
-		   uint32_t *next)
+static int enables(const struct kop *k, const struct kop *u, uint32_t *next)
 {
 	const struct op *o = k->o;
 
-	(void)state;
 	if (u->o->type == OP_PUT) {
 		if (o->type == OP_GET && o->res == RES_OK && u->vid == k->vid) {
 			*next = u->vid;
@@ -509,7 +499,6 @@ static int enables(const struct kop *k, const struct kop *u, uint32_t state,
 		}
 		return 0;
 	}
-	/* u is a del */
 	if ((o->type == OP_GET || o->type == OP_DEL) &&
 	    o->res == RES_MISSING) {
 		*next = 0;
@@ -526,144 +515,66 @@ static void print_op(const char *indent, const struct op *o)
 	       o->res == RES_ERR ? "  (outcome unknown)" : "");
 }
 
-static void lift(struct entry *call)
+static inline int test_bit(const uint64_t *b, uint32_t i)
 {
-	struct entry *ret = call->match;
-
-	call->prev->next = call->next;
-	if (call->next)
-		call->next->prev = call->prev;
-	ret->prev->next = ret->next;
-	if (ret->next)
-		ret->next->prev = ret->prev;
+	return b[i / 64] >> (i % 64) & 1;
 }
 
-static void unlift(struct entry *call)
+static inline void set_bit(uint64_t *b, uint32_t i)
 {
-	struct entry *ret = call->match;
-
-	ret->prev->next = ret;
-	if (ret->next)
-		ret->next->prev = ret;
-	call->prev->next = call;
-	if (call->next)
-		call->next->prev = call;
+	b[i / 64] |= 1ULL << (i % 64);
 }
 
-/* State of the search over one key. */
-struct search {
-	const struct kop *k;
-	uint32_t nf;			/* ops with a known outcome */
-	uint64_t *fin_bits;		/* linearized, by slot */
-	uint64_t *inf_bits;		/* unknown-outcome ops taken */
-	size_t inf_words;
-	uint64_t *rec;			/* memo record being built */
-	uint32_t prefix;		/* slots [0, prefix) all linearized */
-	struct frame *stack;
-	size_t depth;
-	struct memo memo;
-	int over_limit;
-};
-
-static void set_op(struct search *s, uint32_t op)
+static inline void clear_bit(uint64_t *b, uint32_t i)
 {
-	const struct kop *q = &s->k[op];
-	uint64_t *bits = q->inf ? s->inf_bits : s->fin_bits;
-
-	bits[q->slot / 64] |= 1ULL << (q->slot % 64);
+	b[i / 64] &= ~(1ULL << (i % 64));
 }
 
-static void clear_op(struct search *s, uint32_t op)
-{
-	const struct kop *q = &s->k[op];
-	uint64_t *bits = q->inf ? s->inf_bits : s->fin_bits;
-
-	bits[q->slot / 64] &= ~(1ULL << (q->slot % 64));
-}
+#define RECENT	6	/* completed ops kept for a violation report */
 
 /*
- * try_push - linearize @call (after @partner, if any) reaching state @ns,
- * unless that (set, state) was explored already.  Returns 1 if it went
- * one level deeper.
- */
-static int try_push(struct search *s, struct entry *call,
-		    struct entry *partner, uint32_t state, uint32_t ns)
-{
-	const struct kop *q = &s->k[call->op];
-	uint32_t max_fin = s->depth ? s->stack[s->depth - 1].max_fin : 0;
-	uint32_t np = s->prefix;
-	size_t nw = 3, w;
-
-	set_op(s, call->op);
-	if (partner)
-		set_op(s, partner->op);
-	if (q->slot + 1 > max_fin)
-		max_fin = q->slot + 1;
-	while (np < s->nf && (s->fin_bits[np / 64] >> (np % 64) & 1))
-		np++;
-	/*
-	 * Record: [length, prefix, state, window words, unknown-outcome
-	 * words].  Bits below the prefix are all set and left out; the window
-	 * ends at the largest linearized slot.
-	 */
-	s->rec[1] = np;
-	s->rec[2] = ns;
-	if (np < max_fin)
-		for (w = np / 64; w <= (max_fin - 1) / 64; w++)
-			s->rec[nw++] = s->fin_bits[w];
-	for (w = 0; w < s->inf_words; w++)
-		s->rec[nw++] = s->inf_bits[w];
-	s->rec[0] = nw;
-	if (!memo_insert(&s->memo, s->rec, nw)) {
-		clear_op(s, call->op);
-		if (partner)
-			clear_op(s, partner->op);
-		return 0;
-	}
-	if (memo_bytes(&s->memo) > mem_limit)
-		s->over_limit = 1;
-	s->stack[s->depth] = (struct frame){
-		.call = call, .partner = partner, .state = state,
-		.max_fin = max_fin, .prefix = s->prefix,
-	};
-	s->depth++;
-	s->prefix = np;
-	if (partner)
-		lift(partner);
-	lift(call);
-	return 1;
-}
-
-/*
- * check_key - search for a linearization of one key's ops.
+ * check_key - is one key's history linearizable?
+ *
+ * Just-in-time linearization (as Knossos' "linear" checker and Lowe's
+ * JIT search): the events are swept in time order keeping every reachable
+ * configuration (state, which pending ops are already linearized).  A call
+ * only makes its op pending.  At a return, each configuration must
+ * linearize the returning op now, possibly after some other pending ops:
+ * all such orders are explored (deduplicated), keeping only the
+ * configurations where the returning op is in; if none is left, no
+ * linearization exists and the op is the culprit.  The work per return is
+ * bounded by the ops concurrent with it, so long histories check in time
+ * linear in their length, violations included.
+ *
  * Returns 0 (linearizable), 1 (violation, explained on stdout) or 3
- * (memo limit exceeded).
+ * (configuration limit exceeded).
  */
 static int check_key(const struct key_group *g, size_t *nr_checked)
 {
 	struct kop *k = xmalloc(g->n * sizeof(*k));
 	const char **vals = NULL;
-	uint32_t nr_vals = 0, n = 0, nf = 0, ni = 0, i, j, done_fin = 0;
-	struct entry *ent, head, *e, *resume = NULL;
-	size_t best_depth = 0, best_len = 0, fin_words;
-	uint32_t *best_seq = NULL, best_block = 0, best_state = 0;
-	uint32_t state = 0, ns;
-	struct search ctx = { 0 };
-	int result = 0, have_best = 0;
+	uint32_t nr_vals = 0, n = 0, i, j, x, u, ns, nslots = 0, npend = 0;
+	uint32_t *pend_op, *free_slots, nfree = 0, recent[RECENT], nrecent = 0;
+	unsigned char *busy;
+	struct event *ev;
+	size_t stride, nev = 0, e, max_cfgs = 1, q;
+	struct cset cur, next, seen;
+	uint64_t *c, *c2;
+	int result = 0;
 
 	/* Collect the ops that constrain anything; intern values. */
 	for (i = 0; i < g->n; i++) {
 		const struct op *o = &ops[g->idx[i]];
-		struct kop *q;
+		struct kop *kq;
 
 		if (o->type == OP_GET && o->res == RES_ERR)
 			continue;
-		q = &k[n++];
-		q->o = o;
-		q->inv = o->inv;
-		q->inf = o->res == RES_ERR;
-		q->ret = q->inf ? INT64_MAX : o->ret;
-		q->vid = 0;
+		kq = &k[n++];
+		kq->o = o;
+		kq->inv = o->inv;
+		kq->inf = o->res == RES_ERR;
+		kq->ret = kq->inf ? INT64_MAX : o->ret;
+		kq->vid = 0;
 		if (o->val) {
 			for (j = 0; j < nr_vals && strcmp(vals[j], o->val); j++)
 				;
@@ -673,195 +584,190 @@ static int check_key(const struct key_group *g, size_t *nr_checked)
 							: 1) * sizeof(*vals));
 				vals[nr_vals++] = o->val;
 			}
-			q->vid = j + 1;
+			kq->vid = j + 1;
 		}
 	}
 	*nr_checked = n;
 	qsort(k, n, sizeof(*k), cmp_kop_inv);
-	for (i = 0; i < n; i++)
-		k[i].slot = k[i].inf ? ni++ : nf++;
 
-	ent = xmalloc((2 * (size_t)n + 1) * sizeof(*ent));
+	ev = xmalloc((2 * (size_t)n + 1) * sizeof(*ev));
 	for (i = 0; i < n; i++) {
-		ent[2 * i] = (struct entry){ .t = k[i].inv, .op = i,
-					     .is_call = 1 };
-		ent[2 * i + 1] = (struct entry){ .t = k[i].ret, .op = i,
-						 .is_call = 0 };
+		ev[nev++] = (struct event){ .t = k[i].inv, .op = i,
+					    .is_call = 1 };
+		if (!k[i].inf)
+			ev[nev++] = (struct event){ .t = k[i].ret, .op = i,
+						    .is_call = 0 };
 	}
-	qsort(ent, 2 * (size_t)n, sizeof(*ent), cmp_entry);
-	{
-		/* Link calls to returns (positions moved in the sort). */
-		uint32_t *retpos = xmalloc(((size_t)n + 1) * sizeof(*retpos));
-
-		for (i = 0; i < 2 * n; i++)
-			if (!ent[i].is_call)
-				retpos[ent[i].op] = i;
-		for (i = 0; i < 2 * n; i++) {
-			if (ent[i].is_call)
-				ent[i].match = &ent[retpos[ent[i].op]];
-			ent[i].prev = i ? &ent[i - 1] : &head;
-			ent[i].next = i + 1 < 2 * n ? &ent[i + 1] : NULL;
-		}
-		free(retpos);
+	qsort(ev, nev, sizeof(*ev), cmp_event);
+	/* Slots needed: the most ops pending at once. */
+	for (e = 0; e < nev; e++) {
+		npend += ev[e].is_call ? 1 : -1;
+		if (npend > nslots)
+			nslots = npend;
 	}
-	head.next = n ? &ent[0] : NULL;
-	head.prev = NULL;
+	npend = 0;
+	stride = 1 + (nslots + 63) / 64;
+	pend_op = xmalloc(((size_t)nslots + 1) * sizeof(*pend_op));
+	free_slots = xmalloc(((size_t)nslots + 1) * sizeof(*free_slots));
+	busy = xcalloc((size_t)nslots + 1, 1);
+	for (i = 0; i < nslots; i++)
+		free_slots[nfree++] = nslots - 1 - i;
+	c2 = xcalloc(stride, sizeof(uint64_t));
+	cset_init(&cur, stride);
+	cset_init(&next, stride);
+	cset_init(&seen, stride);
+	memset(c2, 0, stride * sizeof(uint64_t));
+	cset_add(&cur, c2);		/* absent, nothing linearized */
 
-	fin_words = (nf + 63) / 64;
-	ctx.k = k;
-	ctx.nf = nf;
-	ctx.inf_words = (ni + 63) / 64;
-	ctx.fin_bits = xcalloc(fin_words + 1, sizeof(uint64_t));
-	ctx.inf_bits = xcalloc(ctx.inf_words + 1, sizeof(uint64_t));
-	ctx.rec = xmalloc((fin_words + ctx.inf_words + 4) * sizeof(uint64_t));
-	ctx.stack = xmalloc(((size_t)n + 1) * sizeof(*ctx.stack));
+	for (e = 0; e < nev; e++) {
+		struct kop *r = &k[ev[e].op];
+		uint32_t sr;
 
-	e = head.next;
-	while (done_fin < nf) {
-		if (!e) {		/* unreachable: a return entry is left */
-			result = 1;
-			break;
+		if (ev[e].is_call) {
+			r->slot = free_slots[--nfree];
+			pend_op[r->slot] = ev[e].op;
+			busy[r->slot] = 1;
+			npend++;
+			continue;
 		}
-		if (e->is_call) {
-			const struct kop *q = &k[e->op];
-			struct entry *c;
-
-			if (q->inf) {	/* only ever taken with an observer */
-				e = e->next;
-				resume = NULL;
+		sr = r->slot;
+		cset_clear(&next);
+		cset_clear(&seen);
+		/* Explore from every configuration; r must end up in. */
+		for (q = 0; q < cur.n; q++)
+			cset_add(&seen, cur.data + q * stride);
+		for (q = 0; q < seen.n; q++) {
+			c = seen.data + q * stride;
+			if (test_bit(c + 1, sr)) {
+				memcpy(c2, c, stride * sizeof(*c2));
+				clear_bit(c2 + 1, sr);
+				cset_add(&next, c2);
 				continue;
 			}
-			if (!resume && step(q, state, &ns)) {
-				/*
-				 * Runs on its own; consuming an unknown-outcome
-				 * op as well could only remove options later.
-				 */
-				if (!try_push(&ctx, e, NULL, state, ns)) {
-					e = e->next;
+			for (x = 0; x < nslots; x++) {
+				const struct kop *kx;
+
+				if (x == sr || test_bit(c + 1, x) ||
+				    !busy[x])
+					continue;
+				kx = &k[pend_op[x]];
+				if (kx->inf)
+					continue;
+				if (step(kx, (uint32_t)c[0], &ns)) {
+					memcpy(c2, c, stride * sizeof(*c2));
+					c2[0] = ns;
+					set_bit(c2 + 1, x);
+					cset_add(&seen, c2);
+					c = seen.data + q * stride;
 					continue;
 				}
-				state = ns;
-				done_fin++;
-				if (ctx.over_limit) {
-					result = 3;
-					break;
+				for (u = 0; u < nslots; u++) {
+					if (test_bit(c + 1, u) ||
+					    !busy[u] ||
+					    !k[pend_op[u]].inf ||
+					    !enables(kx, &k[pend_op[u]], &ns))
+						continue;
+					memcpy(c2, c, stride * sizeof(*c2));
+					c2[0] = ns;
+					set_bit(c2 + 1, x);
+					set_bit(c2 + 1, u);
+					cset_add(&seen, c2);
+					c = seen.data + q * stride;
 				}
-				e = head.next;
+			}
+			/* The returning op itself, last. */
+			if (step(r, (uint32_t)c[0], &ns)) {
+				memcpy(c2, c, stride * sizeof(*c2));
+				c2[0] = ns;
+				cset_add(&next, c2);
 				continue;
 			}
-			/*
-			 * Needs an unknown-outcome op to take effect just
-			 * before it: try each one that is pending now (its
-			 * call lies before the first return in the list).
-			 */
-			c = resume ? resume->next : head.next;
-			resume = NULL;
-			for (; c && c->is_call; c = c->next) {
-				if (!k[c->op].inf || !enables(q, &k[c->op], state,
-							      &ns))
+			for (u = 0; u < nslots; u++) {
+				if (test_bit(c + 1, u) ||
+				    !busy[u] ||
+				    !k[pend_op[u]].inf ||
+				    !enables(r, &k[pend_op[u]], &ns))
 					continue;
-				if (try_push(&ctx, e, c, state, ns)) {
-					state = ns;
-					done_fin++;
-					break;
-				}
+				memcpy(c2, c, stride * sizeof(*c2));
+				c2[0] = ns;
+				set_bit(c2 + 1, u);
+				cset_add(&next, c2);
 			}
-			if (ctx.over_limit) {
+			if (cset_bytes(&seen) + cset_bytes(&next) > mem_limit) {
 				result = 3;
 				break;
 			}
-			if (c && c->is_call) {
-				e = head.next;
-				continue;
-			}
-			e = e->next;
-		} else {
-			struct frame *f;
-
-			/* An op must have taken effect by now and cannot. */
-			if (!have_best || ctx.depth > best_depth) {
-				have_best = 1;
-				best_depth = ctx.depth;
-				best_len = 0;
-				best_seq = xrealloc(best_seq, (2 * ctx.depth + 1) *
-						    sizeof(*best_seq));
-				for (i = 0; i < ctx.depth; i++) {
-					f = &ctx.stack[i];
-					if (f->partner)
-						best_seq[best_len++] =
-							f->partner->op;
-					best_seq[best_len++] = f->call->op;
-				}
-				best_block = e->op;
-				best_state = state;
-			}
-			if (!ctx.depth) {
-				result = 1;
-				break;
-			}
-			f = &ctx.stack[--ctx.depth];
-			clear_op(&ctx, f->call->op);
-			if (f->partner)
-				clear_op(&ctx, f->partner->op);
-			state = f->state;
-			ctx.prefix = f->prefix;
-			unlift(f->call);
-			if (f->partner)
-				unlift(f->partner);
-			done_fin--;
-			if (f->partner) {
-				/* Same op, with the next candidate partner. */
-				e = f->call;
-				resume = f->partner;
-			} else {
-				e = f->call->next;
-				resume = NULL;
-			}
 		}
+		if (result)
+			break;
+		if (seen.n > max_cfgs)
+			max_cfgs = seen.n;
+		if (!next.n) {
+			result = 1;
+			break;
+		}
+		/* r has returned: its slot is free again (clear in all). */
+		{
+			struct cset t = cur;
+
+			cur = next;
+			next = t;
+		}
+		free_slots[nfree++] = sr;
+		busy[sr] = 0;
+		npend--;
+		if (nrecent == RECENT) {
+			memmove(recent, recent + 1,
+				(RECENT - 1) * sizeof(*recent));
+			nrecent--;
+		}
+		recent[nrecent++] = ev[e].op;
 	}
 
 	if (result == 1) {
-		const struct kop *b = &k[best_block];
-		size_t from = best_len > 8 ? best_len - 8 : 0;
+		const struct kop *b = &k[ev[e].op];
+		uint32_t shown = 0;
 
 		printf("VIOLATION key %s: %u ops on this key cannot be "
 		       "linearized\n", g->key, n);
-		printf("  longest linearizable prefix: %zu of %u ops%s\n",
-		       best_len, n, best_len ? ", ending with:" : "");
-		for (i = from; i < best_len; i++)
-			print_op("    ", k[best_seq[i]].o);
-		printf("  state after it: %s\n",
-		       best_state ? vals[best_state - 1] : "absent");
-		printf("  then this op must take effect (it has returned) but "
-		       "cannot:\n");
+		printf("  this op returned, but no order of the ops pending "
+		       "with it lets it take effect:\n");
 		print_op("    ", b->o);
-		printf("  ops overlapping it that are not yet linearized:\n");
-		for (i = 0; i < n; i++) {
-			int done = 0;
+		printf("  possible states just before it (of %zu):",
+		       cur.n);
+		for (q = 0; q < cur.n && shown < 8; q++, shown++) {
+			uint64_t st = cur.data[q * stride];
 
-			if (i == best_block)
-				continue;
-			for (j = 0; j < best_len; j++)
-				if (best_seq[j] == i)
-					done = 1;
-			if (!done && k[i].inv <= b->ret && k[i].ret >= b->inv)
-				print_op("    ", k[i].o);
+			printf(" %s", st ? vals[st - 1] : "absent");
 		}
+		printf("%s\n", q < cur.n ? " ..." : "");
+		printf("  last ops completed before it:%s\n",
+		       nrecent ? "" : " none");
+		for (i = 0; i < nrecent; i++)
+			print_op("    ", k[recent[i]].o);
+		printf("  other ops pending at that moment:%s\n",
+		       npend > 1 ? "" : " none");
+		for (x = 0; x < nslots; x++)
+			if (x != b->slot &&
+			    busy[x])
+				print_op("    ", k[pend_op[x]].o);
 	} else if (result == 3) {
-		printf("UNKNOWN key %s: search memo exceeded %zu MiB after "
-		       "%zu states (%u ops); raise -m\n", g->key,
-		       mem_limit >> 20, ctx.memo.nr, n);
+		printf("UNKNOWN key %s: configurations exceeded %zu MiB "
+		       "(%u ops, %u concurrent); raise -m\n", g->key,
+		       mem_limit >> 20, n, nslots);
 	} else if (verbose) {
-		fprintf(stderr, "key %s: %u ops linearizable (%zu states)\n",
-			g->key, n, ctx.memo.nr);
+		fprintf(stderr, "key %s: %u ops linearizable (at most %zu "
+			"configurations, %u concurrent)\n", g->key, n,
+			max_cfgs, nslots);
 	}
-	memo_free(&ctx.memo);
-	free(best_seq);
-	free(ctx.stack);
-	free(ctx.rec);
-	free(ctx.fin_bits);
-	free(ctx.inf_bits);
-	free(ent);
+	cset_free(&cur);
+	cset_free(&next);
+	cset_free(&seen);
+	free(c2);
+	free(pend_op);
+	free(free_slots);
+	free(busy);
+	free(ev);
 	free(vals);
 	free(k);
 	return result;

@@ -283,10 +283,22 @@ static const struct scalio_block_view *view_of(const struct aslot *snap)
 
 /* ---- steps -------------------------------------------------------------- */
 
+/*
+ * A READ of the block takes one step per part: slot i's ctl word is part
+ * 2i, its data (klen, key, vlen, value, csum) part 2i + 1.  Key and value
+ * are written at different times, but only one key exists in this model
+ * and a slot's key bytes change only once (none -> K), so reading them
+ * together loses no behaviour.  Part 4 is the seg word (seg-early only).
+ */
 #define PART_CTL	0
-#define PART_KEY	1
-#define PART_VAL	2
-#define PART_SEG	6	/* seg-early: the seg word in the same READ */
+#define PART_DATA	1
+#define PART_SEG	4
+#define SLOT_PARTS	(2 * NSLOTS)
+#define ALL_SLOT_PARTS	((1 << SLOT_PARTS) - 1)
+
+static const char *const part_names[] = {
+	"slot0.ctl", "slot0.data", "slot1.ctl", "slot1.data", "seg",
+};
 
 static char *desc;		/* when non-NULL, steps describe themselves */
 
@@ -294,24 +306,19 @@ static char *desc;		/* when non-NULL, steps describe themselves */
 
 static void read_part(struct state *s, struct proc *p, int part)
 {
-	int i = part / 3;
+	int i = part / 2;
 
 	p->mask |= 1 << part;
 	if (part == PART_SEG) {
 		p->seg = s->seg;
 		return;
 	}
-	switch (part % 3) {
-	case PART_CTL:
+	if (part % 2 == PART_CTL) {
 		p->snap[i].ctl = s->slot[i].ctl;
-		break;
-	case PART_KEY:
+	} else {
 		p->snap[i].key = s->slot[i].key;
-		break;
-	case PART_VAL:
 		p->snap[i].val = s->slot[i].val;
 		p->snap[i].csum = s->slot[i].csum;
-		break;
 	}
 }
 
@@ -368,12 +375,11 @@ static int reader_step(struct state *s, int pi, int choice)
 		return 1;
 
 	case R_LOOKUP:
-		if (choice >= 6 || (p->mask & 1 << choice))
+		if (choice >= SLOT_PARTS || (p->mask & 1 << choice))
 			return 0;
 		read_part(s, p, choice);
-		SAY("R%d lookup-read slot%d.%s", pi, choice / 3,
-		    (const char *[]){ "ctl", "key", "val" }[choice % 3]);
-		if (p->mask != 0x3f)
+		SAY("R%d lookup-read %s", pi, part_names[choice]);
+		if (p->mask != ALL_SLOT_PARTS)
 			return 1;
 		v = view_of(p->snap);
 		res = scalio_block_lookup(v, KEY, KLEN, key_fp, s->clock, &idx);
@@ -443,15 +449,14 @@ static int reader_step(struct state *s, int pi, int choice)
 		return 1;
 
 	case R_DREAD:
-		nparts = cfg.variant == V_SEG_EARLY ? 7 : 6;
+		nparts = SLOT_PARTS + (cfg.variant == V_SEG_EARLY);
 		if (choice >= nparts || (p->mask & 1 << choice))
 			return 0;
 		read_part(s, p, choice);
 		if (choice == PART_SEG)
 			SAY("R%d double-read seg -> v%d", pi, p->seg);
 		else
-			SAY("R%d double-read slot%d.%s", pi, choice / 3,
-			    (const char *[]){ "ctl", "key", "val" }[choice % 3]);
+			SAY("R%d double-read %s", pi, part_names[choice]);
 		if (p->mask != (1 << nparts) - 1)
 			return 1;
 		v = view_of(p->snap);
@@ -579,7 +584,6 @@ static int writer_next(struct proc *p, u32 start)
 static int writer_step(struct state *s, int choice)
 {
 	struct proc *p = &s->p[0];
-	static const u8 scan_parts[4] = { 0, 1, 3, 4 };	/* ctl, key */
 
 	switch (p->pc) {
 	case P_IDLE:
@@ -607,13 +611,12 @@ static int writer_step(struct state *s, int choice)
 	case W_SCAN: {
 		int part;
 
-		if (choice >= 4 || (p->mask & 1 << scan_parts[choice]))
+		if (choice >= SLOT_PARTS || (p->mask & 1 << choice))
 			return 0;
-		part = scan_parts[choice];
+		part = choice;
 		read_part(s, p, part);
-		SAY("W inval-read slot%d.%s", part / 3,
-		    part % 3 ? "key" : "ctl");
-		if (p->mask != 0x1b)
+		SAY("W inval-read %s", part_names[part]);
+		if (p->mask != ALL_SLOT_PARTS)
 			return 1;
 		if (writer_next(p, 0)) {
 			if (desc)
@@ -647,7 +650,7 @@ static int writer_step(struct state *s, int choice)
 	return 0;
 }
 
-#define NCHOICE		8
+#define NCHOICE		5
 #define ACT_TICK	(NPROC * NCHOICE)
 #define NACT		(ACT_TICK + 1)
 
