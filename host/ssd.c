@@ -16,7 +16,8 @@
 
 #include "scalio_host.h"
 
-/* Segments up to this order come from the page allocator, larger ones
+/*
+ * Segments up to this order come from the page allocator, larger ones
  * from vmalloc.
  */
 #define SCALIO_SEG_PAGES_ORDER	3
@@ -28,6 +29,7 @@
  */
 bool scalio_ssd_bound(struct scalio_hstore *hs, u32 index)
 {
+	/* Pairs with the release in scalio_ssd_bind(): ->bdev is set. */
 	return index < hs->nr_ssds && smp_load_acquire(&hs->ssds[index].bound);
 }
 

@@ -68,7 +68,9 @@ for series in 6.1 6.12; do
 		continue
 	fi
 	s=$SECONDS
-	if "$top/scripts/build-kmod.sh" "/lib/modules/$krel/build" "$top/build/$krel" \
+	# Same lock as tests/vm/run: other runs may be using build/<krel>.
+	if flock -w 1800 "$top/build/.vm-lock-$krel" \
+			"$top/scripts/build-kmod.sh" "/lib/modules/$krel/build" "$top/build/$krel" \
 			> "$logs/build-$krel.log" 2>&1; then
 		built[$krel]=1
 		result ok "build W=1 $krel" "$((SECONDS - s))s"
@@ -86,7 +88,8 @@ else
 	# C=2 checks every source file whether or not it needs rebuilding.
 	s=$SECONDS
 	out=$top/build/$krel
-	make -C "/lib/modules/$krel/build" M="$out" C=2 modules \
+	flock -w 1800 "$top/build/.vm-lock-$krel" \
+		make -C "/lib/modules/$krel/build" M="$out" C=2 modules \
 		> "$logs/sparse-$krel.log" 2>&1
 	src=$?
 	# Only our files count: sparse also grumbles about kernel headers.
