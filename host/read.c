@@ -491,7 +491,6 @@ static int scalio_get_cached(struct scalio_get *g)
 		.slots	= hs->slots,
 	};
 	const struct scalio_slot *s;
-	bool missed = false;
 	unsigned int attempt, torn = 0;
 	u64 now;
 	u32 idx;
@@ -540,13 +539,13 @@ static int scalio_get_cached(struct scalio_get *g)
 		case SCALIO_LOOKUP_MISS:
 			break;
 		}
-		if (!missed) {
-			scalio_hstat_inc(hs, SCALIO_HS_CACHE_MISSES);
-			missed = true;
-		}
 		ret = scalio_fill(g, attempt);
-		if (ret != SCALIO_RESTART)
-			return ret;
+		if (ret == SCALIO_RESTART)
+			continue;
+		/* answered by the fill: this GET is a miss (hits: above) */
+		if (!ret || ret == -ENOENT)
+			scalio_hstat_inc(hs, SCALIO_HS_CACHE_MISSES);
+		return ret;
 	}
 }
 

@@ -41,8 +41,11 @@ show_tail() { tail -n "${2:-30}" "$1" | sed 's/^/#   /'; }
 # ------------------------------------------------------------ 1. unit tests
 echo "# unit tests"
 if [ -f "$top/tests/unit/Makefile" ]; then
-	make -C "$top/tests/unit" run > "$logs/unit.log" 2>&1
+	# A guard, not a performance limit: CI must end within the hour.
+	timeout -k 10 "${SCALIO_UNIT_TIMEOUT:-1500}" \
+		make -C "$top/tests/unit" run > "$logs/unit.log" 2>&1
 	urc=$?
+	[ $urc = 124 ] && echo "# unit tests killed after ${SCALIO_UNIT_TIMEOUT:-1500}s" >> "$logs/unit.log"
 	while IFS= read -r l; do
 		case $l in
 		"not ok "*) result fail "unit: ${l#not ok }" ;;
@@ -50,7 +53,7 @@ if [ -f "$top/tests/unit/Makefile" ]; then
 		"ok "*) result ok "unit: ${l#ok }" ;;
 		esac
 	done < <(grep -E '^(not )?ok ' "$logs/unit.log")
-	if [ $urc != 0 ] && ! grep -q '^not ok ' "$logs/unit.log"; then
+	if [ $urc = 124 ] || { [ $urc != 0 ] && ! grep -q '^not ok ' "$logs/unit.log"; }; then
 		result fail "unit: make -C tests/unit run exited $urc"
 		show_tail "$logs/unit.log"
 	fi
