@@ -726,7 +726,8 @@ static bool visit(u64 h)
 {
 	size_t i;
 
-	if (table_used * 2 >= table_size) {
+	/* Grow at 3/4 load: the table is most of the memory used. */
+	if (table_used * 4 >= table_size * 3) {
 		u64 *old = table;
 		size_t n = table_size, j;
 

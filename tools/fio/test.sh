@@ -11,6 +11,7 @@ mock=$here/../ycsb/mock_scalio.so
 eng=$here/scalio-fio.so
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
 n=0
 fail=0
 

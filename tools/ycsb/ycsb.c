@@ -1208,6 +1208,7 @@ int main(int argc, char **argv)
 		run_phase(&load_ph, 1);
 		loaded_here = 1;
 		print_phase(&load_ph);
+		fflush(stdout);
 		if (load_ph.errors)
 			rc = 1;
 	}
