@@ -163,9 +163,14 @@ struct scalio_rec_hdr {
 u32 scalio_crc(const void *buf, size_t len, size_t crc_off);
 
 void scalio_sb_seal(struct scalio_sb *sb);
+/*
+ * Return: 0, -ENODATA (no magic: not formatted), -EPROTONOSUPPORT (other
+ * format version) or -EBADMSG (bad crc or inconsistent geometry).
+ */
 int scalio_sb_check(const struct scalio_sb *sb);
 
 void scalio_batch_hdr_seal(struct scalio_batch_hdr *bh);
+/* Return: 0, -EBADMSG (no intact header) or -ESTALE (intact, other seq). */
 int scalio_batch_hdr_check(const struct scalio_batch_hdr *bh, u64 seq);
 
 /**
@@ -221,7 +226,7 @@ struct scalio_seg_builder {
 };
 
 void scalio_seg_build_init(struct scalio_seg_builder *sb, void *buf, u32 cap);
-/* Return: 0 or -ENOSPC. */
+/* Return: 0, -ENOSPC, or -EINVAL (klen not 1..32 or vlen > 4096). */
 int scalio_seg_build_add(struct scalio_seg_builder *sb, const u8 *key,
 			 u32 klen, const u8 *value, u32 vlen);
 /* Seal header + crc; zero-pad to a unit boundary.  Return: units used. */

@@ -372,6 +372,38 @@ static int scalio_ioctl_ssd_bind(struct scalio_hstore *hs,
 	return scalio_ssd_bind(hs, b.index, b.path);
 }
 
+/*
+ * SCALIO_IOC_CLOCK: one RDMA READ of the target's clock word, made during
+ * this call (never a cached or extrapolated value), so that a caller that
+ * brackets an operation with two calls gets a value no later than the
+ * operation's start and one no earlier than its end.
+ */
+static int scalio_ioctl_clock(struct scalio_hstore *hs, __u64 __user *argp)
+{
+	struct scalio_conn *conn = &hs->conn;
+	struct scalio_io *io;
+	u64 now = 0;
+	int ret;
+
+	down_read(&conn->io_rwsem);
+	if (scalio_conn_dead(conn)) {
+		ret = -ENOTCONN;
+		goto out_unlock;
+	}
+	io = scalio_io_get(conn);
+	if (!io) {
+		ret = scalio_conn_dead(conn) ? -ENOTCONN : -EINTR;
+		goto out_unlock;
+	}
+	ret = scalio_clock_refresh(hs, io, &now);
+	scalio_io_put(conn, io);
+out_unlock:
+	up_read(&conn->io_rwsem);
+	if (!ret && put_user(now, argp))
+		ret = -EFAULT;
+	return ret;
+}
+
 /**
  * scalio_store_ioctl() - unlocked_ioctl of /dev/scalio/<store>
  * @file:	the open store device (private_data: the store)
@@ -399,6 +431,8 @@ long scalio_store_ioctl(struct file *file, unsigned int cmd,
 		return scalio_ioctl_ssd_info(hs, argp);
 	case SCALIO_IOC_SSD_BIND:
 		return scalio_ioctl_ssd_bind(hs, argp);
+	case SCALIO_IOC_CLOCK:
+		return scalio_ioctl_clock(hs, argp);
 	default:
 		return -ENOTTY;
 	}

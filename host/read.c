@@ -22,11 +22,25 @@
 
 #include <linux/delay.h>
 #include <linux/jiffies.h>
+#include <linux/moduleparam.h>
 #include <linux/random.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 
 #include "scalio_host.h"
+
+/*
+ * A filler sleeps this long while it holds its B lock, between the
+ * double-read and the seg read: tests use it to keep slots in B (a host
+ * killed while filling, lease reclaim) and to widen the races the protocol
+ * must survive.  The protocol is correct for any delay; a delay near the
+ * lease only makes fills abandon and retry.
+ */
+static unsigned int scalio_debug_fill_delay_ms;
+module_param_named(debug_fill_delay_ms, scalio_debug_fill_delay_ms, uint,
+		   0644);
+MODULE_PARM_DESC(debug_fill_delay_ms,
+		 "TESTING ONLY: sleep this many ms holding a B lock before reading the SSD");
 
 /* scalio_fill() result: start the GET again from step 1. */
 #define SCALIO_RESTART		1
@@ -344,6 +358,7 @@ static int scalio_fill(struct scalio_get *g, unsigned int attempt)
 	struct scalio_slot *ws = g->io->buf + SCALIO_IO_SLOT_OFF;
 	u64 now, old, mine, pub, cur, deadline, ctl_addr;
 	bool reclaim, present, cache;
+	unsigned int delay;
 	u32 victim;
 	int ret;
 
@@ -397,6 +412,10 @@ static int scalio_fill(struct scalio_get *g, unsigned int attempt)
 			return SCALIO_RESTART;
 		}
 	}
+
+	delay = READ_ONCE(scalio_debug_fill_delay_ms);
+	if (delay)
+		msleep_interruptible(min(delay, 600000U));
 
 	/* 5. seg (a READ that starts only now), then the segment */
 	ret = scalio_get_fetch(g);

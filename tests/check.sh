@@ -47,10 +47,11 @@ if [ -f "$top/tests/unit/Makefile" ]; then
 	urc=$?
 	[ $urc = 124 ] && echo "# unit tests killed after ${SCALIO_UNIT_TIMEOUT:-1500}s" >> "$logs/unit.log"
 	while IFS= read -r l; do
+		t=$(sed -E 's/^(not )?ok [0-9]+ *(- *)?//' <<< "$l")
 		case $l in
-		"not ok "*) result fail "unit: ${l#not ok }" ;;
-		"ok "*"# SKIP"*|"ok "*"# skip"*) result skip "unit: ${l#ok }" ;;
-		"ok "*) result ok "unit: ${l#ok }" ;;
+		"not ok "*) result fail "unit: $t" ;;
+		"ok "*"# SKIP"*|"ok "*"# skip"*) result skip "unit: ${t%%#*}" "${t#*# [Ss][Kk][Ii][Pp]}" ;;
+		"ok "*) result ok "unit: $t" ;;
 		esac
 	done < <(grep -E '^(not )?ok ' "$logs/unit.log")
 	if [ $urc = 124 ] || { [ $urc != 0 ] && ! grep -q '^not ok ' "$logs/unit.log"; }; then
@@ -114,8 +115,11 @@ fi
 krel=$(vm_krel "$kver")
 echo "# VM suite on ${krel:-$kver}"
 for t in "$top"/tests/vm/suite/*.sh; do
-	[ -x "$t" ] || continue
 	name=vm/$(basename "$t" .sh)
+	if [ ! -x "$t" ]; then
+		result fail "$name" "not executable"
+		continue
+	fi
 	tl=$logs/${name//\//-}.log
 	s=$SECONDS
 	# tests/vm/run puts each run's logs below SCALIO_VM_LOGROOT and skips

@@ -260,5 +260,15 @@ struct scalio_stats {
 #define SCALIO_IOC_STATS	_IOWR(SCALIO_IOC_MAGIC, 0x14, struct scalio_stats)
 #define SCALIO_IOC_SSD_INFO	_IOWR(SCALIO_IOC_MAGIC, 0x15, struct scalio_ssd_info)
 #define SCALIO_IOC_SSD_BIND	_IOW(SCALIO_IOC_MAGIC, 0x16, struct scalio_ssd_bind)
+/*
+ * SCALIO_IOC_CLOCK: the target's clock word (the one leases and last_ts
+ * are stamped with), read with one RDMA READ at the time of the call.  In
+ * ticks of 1/clock_hz s (the clock_hz of the target's index header: 1000,
+ * i.e. milliseconds), advanced by the target only, never decreasing, and
+ * common to every host of the store: tests bracket operations with it to
+ * get timestamps comparable across hosts without any clock synchronization.
+ * The target advances it from a timer, so it moves in steps of a few ticks.
+ */
+#define SCALIO_IOC_CLOCK	_IOR(SCALIO_IOC_MAGIC, 0x17, __u64)
 
 #endif /* _UAPI_LINUX_SCALIO_H */

@@ -66,12 +66,13 @@ enum variant {
 	V_NO_INVALIDATION,
 	V_SEG_EARLY,
 	V_RETURN_AFTER_D,
+	V_LATE_PUBLISH,
 	V_NR,
 };
 
 static const char *const variant_names[V_NR] = {
 	"correct", "no-double-read", "no-invalidation", "seg-early",
-	"return-after-d",
+	"return-after-d", "late-publish",
 };
 
 struct config {
@@ -107,7 +108,8 @@ enum pc {
 	R_DREAD,		/* double-read (step 4) */
 	R_RELEASE,		/* CAS our B back to A after a collision */
 	R_SEG,			/* read seg and the segment (step 5) */
-	R_WVAL,			/* RDMA WRITE of value + csum */
+	R_WVAL,			/* lease check, then RDMA WRITE of value */
+	R_WVAL2,		/* the WRITE, when a tick may come between */
 	R_PUB,			/* CAS B -> C */
 	R_DCLEAR,		/* CAS our D -> A */
 	W_COMMIT,		/* target: durable write, seg update */
@@ -302,6 +304,23 @@ static const char *const part_names[] = {
 
 static char *desc;		/* when non-NULL, steps describe themselves */
 
+/* Coverage: how often each protocol path was taken (per transition). */
+enum event {
+	EV_HIT, EV_BUSY, EV_TORN, EV_NO_VICTIM, EV_LOCK_FAIL, EV_COLLISION,
+	EV_RECLAIM, EV_ABANDON, EV_PUB, EV_PUB_D, EV_PUB_LOST, EV_INVAL,
+	EV_INVAL_FAIL, EV_NR,
+};
+
+static const char *const event_names[EV_NR] = {
+	"hit", "busy", "torn", "no-victim", "lock-fail", "collision",
+	"reclaim", "abandon", "publish", "publish-saw-D", "publish-lost",
+	"invalidate", "invalidate-fail",
+};
+
+static unsigned long events[EV_NR];
+
+#define EVENT(e) do { if (!desc) events[e]++; } while (0)
+
 #define SAY(...) do { if (desc) sprintf(desc, __VA_ARGS__); } while (0)
 
 static void read_part(struct state *s, struct proc *p, int part)
@@ -386,6 +405,7 @@ static int reader_step(struct state *s, int pi, int choice)
 		if (res == SCALIO_LOOKUP_HIT) {
 			int val = p->snap[idx].val - 1;
 
+			EVENT(EV_HIT);
 			if (desc)
 				sprintf(desc + strlen(desc),
 					" -> HIT slot%u, GET returns v%d",
@@ -393,6 +413,7 @@ static int reader_step(struct state *s, int pi, int choice)
 			return finish(s, pi, val) ? 1 : -1;
 		}
 		if (res != SCALIO_LOOKUP_MISS) {
+			EVENT(res == SCALIO_LOOKUP_BUSY ? EV_BUSY : EV_TORN);
 			if (desc)
 				strcat(desc, res == SCALIO_LOOKUP_BUSY ?
 				       " -> BUSY, retry" : " -> TORN, retry");
@@ -400,6 +421,7 @@ static int reader_step(struct state *s, int pi, int choice)
 			return 1;
 		}
 		if (!scalio_victim_choose(v, s->clock, &idx)) {
+			EVENT(EV_NO_VICTIM);
 			if (desc)
 				strcat(desc, " -> MISS, no victim, retry");
 			clear_read(p);
@@ -427,10 +449,14 @@ static int reader_step(struct state *s, int pi, int choice)
 		p->attempts++;
 		lock = scalio_ctl_lock(p->expect, pi, s->clock, key_fp);
 		if (s->slot[p->mine].ctl != p->expect) {
+			EVENT(EV_LOCK_FAIL);
 			SAY("R%d CAS slot%d -> B fails", pi, p->mine);
 			restart_get(p);
 			return 1;
 		}
+		if (scalio_ctl_state(p->expect) == SCALIO_SLOT_B ||
+		    scalio_ctl_state(p->expect) == SCALIO_SLOT_D)
+			EVENT(EV_RECLAIM);
 		s->slot[p->mine].ctl = lock;
 		p->my_ctl = lock;
 		p->expect = 0;
@@ -462,6 +488,7 @@ static int reader_step(struct state *s, int pi, int choice)
 		v = view_of(p->snap);
 		if (scalio_block_collision(v, p->mine, p->my_ctl, KEY, KLEN,
 					   key_fp, s->clock)) {
+			EVENT(EV_COLLISION);
 			if (desc)
 				strcat(desc, " -> collision, release");
 			clear_read(p);
@@ -500,24 +527,44 @@ static int reader_step(struct state *s, int pi, int choice)
 		SAY("R%d read seg + segment -> v%d", pi, p->value);
 		return 1;
 
-	case R_WVAL: {
+	case R_WVAL:
+		if (choice)
+			return 0;
+		/*
+		 * The filler checks its lease against the clock, writes the
+		 * value, then CASes: nothing makes these atomic, so the clock
+		 * may pass the deadline and the slot be reclaimed between any
+		 * two of them.  Without ticks the check cannot fail and the
+		 * write is taken in the same step (same behaviours, fewer
+		 * states).
+		 */
+		if (expired(s, p->my_ctl)) {
+			EVENT(EV_ABANDON);
+			p->pc = R_RELEASE;
+			SAY("R%d lease expired: abandon", pi);
+			return 1;
+		}
+		if (cfg.ticks) {
+			p->pc = R_WVAL2;
+			SAY("R%d lease still valid", pi);
+			return 1;
+		}
+		fallthrough;
+	case R_WVAL2: {
 		u64 pub = scalio_ctl_publish(p->my_ctl);
 		u8 vb[2];
 
 		if (choice)
 			return 0;
-		if (expired(s, p->my_ctl)) {
-			p->pc = R_RELEASE;
-			SAY("R%d lease expired: abandon", pi);
-			return 1;
-		}
 		value_bytes(p->value, vb);
 		s->slot[p->mine].val = p->value + 1;
 		s->slot[p->mine].csum =
 			scalio_slot_csum(scalio_ctl_version(pub), KEY, KLEN,
 					 vb, 2);
 		p->pc = R_PUB;
-		SAY("R%d write v%d + csum into slot%d", pi, p->value, p->mine);
+		if (desc)
+			sprintf(desc + strlen(desc), "%sR%d write v%d + csum into slot%d",
+				desc[0] ? ", " : "", pi, p->value, p->mine);
 		return 1;
 	}
 
@@ -526,23 +573,35 @@ static int reader_step(struct state *s, int pi, int choice)
 
 		if (choice)
 			return 0;
-		if (expired(s, p->my_ctl)) {
+		/*
+		 * Lease rule of step 6: a filler publishes only before its
+		 * deadline.  The client checks a clock estimate with a margin
+		 * covering the estimate's staleness and the CAS latency, so
+		 * the CAS lands before the deadline or is not issued; the
+		 * model takes check and CAS as one step.  late-publish drops
+		 * the rule (the CAS may land after the deadline).
+		 */
+		if (cfg.variant != V_LATE_PUBLISH && expired(s, p->my_ctl)) {
+			EVENT(EV_ABANDON);
 			p->pc = R_RELEASE;
 			SAY("R%d lease expired: abandon", pi);
 			return 1;
 		}
 		if (cur == p->my_ctl) {
+			EVENT(EV_PUB);
 			s->slot[p->mine].ctl = scalio_ctl_publish(p->my_ctl);
 			SAY("R%d CAS slot%d B -> C ok, GET returns v%d", pi,
 			    p->mine, p->value);
 			return finish(s, pi, p->value) ? 1 : -1;
 		}
 		if (cur == scalio_ctl_invalidate(p->my_ctl)) {
+			EVENT(EV_PUB_D);
 			p->expect = cur;
 			p->pc = R_DCLEAR;
 			SAY("R%d CAS slot%d B -> C fails: D", pi, p->mine);
 			return 1;
 		}
+		EVENT(EV_PUB_LOST);
 		SAY("R%d CAS slot%d B -> C fails: lock lost", pi, p->mine);
 		restart_get(p);
 		return 1;
@@ -633,11 +692,13 @@ static int writer_step(struct state *s, int choice)
 		if (choice)
 			return 0;
 		if (s->slot[p->mine].ctl != p->expect) {
+			EVENT(EV_INVAL_FAIL);
 			SAY("W CAS slot%d fails, re-read", p->mine);
 			clear_read(p);
 			p->pc = W_SCAN;
 			return 1;
 		}
+		EVENT(EV_INVAL);
 		s->slot[p->mine].ctl = p->target;
 		SAY("W CAS slot%d -> %c ok", p->mine,
 		    "ABCD"[scalio_ctl_state(p->target)]);
@@ -675,6 +736,32 @@ static bool lease_observable(const struct state *s)
 		if (s->p[i].my_ctl)
 			return true;
 	return false;
+}
+
+/* Cheap pre-check of apply()'s enabling conditions (saves a state copy). */
+static bool enabled(const struct state *s, int a)
+{
+	const struct proc *p;
+	int choice = a % NCHOICE, nparts;
+
+	if (a == ACT_TICK)
+		return s->ticks_left && lease_observable(s);
+	p = &s->p[a / NCHOICE];
+	switch (p->pc) {
+	case P_DONE:
+	case P_HALT:
+		return false;
+	case R_LOOKUP:
+	case W_SCAN:
+		nparts = SLOT_PARTS;
+		break;
+	case R_DREAD:
+		nparts = SLOT_PARTS + (cfg.variant == V_SEG_EARLY);
+		break;
+	default:
+		return choice == 0;
+	}
+	return choice < nparts && !(p->mask & 1 << choice);
 }
 
 /* Apply action @a to @s.  0: not enabled; 1: applied; -1: violation. */
@@ -830,6 +917,7 @@ static struct result search(void)
 	struct state next;
 
 	key_fp = scalio_hash_fp(scalio_key_hash(KEY, KLEN));
+	memset(events, 0, sizeof(events));
 	free(table);
 	table = NULL;
 	table_size = table_used = 0;
@@ -847,10 +935,16 @@ static struct result search(void)
 			depth--;
 			continue;
 		}
+		if (!enabled(&f->s, f->next)) {
+			f->next++;
+			continue;
+		}
 		next = f->s;
 		ret = apply(&next, f->next++);
-		if (!ret)
-			continue;
+		if (!ret) {
+			fprintf(stderr, "enabled() and apply() disagree\n");
+			exit(2);
+		}
 		r.transitions++;
 		if (ret < 0) {
 			if (!r.violations && cfg.trace)
@@ -889,33 +983,54 @@ static void describe(char *buf, size_t n)
 		 cfg.ticks, cfg.attempts, cfg.cached ? " cached" : "");
 }
 
+static void print_events(const char *prefix)
+{
+	int i;
+
+	printf("%sevents:", prefix);
+	for (i = 0; i < EV_NR; i++)
+		printf(" %s=%lu", event_names[i], events[i]);
+	printf("\n");
+}
+
 /* ---- the standard suite ------------------------------------------------- */
 
 struct suite_case {
 	struct config	c;
 	bool		expect_violation;
+	unsigned int	must_see;	/* events (1 << EV_*) that must occur */
 };
 
+#define SEE(e)	(1U << (e))
+#define CORRECT(puts, g1, g2, ticks, att, cached, see)			\
+	{ { puts, { g1, g2 }, ticks, att, cached, V_NONE, false, true },	\
+	  false, see }
+#define BROKEN(v, puts, g1, g2, ticks, att, cached)			\
+	{ { puts, { g1, g2 }, ticks, att, cached, v, true, true }, true, 0 }
+
 static const struct suite_case suite[] = {
-	/* The protocol as designed: no violation anywhere. */
-	{ { 1, { 2, 1 }, 0, 2, false, V_NONE, false, true }, false },
-	{ { 1, { 2, 1 }, 0, 2, true,  V_NONE, false, true }, false },
-	{ { 1, { 2, 1 }, 1, 2, false, V_NONE, false, true }, false },
-	{ { 2, { 1, 1 }, 1, 2, false, V_NONE, false, true }, false },
-	{ { 2, { 1, 1 }, 1, 2, true,  V_NONE, false, true }, false },
-	{ { 2, { 2, 1 }, 0, 2, false, V_NONE, false, true }, false },
+	/* The protocol as designed: no violation within these bounds. */
+	CORRECT(1, 2, 1, 0, 2, false, SEE(EV_HIT) | SEE(EV_BUSY) |
+		SEE(EV_TORN) | SEE(EV_COLLISION) | SEE(EV_PUB_D)),
+	CORRECT(1, 2, 1, 0, 2, true, SEE(EV_HIT) | SEE(EV_INVAL)),
+	CORRECT(2, 1, 1, 0, 2, true, SEE(EV_PUB_D) | SEE(EV_INVAL_FAIL)),
+	CORRECT(0, 2, 1, 2, 3, false, SEE(EV_RECLAIM) | SEE(EV_ABANDON)),
+	CORRECT(1, 2, 1, 1, 1, false, SEE(EV_ABANDON) | SEE(EV_PUB_D)),
+	CORRECT(2, 2, 1, 0, 2, false, SEE(EV_TORN) | SEE(EV_COLLISION) |
+		SEE(EV_PUB_D) | SEE(EV_INVAL_FAIL) | SEE(EV_LOCK_FAIL)),
 	/* Each broken variant: a violation must be found. */
-	{ { 2, { 2, 1 }, 0, 2, false, V_NO_DOUBLE_READ, true, true }, true },
-	{ { 1, { 1, 1 }, 0, 2, true,  V_NO_INVALIDATION, true, true }, true },
-	{ { 2, { 2, 1 }, 0, 2, false, V_SEG_EARLY, true, true }, true },
-	{ { 2, { 2, 1 }, 0, 2, false, V_RETURN_AFTER_D, true, true }, true },
+	BROKEN(V_NO_DOUBLE_READ, 2, 2, 1, 0, 2, false),
+	BROKEN(V_NO_INVALIDATION, 1, 1, 1, 0, 2, true),
+	BROKEN(V_SEG_EARLY, 2, 2, 1, 0, 2, false),
+	BROKEN(V_RETURN_AFTER_D, 2, 2, 1, 0, 2, false),
+	BROKEN(V_LATE_PUBLISH, 1, 2, 1, 1, 1, false),
 };
 
 static int run_suite(void)
 {
 	char name[160];
 	size_t i;
-	int failed = 0;
+	int failed = 0, e;
 
 	printf("KTAP version 1\n1..%zu\n", ARRAY_SIZE(suite));
 	for (i = 0; i < ARRAY_SIZE(suite); i++) {
@@ -930,6 +1045,14 @@ static int run_suite(void)
 		printf("# %s: %lu states, %lu transitions, %lu complete, depth %d, %lu violations, %.1fs\n",
 		       name, r.states, r.transitions, r.complete, r.max_depth,
 		       r.violations, r.secs);
+		print_events("#   ");
+		for (e = 0; e < EV_NR; e++) {
+			if ((suite[i].must_see & SEE(e)) && !events[e]) {
+				printf("# path '%s' never taken\n",
+				       event_names[e]);
+				ok = false;
+			}
+		}
 		printf("%sok %zu - %s %s\n", ok ? "" : "not ", i + 1, name,
 		       suite[i].expect_violation ? "finds a violation" :
 						   "has no violation");
@@ -994,5 +1117,6 @@ int main(int argc, char **argv)
 	printf("%s: %lu states, %lu transitions, %lu complete, depth %d, %lu violations, %.1fs\n",
 	       name, r.states, r.transitions, r.complete, r.max_depth,
 	       r.violations, r.secs);
+	print_events("");
 	return r.violations ? 1 : 0;
 }

@@ -71,6 +71,7 @@ struct params {
 	unsigned long secs;		/* 0: unlimited */
 	unsigned int vmin, vmax;
 	bool no_record;
+	bool no_sync;
 };
 
 static struct params P = {
@@ -96,6 +97,7 @@ struct writer {
 	struct key_state *keys;
 	unsigned long puts, acked;
 	int err;		/* first PUT error (negative errno) */
+	bool joined;
 	unsigned char *buf;
 };
 
@@ -170,7 +172,7 @@ static int log_line(int fd, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	if (write(fd, line, (size_t)n) != n || fsync(fd)) {
+	if (write(fd, line, (size_t)n) != n || (!P.no_sync && fsync(fd))) {
 		fprintf(stderr, "scalio_crash: log write: %s\n", strerror(errno));
 		return -1;
 	}
@@ -384,9 +386,14 @@ static int cmd_write(void)
 	for (;;) {
 		bool running = false;
 
-		for (t = 0; t < P.threads; t++)
+		for (t = 0; t < P.threads; t++) {
+			if (ws[t].joined)
+				continue;
 			if (pthread_tryjoin_np(ws[t].tid, NULL) == EBUSY)
 				running = true;
+			else
+				ws[t].joined = true;
+		}
 		if (!running)
 			break;
 		if (now_s() - tp >= 10) {
@@ -519,6 +526,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: scalio_crash write  -l DIR [-t THREADS] [-k KEYS] [-n OPS] [-T SECS]\n"
 		"                           [-V VMIN] [-v VMAX] [-p PREFIX] [-s STORE]\n"
+		"                           [-F]\n"
 		"       scalio_crash verify -l DIR [-N] [-s STORE]\n"
 		"  -l DIR     log directory (must survive the target's crash)\n"
 		"  -t N       writer threads (default 4)\n"
@@ -529,6 +537,8 @@ static void usage(FILE *f)
 		"  -p PREFIX  key prefix, at most %d bytes (default cr)\n"
 		"  -s STORE   store (default kv0, or $SCALIO_STORE)\n"
 		"  -N         verify only: do not record what was read\n"
+		"  -F         no fsync of the log (only when the target will not\n"
+		"             crash: the log must then only survive this process)\n"
 		"A writer stops at its first failed PUT.  DIR/meta keeps the key\n"
 		"space: a later write or verify on DIR uses the first one's.\n",
 		PREFIX_MAX);
@@ -565,7 +575,7 @@ int main(int argc, char **argv)
 	if (env && *env)
 		P.store = env;
 	optind = 2;
-	while ((c = getopt(argc, argv, "l:t:k:n:T:V:v:p:s:Nh")) != -1) {
+	while ((c = getopt(argc, argv, "l:t:k:n:T:V:v:p:s:NFh")) != -1) {
 		switch (c) {
 		case 'l': P.dir = optarg; break;
 		case 't': P.threads = (unsigned int)num_arg(optarg, 1, 64); break;
@@ -577,6 +587,7 @@ int main(int argc, char **argv)
 		case 'p': P.prefix = optarg; break;
 		case 's': P.store = optarg; break;
 		case 'N': P.no_record = true; break;
+		case 'F': P.no_sync = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}

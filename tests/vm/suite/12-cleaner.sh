@@ -1,0 +1,148 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# 12-cleaner: the log cleaner keeps a small store writable forever.
+#
+# One 32 MiB SSD (a log of about 8,000 4 KiB units).  In host1,
+# tests/selftests/scalio_crash first writes 200 "cold" keys once (values
+# 12..4096 bytes: the cleaner must relocate them every time the log head
+# passes them), then overwrites 32 "hot" keys (8 writers x 4 keys, values
+# 2048..4096 bytes) in rounds of 4,000 PUTs until the target has written
+# at least 10x its log size (target_ssd_write_bytes >= 10 x
+# target_log_total_units x 4 KiB).  Every PUT must succeed (a writer stops
+# at its first error, e.g. -ENOSPC: the log filled up), after every round
+# the hot keys read back exactly their last acknowledged version and the
+# log is not full, and at the end every cold key reads back its value and
+# target_cleaner_runs and target_cleaner_moved are > 0.  Then a crash on
+# the wrapped log: kill-target in the middle of more writes, start-target
+# (recovery from a checkpoint the cleaner wrote), reattach, verify both key
+# spaces and write another round through the cleaner.  Kernel logs must be
+# clean.
+# The PUT logs live in the host VM's /tmp (tmpfs; 9p to /share would
+# halve the PUT rate): the host is never killed, and they are copied to
+# /share for a post-mortem.
+# Usage: 12-cleaner.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+# shellcheck source=tests/vm/lib.sh
+. "$top/tests/vm/lib.sh"
+kver=${SCALIO_KVER:-6.1}
+[ "${1:-}" = --kver ] && kver=${2:?}
+krel=$(vm_krel "$kver")
+[ -n "$krel" ] || { echo "SKIP: no $kver kernel installed"; exit 4; }
+
+make -C "$top/tests" > /dev/null ||
+	{ echo "FAIL: make -C tests (selftest programs) failed"; exit 1; }
+
+root=${SCALIO_VM_LOGROOT:-${TMPDIR:-/tmp}}
+mkdir -p "$root" || exit 1
+share=$(mktemp -d "$root/cleaner-share.XXXXXX") || exit 1
+[ -n "${SCALIO_VM_LOGROOT:-}" ] || trap 'rm -rf "$share"' EXIT
+
+cat > "$share/cleaner.sh" << 'EOF'
+set -u
+X=/scalio/tests/selftests/scalio_crash
+S=${SCALIO_STORE:-kv0}
+A=${SCALIO_TARGET_ADDR:-10.77.0.1}
+HOT="-l /tmp/hot -p hot -t 8 -k 4 -V 2048 -v 4096"
+COLD="-l /tmp/cold -p cold -t 2 -k 100 -V 12 -v 4096"
+FACTOR=10
+T0=$(date +%s)
+save() { cp -r /tmp/hot /tmp/cold /share/ 2> /dev/null; }
+fail() { echo "FAIL: $*"; save; exit 1; }
+step() { echo "=== [$(( $(date +%s) - T0 ))s] $*"; }
+# stat NAME: one target counter from scalioctl stats --json
+stat() {
+	scalioctl stats --json "$S" | sed -n "s/.*\"target_$1\": \([0-9]*\).*/\1/p"
+}
+show() {
+	echo "# ssd_write_bytes $(stat ssd_write_bytes), log $(stat log_used_units)/$(stat log_total_units) units used, cleaner_runs $(stat cleaner_runs), cleaner_moved $(stat cleaner_moved), keys $(stat keys)"
+}
+# round N: N PUTs per writer, then check the hot keys and the log.
+round() {
+	$X write $HOT -F -n "$1" > /tmp/write.out 2>&1 ||
+		{ cat /tmp/write.out; fail "a PUT failed (see the writer's message above)"; }
+	grep 'acknowledged in' /tmp/write.out
+	$X verify $HOT -F > /tmp/verify.out || { cat /tmp/verify.out; fail "hot keys"; }
+	used=$(stat log_used_units)
+	[ -n "$used" ] && [ "$used" -lt "$total" ] ||
+		fail "log full: $used of $total units used"
+}
+
+total=$(stat log_total_units)
+[ -n "$total" ] && [ "$total" -gt 0 ] || fail "no target_log_total_units in stats"
+goal=$((FACTOR * total * 4096))
+step "log of $total units; goal: $goal bytes written (${FACTOR}x the log)"
+
+step "cold keys: 200, written once"
+$X write $COLD -F -n 100 || fail "writing the cold keys"
+$X verify $COLD -F || fail "cold keys"
+
+i=0
+while [ "$(stat ssd_write_bytes)" -lt $goal ]; do
+	i=$((i + 1))
+	[ $(( $(date +%s) - T0 )) -lt 900 ] ||
+		fail "not $goal bytes written in 15 minutes"
+	round 500
+	step "round $i done"
+	show
+done
+$X verify $COLD -F || fail "cold keys after ${FACTOR}x the log"
+runs=$(stat cleaner_runs) moved=$(stat cleaner_moved)
+[ "${runs:-0}" -gt 0 ] || fail "cleaner_runs is ${runs:-missing} after ${FACTOR}x the log"
+[ "${moved:-0}" -gt 0 ] || fail "cleaner_moved is ${moved:-missing}: the cold keys were never relocated"
+step "${FACTOR}x the log written: cleaner ran $runs times, moved $moved segments"
+
+step "crash on the wrapped log"
+$X write $HOT > /tmp/writer.out 2>&1 &
+wpid=$!
+sleep 8
+kill -0 $wpid 2> /dev/null || { cat /tmp/writer.out; fail "writers stopped before the crash"; }
+vmctl kill-target || fail "kill-target"
+n=0
+while kill -0 $wpid 2> /dev/null && [ $n -lt 120 ]; do
+	sleep 0.5
+	n=$((n + 1))
+done
+kill -0 $wpid 2> /dev/null && { echo "# writers blocked 60 s after the crash: SIGKILL"; kill -9 $wpid; }
+wait $wpid
+wrc=$?
+cat /tmp/writer.out
+[ $wrc = 1 ] || fail "writers exited $wrc after the crash, expected 1 (a PUT failed)"
+vmctl start-target || fail "start-target"
+vmctl exec-target "dmesg | grep 'scalio-target: recovery' | tail -n 2"
+scalioctl detach "$S" || fail "detach"
+scalioctl attach "$S" --addr "$A" || fail "attach"
+$X verify $HOT || fail "hot keys after the crash"
+$X verify $COLD -F || fail "cold keys after the crash"
+show
+
+step "one more round through the cleaner after recovery"
+b0=$(stat ssd_write_bytes)
+r0=$(stat cleaner_runs)
+while [ $(( $(stat ssd_write_bytes) - b0 )) -lt $((2 * total * 4096)) ]; do
+	[ $(( $(date +%s) - T0 )) -lt 1200 ] || fail "too slow after recovery"
+	round 500
+	show
+done
+[ "$(stat cleaner_runs)" -gt "$r0" ] || fail "the cleaner did not run after recovery"
+$X verify $COLD -F || fail "cold keys at the end"
+
+step "negative control: a cold value changed behind the checker's back"
+scalioctl put "$S" cold.1.7 "not a logged version" || fail "put"
+if $X verify $COLD -N > /tmp/verify.out; then
+	cat /tmp/verify.out
+	fail "verify accepted a value that was never logged"
+fi
+grep "cold.1.7" /tmp/verify.out
+save
+step "CLEANER TEST PASSED"
+EOF
+
+"$top/tests/vm/run" --kver "$kver" --ssds 1 --ssd-size 32M --share "$share" \
+	--timeout 1800 -- 'sh /share/cleaner.sh'
+rc=$?
+[ -n "${SCALIO_VM_LOGROOT:-}" ] && echo "# PUT logs in $share"
+[ $rc = 0 ] || { echo "FAIL: tests/vm/run exited $rc"; exit 1; }
+echo "PASS: 10x the log overwritten, the cleaner kept the store writable and every value intact"
+exit 0

@@ -1,0 +1,156 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# 30-linearizable: the one-sided GET protocol (DESIGN.md section 3) is
+# linearizable under concurrent clients on two hosts.
+#
+# One run with two host VMs.  For each store mode
+#   cache    offload_read=1 inline_cache=1 (the default: the slot protocol)
+#   nocache  offload_read=1 inline_cache=0 (seg READ + NVMe-oF read)
+#   rpcfill  offload_read=0 inline_cache=1 (slot protocol, misses by RPC)
+# both hosts run tests/selftests/scalio_lin at the same time (host2 through
+# `vmctl exec-host 2`, backgrounded in host1's shell) for a fixed time:
+# 4 threads each, mixed GET/PUT/DELETE on 8 hot keys (Zipf-like), every
+# op stamped with the target's clock (SCALIO_IOC_CLOCK) before and after.
+# The two histories of a mode are concatenated and checked on the build
+# machine by tests/lincheck/lincheck -s (strict delete: the store reports
+# "missing" for a DELETE of an absent key): it must exit 0.  The cache
+# mode must also have exercised the cache: cache_hits > 0 and rdma_cas > 0
+# summed over both hosts.  Modes are switched in the same boot
+# (detach, `scalioctl target-set`, attach), each with fresh keys.
+#
+# Env: LIN_SECONDS (default 40: the cache mode; the others get half),
+#      LIN_THREADS (4), LIN_KEYS (8), LIN_MODES ("cache nocache rpcfill").
+# Usage: 30-linearizable.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+# shellcheck source=tests/vm/lib.sh
+. "$top/tests/vm/lib.sh"
+kver=${SCALIO_KVER:-6.1}
+[ "${1:-}" = --kver ] && kver=${2:?}
+krel=$(vm_krel "$kver")
+[ -n "$krel" ] || { echo "SKIP: no $kver kernel installed"; exit 4; }
+secs=${LIN_SECONDS:-40}
+threads=${LIN_THREADS:-4}
+keys=${LIN_KEYS:-8}
+modes=${LIN_MODES:-cache nocache rpcfill}
+t_start=$(date +%s)
+
+make -C "$top/tests" > /dev/null ||
+	{ echo "FAIL: make -C tests (selftest programs) failed"; exit 1; }
+make -C "$top/tests/lincheck" lincheck > /dev/null ||
+	{ echo "FAIL: make -C tests/lincheck failed"; exit 1; }
+lincheck=$top/tests/lincheck/lincheck
+
+root=${SCALIO_VM_LOGROOT:-${TMPDIR:-/tmp}}
+mkdir -p "$root" || exit 1
+share=$(mktemp -d "$root/lin-share.XXXXXX") || exit 1
+[ -n "${SCALIO_VM_LOGROOT:-}" ] || trap 'rm -rf "$share"' EXIT
+
+# The guest side, run in host1 (POSIX sh).  $1: modes, $2: seconds.
+cat > "$share/lin.sh" << EOF
+set -u
+X=/scalio/tests/selftests/scalio_lin
+S=\${SCALIO_STORE:-kv0}
+A=\${SCALIO_TARGET_ADDR:-10.77.0.1}
+ARGS="-t $threads -k $keys -n 100000000"
+T0=\$(date +%s)
+fail() { echo "FAIL: \$*"; exit 1; }
+step() { echo "=== [\$(( \$(date +%s) - T0 ))s] \$*"; }
+
+# set_mode ATTR=VAL...: detach both hosts, change the store, attach both.
+set_mode() {
+	scalioctl detach \$S || fail "detach host1"
+	vmctl exec-host 2 "scalioctl detach \$S" || fail "detach host2"
+	vmctl exec-target "scalioctl target-set --store \$S \$*" ||
+		fail "target-set \$*"
+	scalioctl attach \$S --addr \$A > /dev/null || fail "attach host1"
+	vmctl exec-host 2 "scalioctl attach \$S --addr \$A > /dev/null" ||
+		fail "attach host2"
+}
+
+# run_mode NAME SECONDS: scalio_lin on both hosts at once, keys NAME.<i>.
+run_mode() {
+	n=\$1
+	s=\$2
+	step "\$n: scalio_lin on host1 and host2 for \$s s"
+	vmctl exec-host 2 "\$X \$ARGS -T \$s -S 2 -c h2 -p \$n -o /share/\$n.h2.hist" \
+		> /share/\$n.h2.out 2>&1 &
+	p=\$!
+	\$X \$ARGS -T \$s -S 1 -c h1 -p \$n -o /share/\$n.h1.hist \
+		> /share/\$n.h1.out 2>&1
+	r1=\$?
+	wait \$p
+	r2=\$?
+	cat /share/\$n.h1.out /share/\$n.h2.out
+	[ \$r1 = 0 ] && [ \$r2 = 0 ] ||
+		fail "\$n: scalio_lin exited \$r1 (host1), \$r2 (host2)"
+}
+
+cur=cache	# the store as target-setup made it
+for m in $modes; do
+	[ \$m = \$cur ] || case \$m in
+	cache)		set_mode offload_read=1 inline_cache=1 ;;
+	nocache)	set_mode offload_read=1 inline_cache=0 ;;
+	rpcfill)	set_mode offload_read=0 inline_cache=1 ;;
+	*)		fail "unknown mode \$m" ;;
+	esac
+	cur=\$m
+	case \$m in
+	cache)
+		run_mode cache $secs ;;
+	*)
+		run_mode \$m $((secs / 2)) ;;
+	esac
+done
+step "workloads done"
+EOF
+
+"$top/tests/vm/run" --kver "$kver" --hosts 2 --share "$share" --timeout 900 \
+	-- 'sh /share/lin.sh'
+rc=$?
+[ -n "${SCALIO_VM_LOGROOT:-}" ] && echo "# histories in $share"
+[ $rc = 0 ] || { echo "FAIL: tests/vm/run exited $rc"; exit 1; }
+
+# Sum counter NAME over the "# host:" lines of both hosts of mode $1.
+counter() {
+	cat "$share/$1.h1.out" "$share/$1.h2.out" |
+		grep '^# host:' | tr ' ' '\n' |
+		awk -F= -v k="$2" '$1 == k { s += $2 } END { print s + 0 }'
+}
+
+fail=0
+for m in $modes; do
+	cat "$share/$m.h1.hist" "$share/$m.h2.hist" > "$share/$m.hist" || {
+		echo "FAIL: $m: histories missing"
+		fail=1
+		continue
+	}
+	ops=$(wc -l < "$share/$m.hist")
+	t0=$(date +%s%N)
+	out=$("$lincheck" -s "$share/$m.hist" 2>&1)
+	lrc=$?
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	echo "# $m: lincheck -s on $ops ops: exit $lrc in $ms ms: $out" |
+		head -n 20
+	hits=$(counter "$m" cache_hits)
+	misses=$(counter "$m" cache_misses)
+	cas=$(counter "$m" rdma_cas)
+	echo "# $m: cache_hits=$hits cache_misses=$misses rdma_cas=$cas" \
+	     "invalidations=$(counter "$m" invalidations)" \
+	     "retries=$(counter "$m" retries) errors=$(counter "$m" errors)"
+	if [ $lrc != 0 ]; then
+		echo "FAIL: $m: the history is not linearizable (lincheck exit $lrc)"
+		fail=1
+	elif [ "$ops" -lt 200 ]; then
+		echo "FAIL: $m: only $ops ops recorded"
+		fail=1
+	elif [ "$m" != nocache ] && { [ "$hits" = 0 ] || [ "$cas" = 0 ]; }; then
+		echo "FAIL: $m: the cache was not exercised (hits $hits, CAS $cas)"
+		fail=1
+	fi
+done
+echo "# 30-linearizable: $(($(date +%s) - t_start)) s wall"
+[ $fail = 0 ] || exit 1
+echo "PASS: linearizable histories of two hosts in modes: $modes"
+exit 0

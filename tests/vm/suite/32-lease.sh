@@ -1,0 +1,135 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# 32-lease: a client that dies while it holds slots in state B does not
+# block the other clients: once its lease has expired, their GETs reclaim
+# the slots and return the right values (DESIGN.md section 3, step 2 and
+# "Client crash").
+#
+# Store geometry --nblocks 1 --slots 4 (every key in one block of four
+# slots) and --lease-ms 6000.  In host1: PUT keys lease.0..3; in host2, with
+# the host module parameter debug_fill_delay_ms=120000 (a filler sleeps
+# that long holding its B lock, before it reads the SSD), start GETs of the
+# four keys in the background; host1 waits until host2's counters show
+# four successful lock CASes (all four slots in B, none of them published)
+# and `vmctl kill-host 2`.  Then host1 GETs the four keys: each must wait
+# for the lease (a live B of the key means "back off", never "read around
+# it") and then return the value PUT before, and host1's lease_reclaims
+# must have grown by at least one per key (with no A or C slot left in the
+# block, the only victims are the dead host's expired B slots).  A PUT +
+# GET after the reclaims checks that the slots work normally again.  The
+# bed skips its teardown once a VM was killed: the script detaches and
+# unloads the modules itself, and the kernel logs must be clean.
+#
+# Usage: 32-lease.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+# shellcheck source=tests/vm/lib.sh
+. "$top/tests/vm/lib.sh"
+kver=${SCALIO_KVER:-6.1}
+[ "${1:-}" = --kver ] && kver=${2:?}
+krel=$(vm_krel "$kver")
+[ -n "$krel" ] || { echo "SKIP: no $kver kernel installed"; exit 4; }
+lease_ms=6000
+t_start=$(date +%s)
+
+root=${SCALIO_VM_LOGROOT:-${TMPDIR:-/tmp}}
+mkdir -p "$root" || exit 1
+share=$(mktemp -d "$root/lease-share.XXXXXX") || exit 1
+[ -n "${SCALIO_VM_LOGROOT:-}" ] || trap 'rm -rf "$share"' EXIT
+
+# The guest side, run in host1 (POSIX sh).
+cat > "$share/lease.sh" << EOF
+set -u
+S=\${SCALIO_STORE:-kv0}
+LEASE_MS=$lease_ms
+N=4
+T0=\$(date +%s)
+fail() { echo "FAIL: \$*"; exit 1; }
+step() { echo "=== [\$(( \$(date +%s) - T0 ))s] \$*"; }
+now_ms() { echo \$((\$(date +%s%N) / 1000000)); }
+# hstat NAME [HOST]: a host counter of store S (host1, or host HOST)
+hstat() {
+	if [ \$# = 2 ]; then
+		vmctl exec-host \$2 "scalioctl stats \$S --host-only"
+	else
+		scalioctl stats \$S --host-only
+	fi | awk -v k="\$1" '\$1 == k { print \$2 }'
+}
+
+step "PUT lease.0..\$((N - 1)) from host1"
+i=0
+while [ \$i -lt \$N ]; do
+	scalioctl put \$S lease.\$i "value-of-lease.\$i" || fail "put lease.\$i"
+	i=\$((i + 1))
+done
+
+step "host2: debug_fill_delay_ms=120000, GETs of the \$N keys in the background"
+vmctl exec-host 2 "echo 120000 > /sys/module/scalio_host/parameters/debug_fill_delay_ms &&
+	i=0; while [ \\\$i -lt \$N ]; do
+		setsid scalioctl get \$S lease.\\\$i > /tmp/get.\\\$i 2>&1 < /dev/null &
+		i=\\\$((i + 1))
+	done" || fail "starting the GETs in host2"
+
+# All four slots in B: \$N lock CASes succeeded, nothing published.
+i=0
+while :; do
+	cas=\$(hstat rdma_cas 2)
+	casf=\$(hstat cas_failures 2)
+	[ -n "\$cas" ] && [ -n "\$casf" ] && [ \$((cas - casf)) -ge \$N ] && break
+	i=\$((i + 1))
+	[ \$i -lt 60 ] || fail "host2 never locked \$N slots (rdma_cas \$cas, failures \$casf)"
+	sleep 0.5
+done
+t_locked=\$(now_ms)
+vmctl exec-host 2 "scalioctl stats \$S --host-only" | grep -E 'gets|cache_|rdma_cas|cas_failures|lease'
+[ "\$(hstat cache_misses 2)" = 0 ] && [ "\$(hstat cache_hits 2)" = 0 ] ||
+	fail "a host2 GET finished: the slots are not all held in B"
+
+step "kill-host 2 while it holds \$N slots in B"
+rec0=\$(hstat lease_reclaims)
+vmctl kill-host 2 || fail "kill-host 2"
+t_kill=\$(now_ms)
+
+step "host1: GET the \$N keys"
+i=0
+while [ \$i -lt \$N ]; do
+	t0=\$(now_ms)
+	v=\$(scalioctl get \$S lease.\$i) || fail "get lease.\$i after the kill"
+	t1=\$(now_ms)
+	echo "# lease.\$i = '\$v' after \$((t1 - t0)) ms (\$((t1 - t_locked)) ms after the locks were seen)"
+	[ "\$v" = "value-of-lease.\$i" ] || fail "lease.\$i: got '\$v'"
+	if [ \$i = 0 ] && [ \$((t1 - t_locked)) -lt \$((LEASE_MS / 2)) ]; then
+		fail "the first GET returned \$((t1 - t_locked)) ms after the locks were seen: it did not wait for the lease"
+	fi
+	i=\$((i + 1))
+done
+scalioctl stats \$S --host-only | grep -E 'gets|cache_|rdma_cas|cas_failures|retries|lease'
+rec1=\$(hstat lease_reclaims)
+echo "# host1 lease_reclaims: \$rec0 -> \$rec1"
+[ \$((rec1 - rec0)) -ge \$N ] || fail "lease_reclaims grew by \$((rec1 - rec0)), expected >= \$N"
+
+step "the reclaimed slots work: PUT, GET (cached), GET"
+scalioctl put \$S lease.0 new-value || fail "put after the reclaims"
+for j in 1 2; do
+	v=\$(scalioctl get \$S lease.0) || fail "get after the reclaims"
+	[ "\$v" = new-value ] || fail "lease.0: got '\$v' after the PUT"
+done
+[ "\$(hstat cache_hits)" -ge 1 ] || fail "no cache hit after the reclaims"
+
+step "unload (the bed does not, a VM was killed)"
+scalioctl detach \$S || fail "detach"
+rmmod scalio_host || fail "rmmod scalio_host"
+vmctl exec-target "scalioctl target-teardown --store \$S && rmmod scalio_target" ||
+	fail "teardown in the target"
+step "LEASE TEST PASSED"
+EOF
+
+"$top/tests/vm/run" --kver "$kver" --hosts 2 --share "$share" --timeout 600 \
+	--target-setup-args "--nblocks 1 --slots 4 --lease-ms $lease_ms" \
+	-- 'sh /share/lease.sh'
+rc=$?
+echo "# 32-lease: $(($(date +%s) - t_start)) s wall"
+[ $rc = 0 ] || { echo "FAIL: tests/vm/run exited $rc"; exit 1; }
+echo "PASS: GETs of a killed host's B slots completed after its lease, values correct"
+exit 0
