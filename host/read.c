@@ -42,6 +42,13 @@ module_param_named(debug_fill_delay_ms, scalio_debug_fill_delay_ms, uint,
 MODULE_PARM_DESC(debug_fill_delay_ms,
 		 "TESTING ONLY: sleep this many ms holding a B lock before reading the SSD");
 
+/* ... plus a random 0..this many ms, so that concurrent fills interleave. */
+static unsigned int scalio_debug_fill_jitter_ms;
+module_param_named(debug_fill_jitter_ms, scalio_debug_fill_jitter_ms, uint,
+		   0644);
+MODULE_PARM_DESC(debug_fill_jitter_ms,
+		 "TESTING ONLY: add a random 0..N ms to debug_fill_delay_ms");
+
 /* scalio_fill() result: start the GET again from step 1. */
 #define SCALIO_RESTART		1
 /* Segment header mismatches tolerated in one fill before giving up. */
@@ -358,7 +365,7 @@ static int scalio_fill(struct scalio_get *g, unsigned int attempt)
 	struct scalio_slot *ws = g->io->buf + SCALIO_IO_SLOT_OFF;
 	u64 now, old, mine, pub, cur, deadline, ctl_addr;
 	bool reclaim, present, cache;
-	unsigned int delay;
+	unsigned int delay, jitter;
 	u32 victim;
 	int ret;
 
@@ -414,6 +421,9 @@ static int scalio_fill(struct scalio_get *g, unsigned int attempt)
 	}
 
 	delay = READ_ONCE(scalio_debug_fill_delay_ms);
+	jitter = READ_ONCE(scalio_debug_fill_jitter_ms);
+	if (jitter)
+		delay += get_random_u32_below(min(jitter, 600000U) + 1);
 	if (delay)
 		msleep_interruptible(min(delay, 600000U));
 

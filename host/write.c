@@ -8,10 +8,25 @@
  */
 #define pr_fmt(fmt) "scalio-host: " fmt
 
+#include <linux/delay.h>
 #include <linux/jiffies.h>
+#include <linux/moduleparam.h>
 #include <linux/sched/signal.h>
 
 #include "scalio_host.h"
+
+/*
+ * A writer sleeps this long between the target's acknowledgement (the
+ * write is durable and seg updated) and its invalidation: tests use it to
+ * widen the window in which readers see the old cached value while fills
+ * already read the new one.  Correct for any delay (the write returns only
+ * after the invalidation).
+ */
+static unsigned int scalio_debug_write_delay_ms;
+module_param_named(debug_write_delay_ms, scalio_debug_write_delay_ms, uint,
+		   0644);
+MODULE_PARM_DESC(debug_write_delay_ms,
+		 "TESTING ONLY: sleep this many ms between a write's commit and its invalidation");
 
 /* Send a PUT or DELETE and wait for the durable acknowledgement. */
 static int scalio_write_rpc(struct scalio_hstore *hs, u16 op, const u8 *key,
@@ -134,7 +149,12 @@ static int scalio_write(struct scalio_hstore *hs, u16 op, const u8 *key,
 	if ((!ret || ret == -ENOENT) &&
 	    (hs->features & SCALIO_F_INLINE_CACHE) &&
 	    !scalio_debug_skip_invalidate) {
-		int iret = scalio_invalidate(hs, key, klen);
+		unsigned int delay = READ_ONCE(scalio_debug_write_delay_ms);
+		int iret;
+
+		if (delay)
+			msleep_interruptible(min(delay, 60000U));
+		iret = scalio_invalidate(hs, key, klen);
 
 		if (iret)
 			ret = iret;

@@ -15,8 +15,10 @@
 # and `vmctl kill-host 2`.  Then host1 GETs the four keys: each must wait
 # for the lease (a live B of the key means "back off", never "read around
 # it") and then return the value PUT before, and host1's lease_reclaims
-# must have grown by at least one per key (with no A or C slot left in the
-# block, the only victims are the dead host's expired B slots).  A PUT +
+# must have grown: with no A or C slot in the block, the first GET's only
+# possible victim is one of the dead host's expired B slots (later GETs
+# may evict the C slots the earlier ones published instead, C being
+# preferred to an expired B).  A PUT +
 # GET after the reclaims checks that the slots work normally again.  The
 # bed skips its teardown once a VM was killed: the script detaches and
 # unloads the modules itself, and the kernel logs must be clean.
@@ -107,7 +109,7 @@ done
 scalioctl stats \$S --host-only | grep -E 'gets|cache_|rdma_cas|cas_failures|retries|lease'
 rec1=\$(hstat lease_reclaims)
 echo "# host1 lease_reclaims: \$rec0 -> \$rec1"
-[ \$((rec1 - rec0)) -ge \$N ] || fail "lease_reclaims grew by \$((rec1 - rec0)), expected >= \$N"
+[ \$((rec1 - rec0)) -ge 1 ] || fail "lease_reclaims did not grow"
 
 step "the reclaimed slots work: PUT, GET (cached), GET"
 scalioctl put \$S lease.0 new-value || fail "put after the reclaims"
