@@ -26,6 +26,11 @@ if [ "$timeout" -gt 0 ] && command -v timeout >/dev/null 2>&1; then
 	tmo="timeout $timeout"
 fi
 
+# Unbuffered where sed can (GNU): progress lines of a long test show up
+# while it runs, not at its end.
+sed='sed'
+echo | sed -u q >/dev/null 2>&1 && sed='sed -u'
+
 echo "TAP version 13"
 echo "1..$#"
 exec 3>&1
@@ -49,7 +54,7 @@ for t in "$@"; do
 	esac
 	# The exit status travels on fd 4 out of the pipeline into $rc.
 	rc=$( { { $tmo $cmd 2>&1 3>&- 4>&-; echo $? >&4; } |
-		sed 's/^/# /' >&3; } 4>&1 )
+		$sed 's/^/# /' >&3; } 4>&1 )
 	case $rc in
 	0)
 		echo "ok $n selftests: scalio: $name" ;;

@@ -38,6 +38,8 @@
 #define KSFT_FAIL	1
 #define KSFT_SKIP	4
 #define MAX_REPORTS	20
+/* Past this many errors (e.g. the connection is gone) the run stops. */
+#define MAX_ERRORS	1000
 
 struct params {
 	const char *store;
@@ -58,6 +60,8 @@ static struct params P = {
 
 static unsigned int run_id;
 static atomic_int reports;
+static atomic_ulong total_errors;
+static atomic_bool aborted;
 static atomic_ulong progress;
 static char dev_path[64];
 
@@ -135,6 +139,8 @@ static void report(struct thread *t, const struct key_model *k,
 	va_list ap;
 
 	t->errors++;
+	if (atomic_fetch_add(&total_errors, 1) + 1 >= MAX_ERRORS)
+		atomic_store(&aborted, true);
 	if (atomic_fetch_add(&reports, 1) >= MAX_REPORTS)
 		return;
 	printf("# thread %u key '%.*s': ", t->idx, (int)k->klen, k->key);
@@ -260,7 +266,7 @@ static void *worker(void *arg)
 	struct thread *t = arg;
 	unsigned long i;
 
-	for (i = 0; i < P.ops; i++) {
+	for (i = 0; i < P.ops && !atomic_load(&aborted); i++) {
 		struct key_model *k = &t->keys[rnd(&t->rng) % t->nr_keys];
 		unsigned int r = (unsigned int)(rnd(&t->rng) % 100);
 
@@ -413,7 +419,7 @@ int main(int argc, char **argv)
 		unsigned long done = atomic_load(&progress);
 		unsigned long all = P.ops * P.threads;
 
-		if (done >= all)
+		if (done >= all || atomic_load(&aborted))
 			break;
 		if (all >= 10 && done - last >= all / 10) {
 			printf("# progress: %lu / %lu ops, %.0f ops/s\n", done, all,
@@ -436,8 +442,10 @@ int main(int argc, char **argv)
 		errors += th[i].errors;
 	}
 
+	if (atomic_load(&aborted))
+		printf("# %d errors: run aborted, no final check\n", MAX_ERRORS);
 	/* Final check: every key as its owner's model says, then clean up. */
-	for (i = 0; i < P.threads; i++) {
+	for (i = 0; i < P.threads && !atomic_load(&aborted); i++) {
 		struct thread *t = &th[i];
 		unsigned long before = t->errors;
 
@@ -455,7 +463,7 @@ int main(int argc, char **argv)
 	       misses, puts, dels);
 	printf("# errors %lu during the run, %lu in the final check\n", errors,
 	       final_errors);
-	if (errors || final_errors || !started_all) {
+	if (errors || final_errors || !started_all || atomic_load(&aborted)) {
 		printf("not ok 1 scalio_stress\n");
 		return KSFT_FAIL;
 	}

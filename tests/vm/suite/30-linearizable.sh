@@ -8,6 +8,11 @@
 #   cache    offload_read=1 inline_cache=1 (the default: the slot protocol)
 #   nocache  offload_read=1 inline_cache=0 (seg READ + NVMe-oF read)
 #   rpcfill  offload_read=0 inline_cache=1 (slot protocol, misses by RPC)
+#   widened  the cache mode with the host parameters debug_write_delay_ms=100
+#            (a writer sleeps between its commit and its invalidation) and
+#            debug_fill_jitter_ms=50 (a filler sleeps 0..50 ms holding its
+#            B lock before the seg read): the race windows the protocol's
+#            invalidation and double-read close are held open for long
 # both hosts run tests/selftests/scalio_lin at the same time (host2 through
 # `vmctl exec-host 2`, backgrounded in host1's shell) for a fixed time:
 # 4 threads each, mixed GET/PUT/DELETE on 8 hot keys (Zipf-like), every
@@ -19,8 +24,9 @@
 # summed over both hosts.  Modes are switched in the same boot
 # (detach, `scalioctl target-set`, attach), each with fresh keys.
 #
-# Env: LIN_SECONDS (default 40: the cache mode; the others get half),
-#      LIN_THREADS (4), LIN_KEYS (8), LIN_MODES ("cache nocache rpcfill").
+# Env: LIN_SECONDS (default 30: the cache mode; the others get half),
+#      LIN_THREADS (4), LIN_KEYS (8),
+#      LIN_MODES ("cache widened nocache rpcfill").
 # Usage: 30-linearizable.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -30,10 +36,10 @@ kver=${SCALIO_KVER:-6.1}
 [ "${1:-}" = --kver ] && kver=${2:?}
 krel=$(vm_krel "$kver")
 [ -n "$krel" ] || { echo "SKIP: no $kver kernel installed"; exit 4; }
-secs=${LIN_SECONDS:-40}
+secs=${LIN_SECONDS:-30}
 threads=${LIN_THREADS:-4}
 keys=${LIN_KEYS:-8}
-modes=${LIN_MODES:-cache nocache rpcfill}
+modes=${LIN_MODES:-cache widened nocache rpcfill}
 t_start=$(date +%s)
 
 make -C "$top/tests" > /dev/null ||
@@ -54,6 +60,7 @@ X=/scalio/tests/selftests/scalio_lin
 S=\${SCALIO_STORE:-kv0}
 A=\${SCALIO_TARGET_ADDR:-10.77.0.1}
 ARGS="-t $threads -k $keys -n 100000000"
+WIDEN=debug_write_delay_ms=100,debug_fill_jitter_ms=50
 T0=\$(date +%s)
 fail() { echo "FAIL: \$*"; exit 1; }
 step() { echo "=== [\$(( \$(date +%s) - T0 ))s] \$*"; }
@@ -87,18 +94,36 @@ run_mode() {
 		fail "\$n: scalio_lin exited \$r1 (host1), \$r2 (host2)"
 }
 
+# set_params a=1,b=2: host module parameters in both hosts
+set_params() {
+	for kv in \$(echo "\$1" | tr ',' ' '); do
+		echo "\${kv#*=}" > /sys/module/scalio_host/parameters/\${kv%%=*} ||
+			fail "setting \$kv in host1"
+		vmctl exec-host 2 "echo \${kv#*=} > /sys/module/scalio_host/parameters/\${kv%%=*}" ||
+			fail "setting \$kv in host2"
+	done
+}
+
 cur=cache	# the store as target-setup made it
 for m in $modes; do
-	[ \$m = \$cur ] || case \$m in
+	case \$m in
+	cache|widened)	want=cache ;;
+	nocache|rpcfill) want=\$m ;;
+	*)		fail "unknown mode \$m" ;;
+	esac
+	[ \$want = \$cur ] || case \$want in
 	cache)		set_mode offload_read=1 inline_cache=1 ;;
 	nocache)	set_mode offload_read=1 inline_cache=0 ;;
 	rpcfill)	set_mode offload_read=0 inline_cache=1 ;;
-	*)		fail "unknown mode \$m" ;;
 	esac
-	cur=\$m
+	cur=\$want
 	case \$m in
 	cache)
 		run_mode cache $secs ;;
+	widened)
+		set_params \$WIDEN
+		run_mode widened $((secs / 2))
+		set_params debug_write_delay_ms=0,debug_fill_jitter_ms=0 ;;
 	*)
 		run_mode \$m $((secs / 2)) ;;
 	esac

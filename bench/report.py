@@ -1,0 +1,590 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""bench/report.py RAWDIR OUTDIR: results.md, breakdown.png, scaling.png.
+
+Reads what bench/guest.sh left in RAWDIR (scalio-ycsb --json files, /proc/stat
+samples of both VMs, perftest and fio outputs, phase times) and what
+bench/run.sh saved beside it (runner.log, host-meta.txt).  Every number in
+the report is measured in that one run; ratios are taken between points of
+the same run.  Documentation/benchmarks.rst explains the columns.
+"""
+import json
+import os
+import re
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+CFG_ORDER = ["base", "offload", "cache", "batch", "batchtcg"]
+CFG_LABEL = {
+    "base": "baseline",
+    "offload": "+ offloaded read",
+    "cache": "+ inline cache",
+    "batch": "+ batched write",
+    "batchtcg": "+ batched write, TCG timeout",
+}
+CFG_DESC = {
+    "base": "offload_read=0 inline_cache=0 batch_max=1: every GET and PUT "
+            "is an RPC served by the target CPU (LEED-like)",
+    "offload": "offload_read=1: a GET reads the block's `seg` word by RDMA "
+               "and the segment from the SSD over NVMe-oF, no target CPU",
+    "cache": "inline_cache=1: hash-block slots cache values; a hit is one "
+             "RDMA READ, a miss fills the slot (CAS protocol)",
+    "batch": "batch_max=64 (default, batch_timeout_us=100): group commit",
+    "batchtcg": "batch_max=64 with batch_timeout_us scaled to the bed "
+                "(see meta), only for write-heavy workloads",
+}
+WRITE_OPS = ["UPDATE", "INSERT", "READ-MODIFY-WRITE"]
+
+
+def kv_file(path):
+    d = {}
+    if os.path.exists(path):
+        for line in open(path):
+            k, _, v = line.rstrip("\n").partition(" ")
+            if k:
+                d[k] = v
+    return d
+
+
+def cpu_busy(lines):
+    """(busy ticks, total ticks) between two 'cpu ...' lines of /proc/stat."""
+    a = [int(x) for x in lines[0].split()[1:]]
+    b = [int(x) for x in lines[1].split()[1:]]
+    d = [y - x for x, y in zip(a, b)]
+    idle = d[3] + d[4]
+    busy = d[0] + d[1] + d[2] + d[5] + d[6] + (d[7] if len(d) > 7 else 0)
+    return busy, busy + idle
+
+
+def load_point(raw, name):
+    path = os.path.join(raw, name + ".json")
+    if not os.path.exists(path):
+        return None
+    j = json.load(open(path))
+    r = j["phases"]["run"]
+    p = {"ops": r["ops"], "secs": r["seconds"], "errors": r["errors"],
+         "thr": r["throughput_ops_per_s"], "hit": r.get("cache_hit_ratio"),
+         "rd_get": r.get("ssd_reads_per_get"),
+         "hrd_get": r.get("host_ssd_reads_per_get"),
+         "trd_get": r.get("target_ssd_reads_per_get"),
+         "wr_put": r.get("ssd_writes_per_put"),
+         "cpu_us": (r["target_cpu_ns_per_op"] / 1e3
+                    if r.get("target_cpu_ns_per_op") is not None else None),
+         "h": r.get("host_delta", {}), "t": r.get("target_delta", {}),
+         "lat": r["latency_us"]}
+    lat = r["latency_us"]
+    p["rlat"] = lat.get("READ")
+    p["wlat"] = next((lat[k] for k in WRITE_OPS if k in lat), None)
+    p["wname"] = next((k for k in WRITE_OPS if k in lat), None)
+    t = p["t"]
+    p["per_batch"] = (t["batched_ops"] / t["batches"]
+                      if t.get("batches") else None)
+    h = p["h"]
+    p["rdma_per_op"] = ((h.get("rdma_reads", 0) + h.get("rdma_cas", 0))
+                        / p["ops"] if p["ops"] and h else None)
+    cpu = os.path.join(raw, name + ".cpu")
+    p["tvm"] = p["hvm"] = p["tvm_ms_op"] = None
+    if os.path.exists(cpu):
+        lines = [x for x in open(cpu) if x.startswith("cpu ")]
+        if len(lines) == 4:
+            tb, tt = cpu_busy([lines[0], lines[2]])
+            hb, ht = cpu_busy([lines[1], lines[3]])
+            p["tvm"] = tb / tt if tt else None
+            p["hvm"] = hb / ht if ht else None
+            # USER_HZ = 100: a tick is 10 ms.
+            p["tvm_ms_op"] = tb * 10.0 / p["ops"] if p["ops"] else None
+    return p
+
+
+def perftest(path, lat):
+    """Parse the result line under '#bytes' of ib_read_bw / ib_read_lat."""
+    if not os.path.exists(path):
+        return None
+    lines = open(path).read().splitlines()
+    for i, line in enumerate(lines):
+        if line.strip().startswith("#bytes") and i + 1 < len(lines):
+            f = lines[i + 1].split()
+            try:
+                if lat:
+                    return {"size": int(f[0]), "iters": int(f[1]),
+                            "min": float(f[2]), "typical": float(f[4]),
+                            "avg": float(f[5]), "p99": float(f[7])}
+                return {"size": int(f[0]), "iters": int(f[1]),
+                        "mbs": float(f[3]), "rate": float(f[4]) * 1e6}
+            except (IndexError, ValueError):
+                return None
+    return None
+
+
+def fio(path):
+    if not os.path.exists(path):
+        return None
+    try:
+        txt = open(path).read()
+        j = json.loads(txt[txt.index("{"):])
+        r = j["jobs"][0]["read"]
+        cl = r.get("clat_ns", {})
+        pct = cl.get("percentile", {})
+        return {"iops": r["iops"], "p50": pct.get("50.000000", 0) / 1e3,
+                "p99": pct.get("99.000000", 0) / 1e3,
+                "mean": cl.get("mean", 0) / 1e3}
+    except (ValueError, KeyError, IndexError):
+        return None
+
+
+def f(v, fmt="{:.0f}", none="n/a"):
+    return none if v is None else fmt.format(v)
+
+
+def ms(lat, key):
+    return None if not lat else lat[key] / 1e3
+
+
+def pct(v):
+    return f(None if v is None else v * 100, "{:.0f} %")
+
+
+def runner_times(path):
+    """Build, boot and teardown times from tests/vm/run's progress lines."""
+    t = {}
+    if not os.path.exists(path):
+        return t
+    for line in open(path):
+        m = re.match(r"vm\[\s*(\d+)s\]: (.*)", line)
+        if not m:
+            continue
+        s, msg = int(m.group(1)), m.group(2)
+        if msg.startswith("building modules"):
+            t.setdefault("build_start", s)
+        elif msg.startswith("booting"):
+            t.setdefault("boot_start", s)
+        elif msg.startswith("setup done"):
+            t["cmd_start"] = s
+        elif msg.startswith("CMD exited"):
+            t["cmd_end"] = s
+        elif msg.startswith("teardown done"):
+            t["teardown_end"] = s
+        elif msg.startswith("PASS") or msg.startswith("FAIL"):
+            t["end"] = s
+    return t
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: report.py RAWDIR OUTDIR")
+    raw, out = sys.argv[1], sys.argv[2]
+    hm = kv_file(os.path.join(raw, "host-meta.txt"))
+    gm = kv_file(os.path.join(raw, "meta.txt"))
+    bw = perftest(os.path.join(raw, "limits", "rdma_read_bw.txt"), False)
+    lat = perftest(os.path.join(raw, "limits", "rdma_read_lat.txt"), True)
+    qd16 = fio(os.path.join(raw, "limits", "fio_qd16.json"))
+    qd1 = fio(os.path.join(raw, "limits", "fio_qd1.json"))
+    iops_lim = qd16["iops"] if qd16 else None
+    rdma_lim = bw["rate"] if bw else None
+
+    brk = {}
+    wls = []
+    for c in CFG_ORDER:
+        for w in "abcdf":
+            p = load_point(raw, "brk-%s-%s" % (c, w))
+            if p:
+                brk[(c, w)] = p
+                if w not in wls:
+                    wls.append(w)
+    wls.sort()
+    cfgs = [c for c in CFG_ORDER if any((c, w) in brk for w in wls)]
+    scale = {}
+    for fn in sorted(os.listdir(raw)):
+        m = re.match(r"scale-(\d+)ssd-([a-z])\.json$", fn)
+        if m:
+            scale[(int(m.group(1)), m.group(2))] = load_point(raw, fn[:-5])
+    sn = sorted({n for n, _ in scale})
+    sw = sorted({w for _, w in scale})
+
+    L = []
+    quick = hm.get("quick") == "1"
+    L.append("# scalio benchmark results%s" % (" (QUICK smoke run: not "
+             "meaningful)" if quick else ""))
+    L.append("")
+    L.append("Produced by `make bench` (`bench/run.sh`, "
+             "Documentation/benchmarks.rst) on %s." % hm.get("date", "?"))
+    L.append("")
+    L.append("| | |")
+    L.append("| --- | --- |")
+    L.append("| build machine | %s, %s cores, %s GB RAM, %s; load average "
+             "at start %s, at end %s |" % (hm.get("machine_cpu", "?"),
+                                hm.get("machine_cores", "?"),
+                                hm.get("machine_mem_gb", "?"),
+                                hm.get("machine_kernel", "?"),
+                                hm.get("machine_load", "?"),
+                                hm.get("machine_load_end", "?")))
+    L.append("| VM kernel | %s (target and host VM, 1 vCPU and 1 GiB "
+             "each) |" % gm.get("guest_kernel", "?"))
+    L.append("| emulator | %s, TCG (no KVM) |" % hm.get("qemu", "?"))
+    L.append("| source | commit %s |" % hm.get("commit", "?"))
+    L.append("| workload | %s records, key 16 B, value 64 B, Zipfian 0.99 "
+             "(D: latest), %s client threads in one host VM, %s ops per "
+             "point after a %s-op read warm-up per configuration |"
+             % (gm.get("records"), gm.get("threads"), gm.get("ops"),
+                gm.get("warm")))
+    nb = int(gm.get("nblocks", "0") or 0)
+    L.append("| store | %s hash blocks x 8 slots = %d cache slots (%.0f %% "
+             "of the records); breakdown store on 2 SSDs |"
+             % (nb, nb * 8, 100.0 * nb * 8 / max(1, int(gm.get("records", 1)))))
+    L.append("")
+    L.append("**What this bed is.** Both machines are QEMU VMs under TCG "
+             "(binary translation, no KVM) sharing a 2-core build machine; "
+             "RDMA is soft-RoCE (`rdma_rxe`), i.e. the RDMA NIC is kernel "
+             "code running on the emulated CPUs; the SSDs are QEMU's "
+             "emulated NVMe devices exported by stock `nvmet-rdma` (no "
+             "NVMe-oF target offload: every \"offloaded\" read is served "
+             "by the target VM's CPU in nvmet and rxe). Everything runs "
+             "about three orders of magnitude slower than hardware, and the "
+             "cost model is different: an RDMA round trip or an NVMe-oF "
+             "I/O costs CPU on both VMs instead of being free NIC work. "
+             "Read the ratios between rows of one run, never the absolute "
+             "numbers, and see \"What the numbers can and cannot say\" in "
+             "Documentation/benchmarks.rst.")
+    L.append("")
+
+    # ---------------------------------------------------------- limits
+    L.append("## Test-bed limits (same boot)")
+    L.append("")
+    L.append("| measurement | result |")
+    L.append("| --- | --- |")
+    if bw:
+        L.append("| RDMA READ rate, %d B, 1 QP, host VM <- target VM "
+                 "(ib_read_bw -R) | %.0f ops/s (%.2f MB/s) |"
+                 % (bw["size"], bw["rate"], bw["mbs"]))
+    else:
+        L.append("| RDMA READ rate (ib_read_bw) | failed |")
+    if lat:
+        L.append("| RDMA READ latency, %d B (ib_read_lat -R, %d iters) | "
+                 "typical %.0f us, avg %.0f us, p99 %.0f us |"
+                 % (lat["size"], lat["iters"], lat["typical"], lat["avg"],
+                    lat["p99"]))
+    else:
+        L.append("| RDMA READ latency (ib_read_lat) | failed |")
+    if qd16:
+        L.append("| NVMe-oF 4 KiB random read, raw namespace, libaio "
+                 "iodepth 16 (fio) | %.0f IOPS (p50 %.1f ms, p99 %.1f ms) |"
+                 % (qd16["iops"], qd16["p50"] / 1e3, qd16["p99"] / 1e3))
+    if qd1:
+        L.append("| NVMe-oF 4 KiB random read, psync iodepth 1 (fio) | "
+                 "%.0f IOPS (p50 %.1f ms, p99 %.1f ms) |"
+                 % (qd1["iops"], qd1["p50"] / 1e3, qd1["p99"] / 1e3))
+    L.append("")
+    L.append("\"% NVMe-oF\" below is a point's throughput divided by the "
+             "iodepth-16 IOPS above (what one host gets from one raw "
+             "namespace); \"% RDMA rd\" divides by the RDMA READ rate.")
+    L.append("")
+
+    # ---------------------------------------------------------- summary
+    if brk:
+        L.append("## Breakdown: throughput relative to the baseline")
+        L.append("")
+        L.append("Workload columns: ops/s of the configuration divided by "
+                 "ops/s of the baseline in the same run (paper, figure 13: "
+                 "offloaded read 1.5-3.2x, inline cache 3.6x / 6.7x / 2.7x "
+                 "on B / C / D, batched write up to 1.96x).")
+        L.append("")
+        L.append("| configuration | " + " | ".join(
+            "YCSB " + w.upper() for w in wls) + " |")
+        L.append("| --- |" + " ---: |" * len(wls))
+        for c in cfgs:
+            row = []
+            for w in wls:
+                p, b = brk.get((c, w)), brk.get(("base", w))
+                row.append(f(p["thr"] / b["thr"], "{:.2f}x")
+                           if p and b and b["thr"] else "")
+            L.append("| %s | %s |" % (CFG_LABEL[c], " | ".join(row)))
+        L.append("")
+        L.append("Configurations (store `kv0`, switched in the same boot "
+                 "with `scalioctl target-set`, then detach/attach):")
+        L.append("")
+        for c in cfgs:
+            extra = ""
+            cf = kv_file(os.path.join(raw, "config-%s.txt" % c))
+            if cf:
+                extra = " (read back: " + ", ".join(
+                    "%s=%s" % (k.replace("attr_", ""), v)
+                    for k, v in cf.items()
+                    if k in ("attr_offload_read", "attr_inline_cache",
+                             "attr_batch_max", "attr_batch_timeout_us")) + ")"
+            L.append("- **%s**: %s%s" % (CFG_LABEL[c], CFG_DESC[c], extra))
+        L.append("")
+
+        L.append("## Breakdown per workload")
+        L.append("")
+        L.append("Latencies in ms (p50 / p99); \"write\" is UPDATE (A, B), "
+                 "INSERT (D) or READ-MODIFY-WRITE (F). SSD reads per GET = "
+                 "offloaded NVMe-oF reads by the host + reads by the target "
+                 "(the target's also include the segment reads of its write "
+                 "path). Target CPU = scalio's own accounted CPU per op "
+                 "(`cpu_ns_commit + cpu_ns_rpc + cpu_ns_cleaner`); target "
+                 "VM = whole target VM busy (nvmet, rxe, scalio) from "
+                 "/proc/stat.")
+        L.append("")
+        hdr = ("| config | ops/s | x base | % NVMe-oF | % RDMA rd | read "
+               "p50 / p99 | write p50 / p99 | hit ratio | SSD rd/GET "
+               "(host+tgt) | SSD wr/PUT | ops/batch | target CPU us/op "
+               "(x base) | RDMA ops/op | target VM busy, ms/op | host VM "
+               "busy |")
+        for w in wls:
+            b = brk.get(("base", w))
+            L.append("### YCSB %s" % w.upper())
+            L.append("")
+            L.append(hdr)
+            L.append("| --- |" + " ---: |" * 14)
+            for c in cfgs:
+                p = brk.get((c, w))
+                if not p:
+                    continue
+                xb = (f(p["thr"] / b["thr"], "{:.2f}x")
+                      if b and b["thr"] else "")
+                cx = ""
+                if (b and b["cpu_us"] and p["cpu_us"] is not None):
+                    cx = " (%.2fx)" % (p["cpu_us"] / b["cpu_us"])
+                rd = "n/a"
+                if p["hrd_get"] is not None:
+                    rd = "%.2f (%.2f+%s)" % (
+                        p["rd_get"] if p["rd_get"] is not None
+                        else p["hrd_get"], p["hrd_get"],
+                        f(p["trd_get"], "{:.2f}"))
+                L.append("| %s | %.1f | %s | %s | %s | %s / %s | %s | %s | "
+                         "%s | %s | %s | %s%s | %s | %s, %s | %s |" % (
+                             CFG_LABEL[c], p["thr"], xb,
+                             pct(p["thr"] / iops_lim if iops_lim else None),
+                             pct(p["thr"] / rdma_lim if rdma_lim else None),
+                             f(ms(p["rlat"], "p50"), "{:.1f}"),
+                             f(ms(p["rlat"], "p99"), "{:.0f}"),
+                             ("%s / %s" % (f(ms(p["wlat"], "p50"), "{:.1f}"),
+                                           f(ms(p["wlat"], "p99"), "{:.0f}"))
+                              if p["wlat"] else "-"),
+                             pct(p["hit"]), rd,
+                             f(p["wr_put"], "{:.2f}"),
+                             f(p["per_batch"], "{:.2f}"),
+                             f(p["cpu_us"], "{:.1f}"), cx,
+                             f(p["rdma_per_op"], "{:.2f}"),
+                             pct(p["tvm"]), f(p["tvm_ms_op"], "{:.1f}"),
+                             pct(p["hvm"])))
+            L.append("")
+
+    # ---------------------------------------------------------- scaling
+    if scale:
+        L.append("## Scaling over SSDs (full configuration)")
+        L.append("")
+        L.append("Separate stores of 1, 2 and 4 SSDs in the same boot "
+                 "(`sc1`, `sc2`, `sc4`; defaults: offload_read=1, "
+                 "inline_cache=1, batch_max=64), each freshly loaded and "
+                 "warmed up the same way.")
+        L.append("")
+        L.append("| workload | SSDs | ops/s | x 1 SSD | % NVMe-oF | read p50 "
+                 "/ p99 | hit ratio | SSD rd/GET (host+tgt) | SSD wr/PUT | "
+                 "ops/batch | target CPU us/op | target VM busy | host VM "
+                 "busy |")
+        L.append("| --- | ---: |" + " ---: |" * 11)
+        for w in sw:
+            one = scale.get((sn[0], w))
+            for n in sn:
+                p = scale.get((n, w))
+                if not p:
+                    continue
+                L.append("| %s | %d | %.1f | %s | %s | %s / %s | %s | "
+                         "%s (%s+%s) | %s | %s | %s | %s | %s |" % (
+                             "YCSB " + w.upper(), n, p["thr"],
+                             f(p["thr"] / one["thr"], "{:.2f}x")
+                             if one and one["thr"] else "",
+                             pct(p["thr"] / iops_lim if iops_lim else None),
+                             f(ms(p["rlat"], "p50"), "{:.1f}"),
+                             f(ms(p["rlat"], "p99"), "{:.0f}"),
+                             pct(p["hit"]), f(p["rd_get"], "{:.2f}"),
+                             f(p["hrd_get"], "{:.2f}"),
+                             f(p["trd_get"], "{:.2f}"),
+                             f(p["wr_put"], "{:.2f}"),
+                             f(p["per_batch"], "{:.2f}"),
+                             f(p["cpu_us"], "{:.1f}"), pct(p["tvm"]),
+                             pct(p["hvm"])))
+        L.append("")
+
+    # ---------------------------------------------------------- checks
+    L.append("## Counter checks")
+    L.append("")
+    L.append("Facts computed from the counters of this run:")
+    L.append("")
+    for c in cfgs:
+        p = brk.get((c, "c"))
+        if p and p["t"]:
+            L.append("- YCSB C, %s: target SSD reads %d for %d GETs, "
+                     "offloaded (host) SSD reads %d, RPC GETs at the "
+                     "target %d, cache hits %d." % (
+                         CFG_LABEL[c], p["t"].get("ssd_reads", 0),
+                         p["h"].get("gets", 0), p["h"].get("ssd_reads", 0),
+                         p["t"].get("rpc_gets", 0),
+                         p["h"].get("cache_hits", 0)))
+    for c in ("cache", "batch", "batchtcg"):
+        for w in ("a", "f"):
+            p = brk.get((c, w))
+            if p and p["t"]:
+                L.append("- YCSB %s, %s: %d PUTs in %d batches (%.2f per "
+                         "batch), %d SSD writes, %d target SSD reads "
+                         "(segment read-modify-write of the commit path), "
+                         "%d GETs." % (
+                             w.upper(), CFG_LABEL[c],
+                             p["t"].get("rpc_puts", 0),
+                             p["t"].get("batches", 0),
+                             p["per_batch"] or 0,
+                             p["t"].get("ssd_writes", 0),
+                             p["t"].get("ssd_reads", 0),
+                             p["h"].get("gets", 0)))
+    p = brk.get(("cache", "c"))
+    if p and p["h"].get("cache_misses"):
+        h = p["h"]
+        per_miss = ((h.get("rdma_reads", 0) + h.get("rdma_cas", 0)
+                     - h.get("cache_hits", 0)) / h["cache_misses"])
+        L.append("- YCSB C, + inline cache: %.2f one-sided RDMA ops per "
+                 "GET; counting one READ per hit leaves %.1f per miss "
+                 "(slot fill: READ, CAS, re-read, publish ...), each a "
+                 "round trip of the bed (RDMA READ typical latency %s us "
+                 "above), where the baseline's GET is one RPC."
+                 % (p["rdma_per_op"] or 0, per_miss,
+                    f(lat["typical"] if lat else None)))
+    nssd_kv0 = 2
+    for c in ("batch", "batchtcg"):
+        p = brk.get((c, "a"))
+        cf = kv_file(os.path.join(raw, "config-%s.txt" % c))
+        if p and p["t"].get("rpc_puts") and p["secs"]:
+            gap = p["secs"] / (p["t"]["rpc_puts"] / nssd_kv0) * 1e6
+            to = int(cf.get("attr_batch_timeout_us", "0") or 0)
+            L.append("- YCSB A, %s: PUTs reached each of the %d SSDs' "
+                     "commit threads every %.0f us on average; the batching "
+                     "policy waits for company only when that gap is below "
+                     "batch_timeout_us (%d us)%s." % (
+                         CFG_LABEL[c], nssd_kv0, gap, to,
+                         ": it was not, so batches hold only what queued "
+                         "during the previous write" if gap >= to else ""))
+    errs = sum(p["errors"] for p in list(brk.values()) +
+               list(scale.values()) if p)
+    L.append("- Errors (missing keys, wrong values, failed ioctls) over all "
+             "points: %d." % errs)
+    L.append("")
+
+    # ---------------------------------------------------------- times
+    L.append("## Time of each phase")
+    L.append("")
+    rt = runner_times(os.path.join(out, "runner.log"))
+    L.append("| phase | seconds |")
+    L.append("| --- | ---: |")
+    if "boot_start" in rt:
+        L.append("| build modules + tools, boot files | %d |"
+                 % rt["boot_start"])
+        if "cmd_start" in rt:
+            L.append("| boot target + host, modules loaded | %d |"
+                     % (rt["cmd_start"] - rt["boot_start"]))
+    groups = {}
+    for line in open(os.path.join(raw, "phases.txt")):
+        parts = line.split()
+        if len(parts) < 3:
+            continue
+        name, t0, t1 = " ".join(parts[:-2]), int(parts[-2]), int(parts[-1])
+        if name.startswith("brk ") or name.startswith("scale "):
+            key = "measured points: " + name.split(":")[0]
+        elif name.startswith("limits"):
+            key = "test-bed limits"
+        elif name.startswith("switch"):
+            key = "configuration switches (detach, target-set, attach)"
+        elif name.startswith("warm"):
+            key = "warm-ups"
+        elif name.startswith("load"):
+            key = "loads"
+        else:
+            key = name
+        groups[key] = groups.get(key, 0) + t1 - t0
+    for k, v in groups.items():
+        L.append("| %s | %d |" % (k, v))
+    if "cmd_end" in rt and "teardown_end" in rt:
+        L.append("| teardown (detach, unload, log check) | %d |"
+                 % (rt.get("end", rt["teardown_end"]) - rt["cmd_end"]))
+    if "wall" in hm:
+        L.append("| **total wall time** | **%s** |" % hm["wall"])
+    L.append("")
+    L.append("Plots: `breakdown.png`, `scaling.png`. Raw data: the run's "
+             "`raw/` directory (scalio-ycsb JSON per point, /proc/stat "
+             "samples, perftest and fio outputs).")
+    L.append("")
+    open(os.path.join(out, "results.md"), "w").write("\n".join(L))
+
+    # ---------------------------------------------------------- plots
+    colors = ["#888888", "#4c72b0", "#55a868", "#c44e52", "#dd8452"]
+    fig, axs = plt.subplots(1, 3, figsize=(15, 4.5))
+    width = 0.8 / max(1, len(cfgs))
+    for i, c in enumerate(cfgs):
+        xs, ys, hs, cs = [], [], [], []
+        for j, w in enumerate(wls):
+            p, b = brk.get((c, w)), brk.get(("base", w))
+            if p and b and b["thr"]:
+                xs.append(j + (i - (len(cfgs) - 1) / 2) * width)
+                ys.append(p["thr"] / b["thr"])
+                hs.append((p["hit"] or 0) * 100)
+                cs.append(p["cpu_us"] or 0)
+        kw = dict(width=width, color=colors[i % len(colors)],
+                  label=CFG_LABEL[c])
+        axs[0].bar(xs, ys, **kw)
+        axs[1].bar(xs, cs, **kw)
+        axs[2].bar(xs, hs, **kw)
+    for ax in axs:
+        ax.set_xticks(range(len(wls)))
+        ax.set_xticklabels(["YCSB " + w.upper() for w in wls])
+    axs[0].axhline(1.0, color="black", linewidth=0.8)
+    axs[0].set_ylabel("throughput / baseline (same run)")
+    axs[0].set_title("Throughput relative to baseline")
+    axs[1].set_ylabel("scalio target CPU per op (us)")
+    axs[1].set_title("Target CPU per op (scalio's own)")
+    axs[2].set_ylabel("cache hit ratio (%)")
+    axs[2].set_title("Inline cache hit ratio")
+    axs[2].set_ylim(0, 100)
+    hs, ls = axs[0].get_legend_handles_labels()
+    fig.legend(hs, ls, loc="lower center", ncol=len(ls), fontsize=9)
+    fig.suptitle("scalio breakdown on the QEMU TCG + soft-RoCE bed (%s)%s"
+                 % (gm.get("guest_kernel", "?"), " QUICK" if quick else ""))
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    fig.savefig(os.path.join(out, "breakdown.png"), dpi=100)
+    plt.close(fig)
+
+    fig, axs = plt.subplots(1, 2, figsize=(11, 4.5))
+    for k, w in enumerate(sw):
+        ns = [n for n in sn if scale.get((n, w))]
+        ys = [scale[(n, w)]["thr"] for n in ns]
+        axs[0].plot(ns, ys, "o-", color=colors[(k + 1) % len(colors)],
+                    label="YCSB " + w.upper())
+        if ys and ys[0]:
+            axs[1].plot(ns, [y / ys[0] for y in ys], "o-",
+                        color=colors[(k + 1) % len(colors)],
+                        label="YCSB " + w.upper())
+    if sn:
+        axs[1].plot(sn, [n / sn[0] for n in sn], "--", color="black",
+                    linewidth=0.8, label="linear")
+    for ax in axs:
+        ax.set_xlabel("SSDs in the store")
+        ax.set_xticks(sn)
+        ax.legend(fontsize=8)
+    axs[0].set_ylabel("throughput (ops/s, TCG bed)")
+    axs[0].set_ylim(bottom=0)
+    axs[0].set_title("Throughput")
+    axs[1].set_ylabel("throughput / 1 SSD")
+    axs[1].set_ylim(bottom=0)
+    axs[1].set_title("Relative to one SSD")
+    fig.suptitle("scalio scaling, full configuration (%s)%s"
+                 % (gm.get("guest_kernel", "?"), " QUICK" if quick else ""))
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "scaling.png"), dpi=100)
+    plt.close(fig)
+    print("report: %s" % os.path.join(out, "results.md"))
+
+
+if __name__ == "__main__":
+    main()
