@@ -132,7 +132,10 @@ setup_common() {
 		mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 share /share ||
 			return 1
 	fi
+	# the NIC is virtio-net or e1000 (SCALIO_VM_NIC on the build machine)
 	modprobe virtio_net || return 1
+	[ -e /sys/class/net/eth0 ] || modprobe e1000 || return 1
+	for _ in $(seq 50); do [ -e /sys/class/net/eth0 ] && break; sleep 0.1; done
 	ip link set lo up
 	ip addr add "$VM_IP/24" dev eth0 || return 1
 	ip link set eth0 up || return 1
