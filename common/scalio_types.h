@@ -61,7 +61,8 @@ typedef int64_t s64;
 #define max(a, b)	((a) > (b) ? (a) : (b))
 #endif
 #ifndef __packed
-#define __packed	__attribute__((packed))
+/* user-space builds define __packed on the command line (tests/unit/Makefile) */
+#error "define __packed for user-space builds of common/"
 #endif
 #ifndef fallthrough
 #define fallthrough	__attribute__((__fallthrough__))

@@ -261,14 +261,25 @@ static ssize_t scalio_store_stats_show(struct config_item *item, char *page)
 }
 CONFIGFS_ATTR_RO(scalio_store_, stats);
 
+/* What this module's store directory offers, for tools probing versions. */
+static const char * const scalio_store_features[] = {
+	"attr_nr_blocks", "attr_slots_per_block", "attr_batch_max",
+	"attr_batch_timeout_us", "attr_offload_read", "attr_inline_cache",
+	"attr_lease_ms", "addr_traddr", "addr_trsvcid", "enable", "stats",
+	"ssds",
+};
+
 static ssize_t scalio_store_features_show(struct config_item *item,
 					  char *page)
 {
-	return snprintf(page, PAGE_SIZE, "%s\n",
-			"attr_nr_blocks,attr_slots_per_block,attr_batch_max,"
-			"attr_batch_timeout_us,attr_offload_read,"
-			"attr_inline_cache,attr_lease_ms,addr_traddr,"
-			"addr_trsvcid,enable,stats,ssds");
+	ssize_t len = 0;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(scalio_store_features); i++)
+		len += scnprintf(page + len, PAGE_SIZE - len, "%s%s",
+				 i ? "," : "", scalio_store_features[i]);
+	len += scnprintf(page + len, PAGE_SIZE - len, "\n");
+	return len;
 }
 CONFIGFS_ATTR_RO(scalio_store_, features);
 

@@ -4,7 +4,8 @@
 # tests/check.sh [--kver 6.1|6.12]: the body of `make check`.
 #   1. unit tests (make -C tests/unit run; its TAP lines are counted)
 #   2. module builds with W=1 against the newest 6.1 and 6.12 trees (any
-#      warning fails), sparse (C=2) on 6.1 (any warning in our files fails)
+#      warning fails), sparse (C=2) on 6.1 (any warning in our files fails),
+#      checkpatch.pl (scripts/checkpatch.sh)
 #   3. every tests/vm/suite/*.sh in order, booting the --kver series
 # Prints TAP-ish progress and ends with exactly one summary line
 # "N passed, N failed[, N skipped]"; exits non-zero on any failure.  Logs go
@@ -110,6 +111,16 @@ else
 		fi
 	fi
 fi
+
+# checkpatch.pl --no-tree from linux-source-6.1 over the kernel sources
+s=SECONDS
+"$top/scripts/checkpatch.sh" > "$logs/checkpatch.log" 2>&1
+case $? in
+0) result ok "checkpatch" "$((SECONDS - s))s" ;;
+4) result skip "checkpatch" "linux-source-6.1 not installed" ;;
+*) result fail "checkpatch" "$(grep -c '^\(WARNING\|ERROR\|CHECK\):' "$logs/checkpatch.log") finding(s)"
+   show_tail "$logs/checkpatch.log" 40 ;;
+esac
 
 # ------------------------------------------------------------ 3. VM suite
 krel=$(vm_krel "$kver")
