@@ -419,6 +419,31 @@ struct scalio_rpc *scalio_rpc_get(struct scalio_conn *conn)
 }
 
 /**
+ * scalio_kv_rpc_get() - take a tag and start a key-value request in it
+ * @conn:	connection
+ * @key:	the key (at most SCALIO_KEY_MAX bytes, checked by the caller)
+ * @klen:	key length
+ *
+ * Return: the tag with a zeroed struct scalio_msg_kv_req naming @key in
+ * ->req, or what scalio_rpc_get() fails with.
+ */
+struct scalio_rpc *scalio_kv_rpc_get(struct scalio_conn *conn, const u8 *key,
+				     u32 klen)
+{
+	struct scalio_msg_kv_req *req;
+	struct scalio_rpc *rpc;
+
+	rpc = scalio_rpc_get(conn);
+	if (IS_ERR(rpc))
+		return rpc;
+	req = rpc->req;
+	memset(req, 0, sizeof(*req));
+	req->klen = klen;
+	memcpy(req->key, key, klen);
+	return rpc;
+}
+
+/**
  * scalio_rpc_put() - give a tag back after using its response
  * @conn:	connection
  * @rpc:	entry from scalio_rpc_get()

@@ -198,21 +198,17 @@ static int scalio_read_seg(struct scalio_get *g, u64 *seg)
 static int scalio_get_rpc(struct scalio_get *g)
 {
 	struct scalio_hstore *hs = g->hs;
-	struct scalio_msg_kv_req *req;
 	const struct scalio_msg_kv_rep *rep;
 	struct scalio_rpc *rpc;
 	u32 vlen;
 	int ret;
 
-	rpc = scalio_rpc_get(&hs->conn);
+	rpc = scalio_kv_rpc_get(&hs->conn, g->key, g->klen);
 	if (IS_ERR(rpc))
 		return PTR_ERR(rpc);
-	req = rpc->req;
-	memset(req, 0, sizeof(*req));
-	req->klen = g->klen;
-	memcpy(req->key, g->key, g->klen);
 	scalio_hstat_inc(hs, SCALIO_HS_RPC_GETS);
-	ret = scalio_rpc_exec(&hs->conn, rpc, SCALIO_MSG_GET, sizeof(*req));
+	ret = scalio_rpc_exec(&hs->conn, rpc, SCALIO_MSG_GET,
+			      sizeof(struct scalio_msg_kv_req));
 	if (!ret)
 		ret = scalio_rpc_status(rpc);
 	if (ret)

@@ -322,6 +322,8 @@ int scalio_conn_handshake(struct scalio_hstore *hs);
 void scalio_conn_fail(struct scalio_conn *conn);
 void scalio_conn_destroy(struct scalio_conn *conn);
 struct scalio_rpc *scalio_rpc_get(struct scalio_conn *conn);
+struct scalio_rpc *scalio_kv_rpc_get(struct scalio_conn *conn, const u8 *key,
+				     u32 klen);
 int scalio_rpc_exec(struct scalio_conn *conn, struct scalio_rpc *rpc,
 		    u16 opcode, u32 len);
 void scalio_rpc_put(struct scalio_conn *conn, struct scalio_rpc *rpc);

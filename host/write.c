@@ -36,14 +36,11 @@ static int scalio_write_rpc(struct scalio_hstore *hs, u16 op, const u8 *key,
 	struct scalio_rpc *rpc;
 	int ret;
 
-	rpc = scalio_rpc_get(&hs->conn);
+	rpc = scalio_kv_rpc_get(&hs->conn, key, klen);
 	if (IS_ERR(rpc))
 		return PTR_ERR(rpc);
 	req = rpc->req;
-	memset(req, 0, sizeof(*req));
-	req->klen = klen;
 	req->vlen = cpu_to_le16(vlen);
-	memcpy(req->key, key, klen);
 	if (vlen)
 		memcpy(req->value, value, vlen);
 	ret = scalio_rpc_exec(&hs->conn, rpc, op, sizeof(*req) + vlen);

@@ -12,6 +12,16 @@ vm_krel() {
 		done | tail -n1
 }
 
+# suite_kver [--kver 6.1|6.12]: for tests/vm/suite/*.sh: set kver (the
+# series, default $SCALIO_KVER or 6.1) and krel (its newest installed
+# kernel); with no such kernel, print SKIP and exit 4 (kselftest's skip).
+suite_kver() {
+	kver=${SCALIO_KVER:-6.1}
+	[ "${1:-}" = --kver ] && kver=${2:?--kver needs 6.1 or 6.12}
+	krel=$(vm_krel "$kver")
+	[ -n "$krel" ] || { echo "SKIP: no $kver kernel installed"; exit 4; }
+}
+
 # vm_build_extmod SRCDIR KREL OUTDIR: build the out-of-tree module in SRCDIR
 # against KREL in a copy at OUTDIR (so the source tree stays clean); fails
 # on any compiler warning.

@@ -43,10 +43,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 # shellcheck source=tests/vm/lib.sh
 . "$top/tests/vm/lib.sh"
-kver=${SCALIO_KVER:-6.1}
-[ "${1:-}" = --kver ] && kver=${2:?}
-krel=$(vm_krel "$kver")
-[ -n "$krel" ] || { echo "SKIP: no $kver kernel installed"; exit 4; }
+suite_kver "$@"
 secs=${LIN_SECONDS:-12}
 rounds=${LIN_ROUNDS:-3}
 # name:param=value[,param=value...]
