@@ -135,6 +135,7 @@ static struct scalio_hstore *scalio_hstore_alloc(const char *name)
 	for (i = 0; i < SCALIO_HS_NR; i++)
 		atomic64_set(&hs->stats[i], 0);
 	scalio_conn_init(hs);
+	INIT_DELAYED_WORK(&hs->reconnect_work, scalio_reconnect_work);
 	return hs;
 }
 
@@ -144,6 +145,13 @@ static struct scalio_hstore *scalio_hstore_alloc(const char *name)
  */
 static void scalio_hstore_teardown(struct scalio_hstore *hs)
 {
+	/*
+	 * The store is no longer live: no reconnect gets queued any more
+	 * once a running one and a pending failure work are done.
+	 */
+	cancel_delayed_work_sync(&hs->reconnect_work);
+	flush_work(&hs->conn.fail_work);
+	cancel_delayed_work_sync(&hs->reconnect_work);
 	if (hs->misc_registered) {
 		misc_deregister(&hs->misc);
 		hs->misc_registered = false;
@@ -208,10 +216,13 @@ static int scalio_ioctl_attach(void __user *argp)
 	list_add_tail(&hs->entry, &scalio_hstores);
 	mutex_unlock(&scalio_hstores_lock);
 
+	strscpy(hs->traddr, a.traddr, sizeof(hs->traddr));
+	hs->trsvcid = port;
+	hs->timeout_ms = timeout;
 	ret = scalio_conn_connect(hs, a.traddr, port, timeout);
 	if (ret)
 		goto fail;
-	ret = scalio_conn_handshake(hs);
+	ret = scalio_conn_handshake(hs, false);
 	if (ret) {
 		pr_err("%s: handshake failed: %d\n", hs->name, ret);
 		goto fail;
@@ -321,7 +332,7 @@ static int __init scalio_host_init(void)
 	int ret;
 
 	BUILD_BUG_ON(sizeof(struct scalio_host_stats) !=
-		     (SCALIO_HS_NR + 17) * sizeof(u64));
+		     (SCALIO_HS_NR + 16) * sizeof(u64));
 	BUILD_BUG_ON(SCALIO_IO_SLOT_OFF + SCALIO_SLOT_SIZE > SCALIO_IO_SIZE);
 	BUILD_BUG_ON(SCALIO_IO_BLOCK_OFF + SCALIO_BLOCK_SIZE(SCALIO_SLOTS_MAX) >
 		     SCALIO_IO_ATOMIC_OFF);

@@ -289,6 +289,7 @@ static void scalio_fill_host_stats(struct scalio_hstore *hs,
 	h->header_mismatches =
 		atomic64_read(&hs->stats[SCALIO_HS_HEADER_MISMATCHES]);
 	h->errors = atomic64_read(&hs->stats[SCALIO_HS_ERRORS]);
+	h->reconnects = atomic64_read(&hs->stats[SCALIO_HS_RECONNECTS]);
 }
 
 static int scalio_ioctl_stats(struct scalio_hstore *hs,
@@ -317,10 +318,11 @@ static int scalio_ioctl_stats(struct scalio_hstore *hs,
 	if (st->flags & SCALIO_STATS_F_TARGET) {
 		struct scalio_conn *conn = &hs->conn;
 
-		down_read(&conn->io_rwsem);
-		ret = scalio_conn_dead(conn) ? -ENOTCONN :
-		      scalio_rpc_stats(hs, &st->target);
-		up_read(&conn->io_rwsem);
+		ret = scalio_conn_enter(conn);
+		if (!ret) {
+			ret = scalio_rpc_stats(hs, &st->target);
+			scalio_conn_exit(conn);
+		}
 		if (ret)
 			goto out;
 		st->target_valid = 1;
@@ -385,11 +387,9 @@ static int scalio_ioctl_clock(struct scalio_hstore *hs, __u64 __user *argp)
 	u64 now = 0;
 	int ret;
 
-	down_read(&conn->io_rwsem);
-	if (scalio_conn_dead(conn)) {
-		ret = -ENOTCONN;
-		goto out_unlock;
-	}
+	ret = scalio_conn_enter(conn);
+	if (ret)
+		return ret;
 	io = scalio_io_get(conn);
 	if (!io) {
 		ret = scalio_conn_dead(conn) ? -ENOTCONN : -EINTR;
@@ -398,7 +398,7 @@ static int scalio_ioctl_clock(struct scalio_hstore *hs, __u64 __user *argp)
 	ret = scalio_clock_refresh(hs, io, &now);
 	scalio_io_put(conn, io);
 out_unlock:
-	up_read(&conn->io_rwsem);
+	scalio_conn_exit(conn);
 	if (!ret && put_user(now, argp))
 		ret = -EFAULT;
 	return ret;

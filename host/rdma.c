@@ -30,6 +30,7 @@
 #define SCALIO_TAG_IDX_BITS	16
 
 static void scalio_conn_fail_work(struct work_struct *work);
+static void scalio_conn_release(struct scalio_conn *conn);
 
 /* ------------------------------------------------------------------ */
 /* connection state and failure                                        */
@@ -120,11 +121,22 @@ static void scalio_conn_fail_work(struct work_struct *work)
 	struct scalio_conn *conn = container_of(work, struct scalio_conn,
 					       fail_work);
 
+	struct scalio_hstore *hs = conn->hs;
+
 	mutex_lock(&conn->teardown_lock);
 	/* Once freed, teardown has done all of this itself. */
 	if (!test_bit(SCALIO_CONN_FREED, &conn->flags))
 		scalio_conn_stop(conn);
 	mutex_unlock(&conn->teardown_lock);
+	/*
+	 * A live store reconnects by itself; detach cancels the reconnect
+	 * after moving the store out of SCALIO_HS_LIVE, then flushes us.
+	 */
+	if (READ_ONCE(hs->state) == SCALIO_HS_LIVE) {
+		hs->reconnect_delay = msecs_to_jiffies(SCALIO_RECONNECT_MIN_MS);
+		queue_delayed_work(system_long_wq, &hs->reconnect_work,
+				   hs->reconnect_delay);
+	}
 }
 
 /**
@@ -1098,6 +1110,22 @@ void scalio_conn_destroy(struct scalio_conn *conn)
 	scalio_conn_stop(conn);
 	/* Every operation holds io_rwsem for reading; all were woken above. */
 	down_write(&conn->io_rwsem);
+	scalio_conn_release(conn);
+	up_write(&conn->io_rwsem);
+	mutex_unlock(&conn->teardown_lock);
+	/*
+	 * Nothing can queue the failure work any more (no handler, no
+	 * completion, no operation is left): wait for a queued one.
+	 */
+	flush_work(&conn->fail_work);
+}
+
+/*
+ * Free the RDMA resources of a stopped connection in reverse order of
+ * creation; teardown_lock and io_rwsem (for writing) held.
+ */
+static void scalio_conn_release(struct scalio_conn *conn)
+{
 	if (conn->qp) {
 		/* Draining needs a QP that got to RTS (rxe refuses posts before). */
 		if (test_bit(SCALIO_CONN_CONNECTED, &conn->flags))
@@ -1120,24 +1148,18 @@ void scalio_conn_destroy(struct scalio_conn *conn)
 		rdma_destroy_id(conn->cm_id);
 		conn->cm_id = NULL;
 	}
-	up_write(&conn->io_rwsem);
-	mutex_unlock(&conn->teardown_lock);
-	/*
-	 * Nothing can queue the failure work any more (no handler, no
-	 * completion, no operation is left): wait for a queued one.
-	 */
-	flush_work(&conn->fail_work);
 }
 
 /* ------------------------------------------------------------------ */
 /* handshake                                                           */
 
-static int scalio_hello(struct scalio_hstore *hs)
+static int scalio_hello(struct scalio_hstore *hs, bool again)
 {
 	struct scalio_conn *conn = &hs->conn;
 	const struct scalio_msg_hello_rep *rep;
 	struct scalio_rpc *rpc;
 	u32 known = SCALIO_F_OFFLOAD_READ | SCALIO_F_INLINE_CACHE;
+	u32 nr_blocks, slots, nr_ssds;
 	int ret;
 
 	rpc = scalio_rpc_get(conn);
@@ -1154,10 +1176,20 @@ static int scalio_hello(struct scalio_hstore *hs)
 	if (rpc->rsp_len < sizeof(*rep))
 		goto out;
 	rep = rpc->rsp;
-	hs->nr_blocks = le32_to_cpu(rep->nr_blocks);
-	hs->slots = le32_to_cpu(rep->slots_per_block);
+	nr_blocks = le32_to_cpu(rep->nr_blocks);
+	slots = le32_to_cpu(rep->slots_per_block);
+	nr_ssds = le32_to_cpu(rep->nr_ssds);
+	if (again && (nr_blocks != hs->nr_blocks || slots != hs->slots ||
+		      nr_ssds != hs->nr_ssds)) {
+		pr_err("%s: the store came back with another geometry: detach and attach it again\n",
+		       hs->name);
+		ret = -ESTALE;
+		goto out;
+	}
+	hs->nr_blocks = nr_blocks;
+	hs->slots = slots;
 	hs->block_size = le32_to_cpu(rep->block_size);
-	hs->nr_ssds = le32_to_cpu(rep->nr_ssds);
+	hs->nr_ssds = nr_ssds;
 	hs->nr_chunks = le32_to_cpu(rep->nr_chunks);
 	hs->features = le32_to_cpu(rep->features);
 	hs->hdr_addr = le64_to_cpu(rep->hdr_addr);
@@ -1182,11 +1214,13 @@ out:
 static int scalio_fetch_chunks(struct scalio_hstore *hs)
 {
 	struct scalio_conn *conn = &hs->conn;
+	struct scalio_hchunk *chunks;
 	u32 got = 0, next_block = 0, i, nr;
 	int ret = 0;
 
-	hs->chunks = kvcalloc(hs->nr_chunks, sizeof(*hs->chunks), GFP_KERNEL);
-	if (!hs->chunks)
+	/* A new array: on a reconnect the old one is in use until the end. */
+	chunks = kvcalloc(hs->nr_chunks, sizeof(*chunks), GFP_KERNEL);
+	if (!chunks)
 		return -ENOMEM;
 
 	while (got < hs->nr_chunks) {
@@ -1195,8 +1229,10 @@ static int scalio_fetch_chunks(struct scalio_hstore *hs)
 		struct scalio_rpc *rpc;
 
 		rpc = scalio_rpc_get(conn);
-		if (IS_ERR(rpc))
-			return PTR_ERR(rpc);
+		if (IS_ERR(rpc)) {
+			ret = PTR_ERR(rpc);
+			goto fail;
+		}
 		req = rpc->req;
 		req->first = cpu_to_le32(got);
 		req->reserved = 0;
@@ -1215,7 +1251,7 @@ static int scalio_fetch_chunks(struct scalio_hstore *hs)
 			goto put;
 		for (i = 0; i < nr; i++) {
 			const struct scalio_wire_chunk *w = &rep->chunk[i];
-			struct scalio_hchunk *c = &hs->chunks[got + i];
+			struct scalio_hchunk *c = &chunks[got + i];
 
 			c->addr = le64_to_cpu(w->addr);
 			c->rkey = le32_to_cpu(w->rkey);
@@ -1232,16 +1268,23 @@ static int scalio_fetch_chunks(struct scalio_hstore *hs)
 put:
 		scalio_rpc_put(conn, rpc);
 		if (ret)
-			return ret;
+			goto fail;
 	}
 	if (next_block != hs->nr_blocks) {
 		pr_err("%s: index chunks do not cover the table\n", hs->name);
-		return -EPROTO;
+		ret = -EPROTO;
+		goto fail;
 	}
+	kvfree(hs->chunks);
+	hs->chunks = chunks;
 	return 0;
+fail:
+	kvfree(chunks);
+	return ret;
 }
 
-static int scalio_fetch_ssd_info(struct scalio_hstore *hs, u32 index)
+static int scalio_fetch_ssd_info(struct scalio_hstore *hs, u32 index,
+				 bool again)
 {
 	struct scalio_conn *conn = &hs->conn;
 	struct scalio_msg_ssd_info_req *req;
@@ -1266,6 +1309,14 @@ static int scalio_fetch_ssd_info(struct scalio_hstore *hs, u32 index)
 	if (rpc->rsp_len < sizeof(*rep) || le32_to_cpu(rep->index) != index ||
 	    !memchr(rep->nqn, '\0', sizeof(rep->nqn)))
 		goto out;
+	/* The host's binding of this SSD must still name the same namespace. */
+	if (again && (strcmp(ssd->nqn, rep->nqn) ||
+		      ssd->nsid != le32_to_cpu(rep->nsid))) {
+		pr_err("%s: ssd %u came back as another namespace: detach and attach again\n",
+		       hs->name, index);
+		ret = -ESTALE;
+		goto out;
+	}
 	memcpy(ssd->nqn, rep->nqn, sizeof(ssd->nqn));
 	ssd->nsid = le32_to_cpu(rep->nsid);
 	ssd->capacity_sectors = le64_to_cpu(rep->capacity_sectors);
@@ -1277,25 +1328,27 @@ out:
 
 /**
  * scalio_conn_handshake() - HELLO, CHUNKS (all), SSD_INFO (each SSD)
- * @hs:	connected store
+ * @hs:		connected store
+ * @again:	a reconnect: the geometry and SSDs must be the ones the store
+ *		had (-ESTALE otherwise); settings and index chunks are renewed
  *
  * Return: 0 or a negative errno; the caller tears down on failure.
  */
-int scalio_conn_handshake(struct scalio_hstore *hs)
+int scalio_conn_handshake(struct scalio_hstore *hs, bool again)
 {
 	struct scalio_io *io;
 	u64 now;
 	u32 i;
 	int ret;
 
-	ret = scalio_hello(hs);
+	ret = scalio_hello(hs, again);
 	if (ret)
 		return ret;
 	ret = scalio_fetch_chunks(hs);
 	if (ret)
 		return ret;
 	for (i = 0; i < hs->nr_ssds; i++) {
-		ret = scalio_fetch_ssd_info(hs, i);
+		ret = scalio_fetch_ssd_info(hs, i, again);
 		if (ret)
 			return ret;
 	}
@@ -1306,6 +1359,95 @@ int scalio_conn_handshake(struct scalio_hstore *hs)
 	ret = scalio_clock_refresh(hs, io, &now);
 	scalio_io_put(&hs->conn, io);
 	return ret;
+}
+
+/**
+ * scalio_conn_reconnect() - replace a lost connection by a new one
+ * @hs:	live store whose connection failed
+ *
+ * Releases what is left of the old connection (failing whatever still used
+ * it), then, holding teardown_lock and io_rwsem for writing so that no
+ * operation sees a half-built connection, connects again to the address
+ * the store was attached with and repeats the handshake.  Operations fail
+ * with -ENOTCONN meanwhile (scalio_conn_enter()).  The store must come
+ * back with the geometry and SSDs it had: the SSD bindings depend on them.
+ *
+ * Return: 0, -ESTALE when the store came back different (it stays down
+ * until detached), or the error of this attempt (try again later).
+ */
+int scalio_conn_reconnect(struct scalio_hstore *hs)
+{
+	struct scalio_conn *conn = &hs->conn;
+	int ret;
+
+	scalio_conn_destroy(conn);
+
+	mutex_lock(&conn->teardown_lock);
+	down_write(&conn->io_rwsem);
+	/* Until the end of the attempt, operations keep failing at once. */
+	set_bit(SCALIO_CONN_RECONNECTING, &conn->flags);
+	clear_bit(SCALIO_CONN_CONNECTED, &conn->flags);
+	clear_bit(SCALIO_CONN_FREED, &conn->flags);
+	clear_bit(SCALIO_CONN_DEAD, &conn->flags);
+	conn->cm_error = 0;
+	/*
+	 * A restarted target's clock starts again from its boot: forget the
+	 * old one, or lease checks would run ahead of the target.
+	 */
+	spin_lock(&hs->clock_lock);
+	hs->clock = 0;
+	hs->clock_jiffies = jiffies;
+	spin_unlock(&hs->clock_lock);
+	ret = scalio_conn_connect(hs, hs->traddr, hs->trsvcid, hs->timeout_ms);
+	if (!ret)
+		ret = scalio_conn_handshake(hs, true);
+	if (!ret && scalio_conn_dead(conn))
+		ret = -ENOTCONN;	/* lost again already */
+	if (ret) {
+		set_bit(SCALIO_CONN_DEAD, &conn->flags);
+		set_bit(SCALIO_CONN_FREED, &conn->flags);
+		scalio_conn_stop(conn);
+		scalio_conn_release(conn);
+	}
+	clear_bit(SCALIO_CONN_RECONNECTING, &conn->flags);
+	up_write(&conn->io_rwsem);
+	mutex_unlock(&conn->teardown_lock);
+	return ret;
+}
+
+/**
+ * scalio_reconnect_work() - try to re-establish a live store's connection
+ * @work:	&hs->reconnect_work
+ *
+ * Retries with a delay that doubles up to SCALIO_RECONNECT_MAX_MS, for as
+ * long as the store is attached, unless it came back different (-ESTALE).
+ */
+void scalio_reconnect_work(struct work_struct *work)
+{
+	struct scalio_hstore *hs = container_of(to_delayed_work(work),
+						struct scalio_hstore,
+						reconnect_work);
+	int ret;
+
+	if (READ_ONCE(hs->state) != SCALIO_HS_LIVE ||
+	    !scalio_conn_dead(&hs->conn))
+		return;
+	ret = scalio_conn_reconnect(hs);
+	if (!ret) {
+		scalio_hstat_inc(hs, SCALIO_HS_RECONNECTS);
+		pr_info("%s: reconnected to %s:%u\n", hs->name, hs->traddr,
+			hs->trsvcid);
+		return;
+	}
+	if (ret == -ESTALE)
+		return;
+	pr_info_ratelimited("%s: reconnect failed (%d), retrying\n",
+			    hs->name, ret);
+	hs->reconnect_delay = min_t(unsigned long, hs->reconnect_delay * 2,
+				    msecs_to_jiffies(SCALIO_RECONNECT_MAX_MS));
+	if (READ_ONCE(hs->state) == SCALIO_HS_LIVE)
+		queue_delayed_work(system_long_wq, &hs->reconnect_work,
+				   hs->reconnect_delay);
 }
 
 /**

@@ -601,11 +601,9 @@ int scalio_get(struct scalio_hstore *hs, const u8 *key, u32 klen,
 	g.fp = scalio_hash_fp(hash);
 	scalio_hstat_inc(hs, SCALIO_HS_GETS);
 
-	down_read(&conn->io_rwsem);
-	if (scalio_conn_dead(conn)) {
-		ret = -ENOTCONN;
-		goto out_unlock;
-	}
+	ret = scalio_conn_enter(conn);
+	if (ret)
+		goto out;
 	if (!(hs->features & SCALIO_F_INLINE_CACHE) &&
 	    !(hs->features & SCALIO_F_OFFLOAD_READ)) {
 		/* the baseline: a plain RPC */
@@ -626,7 +624,8 @@ int scalio_get(struct scalio_hstore *hs, const u8 *key, u32 klen,
 		ret = scalio_get_fetch(&g);
 	scalio_io_put(conn, g.io);
 out_unlock:
-	up_read(&conn->io_rwsem);
+	scalio_conn_exit(conn);
+out:
 	if (!ret)
 		*vlen = g.vlen;
 	else if (ret != -ENOENT)

@@ -58,6 +58,8 @@
 #define SCALIO_RPC_TIMEOUT_MS		10000
 #define SCALIO_OP_TIMEOUT_MS		30000	/* whole GET retry budget */
 #define SCALIO_ATTACH_TIMEOUT_MS	5000
+#define SCALIO_RECONNECT_MIN_MS		500	/* first retry after a loss */
+#define SCALIO_RECONNECT_MAX_MS		10000	/* retry interval cap */
 
 /* Layout of one bounce page (struct scalio_io). */
 #define SCALIO_IO_BLOCK_OFF	0	/* a block copy, up to 2112 bytes */
@@ -83,6 +85,7 @@ enum scalio_hstat {
 	SCALIO_HS_INVALIDATIONS,
 	SCALIO_HS_HEADER_MISMATCHES,
 	SCALIO_HS_ERRORS,
+	SCALIO_HS_RECONNECTS,
 	SCALIO_HS_NR,
 };
 
@@ -157,6 +160,7 @@ enum {
 	SCALIO_CONN_CONNECTED,	/* ESTABLISHED seen */
 	SCALIO_CONN_DEAD,	/* failed or being torn down: no new work */
 	SCALIO_CONN_FREED,	/* RDMA resources released */
+	SCALIO_CONN_RECONNECTING, /* a reconnect attempt is building it */
 };
 
 /**
@@ -245,6 +249,11 @@ enum scalio_hstore_state {
  * @clock_lock:	protects @clock and @clock_jiffies
  * @clock:	last target clock read
  * @clock_jiffies: local jiffies when @clock was read
+ * @traddr, @trsvcid, @timeout_ms: where the store was attached, for
+ *		reconnecting
+ * @reconnect_work: re-establishes a lost connection while the store is
+ *		live (scalio_reconnect_work())
+ * @reconnect_delay: the next retry's delay, in jiffies
  * @misc:	the store device
  * @misc_name:	"scalio-<store>"
  * @nodename:	"scalio/<store>"
@@ -274,6 +283,12 @@ struct scalio_hstore {
 	u64			clock;
 	unsigned long		clock_jiffies;
 
+	char			traddr[SCALIO_ADDR_MAX];
+	u32			trsvcid;
+	u32			timeout_ms;
+	struct delayed_work	reconnect_work;
+	unsigned long		reconnect_delay;
+
 	struct miscdevice	misc;
 	char			misc_name[SCALIO_NAME_MAX + 8];
 	char			nodename[SCALIO_NAME_MAX + 8];
@@ -294,6 +309,35 @@ static inline void scalio_hstat_inc(struct scalio_hstore *hs,
 static inline bool scalio_conn_dead(struct scalio_conn *conn)
 {
 	return test_bit(SCALIO_CONN_DEAD, &conn->flags);
+}
+
+/**
+ * scalio_conn_enter() - start an operation that uses the connection
+ * @conn:	connection
+ *
+ * Takes io_rwsem for reading (teardown and reconnect take it for writing,
+ * so the connection stays whole until scalio_conn_exit()).  A connection
+ * that is down, or being re-established, fails the operation at once
+ * instead of making it wait for the target to come back.
+ *
+ * Return: 0 (call scalio_conn_exit() when done) or -ENOTCONN.
+ */
+static inline int scalio_conn_enter(struct scalio_conn *conn)
+{
+	if (scalio_conn_dead(conn) ||
+	    test_bit(SCALIO_CONN_RECONNECTING, &conn->flags))
+		return -ENOTCONN;
+	down_read(&conn->io_rwsem);
+	if (scalio_conn_dead(conn)) {
+		up_read(&conn->io_rwsem);
+		return -ENOTCONN;
+	}
+	return 0;
+}
+
+static inline void scalio_conn_exit(struct scalio_conn *conn)
+{
+	up_read(&conn->io_rwsem);
 }
 
 /* Module parameters (core.c). */
@@ -318,9 +362,11 @@ void scalio_rdma_exit(void);
 void scalio_conn_init(struct scalio_hstore *hs);
 int scalio_conn_connect(struct scalio_hstore *hs, const char *traddr,
 			u32 trsvcid, u32 timeout_ms);
-int scalio_conn_handshake(struct scalio_hstore *hs);
+int scalio_conn_handshake(struct scalio_hstore *hs, bool again);
 void scalio_conn_fail(struct scalio_conn *conn);
 void scalio_conn_destroy(struct scalio_conn *conn);
+int scalio_conn_reconnect(struct scalio_hstore *hs);
+void scalio_reconnect_work(struct work_struct *work);
 struct scalio_rpc *scalio_rpc_get(struct scalio_conn *conn);
 struct scalio_rpc *scalio_kv_rpc_get(struct scalio_conn *conn, const u8 *key,
 				     u32 klen);

@@ -133,11 +133,9 @@ static int scalio_write(struct scalio_hstore *hs, u16 op, const u8 *key,
 	struct scalio_conn *conn = &hs->conn;
 	int ret;
 
-	down_read(&conn->io_rwsem);
-	if (scalio_conn_dead(conn)) {
-		ret = -ENOTCONN;
+	ret = scalio_conn_enter(conn);
+	if (ret)
 		goto out;
-	}
 	ret = scalio_write_rpc(hs, op, key, klen, value, vlen);
 	/*
 	 * A DELETE of a missing key changed nothing durable, but a stale
@@ -156,8 +154,8 @@ static int scalio_write(struct scalio_hstore *hs, u16 op, const u8 *key,
 		if (iret)
 			ret = iret;
 	}
+	scalio_conn_exit(conn);
 out:
-	up_read(&conn->io_rwsem);
 	if (ret && ret != -ENOENT)
 		scalio_hstat_inc(hs, SCALIO_HS_ERRORS);
 	return ret;

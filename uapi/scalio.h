@@ -189,7 +189,8 @@ struct scalio_host_stats {
 	__u64	invalidations;		/* slots invalidated by this host's writes */
 	__u64	header_mismatches;	/* segment header did not match seg */
 	__u64	errors;
-	__u64	reserved[17];
+	__u64	reconnects;		/* connections re-established after a loss */
+	__u64	reserved[16];
 };
 
 /**

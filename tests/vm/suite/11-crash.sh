@@ -10,13 +10,15 @@
 # before.  Two rounds of:
 #   writers running -> vmctl kill-target (QEMU SIGKILL: no flush, no
 #   shutdown) in the middle of the workload -> vmctl start-target (same SSD
-#   images: target-setup recovers the store) -> detach + attach ->
-#   scalio_crash verify.
+#   images: target-setup recovers the store) -> round 1: detach + attach;
+#   round 2: the attached store reconnects by itself (its reconnects
+#   counter grows) -> scalio_crash verify.
 # verify reads every key: its value must be byte-identical to one version
 # of that key, at least the last acknowledged one and at most the last
 # attempted one (a PUT in flight at the crash may or may not survive; an
 # acknowledged one must); a version once read must stay (recorded).  Then
-# the same checks after a store disable/enable cycle and after a module
+# the same checks after a store disable/enable cycle (the host reconnects
+# by itself) and after a module
 # reload (target-teardown, rmmod/insmod scalio-target, target-setup), a
 # last write+verify, and a negative control: a value overwritten behind
 # the checker's back must make verify fail.  Finally both modules are
@@ -53,6 +55,19 @@ acked() { cat /share/hot/w*.log 2>/dev/null | grep -c '^K'; }
 reattach() {
 	scalioctl detach "$S" || fail "detach $S"
 	scalioctl attach "$S" --addr "$A" || fail "attach $S"
+}
+hstat() { scalioctl stats "$S" --host-only | awk -v k="$1" '$1 == k { print $2 }'; }
+# wait_reconnect N: the host module re-establishes the connection by itself
+# (its reconnects counter passes N); the bound is a hang guard only.
+wait_reconnect() {
+	i=0
+	while [ "$(hstat reconnects)" -le "$1" ] && [ $i -lt 240 ]; do
+		sleep 0.5
+		i=$((i + 1))
+	done
+	[ "$(hstat reconnects)" -gt "$1" ] ||
+		fail "no automatic reconnect within 120 s (reconnects $(hstat reconnects))"
+	echo "# reconnected by itself: reconnects $1 -> $(hstat reconnects)"
 }
 verify_all() {
 	$X verify $HOT || fail "verify of the hot keys $1"
@@ -101,20 +116,25 @@ for r in 1 2; do
 	wrc=$?
 	cat /share/writer.$r.out
 	[ $wrc = 1 ] || fail "writers exited $wrc after the crash, expected 1 (a PUT failed)"
+	rc0=$(hstat reconnects)
 	step "round $r: start-target (recovery)"
 	vmctl start-target || fail "start-target"
 	vmctl exec-target "dmesg | grep -i 'scalio' | tail -n 6"
-	reattach
+	if [ $r = 1 ]; then
+		reattach	# explicitly
+	else
+		wait_reconnect "$rc0"	# the store stayed attached
+	fi
 	tstats
 	step "round $r: verify"
 	verify_all "after crash $r"
 done
 
-step "disable/enable cycle"
-scalioctl detach "$S" || fail "detach"
+step "disable/enable cycle, the host staying attached"
+rc0=$(hstat reconnects)
 vmctl exec-target "echo 0 > $CFS/enable && cat $CFS/enable && echo 1 > $CFS/enable && cat $CFS/enable" ||
 	fail "disable/enable of $S"
-scalioctl attach "$S" --addr "$A" || fail "attach after disable/enable"
+wait_reconnect "$rc0"
 verify_all "after disable/enable"
 
 step "module reload: target-teardown, rmmod, insmod, target-setup"
