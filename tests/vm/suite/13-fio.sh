@@ -55,7 +55,6 @@ cat > "$share/verify.fio" << 'EOF'
 ioengine=external:/scalio/tools/fio/scalio-fio.so
 store=kv0
 filename=scalio
-offset=8m
 size=256k
 bs=1k
 
