@@ -136,6 +136,7 @@ static struct scalio_hstore *scalio_hstore_alloc(const char *name)
 		atomic64_set(&hs->stats[i], 0);
 	scalio_conn_init(hs);
 	INIT_DELAYED_WORK(&hs->reconnect_work, scalio_reconnect_work);
+	hs->reconnect_delay = msecs_to_jiffies(SCALIO_RECONNECT_MIN_MS);
 	return hs;
 }
 
@@ -233,6 +234,9 @@ static int scalio_ioctl_attach(void __user *argp)
 
 	mutex_lock(&scalio_hstores_lock);
 	hs->state = SCALIO_HS_LIVE;
+	/* Lost before it went live: nobody queued the reconnect. */
+	if (scalio_conn_dead(&hs->conn))
+		scalio_reconnect_schedule(hs);
 	mutex_unlock(&scalio_hstores_lock);
 	pr_info("%s: attached: %u blocks x %u slots, %u ssd(s), offload_read %d, inline_cache %d\n",
 		hs->name, hs->nr_blocks, hs->slots, hs->nr_ssds,

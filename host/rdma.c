@@ -123,20 +123,37 @@ static void scalio_conn_fail_work(struct work_struct *work)
 
 	struct scalio_hstore *hs = conn->hs;
 
+	bool lost;
+
 	mutex_lock(&conn->teardown_lock);
-	/* Once freed, teardown has done all of this itself. */
-	if (!test_bit(SCALIO_CONN_FREED, &conn->flags))
+	/*
+	 * Once freed, teardown has done all of this itself; and a reconnect
+	 * may have built a new, healthy connection since we were queued.
+	 */
+	lost = !test_bit(SCALIO_CONN_FREED, &conn->flags) &&
+	       scalio_conn_dead(conn);
+	if (lost)
 		scalio_conn_stop(conn);
 	mutex_unlock(&conn->teardown_lock);
 	/*
 	 * A live store reconnects by itself; detach cancels the reconnect
 	 * after moving the store out of SCALIO_HS_LIVE, then flushes us.
 	 */
-	if (READ_ONCE(hs->state) == SCALIO_HS_LIVE) {
-		hs->reconnect_delay = msecs_to_jiffies(SCALIO_RECONNECT_MIN_MS);
-		queue_delayed_work(system_long_wq, &hs->reconnect_work,
-				   hs->reconnect_delay);
-	}
+	if (lost && READ_ONCE(hs->state) == SCALIO_HS_LIVE)
+		scalio_reconnect_schedule(hs);
+}
+
+/**
+ * scalio_reconnect_schedule() - queue a reconnect attempt of a store
+ * @hs:	store
+ *
+ * After the current retry delay: SCALIO_RECONNECT_MIN_MS after a working
+ * connection was lost, doubling with each failed attempt.
+ */
+void scalio_reconnect_schedule(struct scalio_hstore *hs)
+{
+	queue_delayed_work(system_long_wq, &hs->reconnect_work,
+			   READ_ONCE(hs->reconnect_delay));
 }
 
 /**
@@ -648,8 +665,16 @@ static int scalio_post_wait(struct scalio_conn *conn, struct ib_send_wr *wr,
 	}
 	if (!wait_for_completion_timeout(&w->done,
 				msecs_to_jiffies(SCALIO_RPC_TIMEOUT_MS))) {
+		struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
 		pr_err("%s: one-sided operation timed out\n", conn->hs->name);
 		scalio_conn_fail(conn);
+		/*
+		 * Flush the request ourselves rather than rely on the failure
+		 * work, which may wait for teardown_lock held by a reconnect
+		 * attempt that is us.  We hold io_rwsem: the QP stays.
+		 */
+		ib_modify_qp(conn->qp, &attr, IB_QP_STATE);
 		wait_for_completion(&w->done);
 		return -ETIMEDOUT;
 	}
@@ -1434,6 +1459,8 @@ void scalio_reconnect_work(struct work_struct *work)
 		return;
 	ret = scalio_conn_reconnect(hs);
 	if (!ret) {
+		WRITE_ONCE(hs->reconnect_delay,
+			   msecs_to_jiffies(SCALIO_RECONNECT_MIN_MS));
 		scalio_hstat_inc(hs, SCALIO_HS_RECONNECTS);
 		pr_info("%s: reconnected to %s:%u\n", hs->name, hs->traddr,
 			hs->trsvcid);
@@ -1443,11 +1470,11 @@ void scalio_reconnect_work(struct work_struct *work)
 		return;
 	pr_info_ratelimited("%s: reconnect failed (%d), retrying\n",
 			    hs->name, ret);
-	hs->reconnect_delay = min_t(unsigned long, hs->reconnect_delay * 2,
-				    msecs_to_jiffies(SCALIO_RECONNECT_MAX_MS));
+	WRITE_ONCE(hs->reconnect_delay,
+		   min_t(unsigned long, hs->reconnect_delay * 2,
+			 msecs_to_jiffies(SCALIO_RECONNECT_MAX_MS)));
 	if (READ_ONCE(hs->state) == SCALIO_HS_LIVE)
-		queue_delayed_work(system_long_wq, &hs->reconnect_work,
-				   hs->reconnect_delay);
+		scalio_reconnect_schedule(hs);
 }
 
 /**

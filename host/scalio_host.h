@@ -320,14 +320,19 @@ static inline bool scalio_conn_dead(struct scalio_conn *conn)
  * that is down, or being re-established, fails the operation at once
  * instead of making it wait for the target to come back.
  *
- * Return: 0 (call scalio_conn_exit() when done) or -ENOTCONN.
+ * Return: 0 (call scalio_conn_exit() when done), -ENOTCONN, or -EINTR
+ * (fatal signal while waiting).
  */
 static inline int scalio_conn_enter(struct scalio_conn *conn)
 {
-	if (scalio_conn_dead(conn) ||
-	    test_bit(SCALIO_CONN_RECONNECTING, &conn->flags))
-		return -ENOTCONN;
-	down_read(&conn->io_rwsem);
+	if (!down_read_trylock(&conn->io_rwsem)) {
+		/* Teardown or a reconnect holds or wants it: don't queue up. */
+		if (scalio_conn_dead(conn) ||
+		    test_bit(SCALIO_CONN_RECONNECTING, &conn->flags))
+			return -ENOTCONN;
+		if (down_read_killable(&conn->io_rwsem))
+			return -EINTR;
+	}
 	if (scalio_conn_dead(conn)) {
 		up_read(&conn->io_rwsem);
 		return -ENOTCONN;
@@ -367,6 +372,7 @@ void scalio_conn_fail(struct scalio_conn *conn);
 void scalio_conn_destroy(struct scalio_conn *conn);
 int scalio_conn_reconnect(struct scalio_hstore *hs);
 void scalio_reconnect_work(struct work_struct *work);
+void scalio_reconnect_schedule(struct scalio_hstore *hs);
 struct scalio_rpc *scalio_rpc_get(struct scalio_conn *conn);
 struct scalio_rpc *scalio_kv_rpc_get(struct scalio_conn *conn, const u8 *key,
 				     u32 klen);

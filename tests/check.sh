@@ -113,7 +113,7 @@ else
 fi
 
 # checkpatch.pl --no-tree from linux-source-6.1 over the kernel sources
-s=SECONDS
+s=$SECONDS
 "$top/scripts/checkpatch.sh" > "$logs/checkpatch.log" 2>&1
 case $? in
 0) result ok "checkpatch" "$((SECONDS - s))s" ;;
