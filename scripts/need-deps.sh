@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Exit 0 when every dependency of make check is installed; with --list,
-# print the Debian packages instead.
+# print the Debian packages instead; with --packages, check only those
+# (and the kernel headers), not fio's source in build/.
 pkgs="build-essential linux-image-amd64 linux-headers-amd64
 linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.1
 qemu-system-x86 busybox-static nvme-cli rdma-core ibverbs-utils perftest
@@ -18,6 +19,12 @@ for p in $pkgs; do
 done
 ls -d /lib/modules/6.1.*/build >/dev/null 2>&1 || missing="$missing (6.1 headers)"
 ls -d /lib/modules/6.12.*/build >/dev/null 2>&1 || missing="$missing (6.12 headers)"
+[ "${1:-}" = --packages ] || {
+# fio's source lives in this checkout's build/ (scripts/fio-source.sh), so a
+# fresh clone needs it even when every package is installed.
+top=$(cd "$(dirname "$0")/.." && pwd)
+[ -f "$top/build/fio-src/fio.h" ] || missing="$missing (fio source)"
+}
 if [ -n "$missing" ]; then
 	echo "missing:$missing" >&2
 	exit 1
