@@ -236,7 +236,8 @@ bool scalio_block_collision(const struct scalio_block_view *v, u32 mine,
  * fingerprint: the NIC may have copied the key bytes before the ctl word,
  * from a moment when the slot still held an earlier key, so the key bytes
  * of a copy cannot prove that a C slot is not ours.  Invalidating another
- * key's C slot costs that key one cache miss.
+ * key's C slot costs that key one cache miss.  A NULL @key matches every B
+ * and C slot.
  */
 bool scalio_invalidate_next(const struct scalio_block_view *v,
 			    const u8 *key, u32 klen, u16 fp, u32 start,
@@ -249,6 +250,13 @@ bool scalio_invalidate_next(const struct scalio_block_view *v,
 		u64 ctl = le64_to_cpu(s->ctl);
 		enum scalio_slot_state st = scalio_ctl_state(ctl);
 
+		if (!key && (st == SCALIO_SLOT_B || st == SCALIO_SLOT_C)) {
+			*idx = i;
+			*new_ctl = scalio_ctl_invalidate(ctl);
+			return true;
+		}
+		if (!key)
+			continue;
 		if ((st == SCALIO_SLOT_B && scalio_ctl_fp(ctl) == fp) ||
 		    (st == SCALIO_SLOT_C && (scalio_ctl_fp(ctl) == fp ||
 					     scalio_slot_has_key(s, key, klen)))) {

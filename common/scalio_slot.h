@@ -108,7 +108,9 @@ bool scalio_block_collision(const struct scalio_block_view *v, u32 mine,
  *
  * Considers B slots with the key's fingerprint (their key may not be
  * written yet) and C slots holding the key (checksum not required: a torn
- * copy of a C slot of the key must still be invalidated).
+ * copy of a C slot of the key must still be invalidated).  A NULL @key
+ * names every B and C slot of the block: the sweep of a client that lost
+ * track of which keys it still had to invalidate.
  *
  * Return: true if a slot needs invalidating; false when none is left.
  */

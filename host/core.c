@@ -137,6 +137,9 @@ static struct scalio_hstore *scalio_hstore_alloc(const char *name)
 	scalio_conn_init(hs);
 	INIT_DELAYED_WORK(&hs->reconnect_work, scalio_reconnect_work);
 	hs->reconnect_delay = msecs_to_jiffies(SCALIO_RECONNECT_MIN_MS);
+	spin_lock_init(&hs->inval_lock);
+	INIT_LIST_HEAD(&hs->inval_list);
+	INIT_DELAYED_WORK(&hs->inval_work, scalio_inval_work);
 	return hs;
 }
 
@@ -153,6 +156,11 @@ static void scalio_hstore_teardown(struct scalio_hstore *hs)
 	cancel_delayed_work_sync(&hs->reconnect_work);
 	flush_work(&hs->conn.fail_work);
 	cancel_delayed_work_sync(&hs->reconnect_work);
+	cancel_delayed_work_sync(&hs->inval_work);
+	if (hs->inval_count || hs->inval_all)
+		pr_warn("%s: detached owing invalidations: other clients may still hit old values until evicted\n",
+			hs->name);
+	scalio_inval_forget(hs);
 	if (hs->misc_registered) {
 		misc_deregister(&hs->misc);
 		hs->misc_registered = false;

@@ -1393,7 +1393,8 @@ int scalio_conn_handshake(struct scalio_hstore *hs, bool again)
  * Releases what is left of the old connection (failing whatever still used
  * it), then, holding teardown_lock and io_rwsem for writing so that no
  * operation sees a half-built connection, connects again to the address
- * the store was attached with and repeats the handshake.  Operations fail
+ * the store was attached with, repeats the handshake and pays the
+ * invalidations the loss left owed (scalio_inval_flush()).  Operations fail
  * with -ENOTCONN meanwhile (scalio_conn_enter()).  The store must come
  * back with the geometry and SSDs it had: the SSD bindings depend on them.
  *
@@ -1426,6 +1427,12 @@ int scalio_conn_reconnect(struct scalio_hstore *hs)
 	ret = scalio_conn_connect(hs, hs->traddr, hs->trsvcid, hs->timeout_ms);
 	if (!ret)
 		ret = scalio_conn_handshake(hs, true);
+	/*
+	 * Writes whose invalidation the loss cut short: pay for them before
+	 * anyone can hit the old values through this client again.
+	 */
+	if (!ret)
+		ret = scalio_inval_flush(hs);
 	if (!ret && scalio_conn_dead(conn))
 		ret = -ENOTCONN;	/* lost again already */
 	if (ret) {

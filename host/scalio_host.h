@@ -60,6 +60,9 @@
 #define SCALIO_ATTACH_TIMEOUT_MS	5000
 #define SCALIO_RECONNECT_MIN_MS		500	/* first retry after a loss */
 #define SCALIO_RECONNECT_MAX_MS		10000	/* retry interval cap */
+/* Keys remembered for a deferred invalidation before falling back to a sweep. */
+#define SCALIO_INVAL_DEFER_MAX		1024
+#define SCALIO_INVAL_RETRY_MS		200	/* retry of a deferred one, live conn */
 
 /* Layout of one bounce page (struct scalio_io). */
 #define SCALIO_IO_BLOCK_OFF	0	/* a block copy, up to 2112 bytes */
@@ -254,6 +257,15 @@ enum scalio_hstore_state {
  * @reconnect_work: re-establishes a lost connection while the store is
  *		live (scalio_reconnect_work())
  * @reconnect_delay: the next retry's delay, in jiffies
+ * @inval_lock:	protects @inval_list, @inval_count and @inval_all
+ * @inval_list:	keys written whose invalidation is still owed (struct
+ *		scalio_inval_key): the write's outcome was unknown, or its
+ *		invalidation failed
+ * @inval_count: entries on @inval_list
+ * @inval_all:	too many were owed: sweep every block instead
+ * @inval_work:	pays the debt while the connection is up
+ *		(scalio_inval_work()); a reconnect pays it before the store
+ *		serves anything again
  * @misc:	the store device
  * @misc_name:	"scalio-<store>"
  * @nodename:	"scalio/<store>"
@@ -288,6 +300,12 @@ struct scalio_hstore {
 	u32			timeout_ms;
 	struct delayed_work	reconnect_work;
 	unsigned long		reconnect_delay;
+
+	spinlock_t		inval_lock;
+	struct list_head	inval_list;
+	unsigned int		inval_count;
+	bool			inval_all;
+	struct delayed_work	inval_work;
 
 	struct miscdevice	misc;
 	char			misc_name[SCALIO_NAME_MAX + 8];
@@ -371,6 +389,9 @@ int scalio_conn_handshake(struct scalio_hstore *hs, bool again);
 void scalio_conn_fail(struct scalio_conn *conn);
 void scalio_conn_destroy(struct scalio_conn *conn);
 int scalio_conn_reconnect(struct scalio_hstore *hs);
+int scalio_inval_flush(struct scalio_hstore *hs);
+void scalio_inval_work(struct work_struct *work);
+void scalio_inval_forget(struct scalio_hstore *hs);
 void scalio_reconnect_work(struct work_struct *work);
 void scalio_reconnect_schedule(struct scalio_hstore *hs);
 struct scalio_rpc *scalio_rpc_get(struct scalio_conn *conn);

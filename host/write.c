@@ -12,6 +12,7 @@
 #include <linux/jiffies.h>
 #include <linux/moduleparam.h>
 #include <linux/sched/signal.h>
+#include <linux/slab.h>
 
 #include "scalio_host.h"
 
@@ -27,6 +28,17 @@ module_param_named(debug_write_delay_ms, scalio_debug_write_delay_ms, uint,
 		   0644);
 MODULE_PARM_DESC(debug_write_delay_ms,
 		 "TESTING ONLY: sleep this many ms between a write's commit and its invalidation");
+
+/*
+ * One-shot: the next write drops the connection between the target's
+ * acknowledgement and its invalidation, as a network failure at the worst
+ * moment would.  The invalidation is then owed and paid by the reconnect.
+ */
+static bool scalio_debug_lose_conn_after_write;
+module_param_named(debug_lose_conn_after_write,
+		   scalio_debug_lose_conn_after_write, bool, 0644);
+MODULE_PARM_DESC(debug_lose_conn_after_write,
+		 "TESTING ONLY: the next write loses the connection between its commit and its invalidation");
 
 /* Send a PUT or DELETE and wait for the durable acknowledgement. */
 static int scalio_write_rpc(struct scalio_hstore *hs, u16 op, const u8 *key,
@@ -53,25 +65,26 @@ static int scalio_write_rpc(struct scalio_hstore *hs, u16 op, const u8 *key,
 }
 
 /**
- * scalio_invalidate() - turn every slot that may hold @key unusable
+ * scalio_invalidate_block() - turn every slot of a block that may hold a key
+ *	unusable
  * @hs:		store
- * @key:	the key just written
+ * @block:	the key's block
+ * @key:	the key just written, or NULL for every B and C slot
  * @klen:	key length
+ * @fp:		key fingerprint
  *
  * Reads the block and, for each slot scalio_invalidate_next() names, CASes
  * B -> D or C -> A.  A failed CAS means the slot changed under us: read the
  * block again and start over, until a pass finds nothing left to do.
+ * The caller holds the connection (scalio_conn_enter() or a reconnect).
  *
  * Return: 0, or an error (the write itself is durable either way).
  */
-static int scalio_invalidate(struct scalio_hstore *hs, const u8 *key,
-			     u32 klen)
+static int scalio_invalidate_block(struct scalio_hstore *hs, u32 block,
+				   const u8 *key, u32 klen, u16 fp)
 {
 	struct scalio_conn *conn = &hs->conn;
 	unsigned long end = jiffies + msecs_to_jiffies(SCALIO_OP_TIMEOUT_MS);
-	u64 hash = scalio_key_hash(key, klen);
-	u32 block = scalio_hash_block(hash, hs->nr_blocks);
-	u16 fp = scalio_hash_fp(hash);
 	struct scalio_block_view v;
 	struct scalio_io *io;
 	unsigned int attempt;
@@ -127,6 +140,181 @@ out:
 	return ret;
 }
 
+/* Invalidate every slot that may hold @key (writer's step 3). */
+static int scalio_invalidate(struct scalio_hstore *hs, const u8 *key,
+			     u32 klen)
+{
+	u64 hash = scalio_key_hash(key, klen);
+
+	return scalio_invalidate_block(hs, scalio_hash_block(hash, hs->nr_blocks),
+				       key, klen, scalio_hash_fp(hash));
+}
+
+/*
+ * A key whose invalidation is owed: its write may have been applied (the
+ * outcome was lost with the connection) or was applied and the
+ * invalidation failed.  Until it is paid, another client may still hit the
+ * old value in a C slot while fills read the new one.
+ */
+struct scalio_inval_key {
+	struct list_head	entry;
+	u32			klen;
+	u8			key[SCALIO_KEY_MAX];
+};
+
+/* Remember that @key's slots must still be invalidated; see scalio_inval_flush(). */
+static void scalio_inval_defer(struct scalio_hstore *hs, const u8 *key,
+			       u32 klen)
+{
+	struct scalio_inval_key *ik, *pos;
+
+	ik = kzalloc(sizeof(*ik), GFP_KERNEL);
+	if (ik) {
+		ik->klen = klen;
+		memcpy(ik->key, key, klen);
+	}
+	spin_lock(&hs->inval_lock);
+	if (ik && !hs->inval_all) {
+		list_for_each_entry(pos, &hs->inval_list, entry) {
+			if (pos->klen == klen && !memcmp(pos->key, key, klen)) {
+				kfree(ik);	/* already owed */
+				ik = NULL;
+				break;
+			}
+		}
+		if (ik && hs->inval_count < SCALIO_INVAL_DEFER_MAX) {
+			list_add_tail(&ik->entry, &hs->inval_list);
+			hs->inval_count++;
+			ik = NULL;
+		} else if (ik) {
+			hs->inval_all = true;
+		}
+	} else {
+		hs->inval_all = true;	/* no memory: sweep everything */
+	}
+	spin_unlock(&hs->inval_lock);
+	kfree(ik);
+	pr_info_ratelimited("%s: invalidation deferred\n", hs->name);
+	/* With the connection lost, the reconnect pays instead. */
+	if (!scalio_conn_dead(&hs->conn))
+		mod_delayed_work(system_long_wq, &hs->inval_work,
+				 msecs_to_jiffies(SCALIO_INVAL_RETRY_MS));
+}
+
+/**
+ * scalio_inval_flush() - pay every invalidation this client still owes
+ * @hs:	store; the caller holds the connection (scalio_conn_enter(), or a
+ *	reconnect with io_rwsem held for writing)
+ *
+ * Deferred keys are invalidated one by one; after an overflow every block is
+ * swept instead (each B -> D, each C -> A).  What fails stays owed.
+ *
+ * Return: 0 when nothing is owed any more, else the first error.
+ */
+int scalio_inval_flush(struct scalio_hstore *hs)
+{
+	struct scalio_inval_key *ik, *tmp;
+	LIST_HEAD(done);
+	bool all;
+	u32 block;
+	int ret = 0;
+
+	spin_lock(&hs->inval_lock);
+	all = hs->inval_all;
+	hs->inval_all = false;
+	if (all) {
+		/* The sweep covers every key owed so far. */
+		list_splice_init(&hs->inval_list, &done);
+		hs->inval_count = 0;
+	}
+	spin_unlock(&hs->inval_lock);
+
+	for (block = 0; all && block < hs->nr_blocks; block++) {
+		ret = scalio_invalidate_block(hs, block, NULL, 0, 0);
+		if (ret) {
+			spin_lock(&hs->inval_lock);
+			hs->inval_all = true;
+			spin_unlock(&hs->inval_lock);
+			break;
+		}
+		cond_resched();
+	}
+	list_for_each_entry_safe(ik, tmp, &done, entry)
+		kfree(ik);
+	if (ret)
+		return ret;
+
+	for (;;) {
+		spin_lock(&hs->inval_lock);
+		ik = list_first_entry_or_null(&hs->inval_list,
+					      struct scalio_inval_key, entry);
+		if (ik) {
+			list_del(&ik->entry);
+			hs->inval_count--;
+		}
+		spin_unlock(&hs->inval_lock);
+		if (!ik)
+			return 0;
+		ret = scalio_invalidate(hs, ik->key, ik->klen);
+		if (ret) {
+			spin_lock(&hs->inval_lock);
+			list_add(&ik->entry, &hs->inval_list);
+			hs->inval_count++;
+			spin_unlock(&hs->inval_lock);
+			return ret;
+		}
+		kfree(ik);
+	}
+}
+
+/**
+ * scalio_inval_work() - pay deferred invalidations while connected
+ * @work:	&hs->inval_work
+ *
+ * Retries while the connection is up; once it is lost the reconnect pays
+ * (scalio_conn_reconnect()) before the store serves anything again.
+ */
+void scalio_inval_work(struct work_struct *work)
+{
+	struct scalio_hstore *hs = container_of(to_delayed_work(work),
+						struct scalio_hstore,
+						inval_work);
+	int ret;
+
+	if (READ_ONCE(hs->state) != SCALIO_HS_LIVE ||
+	    scalio_conn_enter(&hs->conn))
+		return;
+	ret = scalio_inval_flush(hs);
+	scalio_conn_exit(&hs->conn);
+	if (ret && !scalio_conn_dead(&hs->conn) &&
+	    READ_ONCE(hs->state) == SCALIO_HS_LIVE)
+		mod_delayed_work(system_long_wq, &hs->inval_work,
+				 msecs_to_jiffies(SCALIO_INVAL_RETRY_MS));
+}
+
+/* Drop what is still owed: the store is going away. */
+void scalio_inval_forget(struct scalio_hstore *hs)
+{
+	struct scalio_inval_key *ik, *tmp;
+
+	list_for_each_entry_safe(ik, tmp, &hs->inval_list, entry)
+		kfree(ik);
+	INIT_LIST_HEAD(&hs->inval_list);
+	hs->inval_count = 0;
+	hs->inval_all = false;
+}
+
+/*
+ * Did the write reach the target?  Only a response tells: without one
+ * (connection lost, no answer in time, a garbled answer) it may have been
+ * committed, and its invalidation is owed.
+ */
+static bool scalio_write_outcome_unknown(int ret)
+{
+	return ret == -ENOTCONN || ret == -ETIMEDOUT || ret == -EPROTO ||
+	       ret == -EINTR || ret == -ECONNRESET;
+}
+
 static int scalio_write(struct scalio_hstore *hs, u16 op, const u8 *key,
 			u32 klen, const u8 *value, u32 vlen)
 {
@@ -137,22 +325,29 @@ static int scalio_write(struct scalio_hstore *hs, u16 op, const u8 *key,
 	if (ret)
 		goto out;
 	ret = scalio_write_rpc(hs, op, key, klen, value, vlen);
-	/*
-	 * A DELETE of a missing key changed nothing durable, but a stale
-	 * cached copy must not outlive it either: invalidate in both cases.
-	 */
-	if ((!ret || ret == -ENOENT) &&
-	    (hs->features & SCALIO_F_INLINE_CACHE) &&
-	    !scalio_debug_skip_invalidate) {
+	if (!(hs->features & SCALIO_F_INLINE_CACHE) ||
+	    scalio_debug_skip_invalidate) {
+		/* nothing cached, or the broken variant the tests reject */
+	} else if (!ret || ret == -ENOENT) {
+		/*
+		 * A DELETE of a missing key changed nothing durable, but a
+		 * stale cached copy must not outlive it either: invalidate
+		 * in both cases.
+		 */
 		unsigned int delay = READ_ONCE(scalio_debug_write_delay_ms);
 		int iret;
 
 		if (delay)
 			msleep_interruptible(min(delay, 60000U));
+		if (xchg(&scalio_debug_lose_conn_after_write, false))
+			scalio_conn_fail(conn);
 		iret = scalio_invalidate(hs, key, klen);
-
-		if (iret)
+		if (iret) {
+			scalio_inval_defer(hs, key, klen);
 			ret = iret;
+		}
+	} else if (scalio_write_outcome_unknown(ret)) {
+		scalio_inval_defer(hs, key, klen);
 	}
 	scalio_conn_exit(conn);
 out:

@@ -479,6 +479,27 @@ static void invalidate_scenarios(void)
 	CHECK_EQ(scalio_ctl_state(ctl_of(1)), SCALIO_SLOT_D);
 	CHECK_EQ(scalio_ctl_state(ctl_of(3)), SCALIO_SLOT_A);
 	CHECK_EQ(scalio_ctl_state(ctl_of(0)), SCALIO_SLOT_C);
+
+	/* The sweep (no key): every B and C slot, whatever its key. */
+	blk_clear();
+	set_c(0, 3, "other", 5, FP2, "x", 0);
+	set_ctl(1, SCALIO_SLOT_B, 10, 7, LIVE, FP2);
+	set_ctl(2, SCALIO_SLOT_D, 11, 8, LIVE, FP);
+	set_ctl(4, SCALIO_SLOT_B, 12, 9, EXPIRED, FP);
+	CHECK(scalio_invalidate_next(&view, NULL, 0, 0, 0, &idx, &nc));
+	CHECK_EQ(idx, 0);
+	CHECK_EQ(nc, scalio_ctl_make(SCALIO_SLOT_A, 4, 0, 0, 0));
+	CHECK(scalio_invalidate_next(&view, NULL, 0, 0, idx + 1, &idx, &nc));
+	CHECK_EQ(idx, 1);
+	CHECK_EQ(nc, scalio_ctl_make(SCALIO_SLOT_D, 11, 7, LIVE, FP2));
+	CHECK(scalio_invalidate_next(&view, NULL, 0, 0, idx + 1, &idx, &nc));
+	CHECK_EQ(idx, 4);
+	CHECK(!scalio_invalidate_next(&view, NULL, 0, 0, idx + 1, &idx, &nc));
+	for (idx = 0; scalio_invalidate_next(&view, NULL, 0, 0, 0, &idx, &nc); )
+		slot(idx)->ctl = cpu_to_le64(nc);
+	for (idx = 0; idx < SLOTS; idx++)
+		CHECK(scalio_ctl_state(ctl_of(idx)) == SCALIO_SLOT_A ||
+		      scalio_ctl_state(ctl_of(idx)) == SCALIO_SLOT_D);
 }
 
 /* A GET's full sequence on one block, by the pure functions alone. */

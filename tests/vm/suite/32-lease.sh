@@ -23,6 +23,12 @@
 # bed skips its teardown once a VM was killed: the script detaches and
 # unloads the modules itself, and the kernel logs must be clean.
 #
+# First, in the same bed: host2 caches inval.k; host1 PUTs a new value with
+# debug_lose_conn_after_write=1 (the connection drops between the target's
+# durable acknowledgement and the invalidation), so the PUT fails; once
+# host1 has reconnected by itself, host2 must read the new value: the
+# reconnect paid the invalidation the loss left owed.
+#
 # Usage: 32-lease.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -57,6 +63,36 @@ hstat() {
 	fi | awk -v k="\$1" '\$1 == k { print \$2 }'
 }
 
+step "a write that loses its connection before its invalidation: the reconnect pays it"
+scalioctl put \$S inval.k old-value || fail "put inval.k"
+for j in 1 2; do
+	v=\$(vmctl exec-host 2 "scalioctl get \$S inval.k") || fail "host2: get inval.k"
+	[ "\$v" = old-value ] || fail "host2: inval.k = '\$v', expected old-value"
+done
+[ "\$(hstat cache_hits "\$(vmctl exec-host 2 "scalioctl stats \$S --host-only")")" -ge 1 ] ||
+	fail "host2 does not hold inval.k in its cache (no cache hit)"
+rc0=\$(hstat reconnects)
+echo 1 > /sys/module/scalio_host/parameters/debug_lose_conn_after_write ||
+	fail "setting debug_lose_conn_after_write"
+if scalioctl put \$S inval.k new-value; then
+	fail "the PUT succeeded although its invalidation was cut off"
+fi
+i=0
+until [ "\$(hstat reconnects)" -gt "\$rc0" ]; do
+	i=\$((i + 1))
+	[ \$i -lt 120 ] || fail "host1 did not reconnect"
+	sleep 0.5
+done
+echo "# host1 reconnected after \$((i / 2)) s"
+# The PUT was committed (the target acknowledged it): once host1 is back,
+# no client may still return the old value from its cache.
+v=\$(vmctl exec-host 2 "scalioctl get \$S inval.k") || fail "host2: get inval.k after the loss"
+[ "\$v" = new-value ] ||
+	fail "host2: inval.k = '\$v' after host1 reconnected: its stale cached copy survived the owed invalidation"
+v=\$(scalioctl get \$S inval.k) || fail "host1: get inval.k after the reconnect"
+[ "\$v" = new-value ] || fail "host1: inval.k = '\$v'"
+scalioctl del \$S inval.k || fail "del inval.k"
+
 step "PUT lease.0..\$((N - 1)) from host1"
 i=0
 while [ \$i -lt \$N ]; do
@@ -64,6 +100,10 @@ while [ \$i -lt \$N ]; do
 	i=\$((i + 1))
 done
 
+st=\$(vmctl exec-host 2 "scalioctl stats \$S --host-only")
+h2hits0=\$(hstat cache_hits "\$st")
+h2miss0=\$(hstat cache_misses "\$st")
+h2cas0=\$(( \$(hstat rdma_cas "\$st") - \$(hstat cas_failures "\$st") ))
 step "host2: debug_fill_delay_ms=120000, GETs of the \$N keys in the background"
 vmctl exec-host 2 "echo 120000 > /sys/module/scalio_host/parameters/debug_fill_delay_ms &&
 	i=0; while [ \\\$i -lt \$N ]; do
@@ -77,14 +117,14 @@ while :; do
 	st=\$(vmctl exec-host 2 "scalioctl stats \$S --host-only")
 	cas=\$(hstat rdma_cas "\$st")
 	casf=\$(hstat cas_failures "\$st")
-	[ -n "\$cas" ] && [ -n "\$casf" ] && [ \$((cas - casf)) -ge \$N ] && break
+	[ -n "\$cas" ] && [ -n "\$casf" ] && [ \$((cas - casf - h2cas0)) -ge \$N ] && break
 	i=\$((i + 1))
 	[ \$i -lt 60 ] || fail "host2 never locked \$N slots (rdma_cas \$cas, failures \$casf)"
 	sleep 0.3
 done
 t_locked=\$(now_ms)
 echo "\$st" | grep -E 'gets|cache_|rdma_cas|cas_failures|lease'
-[ "\$(hstat cache_misses "\$st")" = 0 ] && [ "\$(hstat cache_hits "\$st")" = 0 ] ||
+[ "\$(hstat cache_misses "\$st")" = "\$h2miss0" ] && [ "\$(hstat cache_hits "\$st")" = "\$h2hits0" ] ||
 	fail "a host2 GET finished: the slots are not all held in B"
 
 step "kill-host 2 while it holds \$N slots in B"
