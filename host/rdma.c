@@ -174,50 +174,36 @@ void scalio_conn_fail(struct scalio_conn *conn)
 /* ------------------------------------------------------------------ */
 /* buffers                                                             */
 
+/* Unmap (if mapped) and free one buffer of the connection. */
+static void scalio_buf_free(struct scalio_conn *conn, u64 dma, void *buf,
+			    size_t len, enum dma_data_direction dir)
+{
+	if (dma)
+		ib_dma_unmap_single(conn->dev, dma, len, dir);
+	kfree(buf);
+}
+
 static void scalio_conn_free_bufs(struct scalio_conn *conn)
 {
 	u32 i;
 
-	if (conn->rpcs) {
-		for (i = 0; i < conn->qd_req; i++) {
-			struct scalio_rpc *rpc = &conn->rpcs[i];
-
-			if (rpc->req_dma)
-				ib_dma_unmap_single(conn->dev, rpc->req_dma,
-						    SCALIO_MSG_SIZE,
-						    DMA_TO_DEVICE);
-			kfree(rpc->req);
-			kfree(rpc->rsp);
-		}
-		kfree(conn->rpcs);
-		conn->rpcs = NULL;
+	for (i = 0; conn->rpcs && i < conn->qd_req; i++) {
+		scalio_buf_free(conn, conn->rpcs[i].req_dma, conn->rpcs[i].req,
+				SCALIO_MSG_SIZE, DMA_TO_DEVICE);
+		kfree(conn->rpcs[i].rsp);
 	}
-	if (conn->recvs) {
-		for (i = 0; i < conn->qd_req; i++) {
-			struct scalio_recv *rv = &conn->recvs[i];
-
-			if (rv->dma)
-				ib_dma_unmap_single(conn->dev, rv->dma,
-						    SCALIO_MSG_SIZE,
-						    DMA_FROM_DEVICE);
-			kfree(rv->buf);
-		}
-		kfree(conn->recvs);
-		conn->recvs = NULL;
-	}
-	if (conn->ios) {
-		for (i = 0; i < SCALIO_HOST_NR_IO; i++) {
-			struct scalio_io *io = &conn->ios[i];
-
-			if (io->dma)
-				ib_dma_unmap_single(conn->dev, io->dma,
-						    SCALIO_IO_SIZE,
-						    DMA_BIDIRECTIONAL);
-			kfree(io->buf);
-		}
-		kfree(conn->ios);
-		conn->ios = NULL;
-	}
+	for (i = 0; conn->recvs && i < conn->qd_req; i++)
+		scalio_buf_free(conn, conn->recvs[i].dma, conn->recvs[i].buf,
+				SCALIO_MSG_SIZE, DMA_FROM_DEVICE);
+	for (i = 0; conn->ios && i < SCALIO_HOST_NR_IO; i++)
+		scalio_buf_free(conn, conn->ios[i].dma, conn->ios[i].buf,
+				SCALIO_IO_SIZE, DMA_BIDIRECTIONAL);
+	kfree(conn->rpcs);
+	conn->rpcs = NULL;
+	kfree(conn->recvs);
+	conn->recvs = NULL;
+	kfree(conn->ios);
+	conn->ios = NULL;
 	INIT_LIST_HEAD(&conn->rpc_free);
 	INIT_LIST_HEAD(&conn->io_free);
 }

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # tests/check.sh [--kver 6.1|6.12]: the body of `make check`.
-#   1. unit tests (make -C tests/unit run; its TAP lines are counted)
+#   1. unit tests (make -C tests/unit run; its TAP lines are counted), and
+#      the tests of the user-space tools (make -C DIR test)
 #   2. module builds with W=1 against the newest 6.1 and 6.12 trees (any
 #      warning fails), sparse (C=2) on 6.1 (any warning in our files fails),
 #      checkpatch.pl (scripts/checkpatch.sh)
@@ -62,6 +63,23 @@ if [ -f "$top/tests/unit/Makefile" ]; then
 else
 	result skip "unit tests" "tests/unit/Makefile not there"
 fi
+
+# User-space tools' own tests (TAP): the linearizability checker, the YCSB
+# driver against its LD_PRELOAD stand-in of the device, the fio engine.
+for d in tests/lincheck tools/ycsb tools/fio; do
+	tl=$logs/test-${d//\//-}.log
+	timeout -k 10 600 make -C "$top/$d" test > "$tl" 2>&1
+	trc=$?
+	nok=$(grep -c '^ok ' "$tl")
+	nbad=$(grep -c '^not ok ' "$tl")
+	if [ $trc = 0 ] && [ "$nbad" = 0 ] && [ "$nok" -gt 0 ]; then
+		result ok "tool tests: $d" "$nok cases"
+	else
+		result fail "tool tests: $d" "exit $trc, $nbad of $((nok + nbad)) cases failed"
+		grep '^not ok ' "$tl" | sed 's/^/#   /'
+		show_tail "$tl"
+	fi
+done
 
 # ------------------------------------------------------------ 2. builds
 echo "# module builds (W=1) and sparse"

@@ -53,6 +53,7 @@
 #include <unistd.h>
 
 #include "../../uapi/scalio.h"
+#include "sel_util.h"
 
 #define KSFT_PASS	0
 #define KSFT_FAIL	1
@@ -149,14 +150,6 @@ static void key_init(struct key_state *k, unsigned int t, unsigned int i)
 {
 	k->klen = (uint32_t)snprintf(k->name, sizeof(k->name), "%s.%u.%u",
 				     P.prefix, t, i);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* Append one line to a log and make it durable before going on. */
@@ -289,7 +282,7 @@ static int meta_sync(bool create)
 static void *writer_fn(void *arg)
 {
 	struct writer *w = arg;
-	double deadline = P.secs ? now_s() + (double)P.secs : 0;
+	double deadline = P.secs ? sel_now_s() + (double)P.secs : 0;
 	unsigned int i = 0;
 
 	while (!atomic_load(&stop)) {
@@ -302,7 +295,7 @@ static void *writer_fn(void *arg)
 		int ret;
 
 		if ((P.ops && w->puts >= P.ops) ||
-		    (deadline && now_s() >= deadline))
+		    (deadline && sel_now_s() >= deadline))
 			break;
 		kv.vlen = make_value(k, v, w->buf);
 		if (log_line(w->log, "A %u %u\n", i, v)) {
@@ -372,7 +365,7 @@ static int cmd_write(void)
 	}
 	printf("# write: %u threads x %u keys '%s.<t>.<k>', values %u..%u bytes, %lu ops/thread, %lu s\n",
 	       P.threads, P.keys, P.prefix, P.vmin, P.vmax, P.ops, P.secs);
-	t0 = tp = now_s();
+	t0 = tp = sel_now_s();
 	for (t = 0; t < P.threads; t++) {
 		if (pthread_create(&ws[t].tid, NULL, writer_fn, &ws[t])) {
 			fprintf(stderr, "pthread_create failed\n");
@@ -396,17 +389,17 @@ static int cmd_write(void)
 		}
 		if (!running)
 			break;
-		if (now_s() - tp >= 10) {
+		if (sel_now_s() - tp >= 10) {
 			unsigned long a = atomic_load(&acked_total);
 
-			tp = now_s();
+			tp = sel_now_s();
 			printf("# progress: %lu acknowledged PUTs, %.0f/s\n", a,
 			       (double)(a - last) / 10);
 			last = a;
 		}
 		usleep(100000);
 	}
-	t1 = now_s();
+	t1 = sel_now_s();
 	for (t = 0; t < P.threads; t++) {
 		struct writer *w = &ws[t];
 
@@ -544,22 +537,6 @@ static void usage(FILE *f)
 		PREFIX_MAX);
 }
 
-static unsigned long num_arg(const char *s, unsigned long min,
-			     unsigned long max)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || *end || v < min || v > max) {
-		fprintf(stderr, "scalio_crash: bad number '%s' (%lu..%lu)\n",
-			s, min, max);
-		exit(2);
-	}
-	return v;
-}
-
 int main(int argc, char **argv)
 {
 	const char *env, *cmd;
@@ -578,12 +555,12 @@ int main(int argc, char **argv)
 	while ((c = getopt(argc, argv, "l:t:k:n:T:V:v:p:s:NFh")) != -1) {
 		switch (c) {
 		case 'l': P.dir = optarg; break;
-		case 't': P.threads = (unsigned int)num_arg(optarg, 1, 64); break;
-		case 'k': P.keys = (unsigned int)num_arg(optarg, 1, 100000); break;
-		case 'n': P.ops = num_arg(optarg, 0, 1UL << 40); break;
-		case 'T': P.secs = num_arg(optarg, 0, 1UL << 30); break;
-		case 'V': P.vmin = (unsigned int)num_arg(optarg, VAL_HDR, SCALIO_VALUE_MAX); break;
-		case 'v': P.vmax = (unsigned int)num_arg(optarg, VAL_HDR, SCALIO_VALUE_MAX); break;
+		case 't': P.threads = (unsigned int)sel_num_arg("scalio_crash", optarg, 1, 64); break;
+		case 'k': P.keys = (unsigned int)sel_num_arg("scalio_crash", optarg, 1, 100000); break;
+		case 'n': P.ops = sel_num_arg("scalio_crash", optarg, 0, 1UL << 40); break;
+		case 'T': P.secs = sel_num_arg("scalio_crash", optarg, 0, 1UL << 30); break;
+		case 'V': P.vmin = (unsigned int)sel_num_arg("scalio_crash", optarg, VAL_HDR, SCALIO_VALUE_MAX); break;
+		case 'v': P.vmax = (unsigned int)sel_num_arg("scalio_crash", optarg, VAL_HDR, SCALIO_VALUE_MAX); break;
 		case 'p': P.prefix = optarg; break;
 		case 's': P.store = optarg; break;
 		case 'N': P.no_record = true; break;

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "../../uapi/scalio.h"
+#include "sel_util.h"
 
 #define KSFT_PASS	0
 #define KSFT_FAIL	1
@@ -297,29 +298,6 @@ static void usage(FILE *f)
 		"  -k         keep the keys at the end (default: delete them)\n");
 }
 
-static unsigned long num_arg(const char *s, unsigned long min, unsigned long max)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || *end || v < min || v > max) {
-		fprintf(stderr, "scalio_stress: bad number '%s' (%lu..%lu)\n",
-			s, min, max);
-		exit(2);
-	}
-	return v;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 int main(int argc, char **argv)
 {
 	unsigned long total = 0, errors = 0, gets = 0, puts = 0, dels = 0;
@@ -339,14 +317,14 @@ int main(int argc, char **argv)
 	while ((c = getopt(argc, argv, "d:t:n:p:c:v:g:w:s:kh")) != -1) {
 		switch (c) {
 		case 'd': P.store = optarg; break;
-		case 't': P.threads = (unsigned int)num_arg(optarg, 1, 256); break;
-		case 'n': P.ops = num_arg(optarg, 0, 1UL << 40); break;
-		case 'p': P.priv_keys = (unsigned int)num_arg(optarg, 0, 100000); break;
-		case 'c': P.common_keys = (unsigned int)num_arg(optarg, 0, 100000); break;
-		case 'v': P.vmax = (unsigned int)num_arg(optarg, 0, SCALIO_VALUE_MAX); break;
-		case 'g': P.get_pct = (unsigned int)num_arg(optarg, 0, 100); break;
-		case 'w': P.put_pct = (unsigned int)num_arg(optarg, 0, 100); break;
-		case 's': P.seed = num_arg(optarg, 0, ~0UL); break;
+		case 't': P.threads = (unsigned int)sel_num_arg("scalio_stress", optarg, 1, 256); break;
+		case 'n': P.ops = sel_num_arg("scalio_stress", optarg, 0, 1UL << 40); break;
+		case 'p': P.priv_keys = (unsigned int)sel_num_arg("scalio_stress", optarg, 0, 100000); break;
+		case 'c': P.common_keys = (unsigned int)sel_num_arg("scalio_stress", optarg, 0, 100000); break;
+		case 'v': P.vmax = (unsigned int)sel_num_arg("scalio_stress", optarg, 0, SCALIO_VALUE_MAX); break;
+		case 'g': P.get_pct = (unsigned int)sel_num_arg("scalio_stress", optarg, 0, 100); break;
+		case 'w': P.put_pct = (unsigned int)sel_num_arg("scalio_stress", optarg, 0, 100); break;
+		case 's': P.seed = sel_num_arg("scalio_stress", optarg, 0, ~0UL); break;
 		case 'k': P.keep = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -405,7 +383,7 @@ int main(int argc, char **argv)
 		}
 	}
 
-	t0 = now_s();
+	t0 = sel_now_s();
 	for (i = 0; i < P.threads; i++) {
 		if (pthread_create(&th[i].tid, NULL, worker, &th[i])) {
 			printf("# pthread_create failed\n");
@@ -423,14 +401,14 @@ int main(int argc, char **argv)
 			break;
 		if (all >= 10 && done - last >= all / 10) {
 			printf("# progress: %lu / %lu ops, %.0f ops/s\n", done, all,
-			       done / (now_s() - t0));
+			       done / (sel_now_s() - t0));
 			last = done;
 		}
 		usleep(200000);
 	}
 	for (i = 0; i < P.threads; i++)
 		pthread_join(th[i].tid, NULL);
-	t1 = now_s();
+	t1 = sel_now_s();
 
 	for (i = 0; i < P.threads; i++) {
 		total += th[i].gets + th[i].puts + th[i].dels;

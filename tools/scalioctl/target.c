@@ -168,6 +168,50 @@ static int parse_store_opt(const char *cmd, const char *arg)
 	return EXIT_OK;
 }
 
+enum {
+	OPT_STORE = 256, OPT_ADDR, OPT_PORT, OPT_NVME_PORT, OPT_ATTR0,
+};
+
+/*
+ * The options of a command that takes only --store NAME, -v and -h.
+ * Returns -1 to go on (*store set), else the exit status to return.
+ */
+static int parse_store_cmd(const char *cmd, int argc, char **argv,
+			   const char **store)
+{
+	static const struct option opts[] = {
+		{ "store", required_argument, NULL, OPT_STORE },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	*store = NULL;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_STORE:
+			if (parse_store_opt(cmd, optarg))
+				return EXIT_USAGE;
+			*store = optarg;
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		case 'h':
+			return print_command_help(cmd);
+		default:
+			return usage_error(cmd, "unknown option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	if (!*store)
+		return usage_error(cmd, "--store NAME is required");
+	return -1;
+}
+
 static uint64_t fnv1a64(const char *s, uint64_t h)
 {
 	for (; *s; s++) {
@@ -484,10 +528,6 @@ static int setup_store(const struct setup_args *a)
 	return EXIT_OK;
 }
 
-enum {
-	OPT_STORE = 256, OPT_ADDR, OPT_PORT, OPT_NVME_PORT, OPT_ATTR0,
-};
-
 int cmd_target_setup(int argc, char **argv)
 {
 	struct option opts[8 + NR_STORE_ATTRS] = {
@@ -664,41 +704,18 @@ static int remove_subsystem(const char *nqn)
 
 int cmd_target_teardown(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "store", required_argument, NULL, OPT_STORE },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	char nqns[SCALIO_MAX_SSDS * 2][SCALIO_NQN_MAX];
 	char dir[PATH_MAX], p[PATH_MAX];
 	const char *store = NULL;
-	int c, i, n, nr_nqns = 0, ret = EXIT_OK;
+	int i, n, nr_nqns = 0, ret;
 	bool found = false;
 	struct dirent *de;
 	DIR *d;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_STORE:
-			if (parse_store_opt("target-teardown", optarg))
-				return EXIT_USAGE;
-			store = optarg;
-			break;
-		case 'v':
-			verbose = 1;
-			break;
-		case 'h':
-			return print_command_help("target-teardown");
-		default:
-			return usage_error("target-teardown", "unknown option '%s'",
-					   argv[optind - 1]);
-		}
-	}
-	if (!store)
-		return usage_error("target-teardown", "--store NAME is required");
+	ret = parse_store_cmd("target-teardown", argc, argv, &store);
+	if (ret >= 0)
+		return ret;
+	ret = EXIT_OK;
 	if (optind != argc)
 		return usage_error("target-teardown", "unexpected argument '%s'",
 				   argv[optind]);
@@ -769,38 +786,15 @@ int cmd_target_teardown(int argc, char **argv)
 
 int cmd_target_set(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "store", required_argument, NULL, OPT_STORE },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	char dir[PATH_MAX], en[PATH_MAX], p[PATH_MAX];
 	const char *store = NULL;
 	bool was_enabled;
-	int c, i, ret = EXIT_OK;
+	int i, ret;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_STORE:
-			if (parse_store_opt("target-set", optarg))
-				return EXIT_USAGE;
-			store = optarg;
-			break;
-		case 'v':
-			verbose = 1;
-			break;
-		case 'h':
-			return print_command_help("target-set");
-		default:
-			return usage_error("target-set", "unknown option '%s'",
-					   argv[optind - 1]);
-		}
-	}
-	if (!store)
-		return usage_error("target-set", "--store NAME is required");
+	ret = parse_store_cmd("target-set", argc, argv, &store);
+	if (ret >= 0)
+		return ret;
+	ret = EXIT_OK;
 	if (optind == argc)
 		return usage_error("target-set", "give at least one ATTR=VALUE");
 
