@@ -484,7 +484,7 @@ void scalio_rpc_put(struct scalio_conn *conn, struct scalio_rpc *rpc)
  * is the caller's to interpret.
  *
  * Return: 0, -ENOTCONN (connection lost), -ETIMEDOUT (no answer in time; the
- * tag stays reserved until the answer or the connection's end).
+ * connection is failed, and the tag stays reserved until its end).
  */
 int scalio_rpc_exec(struct scalio_conn *conn, struct scalio_rpc *rpc,
 		    u16 opcode, u32 len)
@@ -553,6 +553,13 @@ int scalio_rpc_exec(struct scalio_conn *conn, struct scalio_rpc *rpc,
 			spin_unlock_irqrestore(&conn->rpc_lock, flags);
 			pr_warn_ratelimited("%s: RPC %u timed out\n",
 					    conn->hs->name, opcode);
+			/*
+			 * As nvme does on a timeout: start over on a new
+			 * connection.  A write without an answer may still
+			 * commit; the reconnect's HELLO waits until it has,
+			 * and only then are its owed invalidations paid.
+			 */
+			scalio_conn_fail(conn);
 			return -ETIMEDOUT;
 		}
 		spin_unlock_irqrestore(&conn->rpc_lock, flags);

@@ -531,7 +531,9 @@ static void scalio_commit_round(struct scalio_ssd *ssd)
 			req->seg = c->tbs[c->tb_of[i] - 1].seg;
 		}
 		req->done(req, s);
+		atomic64_inc(&ssd->reqs_out);
 	}
+	wake_up_all(&ssd->done_wq);
 	scalio_batch_reset(ssd);
 }
 
@@ -612,7 +614,9 @@ static int scalio_commit_thread(void *data)
 	list_for_each_entry_safe(req, tmp, &dead, entry) {
 		list_del_init(&req->entry);
 		req->done(req, -ESHUTDOWN);
+		atomic64_inc(&ssd->reqs_out);
 	}
+	wake_up_all(&ssd->done_wq);
 	if (scalio_checkpoint_write(ssd))
 		pr_err("%s: ssd %u: final checkpoint failed; the next enable replays the log\n",
 		       st->name, ssd->index);
@@ -680,10 +684,51 @@ void scalio_store_write(struct scalio_store *st, struct scalio_treq *req)
 	}
 	list_add_tail(&req->entry, &ssd->pending);
 	WRITE_ONCE(ssd->nr_pending, ssd->nr_pending + 1);
+	ssd->reqs_in++;
 	c->pending_bytes += bytes;
 	scalio_batch_arrival(&ssd->policy, req->arrival_ns);
 	spin_unlock_irqrestore(&ssd->lock, flags);
 	wake_up(&ssd->wq);
+}
+
+/**
+ * scalio_store_write_barrier() - wait until every write queued so far is
+ *	answered
+ * @st:		store
+ * @timeout:	in jiffies
+ *
+ * A client that lost its connection may have writes of the old connection
+ * still queued here; it invalidates their keys after its handshake, which
+ * is only sound once they are durable and seg updated.  HELLO waits here.
+ *
+ * Return: 0, -ETIMEDOUT, or -EINTR (fatal signal).
+ */
+int scalio_store_write_barrier(struct scalio_store *st, unsigned long timeout)
+{
+	unsigned long end = jiffies + timeout;
+	u32 i;
+
+	for (i = 0; i < st->nr_ssds; i++) {
+		struct scalio_ssd *ssd = st->ssds[i];
+		struct scalio_commit *c = ssd->commit;
+		long left;
+		u64 want;
+
+		spin_lock_irq(&ssd->lock);
+		want = ssd->reqs_in;
+		spin_unlock_irq(&ssd->lock);
+		left = (long)(end - jiffies);
+		if (left <= 0)
+			left = 1;
+		left = wait_event_killable_timeout(ssd->done_wq,
+				atomic64_read(&ssd->reqs_out) >= want ||
+				!c || READ_ONCE(c->stopping), left);
+		if (left < 0)
+			return -EINTR;
+		if (!left)
+			return -ETIMEDOUT;
+	}
+	return 0;
 }
 
 int scalio_store_read(struct scalio_store *st, const u8 *key, u32 klen,

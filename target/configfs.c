@@ -446,6 +446,8 @@ static struct config_group *scalio_ssds_make(struct config_group *group,
 	spin_lock_init(&ssd->lock);
 	INIT_LIST_HEAD(&ssd->pending);
 	init_waitqueue_head(&ssd->wq);
+	init_waitqueue_head(&ssd->done_wq);
+	atomic64_set(&ssd->reqs_out, 0);
 
 	mutex_lock(&st->lock);
 	if (st->enabled)

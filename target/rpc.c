@@ -418,6 +418,16 @@ static void scalio_rpc_hello(struct scalio_rpc *rpc)
 		scalio_rpc_respond_err(rpc, ret);
 		return;
 	}
+	/*
+	 * A reconnecting client invalidates the keys of writes its lost
+	 * connection left unsettled right after this handshake: they must
+	 * all be answered (durable, seg updated) by then.  Busy: it retries.
+	 */
+	ret = scalio_store_write_barrier(st, msecs_to_jiffies(SCALIO_HELLO_BARRIER_MS));
+	if (ret) {
+		scalio_rpc_respond_err(rpc, ret == -ETIMEDOUT ? -EBUSY : ret);
+		return;
+	}
 
 	t0 = ktime_get_ns();
 	if (st->offload_read)

@@ -44,6 +44,8 @@
 #define SCALIO_DEF_BATCH_MAX		64
 #define SCALIO_DEF_BATCH_TIMEOUT_US	100
 #define SCALIO_DEF_LEASE_MS		2000
+/* HELLO waits at most this long for earlier writes to be answered. */
+#define SCALIO_HELLO_BARRIER_MS		5000
 #define SCALIO_INDEX_CHUNK_BYTES	(2U << 20)	/* rxe: 512 pages per MR */
 
 enum scalio_tstat {
@@ -141,8 +143,12 @@ struct scalio_treq {
  * @nsid:	namespace id within @nqn
  * @bdev:	opened device while the store is enabled
  * @capacity_sectors: device size
- * @lock:	protects @pending, @nr_pending
+ * @lock:	protects @pending, @nr_pending, @reqs_in
  * @pending:	queued struct scalio_treq
+ * @reqs_in:	writes ever queued
+ * @reqs_out:	writes ever answered (done called); with @reqs_in, what
+ *		scalio_store_write_barrier() waits on
+ * @done_wq:	scalio_store_write_barrier() sleeps here
  * @wq:		commit kthread sleeps here
  * @thread:	commit kthread
  * @policy:	batching state
@@ -165,6 +171,9 @@ struct scalio_ssd {
 	spinlock_t			lock;
 	struct list_head		pending;
 	u32				nr_pending;
+	u64				reqs_in;
+	atomic64_t			reqs_out;
+	wait_queue_head_t		done_wq;
 	wait_queue_head_t		wq;
 	struct task_struct		*thread;
 	struct scalio_batch_policy	policy;
@@ -284,6 +293,7 @@ void scalio_commit_stop(struct scalio_ssd *ssd);	/* fails queued reqs */
  *		before this function returns, on error)
  */
 void scalio_store_write(struct scalio_store *st, struct scalio_treq *req);
+int scalio_store_write_barrier(struct scalio_store *st, unsigned long timeout);
 /**
  * scalio_store_read() - look a key up on the SSD (GET by RPC)
  * @st:		store, live reference held; may sleep
