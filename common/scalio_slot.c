@@ -250,16 +250,11 @@ bool scalio_invalidate_next(const struct scalio_block_view *v,
 		u64 ctl = le64_to_cpu(s->ctl);
 		enum scalio_slot_state st = scalio_ctl_state(ctl);
 
-		if (!key && (st == SCALIO_SLOT_B || st == SCALIO_SLOT_C)) {
-			*idx = i;
-			*new_ctl = scalio_ctl_invalidate(ctl);
-			return true;
-		}
-		if (!key)
-			continue;
-		if ((st == SCALIO_SLOT_B && scalio_ctl_fp(ctl) == fp) ||
-		    (st == SCALIO_SLOT_C && (scalio_ctl_fp(ctl) == fp ||
-					     scalio_slot_has_key(s, key, klen)))) {
+		bool ours = !key || scalio_ctl_fp(ctl) == fp;
+
+		if ((st == SCALIO_SLOT_B && ours) ||
+		    (st == SCALIO_SLOT_C &&
+		     (ours || scalio_slot_has_key(s, key, klen)))) {
 			*idx = i;
 			*new_ctl = scalio_ctl_invalidate(ctl);
 			return true;

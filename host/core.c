@@ -157,7 +157,7 @@ static void scalio_hstore_teardown(struct scalio_hstore *hs)
 	flush_work(&hs->conn.fail_work);
 	cancel_delayed_work_sync(&hs->reconnect_work);
 	cancel_delayed_work_sync(&hs->inval_work);
-	if (hs->inval_count || hs->inval_all)
+	if (!list_empty(&hs->inval_list) || hs->inval_all)
 		pr_warn("%s: detached owing invalidations: other clients may still hit old values until evicted\n",
 			hs->name);
 	scalio_inval_forget(hs);

@@ -257,11 +257,10 @@ enum scalio_hstore_state {
  * @reconnect_work: re-establishes a lost connection while the store is
  *		live (scalio_reconnect_work())
  * @reconnect_delay: the next retry's delay, in jiffies
- * @inval_lock:	protects @inval_list, @inval_count and @inval_all
+ * @inval_lock:	protects @inval_list and @inval_all
  * @inval_list:	keys written whose invalidation is still owed (struct
  *		scalio_inval_key): the write's outcome was unknown, or its
  *		invalidation failed
- * @inval_count: entries on @inval_list
  * @inval_all:	too many were owed: sweep every block instead
  * @inval_work:	pays the debt while the connection is up
  *		(scalio_inval_work()); a reconnect pays it before the store
@@ -303,7 +302,6 @@ struct scalio_hstore {
 
 	spinlock_t		inval_lock;
 	struct list_head	inval_list;
-	unsigned int		inval_count;
 	bool			inval_all;
 	struct delayed_work	inval_work;
 

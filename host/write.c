@@ -167,6 +167,8 @@ static void scalio_inval_defer(struct scalio_hstore *hs, const u8 *key,
 			       u32 klen)
 {
 	struct scalio_inval_key *ik, *pos;
+	unsigned int n = 0;
+	bool owed = false;
 
 	ik = kzalloc(sizeof(*ik), GFP_KERNEL);
 	if (ik) {
@@ -174,23 +176,18 @@ static void scalio_inval_defer(struct scalio_hstore *hs, const u8 *key,
 		memcpy(ik->key, key, klen);
 	}
 	spin_lock(&hs->inval_lock);
-	if (ik && !hs->inval_all) {
-		list_for_each_entry(pos, &hs->inval_list, entry) {
-			if (pos->klen == klen && !memcmp(pos->key, key, klen)) {
-				kfree(ik);	/* already owed */
-				ik = NULL;
-				break;
-			}
+	list_for_each_entry(pos, &hs->inval_list, entry) {
+		n++;
+		if (pos->klen == klen && !memcmp(pos->key, key, klen)) {
+			owed = true;
+			break;
 		}
-		if (ik && hs->inval_count < SCALIO_INVAL_DEFER_MAX) {
-			list_add_tail(&ik->entry, &hs->inval_list);
-			hs->inval_count++;
-			ik = NULL;
-		} else if (ik) {
-			hs->inval_all = true;
-		}
-	} else {
-		hs->inval_all = true;	/* no memory: sweep everything */
+	}
+	if (!owed && ik && !hs->inval_all && n < SCALIO_INVAL_DEFER_MAX) {
+		list_add_tail(&ik->entry, &hs->inval_list);
+		ik = NULL;
+	} else if (!owed) {
+		hs->inval_all = true;	/* too many, or no memory: sweep */
 	}
 	spin_unlock(&hs->inval_lock);
 	kfree(ik);
@@ -225,7 +222,6 @@ int scalio_inval_flush(struct scalio_hstore *hs)
 	if (all) {
 		/* The sweep covers every key owed so far. */
 		list_splice_init(&hs->inval_list, &done);
-		hs->inval_count = 0;
 	}
 	spin_unlock(&hs->inval_lock);
 
@@ -248,10 +244,8 @@ int scalio_inval_flush(struct scalio_hstore *hs)
 		spin_lock(&hs->inval_lock);
 		ik = list_first_entry_or_null(&hs->inval_list,
 					      struct scalio_inval_key, entry);
-		if (ik) {
+		if (ik)
 			list_del(&ik->entry);
-			hs->inval_count--;
-		}
 		spin_unlock(&hs->inval_lock);
 		if (!ik)
 			return 0;
@@ -259,7 +253,6 @@ int scalio_inval_flush(struct scalio_hstore *hs)
 		if (ret) {
 			spin_lock(&hs->inval_lock);
 			list_add(&ik->entry, &hs->inval_list);
-			hs->inval_count++;
 			spin_unlock(&hs->inval_lock);
 			return ret;
 		}
@@ -300,7 +293,6 @@ void scalio_inval_forget(struct scalio_hstore *hs)
 	list_for_each_entry_safe(ik, tmp, &hs->inval_list, entry)
 		kfree(ik);
 	INIT_LIST_HEAD(&hs->inval_list);
-	hs->inval_count = 0;
 	hs->inval_all = false;
 }
 

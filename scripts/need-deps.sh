@@ -19,12 +19,12 @@ for p in $pkgs; do
 done
 ls -d /lib/modules/6.1.*/build >/dev/null 2>&1 || missing="$missing (6.1 headers)"
 ls -d /lib/modules/6.12.*/build >/dev/null 2>&1 || missing="$missing (6.12 headers)"
-[ "${1:-}" = --packages ] || {
 # fio's source lives in this checkout's build/ (scripts/fio-source.sh), so a
 # fresh clone needs it even when every package is installed.
 top=$(cd "$(dirname "$0")/.." && pwd)
-[ -f "$top/build/fio-src/fio.h" ] || missing="$missing (fio source)"
-}
+if [ "${1:-}" != --packages ] && [ ! -f "$top/build/fio-src/fio.h" ]; then
+	missing="$missing (fio source)"
+fi
 if [ -n "$missing" ]; then
 	echo "missing:$missing" >&2
 	exit 1

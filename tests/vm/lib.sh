@@ -22,6 +22,16 @@ suite_kver() {
 	[ -n "$krel" ] || { echo "SKIP: no $kver kernel installed"; exit 4; }
 }
 
+# suite_share NAME: make $share, a fresh directory the VMs see as /share,
+# under $SCALIO_VM_LOGROOT (kept, for the logs) or $TMPDIR (removed on exit).
+suite_share() {
+	local root=${SCALIO_VM_LOGROOT:-${TMPDIR:-/tmp}}
+
+	mkdir -p "$root" || exit 1
+	share=$(mktemp -d "$root/$1-share.XXXXXX") || exit 1
+	[ -n "${SCALIO_VM_LOGROOT:-}" ] || trap 'rm -rf "$share"' EXIT
+}
+
 # vm_build_extmod SRCDIR KREL OUTDIR: build the out-of-tree module in SRCDIR
 # against KREL in a copy at OUTDIR (so the source tree stays clean); fails
 # on any compiler warning.

@@ -20,10 +20,7 @@ top=$(cd "$(dirname "$0")/../../.." && pwd)
 suite_kver "$@"
 max_kb=${SCALIO_LEAK_MAX_KB:-1024}
 
-root=${SCALIO_VM_LOGROOT:-${TMPDIR:-/tmp}}
-mkdir -p "$root" || exit 1
-share=$(mktemp -d "$root/leak-share.XXXXXX") || exit 1
-[ -n "${SCALIO_VM_LOGROOT:-}" ] || trap 'rm -rf "$share"' EXIT
+suite_share leak
 
 cat > "$share/leak.sh" << EOF
 set -u

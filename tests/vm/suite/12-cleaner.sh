@@ -32,10 +32,7 @@ suite_kver "$@"
 make -C "$top/tests" > /dev/null ||
 	{ echo "FAIL: make -C tests (selftest programs) failed"; exit 1; }
 
-root=${SCALIO_VM_LOGROOT:-${TMPDIR:-/tmp}}
-mkdir -p "$root" || exit 1
-share=$(mktemp -d "$root/cleaner-share.XXXXXX") || exit 1
-[ -n "${SCALIO_VM_LOGROOT:-}" ] || trap 'rm -rf "$share"' EXIT
+suite_share cleaner
 
 cat > "$share/cleaner.sh" << 'EOF'
 set -u

@@ -28,10 +28,7 @@ make -C "$top/tools" > /dev/null ||
 [ -f "$top/tools/fio/scalio-fio.so" ] ||
 	{ echo "FAIL: tools/fio/scalio-fio.so not built (scripts/fio-source.sh)"; exit 1; }
 
-root=${SCALIO_VM_LOGROOT:-${TMPDIR:-/tmp}}
-mkdir -p "$root" || exit 1
-share=$(mktemp -d "$root/fio-share.XXXXXX") || exit 1
-[ -n "${SCALIO_VM_LOGROOT:-}" ] || trap 'rm -rf "$share"' EXIT
+suite_share fio
 
 cat > "$share/mixed.fio" << 'EOF'
 [global]

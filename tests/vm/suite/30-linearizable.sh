@@ -45,10 +45,7 @@ make -C "$top/tests/lincheck" lincheck > /dev/null ||
 	{ echo "FAIL: make -C tests/lincheck failed"; exit 1; }
 lincheck=$top/tests/lincheck/lincheck
 
-root=${SCALIO_VM_LOGROOT:-${TMPDIR:-/tmp}}
-mkdir -p "$root" || exit 1
-share=$(mktemp -d "$root/lin-share.XXXXXX") || exit 1
-[ -n "${SCALIO_VM_LOGROOT:-}" ] || trap 'rm -rf "$share"' EXIT
+suite_share lin
 
 # The guest side, run in host1 (POSIX sh).  $1: modes, $2: seconds.
 cat > "$share/lin.sh" << EOF

@@ -38,10 +38,7 @@ suite_kver "$@"
 lease_ms=15000
 t_start=$(date +%s)
 
-root=${SCALIO_VM_LOGROOT:-${TMPDIR:-/tmp}}
-mkdir -p "$root" || exit 1
-share=$(mktemp -d "$root/lease-share.XXXXXX") || exit 1
-[ -n "${SCALIO_VM_LOGROOT:-}" ] || trap 'rm -rf "$share"' EXIT
+suite_share lease
 
 # The guest side, run in host1 (POSIX sh).
 cat > "$share/lease.sh" << EOF
