@@ -274,6 +274,12 @@ int scalio_conn_connect(struct scalio_hstore *hs, const char *traddr,
 		return ret;
 
 	conn->dev = conn->cm_id->device;
+	/* GETs lock slots by compare-and-swap on the target's index. */
+	if (conn->dev->attrs.atomic_cap == IB_ATOMIC_NONE) {
+		pr_err("%s: RDMA device %s has no atomics\n", hs->name,
+		       dev_name(&conn->dev->dev));
+		return -EOPNOTSUPP;
+	}
 	ret = scalio_conn_create_qp(conn);
 	if (ret)
 		return ret;
