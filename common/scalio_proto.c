@@ -41,10 +41,22 @@ static int scalio_msg_check_req(const void *buf, u32 len, u16 op)
 	const struct scalio_msg_chunks_req *cr = buf;
 	const struct scalio_msg_ssd_info_req *sr = buf;
 
+	const struct scalio_msg_admit_req *ar = buf;
+
 	switch (op) {
 	case SCALIO_MSG_HELLO:
 	case SCALIO_MSG_STATS:
+	case SCALIO_MSG_KEEPALIVE:
 		return len == sizeof(struct scalio_msg_hdr) ? 0 : -EBADMSG;
+	case SCALIO_MSG_ADMIT:
+		if (len != sizeof(*ar))
+			return -EBADMSG;
+		if (!scalio_nqn_valid(ar->hostnqn, sizeof(ar->hostnqn)))
+			return -EBADMSG;
+		if ((le32_to_cpu(ar->flags) & ~SCALIO_ADMIT_F_MAC) ||
+		    ar->reserved)
+			return -EPROTO;
+		return 0;
 	case SCALIO_MSG_CHUNKS:
 		if (len != sizeof(*cr))
 			return -EBADMSG;
@@ -153,6 +165,9 @@ static int scalio_msg_check_rep(const void *buf, u32 len, u16 op, bool error)
 		return scalio_msg_check_kv_rep(buf, len, op, error);
 	case SCALIO_MSG_STATS:
 		return len == sizeof(struct scalio_msg_stats_rep) ? 0 : -EBADMSG;
+	case SCALIO_MSG_ADMIT:
+	case SCALIO_MSG_KEEPALIVE:
+		return len == sizeof(struct scalio_msg_hdr) ? 0 : -EBADMSG;
 	}
 	return -EPROTO;
 }
@@ -189,6 +204,9 @@ int scalio_msg_check(const void *buf, u32 byte_len, bool response)
 	BUILD_BUG_ON(sizeof(struct scalio_msg_kv_rep) != 40);
 	BUILD_BUG_ON(sizeof(struct scalio_msg_chunks_rep) != 32);
 	BUILD_BUG_ON(sizeof(struct scalio_wire_chunk) != 24);
+	BUILD_BUG_ON(sizeof(struct scalio_msg_admit_req) != 304);
+	BUILD_BUG_ON(sizeof(struct scalio_cm_req) != 56);
+	BUILD_BUG_ON(sizeof(struct scalio_cm_rep) != 48);
 	BUILD_BUG_ON(sizeof(struct scalio_msg_kv_req) + SCALIO_VALUE_MAX >
 		     SCALIO_MSG_SIZE);
 	BUILD_BUG_ON(sizeof(struct scalio_msg_kv_rep) + SCALIO_VALUE_MAX >
@@ -219,4 +237,41 @@ int scalio_msg_check(const void *buf, u32 byte_len, bool response)
 	if (status > 0 || status < -SCALIO_MSG_ERRNO_MAX)
 		return -EPROTO;
 	return scalio_msg_check_rep(buf, byte_len, op, status != 0);
+}
+
+bool scalio_nqn_valid(const char *nqn, size_t len)
+{
+	size_t i, n;
+
+	if (len > SCALIO_NQN_MAX)
+		len = SCALIO_NQN_MAX;
+	n = strnlen(nqn, len);
+	if (n == len || n < 5 || memcmp(nqn, "nqn.", 4))
+		return false;
+	for (i = 0; i < n; i++)
+		if (nqn[i] <= ' ' || nqn[i] > '~' || nqn[i] == '/')
+			return false;
+	return true;
+}
+
+void scalio_admit_mac_input(u8 *out, const u8 *challenge, u16 client_id,
+			    const char *store, const char *hostnqn,
+			    const u8 *host_id)
+{
+	__le16 cid = cpu_to_le16(client_id);
+	size_t off = 0;
+
+	BUILD_BUG_ON(sizeof(SCALIO_ADMIT_LABEL) > 16);
+	memset(out, 0, SCALIO_ADMIT_MAC_INPUT_LEN);
+	memcpy(out, SCALIO_ADMIT_LABEL, sizeof(SCALIO_ADMIT_LABEL) - 1);
+	off += 16;
+	memcpy(out + off, challenge, SCALIO_CHALLENGE_LEN);
+	off += SCALIO_CHALLENGE_LEN;
+	memcpy(out + off, &cid, sizeof(cid));
+	off += 4;
+	memcpy(out + off, store, strnlen(store, SCALIO_NAME_MAX - 1));
+	off += SCALIO_NAME_MAX;
+	memcpy(out + off, hostnqn, strnlen(hostnqn, SCALIO_NQN_MAX - 1));
+	off += SCALIO_NQN_MAX;
+	memcpy(out + off, host_id, SCALIO_HOSTID_LEN);
 }

@@ -4,9 +4,19 @@
  *
  * Connection: the host calls rdma_connect() with struct scalio_cm_req as
  * private data; the target accepts with struct scalio_cm_rep (assigning the
- * client id that the host uses as slot owner) or rejects with
- * struct scalio_cm_rej.  A different major version is rejected; the minor
- * is negotiated as min(host, target).
+ * client id that the host uses as slot owner, and a fresh random
+ * admission challenge) or rejects with struct scalio_cm_rej.  A different
+ * major version is rejected; the minor is negotiated as min(host, target).
+ *
+ * Admission: the first request on a new connection must be ADMIT, naming
+ * the host NQN and host id and, if the host has a secret, proving it with
+ * HMAC-SHA256(secret, scalio_admit_mac_input()) over the challenge.  The
+ * target answers 0 or -EACCES (NQN not allowed), -ENOKEY (the host has a
+ * secret on the target but sent no proof), -EKEYREJECTED (wrong proof),
+ * and disconnects a refused client.  Any other request before admission
+ * is a protocol violation.  The NQN travels in ADMIT rather than in the
+ * connect private data because an IB CM REQ carries only 56 bytes of it
+ * (NVMe-oF does the same: its Fabrics Connect command carries the NQN).
  *
  * RPC: every message is one RDMA SEND of at most SCALIO_MSG_SIZE bytes,
  * starting with struct scalio_msg_hdr.  The host may have at most
@@ -15,7 +25,7 @@
  * receive buffers posted (the target reposts a receive buffer before it
  * sends the response to the request that used it).
  *
- * Handshake after connect: HELLO (geometry, clock MR), then CHUNKS
+ * Handshake after admission: HELLO (geometry, clock MR), then CHUNKS
  * (paged list of index MRs), then SSD_INFO for each SSD.  Only then may the
  * host touch the index with one-sided operations.
  *
@@ -29,11 +39,14 @@
 #include "../uapi/scalio.h"
 
 #define SCALIO_PROTO_MAGIC	0x5343		/* "SC" */
-#define SCALIO_PROTO_MAJOR	1
+#define SCALIO_PROTO_MAJOR	2	/* 2: ADMIT, host identity */
 #define SCALIO_PROTO_MINOR	0
 #define SCALIO_DEFAULT_PORT	4800
 #define SCALIO_MSG_SIZE		8192
 #define SCALIO_QUEUE_DEPTH_MAX	128
+#define SCALIO_HOSTID_LEN	16	/* a UUID, as NVMe's hostid */
+#define SCALIO_CHALLENGE_LEN	32
+#define SCALIO_MAC_LEN		32	/* HMAC-SHA256 */
 
 /**
  * struct scalio_cm_req - rdma_connect() private data (host -> target)
@@ -43,6 +56,11 @@
  * @queue_depth: requests the host wants outstanding
  * @reserved:	0
  * @store:	store name, NUL-terminated within SCALIO_NAME_MAX
+ * @host_id:	the host's stable identity (a UUID, not all zero): the same
+ *		across its reconnects, so the target can finish an old
+ *		connection of this host before serving the new one
+ *
+ * 56 bytes: all an IB CM REQ has room for after the rdma_cm header.
  */
 struct scalio_cm_req {
 	__le16	magic;
@@ -51,6 +69,7 @@ struct scalio_cm_req {
 	__le16	queue_depth;
 	__le16	reserved;
 	char	store[SCALIO_NAME_MAX];
+	__u8	host_id[SCALIO_HOSTID_LEN];
 };
 
 /**
@@ -61,6 +80,8 @@ struct scalio_cm_req {
  * @queue_depth: granted depth (<= requested)
  * @client_id:	1..SCALIO_MAX_CLIENTS, unique among live connections
  * @reserved:	0
+ * @challenge:	random bytes, fresh for every connection: the admission
+ *		proof covers them, so a recorded ADMIT is worth nothing
  */
 struct scalio_cm_rep {
 	__le16	magic;
@@ -69,6 +90,7 @@ struct scalio_cm_rep {
 	__le16	queue_depth;
 	__le16	client_id;
 	__le32	reserved[2];
+	__u8	challenge[SCALIO_CHALLENGE_LEN];
 };
 
 /**
@@ -90,6 +112,8 @@ enum scalio_msg_op {
 	SCALIO_MSG_PUT		= 5,
 	SCALIO_MSG_DELETE	= 6,
 	SCALIO_MSG_STATS	= 7,
+	SCALIO_MSG_ADMIT	= 8,
+	SCALIO_MSG_KEEPALIVE	= 9,
 	SCALIO_MSG_OP_MAX,
 };
 
@@ -112,6 +136,69 @@ struct scalio_msg_hdr {
 	__le32	status;
 	__le32	reserved;
 };
+
+/* ADMIT request flags */
+#define SCALIO_ADMIT_F_MAC	(1U << 0)	/* @mac holds a proof */
+
+/**
+ * struct scalio_msg_admit_req - ADMIT: who the host is (first request)
+ * @hdr:	header
+ * @flags:	SCALIO_ADMIT_F_*
+ * @reserved:	0
+ * @host_id:	as in the connect private data (must be equal)
+ * @hostnqn:	host NQN, non-empty, NUL-terminated within SCALIO_NQN_MAX
+ * @mac:	with SCALIO_ADMIT_F_MAC: HMAC-SHA256 keyed with the host's
+ *		secret over scalio_admit_mac_input(); else 0
+ *
+ * The response is a bare header: status 0, -EACCES, -ENOKEY or
+ * -EKEYREJECTED.  The secret itself never crosses the wire.
+ */
+struct scalio_msg_admit_req {
+	struct scalio_msg_hdr	hdr;
+	__le32	flags;
+	__le32	reserved;
+	__u8	host_id[SCALIO_HOSTID_LEN];
+	char	hostnqn[SCALIO_NQN_MAX];
+	__u8	mac[SCALIO_MAC_LEN];
+};
+
+/*
+ * What the admission MAC covers: a label, the connection's challenge and
+ * client id, the store, and the host's NQN and id.  Fixed layout, so both
+ * sides build the same bytes.
+ */
+#define SCALIO_ADMIT_LABEL	"scalio-admit-v2"
+#define SCALIO_ADMIT_MAC_INPUT_LEN	(16 + SCALIO_CHALLENGE_LEN + 4 + \
+					 SCALIO_NAME_MAX + SCALIO_NQN_MAX + \
+					 SCALIO_HOSTID_LEN)
+
+/**
+ * scalio_admit_mac_input() - lay out the bytes the admission MAC covers
+ * @out:	SCALIO_ADMIT_MAC_INPUT_LEN bytes
+ * @challenge:	from struct scalio_cm_rep
+ * @client_id:	from struct scalio_cm_rep
+ * @store:	store name (NUL-terminated, shorter than SCALIO_NAME_MAX)
+ * @hostnqn:	host NQN (NUL-terminated, shorter than SCALIO_NQN_MAX)
+ * @host_id:	SCALIO_HOSTID_LEN bytes
+ *
+ * Strings are zero-padded to their wire size, so no two different
+ * (store, NQN) pairs give the same bytes.
+ */
+void scalio_admit_mac_input(u8 *out, const u8 *challenge, u16 client_id,
+			    const char *store, const char *hostnqn,
+			    const u8 *host_id);
+
+/**
+ * scalio_nqn_valid() - is @nqn an acceptable host or subsystem NQN
+ * @nqn:	string
+ * @len:	bytes available at @nqn
+ *
+ * Non-empty, NUL-terminated within @len and shorter than SCALIO_NQN_MAX,
+ * starting with "nqn.", printable ASCII without blanks or '/'.
+ */
+bool scalio_nqn_valid(const char *nqn, size_t len);
+
+/* KEEPALIVE: request and response are bare headers. */
 
 /* HELLO: request is the bare header. */
 struct scalio_msg_hello_rep {

@@ -151,6 +151,7 @@ static int scalio_cm_established(struct scalio_conn *conn,
 		return -EPROTO;
 	conn->qd = qd;
 	conn->client_id = cid;
+	memcpy(conn->challenge, rep->challenge, sizeof(conn->challenge));
 	set_bit(SCALIO_CONN_CONNECTED, &conn->flags);
 	return 0;
 }
@@ -297,6 +298,7 @@ int scalio_conn_connect(struct scalio_hstore *hs, const char *traddr,
 	req.minor = SCALIO_PROTO_MINOR;
 	req.queue_depth = cpu_to_le16(conn->qd_req);
 	strscpy(req.store, hs->name, sizeof(req.store));
+	memcpy(req.host_id, hs->host_id, sizeof(req.host_id));
 	param.private_data = &req;
 	param.private_data_len = sizeof(req);
 	param.initiator_depth = min_t(u32, 16,

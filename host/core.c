@@ -18,6 +18,7 @@
 #include <linux/uaccess.h>
 #include <linux/capability.h>
 #include <linux/ctype.h>
+#include <linux/uuid.h>
 
 #include "scalio_host.h"
 
@@ -36,6 +37,22 @@ MODULE_PARM_DESC(debug_skip_invalidate,
 unsigned int scalio_queue_depth = SCALIO_HOST_QD_DEFAULT;
 module_param_named(queue_depth, scalio_queue_depth, uint, 0444);
 MODULE_PARM_DESC(queue_depth, "RPCs in flight per store (1..128)");
+
+/*
+ * The host's identity when ATTACH names none, as nvme-cli's
+ * /etc/nvme/hostnqn and hostid: given at load, or made up once per load
+ * (a UUID and the NQN nvme-cli would derive from it).
+ */
+static char *hostnqn_param;
+module_param_named(hostnqn, hostnqn_param, charp, 0444);
+MODULE_PARM_DESC(hostnqn, "default host NQN (default: nqn.2014-08.org.nvmexpress:uuid:<hostid>)");
+
+static char *hostid_param;
+module_param_named(hostid, hostid_param, charp, 0444);
+MODULE_PARM_DESC(hostid, "default host id, a UUID (default: random at load)");
+
+char scalio_hostnqn[SCALIO_NQN_MAX];
+u8 scalio_hostid[SCALIO_HOSTID_LEN];
 
 DEFINE_MUTEX(scalio_hstores_lock);
 LIST_HEAD(scalio_hstores);
@@ -140,6 +157,7 @@ static struct scalio_hstore *scalio_hstore_alloc(const char *name)
 	spin_lock_init(&hs->inval_lock);
 	INIT_LIST_HEAD(&hs->inval_list);
 	INIT_DELAYED_WORK(&hs->inval_work, scalio_inval_work);
+	INIT_DELAYED_WORK(&hs->keepalive_work, scalio_keepalive_work);
 	return hs;
 }
 
@@ -153,6 +171,7 @@ static void scalio_hstore_teardown(struct scalio_hstore *hs)
 	 * The store is no longer live: no reconnect gets queued any more
 	 * once a running one and a pending failure work are done.
 	 */
+	cancel_delayed_work_sync(&hs->keepalive_work);
 	cancel_delayed_work_sync(&hs->reconnect_work);
 	flush_work(&hs->conn.fail_work);
 	cancel_delayed_work_sync(&hs->reconnect_work);
@@ -191,6 +210,56 @@ static bool scalio_zero(const void *p, size_t len)
 	return !memchr_inv(p, 0, len);
 }
 
+/*
+ * Copy and check ATTACH's struct scalio_attach_auth into @hs, or give @hs
+ * the module's identity when there is none.
+ */
+static int scalio_attach_auth(struct scalio_hstore *hs, u64 uptr)
+{
+	struct scalio_attach_auth *au;
+	u32 usize;
+	int ret;
+
+	if (!uptr) {
+		strscpy(hs->hostnqn, scalio_hostnqn, sizeof(hs->hostnqn));
+		memcpy(hs->host_id, scalio_hostid, sizeof(hs->host_id));
+		return 0;
+	}
+	if (get_user(usize, (u32 __user *)u64_to_user_ptr(uptr)))
+		return -EFAULT;
+	if (usize < sizeof(*au) || usize > PAGE_SIZE)
+		return -EINVAL;
+	au = kzalloc(sizeof(*au), GFP_KERNEL);
+	if (!au)
+		return -ENOMEM;
+	/* A newer, larger struct is fine if what we don't know is zero. */
+	ret = copy_struct_from_user(au, sizeof(*au), u64_to_user_ptr(uptr),
+				    usize);
+	if (ret)
+		goto out;
+	ret = -EINVAL;
+	if ((au->secret_len && (au->secret_len < SCALIO_SECRET_MIN ||
+				au->secret_len > SCALIO_SECRET_MAX)) ||
+	    !scalio_zero(au->reserved, sizeof(au->reserved)) ||
+	    !scalio_zero(au->secret + au->secret_len,
+			 sizeof(au->secret) - au->secret_len) ||
+	    (au->hostnqn[0] &&
+	     !scalio_nqn_valid(au->hostnqn, sizeof(au->hostnqn))))
+		goto out;
+	strscpy(hs->hostnqn, au->hostnqn[0] ? au->hostnqn : scalio_hostnqn,
+		sizeof(hs->hostnqn));
+	if (scalio_zero(au->host_id, sizeof(au->host_id)))
+		memcpy(hs->host_id, scalio_hostid, sizeof(hs->host_id));
+	else
+		memcpy(hs->host_id, au->host_id, sizeof(hs->host_id));
+	memcpy(hs->secret, au->secret, au->secret_len);
+	hs->secret_len = au->secret_len;
+	ret = 0;
+out:
+	kfree_sensitive(au);
+	return ret;
+}
+
 static int scalio_ioctl_attach(void __user *argp)
 {
 	struct scalio_attach a;
@@ -203,7 +272,7 @@ static int scalio_ioctl_attach(void __user *argp)
 		return -EFAULT;
 	alen = strnlen(a.traddr, sizeof(a.traddr));
 	if (!scalio_name_ok(a.store, sizeof(a.store)) || !alen ||
-	    alen == sizeof(a.traddr) || a.flags ||
+	    alen == sizeof(a.traddr) || a.flags || a.reserved0 ||
 	    !scalio_zero(a.reserved, sizeof(a.reserved)) ||
 	    a.trsvcid > 65535)
 		return -EINVAL;
@@ -215,10 +284,15 @@ static int scalio_ioctl_attach(void __user *argp)
 	hs = scalio_hstore_alloc(a.store);
 	if (!hs)
 		return -ENOMEM;
+	ret = scalio_attach_auth(hs, a.auth);
+	if (ret) {
+		kfree_sensitive(hs);
+		return ret;
+	}
 	mutex_lock(&scalio_hstores_lock);
 	if (scalio_hstore_find(a.store)) {
 		mutex_unlock(&scalio_hstores_lock);
-		kfree(hs);
+		kfree_sensitive(hs);
 		return -EEXIST;
 	}
 	/* Listed while connecting, so that the name stays reserved. */
@@ -245,6 +319,8 @@ static int scalio_ioctl_attach(void __user *argp)
 	/* Lost before it went live: nobody queued the reconnect. */
 	if (scalio_conn_dead(&hs->conn))
 		scalio_reconnect_schedule(hs);
+	queue_delayed_work(system_long_wq, &hs->keepalive_work,
+			   msecs_to_jiffies(SCALIO_KEEPALIVE_MS));
 	mutex_unlock(&scalio_hstores_lock);
 	pr_info("%s: attached: %u blocks x %u slots, %u ssd(s), offload_read %d, inline_cache %d\n",
 		hs->name, hs->nr_blocks, hs->slots, hs->nr_ssds,
@@ -257,7 +333,7 @@ fail:
 	mutex_lock(&scalio_hstores_lock);
 	list_del(&hs->entry);
 	mutex_unlock(&scalio_hstores_lock);
-	kfree(hs);
+	kfree_sensitive(hs);
 	return ret;
 }
 
@@ -298,7 +374,7 @@ static int scalio_ioctl_detach(void __user *argp)
 	list_del(&hs->entry);
 	mutex_unlock(&scalio_hstores_lock);
 	pr_info("%s: detached\n", hs->name);
-	kfree(hs);
+	kfree_sensitive(hs);
 	return 0;
 }
 
@@ -339,6 +415,33 @@ static struct miscdevice scalio_ctl_dev = {
 /* ------------------------------------------------------------------ */
 /* module                                                              */
 
+static int __init scalio_host_identity_init(void)
+{
+	uuid_t id;
+
+	if (hostid_param) {
+		if (uuid_parse(hostid_param, &id)) {
+			pr_err("hostid=%s is not a UUID\n", hostid_param);
+			return -EINVAL;
+		}
+	} else {
+		uuid_gen(&id);
+	}
+	BUILD_BUG_ON(sizeof(id) != SCALIO_HOSTID_LEN);
+	memcpy(scalio_hostid, &id, sizeof(scalio_hostid));
+	if (hostnqn_param) {
+		if (!scalio_nqn_valid(hostnqn_param, strlen(hostnqn_param) + 1)) {
+			pr_err("hostnqn=%s is not a valid NQN\n", hostnqn_param);
+			return -EINVAL;
+		}
+		strscpy(scalio_hostnqn, hostnqn_param, sizeof(scalio_hostnqn));
+	} else {
+		snprintf(scalio_hostnqn, sizeof(scalio_hostnqn),
+			 "nqn.2014-08.org.nvmexpress:uuid:%pUb", &id);
+	}
+	return 0;
+}
+
 static int __init scalio_host_init(void)
 {
 	int ret;
@@ -350,6 +453,9 @@ static int __init scalio_host_init(void)
 		     SCALIO_IO_ATOMIC_OFF);
 	BUILD_BUG_ON(sizeof(struct scalio_slot) != SCALIO_SLOT_SIZE);
 
+	ret = scalio_host_identity_init();
+	if (ret)
+		return ret;
 	ret = scalio_ioctl_init();
 	if (ret)
 		return ret;
@@ -385,7 +491,7 @@ static void __exit scalio_host_exit(void)
 		scalio_hstore_teardown(hs);
 		list_del(&hs->entry);
 		pr_info("%s: detached at unload\n", hs->name);
-		kfree(hs);
+		kfree_sensitive(hs);
 	}
 	mutex_unlock(&scalio_hstores_lock);
 	scalio_conn_module_exit();

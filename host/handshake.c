@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * scalio-host handshake and control RPCs: HELLO (geometry, settings),
- * CHUNKS (where the index lives), SSD_INFO (what to bind), and STATS.
+ * scalio-host handshake and control RPCs: ADMIT (who this host is),
+ * HELLO (geometry, settings), CHUNKS (where the index lives), SSD_INFO
+ * (what to bind), STATS, and the periodic KEEPALIVE.
  * Every reply is checked against its received length and the store's
  * geometry before anything is kept.
  */
@@ -12,6 +13,70 @@
 #include <linux/overflow.h>
 
 #include "scalio_host.h"
+#include "../common/scalio_hmac.h"
+
+/*
+ * ADMIT: name this host and, if it has a secret, prove it over the
+ * challenge of this connection.  The target's refusal comes back as the
+ * status and is the attach's (or the reconnect's) error.
+ */
+static int scalio_admit(struct scalio_hstore *hs)
+{
+	struct scalio_conn *conn = &hs->conn;
+	struct scalio_msg_admit_req *req;
+	struct scalio_rpc *rpc;
+	u8 *input = NULL;
+	int ret;
+
+	rpc = scalio_rpc_get(conn);
+	if (IS_ERR(rpc))
+		return PTR_ERR(rpc);
+	req = rpc->req;
+	memset(req, 0, sizeof(*req));
+	memcpy(req->host_id, hs->host_id, sizeof(req->host_id));
+	strscpy(req->hostnqn, hs->hostnqn, sizeof(req->hostnqn));
+	if (hs->secret_len) {
+		ret = -ENOMEM;
+		input = kmalloc(SCALIO_ADMIT_MAC_INPUT_LEN, GFP_KERNEL);
+		if (!input)
+			goto out;
+		scalio_admit_mac_input(input, conn->challenge,
+				       conn->client_id, hs->name, hs->hostnqn,
+				       hs->host_id);
+		ret = scalio_hmac_sha256(hs->secret, hs->secret_len, input,
+					 SCALIO_ADMIT_MAC_INPUT_LEN, req->mac);
+		if (ret)
+			goto out;
+		req->flags = cpu_to_le32(SCALIO_ADMIT_F_MAC);
+	}
+	ret = scalio_rpc_exec(conn, rpc, SCALIO_MSG_ADMIT, sizeof(*req));
+	if (!ret)
+		ret = scalio_rpc_status(rpc);
+	switch (ret) {
+	case 0:
+		break;
+	case -EACCES:
+		pr_err("%s: the target does not admit host %s (not in the store's allowed_hosts)\n",
+		       hs->name, hs->hostnqn);
+		break;
+	case -ENOKEY:
+		pr_err("%s: the target holds a secret for host %s: give it (--key-file)\n",
+		       hs->name, hs->hostnqn);
+		break;
+	case -EKEYREJECTED:
+		pr_err("%s: the target rejected the secret of host %s\n",
+		       hs->name, hs->hostnqn);
+		break;
+	default:
+		pr_err("%s: admission of host %s failed: %d\n", hs->name,
+		       hs->hostnqn, ret);
+		break;
+	}
+out:
+	kfree(input);
+	scalio_rpc_put(conn, rpc);
+	return ret;
+}
 
 static int scalio_hello(struct scalio_hstore *hs, bool again)
 {
@@ -187,7 +252,7 @@ out:
 }
 
 /**
- * scalio_conn_handshake() - HELLO, CHUNKS (all), SSD_INFO (each SSD)
+ * scalio_conn_handshake() - ADMIT, HELLO, CHUNKS (all), SSD_INFO (each SSD)
  * @hs:		connected store
  * @again:	a reconnect: the geometry and SSDs must be the ones the store
  *		had (-ESTALE otherwise); settings and index chunks are renewed
@@ -201,6 +266,9 @@ int scalio_conn_handshake(struct scalio_hstore *hs, bool again)
 	u32 i;
 	int ret;
 
+	ret = scalio_admit(hs);
+	if (ret)
+		return ret;
 	ret = scalio_hello(hs, again);
 	if (ret)
 		return ret;
@@ -260,4 +328,35 @@ int scalio_rpc_stats(struct scalio_hstore *hs,
 out:
 	scalio_rpc_put(conn, rpc);
 	return ret;
+}
+
+/**
+ * scalio_keepalive_work() - tell the target this host is alive
+ * @work:	&hs->keepalive_work
+ *
+ * Every SCALIO_KEEPALIVE_MS while the store is live; skipped while the
+ * connection is down (the reconnect's handshake speaks for us then).  An
+ * unanswered KEEPALIVE fails the connection like any RPC.
+ */
+void scalio_keepalive_work(struct work_struct *work)
+{
+	struct scalio_hstore *hs = container_of(to_delayed_work(work),
+						struct scalio_hstore,
+						keepalive_work);
+	struct scalio_conn *conn = &hs->conn;
+	struct scalio_rpc *rpc;
+
+	if (READ_ONCE(hs->state) != SCALIO_HS_LIVE)
+		return;
+	if (!scalio_conn_enter(conn)) {
+		rpc = scalio_rpc_get(conn);
+		if (!IS_ERR(rpc)) {
+			scalio_rpc_exec(conn, rpc, SCALIO_MSG_KEEPALIVE,
+					sizeof(struct scalio_msg_hdr));
+			scalio_rpc_put(conn, rpc);
+		}
+		scalio_conn_exit(conn);
+	}
+	queue_delayed_work(system_long_wq, &hs->keepalive_work,
+			   msecs_to_jiffies(SCALIO_KEEPALIVE_MS));
 }

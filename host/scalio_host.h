@@ -63,6 +63,8 @@
 #define SCALIO_ATTACH_TIMEOUT_MS	5000
 #define SCALIO_RECONNECT_MIN_MS		500	/* first retry after a loss */
 #define SCALIO_RECONNECT_MAX_MS		10000	/* retry interval cap */
+/* A KEEPALIVE this often: the target reaps a client silent for 15 s. */
+#define SCALIO_KEEPALIVE_MS		5000
 /* Keys remembered for a deferred invalidation before falling back to a sweep. */
 #define SCALIO_INVAL_DEFER_MAX		1024
 #define SCALIO_INVAL_RETRY_MS		200	/* retry of a deferred one, live conn */
@@ -187,6 +189,7 @@ struct scalio_conn {
 	u16			client_id;
 	u16			qd;		/* granted */
 	u16			qd_req;		/* requested (receives posted) */
+	u8			challenge[SCALIO_CHALLENGE_LEN]; /* for ADMIT */
 
 	/* RPC tag table */
 	struct scalio_rpc	*rpcs;
@@ -268,6 +271,10 @@ enum scalio_hstore_state {
  * @inval_work:	pays the debt while the connection is up
  *		(scalio_inval_work()); a reconnect pays it before the store
  *		serves anything again
+ * @hostnqn:	the NQN this host is admitted as
+ * @host_id:	its stable identity (the same in every connection)
+ * @secret:	@secret_len bytes proven at admission; never sent
+ * @keepalive_work: a KEEPALIVE every SCALIO_KEEPALIVE_MS while live
  * @misc:	the store device
  * @misc_name:	"scalio-<store>"
  * @nodename:	"scalio/<store>"
@@ -307,6 +314,12 @@ struct scalio_hstore {
 	struct list_head	inval_list;
 	bool			inval_all;
 	struct delayed_work	inval_work;
+
+	char			hostnqn[SCALIO_NQN_MAX];
+	u8			host_id[SCALIO_HOSTID_LEN];
+	u8			secret[SCALIO_SECRET_MAX];
+	u32			secret_len;
+	struct delayed_work	keepalive_work;
 
 	struct miscdevice	misc;
 	char			misc_name[SCALIO_NAME_MAX + 8];
@@ -368,6 +381,8 @@ static inline void scalio_conn_exit(struct scalio_conn *conn)
 extern bool scalio_debug_skip_double_read;
 extern bool scalio_debug_skip_invalidate;
 extern unsigned int scalio_queue_depth;
+extern char scalio_hostnqn[SCALIO_NQN_MAX];
+extern u8 scalio_hostid[SCALIO_HOSTID_LEN];
 
 /* core.c */
 extern struct mutex scalio_hstores_lock;
@@ -418,6 +433,7 @@ void scalio_reconnect_schedule(struct scalio_hstore *hs);
 
 /* handshake.c */
 int scalio_conn_handshake(struct scalio_hstore *hs, bool again);
+void scalio_keepalive_work(struct work_struct *work);
 int scalio_rpc_stats(struct scalio_hstore *hs,
 		     struct scalio_target_stats *out);
 

@@ -7,11 +7,15 @@
  *	attr_batch_timeout_us attr_offload_read attr_inline_cache
  *	attr_lease_ms addr_traddr addr_trsvcid enable stats features
  *	ssds/<n>/{device_path,nqn,nsid}		(n = 0..15)
+ *	attr_allow_any_host attr_max_clients
+ *	allowed_hosts/<host NQN>/dhchap_key
  *
  * Writes are parsed with kstrto*() and validated on the spot (-EINVAL);
  * the whole configuration is validated again, as one, by
  * scalio_store_enable().  While a store is enabled every edit (attribute,
- * address, SSD attribute, mkdir of an SSD) fails with -EBUSY.
+ * address, SSD attribute, mkdir of an SSD) fails with -EBUSY, except the
+ * admission settings (attr_allow_any_host, attr_max_clients,
+ * allowed_hosts/), which apply to the next connection as in nvmet.
  *
  * rmdir cannot be refused by a configfs drop_item, so removing an enabled
  * store, or one of the SSDs of an enabled store, first disables the store
@@ -229,6 +233,51 @@ static ssize_t scalio_store_enable_store(struct config_item *item,
 }
 CONFIGFS_ATTR(scalio_store_, enable);
 
+/*
+ * Admission settings may change while the store is up, as nvmet's
+ * attr_allow_any_host and allowed_hosts may: they apply to the next
+ * connection (and removing a host disconnects it).
+ */
+static ssize_t scalio_store_attr_allow_any_host_show(struct config_item *item,
+						     char *page)
+{
+	return snprintf(page, PAGE_SIZE, "%d\n",
+			READ_ONCE(to_store(item)->allow_any_host));
+}
+
+static ssize_t scalio_store_attr_allow_any_host_store(struct config_item *item,
+						      const char *page,
+						      size_t count)
+{
+	bool val;
+
+	if (kstrtobool(page, &val))
+		return -EINVAL;
+	WRITE_ONCE(to_store(item)->allow_any_host, val);
+	return count;
+}
+CONFIGFS_ATTR(scalio_store_, attr_allow_any_host);
+
+static ssize_t scalio_store_attr_max_clients_show(struct config_item *item,
+						  char *page)
+{
+	return snprintf(page, PAGE_SIZE, "%u\n",
+			READ_ONCE(to_store(item)->max_clients));
+}
+
+static ssize_t scalio_store_attr_max_clients_store(struct config_item *item,
+						   const char *page,
+						   size_t count)
+{
+	u32 val;
+
+	if (kstrtou32(page, 0, &val) || !val || val > SCALIO_MAX_CLIENTS)
+		return -EINVAL;
+	WRITE_ONCE(to_store(item)->max_clients, val);
+	return count;
+}
+CONFIGFS_ATTR(scalio_store_, attr_max_clients);
+
 static const struct {
 	const char	*name;
 	size_t		off;
@@ -266,7 +315,7 @@ static const char * const scalio_store_features[] = {
 	"attr_nr_blocks", "attr_slots_per_block", "attr_batch_max",
 	"attr_batch_timeout_us", "attr_offload_read", "attr_inline_cache",
 	"attr_lease_ms", "addr_traddr", "addr_trsvcid", "enable", "stats",
-	"ssds",
+	"ssds", "attr_allow_any_host", "attr_max_clients", "allowed_hosts",
 };
 
 static ssize_t scalio_store_features_show(struct config_item *item,
@@ -296,6 +345,8 @@ static struct configfs_attribute *scalio_store_attrs[] = {
 	&scalio_store_attr_enable,
 	&scalio_store_attr_stats,
 	&scalio_store_attr_features,
+	&scalio_store_attr_attr_allow_any_host,
+	&scalio_store_attr_attr_max_clients,
 	NULL,
 };
 
@@ -494,6 +545,121 @@ static const struct config_item_type scalio_ssds_type = {
 	.ct_owner	= THIS_MODULE,
 };
 
+/* ---- stores/<name>/allowed_hosts/<host NQN> ---- */
+
+static inline struct scalio_host *to_host(struct config_item *item)
+{
+	return container_of(to_config_group(item), struct scalio_host, group);
+}
+
+/* The secret is never shown: only whether there is one. */
+static ssize_t scalio_host_dhchap_key_show(struct config_item *item,
+					   char *page)
+{
+	struct scalio_host *h = to_host(item);
+	bool set;
+
+	mutex_lock(&h->store->hosts_lock);
+	set = h->secret_len;
+	mutex_unlock(&h->store->hosts_lock);
+	return snprintf(page, PAGE_SIZE, "%s\n", set ? "(set)" : "");
+}
+
+/*
+ * An opaque secret of SCALIO_SECRET_MIN..SCALIO_SECRET_MAX printable
+ * bytes (a trailing newline is dropped), e.g. what `nvme gen-dhchap-key`
+ * prints; an empty write removes it.
+ */
+static ssize_t scalio_host_dhchap_key_store(struct config_item *item,
+					    const char *page, size_t count)
+{
+	struct scalio_host *h = to_host(item);
+	size_t len = strnlen(page, count), i;
+
+	while (len && (page[len - 1] == '\n' || page[len - 1] == ' '))
+		len--;
+	if (len && (len < SCALIO_SECRET_MIN || len > SCALIO_SECRET_MAX))
+		return -EINVAL;
+	for (i = 0; i < len; i++)
+		if (page[i] <= ' ' || page[i] > '~')
+			return -EINVAL;
+	mutex_lock(&h->store->hosts_lock);
+	memzero_explicit(h->secret, sizeof(h->secret));
+	memcpy(h->secret, page, len);
+	h->secret_len = len;
+	mutex_unlock(&h->store->hosts_lock);
+	return count;
+}
+CONFIGFS_ATTR(scalio_host_, dhchap_key);
+
+static struct configfs_attribute *scalio_host_attrs[] = {
+	&scalio_host_attr_dhchap_key,
+	NULL,
+};
+
+static void scalio_host_release(struct config_item *item)
+{
+	kfree_sensitive(to_host(item));
+}
+
+static struct configfs_item_operations scalio_host_item_ops = {
+	.release	= scalio_host_release,
+};
+
+static const struct config_item_type scalio_host_type = {
+	.ct_item_ops	= &scalio_host_item_ops,
+	.ct_attrs	= scalio_host_attrs,
+	.ct_owner	= THIS_MODULE,
+};
+
+static struct config_group *scalio_hosts_make(struct config_group *group,
+					      const char *name)
+{
+	struct scalio_store *st = container_of(group, struct scalio_store,
+					       hosts_group);
+	struct scalio_host *h;
+
+	if (!scalio_nqn_valid(name, strlen(name) + 1))
+		return ERR_PTR(-EINVAL);
+	h = kzalloc(sizeof(*h), GFP_KERNEL);
+	if (!h)
+		return ERR_PTR(-ENOMEM);
+	h->store = st;
+	strscpy(h->nqn, name, sizeof(h->nqn));
+	config_group_init_type_name(&h->group, name, &scalio_host_type);
+	mutex_lock(&st->hosts_lock);
+	list_add_tail(&h->entry, &st->hosts);
+	mutex_unlock(&st->hosts_lock);
+	return &h->group;
+}
+
+/* Removing a host ends its access: its connections are dropped too. */
+static void scalio_hosts_drop(struct config_group *group,
+			      struct config_item *item)
+{
+	struct scalio_host *h = to_host(item);
+	struct scalio_store *st = h->store;
+
+	mutex_lock(&st->hosts_lock);
+	list_del(&h->entry);
+	mutex_unlock(&st->hosts_lock);
+	mutex_lock(&st->lock);
+	if (st->enabled)
+		scalio_rdma_host_denied(st, h->nqn);
+	mutex_unlock(&st->lock);
+	config_item_put(item);
+}
+
+static struct configfs_group_operations scalio_hosts_group_ops = {
+	.make_group	= scalio_hosts_make,
+	.drop_item	= scalio_hosts_drop,
+};
+
+static const struct config_item_type scalio_hosts_type = {
+	.ct_group_ops	= &scalio_hosts_group_ops,
+	.ct_owner	= THIS_MODULE,
+};
+
 /* ---- stores/<name> ---- */
 
 static void scalio_store_release(struct config_item *item)
@@ -542,6 +708,11 @@ static struct config_group *scalio_stores_make(struct config_group *group,
 	config_group_init_type_name(&st->group, name, &scalio_store_type);
 	config_group_init_type_name(&st->ssds_group, "ssds", &scalio_ssds_type);
 	configfs_add_default_group(&st->ssds_group, &st->group);
+	mutex_init(&st->hosts_lock);
+	INIT_LIST_HEAD(&st->hosts);
+	config_group_init_type_name(&st->hosts_group, "allowed_hosts",
+				    &scalio_hosts_type);
+	configfs_add_default_group(&st->hosts_group, &st->group);
 
 	mutex_lock(&scalio_stores_lock);
 	list_add_tail(&st->entry, &scalio_stores);

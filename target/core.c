@@ -70,6 +70,7 @@ void scalio_store_set_defaults(struct scalio_store *st)
 	st->offload_read = offload_read;
 	st->inline_cache = inline_cache;
 	st->trsvcid = SCALIO_DEFAULT_PORT;
+	st->max_clients = SCALIO_DEF_MAX_CLIENTS;
 }
 
 static int scalio_params_check(void)

@@ -19,6 +19,7 @@
 
 #include <linux/inet.h>
 #include <linux/module.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -27,7 +28,6 @@
 static DEFINE_MUTEX(scalio_rdma_lock);
 static LIST_HEAD(scalio_rstores);
 static struct workqueue_struct *scalio_rdma_wq;
-struct workqueue_struct *scalio_rpc_wq;
 
 /* Clients may read, write and CAS the index; the header is read-only. */
 #define SCALIO_INDEX_ACCESS	(IB_ACCESS_LOCAL_WRITE | \
@@ -470,6 +470,7 @@ static void scalio_conn_free_work(struct work_struct *w)
 
 	/* Last: the disabling thread frees rs after it saw zero here. */
 	spin_lock(&rs->cnt_lock);
+	list_del(&conn->all_entry);
 	rs->nr_conns--;
 	wake_up(&rs->wait);
 	spin_unlock(&rs->cnt_lock);
@@ -577,8 +578,10 @@ static int scalio_conn_create(struct scalio_rstore *rs,
 	conn->st = st;
 	conn->cm_id = cm_id;
 	INIT_LIST_HEAD(&conn->entry);
+	INIT_LIST_HEAD(&conn->all_entry);
 	spin_lock_init(&conn->lock);
 	conn->state = SCALIO_CONN_LIVE;
+	conn->last_rx = jiffies;
 	INIT_LIST_HEAD(&conn->free_rpcs);
 	INIT_LIST_HEAD(&conn->parked);
 	INIT_WORK(&conn->release_work, scalio_conn_release_work);
@@ -595,6 +598,16 @@ static int scalio_conn_create(struct scalio_rstore *rs,
 	if (!percpu_ref_tryget_live(&st->live)) {
 		kfree(conn);
 		return -EBUSY;
+	}
+
+	/* Connections not yet freed count: a reaped one holds memory too. */
+	spin_lock(&rs->cnt_lock);
+	ret = rs->nr_conns >= READ_ONCE(st->max_clients) ? -EUSERS : 0;
+	spin_unlock(&rs->cnt_lock);
+	if (ret) {
+		pr_warn_ratelimited("store %s: refusing a client: attr_max_clients (%u) reached\n",
+				    st->name, READ_ONCE(st->max_clients));
+		goto out_put_store;
 	}
 
 	ret = ida_alloc_range(&rs->client_ida, 1, SCALIO_MAX_CLIENTS,
@@ -657,6 +670,7 @@ static int scalio_conn_create(struct scalio_rstore *rs,
 
 	spin_lock(&rs->cnt_lock);
 	rs->nr_conns++;
+	list_add_tail(&conn->all_entry, &rs->all_conns);
 	spin_unlock(&rs->cnt_lock);
 	*connp = conn;
 	return 0;
@@ -698,6 +712,7 @@ static int scalio_conn_accept(struct scalio_conn *conn,
 		.client_id	= cpu_to_le16(conn->client_id),
 	};
 
+	memcpy(rep.challenge, conn->challenge, sizeof(rep.challenge));
 	/*
 	 * The client reads and CASes the index with many operations in
 	 * flight: grant what it asked for up to what the device can hold.
@@ -756,13 +771,16 @@ static int scalio_conn_request(struct rdma_cm_id *cm_id,
 	if (strcmp(req->store, rs->st->name))
 		return scalio_cm_reject(cm_id, ENOENT);
 	qd = le16_to_cpu(req->queue_depth);
-	if (!qd)
+	if (!qd || req->reserved ||
+	    !memchr_inv(req->host_id, 0, sizeof(req->host_id)))
 		return scalio_cm_reject(cm_id, EINVAL);
 	qd = min_t(u16, qd, SCALIO_QUEUE_DEPTH_MAX);
 
 	ret = scalio_conn_create(rs, cm_id, qd, &conn);
 	if (ret)
 		return scalio_cm_reject(cm_id, -ret);
+	memcpy(conn->host_id, req->host_id, sizeof(conn->host_id));
+	get_random_bytes(conn->challenge, sizeof(conn->challenge));
 
 	ret = scalio_conn_accept(conn, &ev->param.conn);
 	if (ret) {
@@ -793,6 +811,170 @@ static int scalio_conn_request(struct rdma_cm_id *cm_id,
 	pr_debug("client %u connected to store %s (queue depth %u)\n",
 		 conn->client_id, rs->st->name, qd);
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Host identity, reconnect barrier, keep-alive                        */
+/* ------------------------------------------------------------------ */
+
+/* Is @old an earlier connection of the host @conn identified as? */
+static bool scalio_conn_same_host(struct scalio_conn *old,
+				  struct scalio_conn *conn)
+{
+	return old != conn && old->identified &&
+	       !memcmp(old->host_id, conn->host_id, sizeof(conn->host_id)) &&
+	       !strcmp(old->hostnqn, conn->hostnqn);
+}
+
+static bool scalio_rstore_has_older(struct scalio_rstore *rs,
+				    struct scalio_conn *conn)
+{
+	struct scalio_conn *old;
+	bool found = false;
+
+	spin_lock(&rs->cnt_lock);
+	list_for_each_entry(old, &rs->all_conns, all_entry) {
+		if (scalio_conn_same_host(old, conn)) {
+			found = true;
+			break;
+		}
+	}
+	spin_unlock(&rs->cnt_lock);
+	return found;
+}
+
+/**
+ * scalio_conn_identify() - record an admitted host's identity, and finish
+ * its older connections first
+ * @conn:	connection being admitted
+ * @hostnqn:	its host NQN (valid)
+ *
+ * A host reconnects after a loss it may have seen before the target did,
+ * and then pays the invalidations of writes whose answers the loss cut
+ * short.  Those writes must all be answered or dropped first, or an
+ * invalidation could precede the write it covers.  So every older
+ * connection of the same host (same host id and NQN) is disconnected, and
+ * this waits until each is freed: its QP drained (ib_drain_qp) and every
+ * request it received answered or dropped (a queued write holds the
+ * connection until its batch is durable).  Sleeps.
+ *
+ * Return: 0, or -EBUSY if an older connection is not gone within
+ * SCALIO_ADMIT_BARRIER_MS (the host retries).
+ */
+int scalio_conn_identify(struct scalio_conn *conn, const char *hostnqn)
+{
+	struct scalio_rstore *rs = conn->rs;
+	struct scalio_conn *old;
+
+	spin_lock(&rs->cnt_lock);
+	strscpy(conn->hostnqn, hostnqn, sizeof(conn->hostnqn));
+	conn->identified = true;
+	spin_unlock(&rs->cnt_lock);
+
+	mutex_lock(&rs->lock);
+	list_for_each_entry(old, &rs->conns, entry) {
+		bool same;
+
+		spin_lock(&rs->cnt_lock);
+		same = scalio_conn_same_host(old, conn);
+		spin_unlock(&rs->cnt_lock);
+		if (!same)
+			continue;
+		pr_info("store %s: host %s reconnected as client %u: retiring its client %u\n",
+			rs->st->name, hostnqn, conn->client_id, old->client_id);
+		scalio_conn_disconnect(old);
+	}
+	mutex_unlock(&rs->lock);
+
+	if (!wait_event_timeout(rs->wait, !scalio_rstore_has_older(rs, conn),
+				msecs_to_jiffies(SCALIO_ADMIT_BARRIER_MS))) {
+		pr_warn("store %s: host %s: an older connection is still draining\n",
+			rs->st->name, hostnqn);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+/**
+ * scalio_rdma_host_denied() - drop the connections of a host no longer
+ * allowed
+ * @st:		enabled store (store->lock held)
+ * @hostnqn:	the host removed from allowed_hosts
+ */
+void scalio_rdma_host_denied(struct scalio_store *st, const char *hostnqn)
+{
+	struct scalio_rstore *rs = st->transport;
+	struct scalio_conn *conn;
+
+	if (!rs)
+		return;
+	mutex_lock(&rs->lock);
+	list_for_each_entry(conn, &rs->conns, entry) {
+		bool match;
+
+		spin_lock(&rs->cnt_lock);
+		match = conn->identified && !strcmp(conn->hostnqn, hostnqn);
+		spin_unlock(&rs->cnt_lock);
+		if (!match)
+			continue;
+		pr_info("store %s: host %s no longer allowed: disconnecting client %u\n",
+			st->name, hostnqn, conn->client_id);
+		scalio_conn_disconnect(conn);
+	}
+	mutex_unlock(&rs->lock);
+}
+
+/* Why a connection should be reaped now, or NULL. */
+static const char *scalio_conn_stale(struct scalio_conn *conn,
+				     unsigned long now)
+{
+	unsigned long kato = msecs_to_jiffies(SCALIO_KATO_MS);
+	const char *why = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	if (conn->state != SCALIO_CONN_LIVE)
+		goto out;
+	if (time_after(now, READ_ONCE(conn->last_rx) + kato))
+		why = conn->admit == SCALIO_ADMIT_DONE ?
+		      "no keep-alive" : "not admitted in time";
+	else if (conn->sends_inflight &&
+		 time_after(now, conn->tx_progress + kato))
+		why = "responses not taken";
+out:
+	spin_unlock_irqrestore(&conn->lock, flags);
+	return why;
+}
+
+/*
+ * The keep-alive reaper: disconnect every connection that is silent or
+ * stuck for SCALIO_KATO_MS.  Its client id and memory go when the
+ * requests it had in flight are done.
+ */
+static void scalio_rstore_reap_work(struct work_struct *w)
+{
+	struct scalio_rstore *rs = container_of(to_delayed_work(w),
+						struct scalio_rstore,
+						reap_work);
+	struct scalio_conn *conn;
+	unsigned long now = jiffies;
+	const char *why;
+
+	mutex_lock(&rs->lock);
+	list_for_each_entry(conn, &rs->conns, entry) {
+		why = scalio_conn_stale(conn, now);
+		if (!why)
+			continue;
+		pr_warn("store %s: reaping client %u (host %s): %s for %u ms\n",
+			rs->st->name, conn->client_id,
+			conn->identified ? conn->hostnqn : "unknown", why,
+			SCALIO_KATO_MS);
+		scalio_conn_disconnect(conn);
+	}
+	if (!rs->stopping)
+		queue_delayed_work(scalio_rdma_wq, &rs->reap_work,
+				   msecs_to_jiffies(SCALIO_REAP_INTERVAL_MS));
+	mutex_unlock(&rs->lock);
 }
 
 /* ------------------------------------------------------------------ */
@@ -983,7 +1165,15 @@ int scalio_rdma_store_enable(struct scalio_store *st)
 	INIT_LIST_HEAD(&rs->devs);
 	ida_init(&rs->client_ida);
 	spin_lock_init(&rs->cnt_lock);
+	INIT_LIST_HEAD(&rs->all_conns);
 	init_waitqueue_head(&rs->wait);
+	INIT_DELAYED_WORK(&rs->reap_work, scalio_rstore_reap_work);
+	/* GETs by RPC sleep on SSD reads: let them run in parallel. */
+	rs->wq = alloc_workqueue("scalio_%s", WQ_UNBOUND, 0, st->name);
+	if (!rs->wq) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
 
 	snprintf(port, sizeof(port), "%u", st->trsvcid);
 	ret = inet_pton_with_scope(&init_net, AF_UNSPEC, st->traddr, port,
@@ -1007,9 +1197,13 @@ int scalio_rdma_store_enable(struct scalio_store *st)
 		goto out_free;
 	}
 	st->transport = rs;
+	queue_delayed_work(scalio_rdma_wq, &rs->reap_work,
+			   msecs_to_jiffies(SCALIO_REAP_INTERVAL_MS));
 	return 0;
 
 out_free:
+	if (rs->wq)
+		destroy_workqueue(rs->wq);
 	ida_destroy(&rs->client_ida);
 	kfree(rs);
 	return ret;
@@ -1041,6 +1235,7 @@ void scalio_rdma_store_disable(struct scalio_store *st)
 	mutex_unlock(&rs->lock);
 
 	cancel_delayed_work_sync(&rs->repair_work);
+	cancel_delayed_work_sync(&rs->reap_work);
 	scalio_rstore_unlisten(rs);
 
 	mutex_lock(&rs->lock);
@@ -1061,6 +1256,7 @@ void scalio_rdma_store_disable(struct scalio_store *st)
 	mutex_unlock(&scalio_rdma_lock);
 
 	st->transport = NULL;
+	destroy_workqueue(rs->wq);
 	ida_destroy(&rs->client_ida);
 	kfree(rs);
 	pr_info("store %s: transport stopped\n", st->name);
@@ -1120,19 +1316,11 @@ int scalio_rdma_init(void)
 	scalio_rdma_wq = alloc_workqueue("scalio_rdma", WQ_MEM_RECLAIM, 0);
 	if (!scalio_rdma_wq)
 		return -ENOMEM;
-	/* GETs by RPC sleep on SSD reads: let them run in parallel. */
-	scalio_rpc_wq = alloc_workqueue("scalio_rpc", WQ_UNBOUND, 0);
-	if (!scalio_rpc_wq) {
-		ret = -ENOMEM;
-		goto out_rdma_wq;
-	}
 	ret = ib_register_client(&scalio_ib_client);
 	if (ret)
-		goto out_rpc_wq;
+		goto out_rdma_wq;
 	return 0;
 
-out_rpc_wq:
-	destroy_workqueue(scalio_rpc_wq);
 out_rdma_wq:
 	destroy_workqueue(scalio_rdma_wq);
 	return ret;
@@ -1142,7 +1330,6 @@ out_rdma_wq:
 void scalio_rdma_exit(void)
 {
 	ib_unregister_client(&scalio_ib_client);
-	destroy_workqueue(scalio_rpc_wq);
 	destroy_workqueue(scalio_rdma_wq);
 	if (!list_empty(&scalio_rstores))
 		pr_err("module exit with stores still listening\n");

@@ -25,8 +25,9 @@
  *   store disable against device removal.
  *   rs->lock (mutex) protects rs->conns, rs->devs, rs->stopping and the
  *   rdev fields nr_conns, removing and remover_waiting.
- *   rs->cnt_lock (spinlock) protects rs->nr_conns; it is also what makes
- *   freeing the rstore after the last wake-up safe.
+ *   rs->cnt_lock (spinlock) protects rs->nr_conns, rs->all_conns and the
+ *   identity of each connection on it (conn->identified, conn->hostnqn);
+ *   it is also what makes freeing the rstore after the last wake-up safe.
  *   conn->lock (spinlock) protects conn->state, conn->accepted, the rpc
  *   free list, the parked receive list and conn->nr_active, and is held
  *   across every ib_post_send()/ib_post_recv() so that nothing is posted
@@ -49,6 +50,17 @@
 #define SCALIO_RDMA_BACKLOG	128
 /* REG_MR work requests in flight on the registering connection's QP. */
 #define SCALIO_REG_WINDOW	16
+/*
+ * Keep-alive: a connection that sent no request for SCALIO_KATO_MS (hosts
+ * send a KEEPALIVE every SCALIO_KEEPALIVE_MS when idle), or whose
+ * responses have not been taken for that long, is disconnected by the
+ * store's reaper, which looks every SCALIO_REAP_INTERVAL_MS: a dead or
+ * stuck client is gone within SCALIO_KATO_MS + SCALIO_REAP_INTERVAL_MS.
+ */
+#define SCALIO_KATO_MS		15000
+#define SCALIO_REAP_INTERVAL_MS	5000
+/* ADMIT waits at most this long for the host's older connections. */
+#define SCALIO_ADMIT_BARRIER_MS	5000
 /* Largest request a client can send (a PUT with a full value). */
 #define SCALIO_RPC_REQ_MAX	(sizeof(struct scalio_msg_kv_req) + \
 				 SCALIO_VALUE_MAX)
@@ -70,9 +82,14 @@ struct scalio_conn;
  * @devs:	struct scalio_rdev list
  * @stopping:	store disable in progress: refuse new connections
  * @client_ida:	client ids 1..SCALIO_MAX_CLIENTS
- * @cnt_lock:	protects @nr_conns
+ * @cnt_lock:	see the top of this file
  * @nr_conns:	connections allocated and not yet freed
+ * @all_conns:	those connections (conn->all_entry), accepted or not,
+ *		torn down or not: what the reconnect barrier waits on
  * @wait:	woken when @nr_conns or an rdev's nr_conns drops
+ * @wq:		the store's request work (GET, handshake): one store's slow
+ *		SSD or many clients do not hold up another store
+ * @reap_work:	the keep-alive reaper (SCALIO_KATO_MS)
  */
 struct scalio_rstore {
 	struct scalio_store		*st;
@@ -89,7 +106,10 @@ struct scalio_rstore {
 
 	spinlock_t			cnt_lock;
 	u32				nr_conns;
+	struct list_head		all_conns;
 	wait_queue_head_t		wait;
+	struct workqueue_struct		*wq;
+	struct delayed_work		reap_work;
 };
 
 /**
@@ -185,7 +205,9 @@ struct scalio_rbuf {
  * @rsp_dma:	its DMA address (mapped once, DMA_TO_DEVICE)
  * @cqe:	send completion; the rpc is free again when it ran
  * @treq:	PUT/DELETE handed to the store
- * @work:	GET, HELLO, CHUNKS, SSD_INFO and STATS run here (they sleep)
+ * @work:	GET, ADMIT, HELLO, CHUNKS, SSD_INFO and STATS run here (they
+ *		sleep)
+ * @ctrl:	holds the connection's one handshake slot (conn->ctrl_busy)
  */
 struct scalio_rpc {
 	struct scalio_conn	*conn;
@@ -197,6 +219,14 @@ struct scalio_rpc {
 	struct ib_cqe		cqe;
 	struct scalio_treq	treq;
 	struct work_struct	work;
+	bool			ctrl;
+};
+
+/* Admission state of a connection (conn->admit). */
+enum scalio_admit_state {
+	SCALIO_ADMIT_NONE,	/* only ADMIT is accepted */
+	SCALIO_ADMIT_PENDING,	/* ADMIT being decided */
+	SCALIO_ADMIT_DONE,	/* every other request is accepted */
 };
 
 enum scalio_conn_state {
@@ -230,6 +260,18 @@ enum scalio_conn_state {
  * @rpcs:	request contexts
  * @release_work: disconnect, drain and destroy the QP and the cm_id
  * @free_work:	free the memory once the last reference is gone
+ * @all_entry:	on rs->all_conns until freed
+ * @host_id:	from the connect private data
+ * @challenge:	sent in the accept private data, fresh for this connection
+ * @hostnqn:	the NQN the host was admitted as (valid once @identified)
+ * @identified:	admitted: @hostnqn is set (rs->cnt_lock)
+ * @admit:	enum scalio_admit_state
+ * @refused:	disconnect once the refusal's response went out
+ * @ctrl_busy:	bit 0: an ADMIT, HELLO, CHUNKS or SSD_INFO is in flight
+ * @last_rx:	jiffies of the last request received
+ * @sends_inflight: responses posted and not completed (@lock)
+ * @tx_progress: jiffies of the last response completion, or of the post
+ *		that made @sends_inflight non-zero (@lock)
  */
 struct scalio_conn {
 	struct kref		ref;
@@ -256,11 +298,23 @@ struct scalio_conn {
 
 	struct work_struct	release_work;
 	struct work_struct	free_work;
+
+	struct list_head	all_entry;
+	u8			host_id[SCALIO_HOSTID_LEN];
+	u8			challenge[SCALIO_CHALLENGE_LEN];
+	char			hostnqn[SCALIO_NQN_MAX];
+	bool			identified;
+	int			admit;
+	bool			refused;
+	unsigned long		ctrl_busy;
+	unsigned long		last_rx;
+	u32			sends_inflight;
+	unsigned long		tx_progress;
 };
 
 /* rdma.c */
-extern struct workqueue_struct *scalio_rpc_wq;
 void scalio_conn_disconnect(struct scalio_conn *conn);
+int scalio_conn_identify(struct scalio_conn *conn, const char *hostnqn);
 void scalio_conn_put(struct scalio_conn *conn);
 int scalio_conn_post_send(struct scalio_conn *conn, struct ib_send_wr *wr);
 int scalio_rdev_register(struct scalio_conn *conn);

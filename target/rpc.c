@@ -14,7 +14,9 @@
  * again when that SEND completed.
  *
  * A client that sends something malformed, or more requests than its queue
- * depth, is disconnected.
+ * depth, or anything but ADMIT before it is admitted, is disconnected.  A
+ * connection serves at most one handshake request (ADMIT, HELLO, CHUNKS,
+ * SSD_INFO) at a time: another one meanwhile is answered -EBUSY.
  */
 #define pr_fmt(fmt) "scalio-target: " fmt
 
@@ -297,10 +299,17 @@ static void scalio_rpc_respond(struct scalio_rpc *rpc, int status, u32 len)
 	ib_dma_sync_single_for_device(scalio_conn_ibdev(conn), rpc->rsp_dma,
 				      len, DMA_TO_DEVICE);
 
+	/* The client cannot send its next handshake step before this. */
+	if (rpc->ctrl) {
+		rpc->ctrl = false;
+		clear_bit(0, &conn->ctrl_busy);
+	}
 	spin_lock_irqsave(&conn->lock, flags);
 	conn->nr_active--;
 	if (conn->state == SCALIO_CONN_LIVE)
 		ret = ib_post_send(conn->qp, &wr, NULL);
+	if (!ret && !conn->sends_inflight++)
+		conn->tx_progress = jiffies;
 	spin_unlock_irqrestore(&conn->lock, flags);
 
 	if (ret) {
@@ -324,6 +333,16 @@ static void scalio_rpc_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct scalio_rpc *rpc = container_of(wc->wr_cqe, struct scalio_rpc,
 					      cqe);
+	struct scalio_conn *conn = rpc->conn;
+	unsigned long flags;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	conn->sends_inflight--;
+	conn->tx_progress = jiffies;
+	spin_unlock_irqrestore(&conn->lock, flags);
+	/* A refused host has its answer: now it goes. */
+	if (READ_ONCE(conn->refused))
+		scalio_conn_disconnect(conn);
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
@@ -400,6 +419,36 @@ static void scalio_rpc_get(struct scalio_rpc *rpc)
 	rep->vlen = cpu_to_le16(vlen);
 	scalio_stat_add(st, SCALIO_TS_CPU_NS_RPC, ktime_get_ns() - t0 - t_io);
 	scalio_rpc_respond(rpc, ret, sizeof(*rep) + vlen);
+}
+
+static void scalio_rpc_admit(struct scalio_rpc *rpc)
+{
+	const struct scalio_msg_admit_req *m = (const void *)rpc->req;
+	struct scalio_conn *conn = rpc->conn;
+	struct scalio_store *st = conn->st;
+	bool proof = le32_to_cpu(m->flags) & SCALIO_ADMIT_F_MAC;
+	int ret;
+
+	if (memcmp(m->host_id, conn->host_id, sizeof(conn->host_id))) {
+		pr_warn("store %s: host %s refused: host id differs from the connect data\n",
+			st->name, m->hostnqn);
+		ret = -EINVAL;
+	} else {
+		ret = scalio_admit(st, m->hostnqn, conn->host_id,
+				   conn->challenge, conn->client_id,
+				   proof ? m->mac : NULL);
+	}
+	if (!ret)
+		ret = scalio_conn_identify(conn, m->hostnqn);
+	if (ret) {
+		WRITE_ONCE(conn->refused, true);
+		scalio_rpc_respond_err(rpc, ret);
+		return;
+	}
+	WRITE_ONCE(conn->admit, SCALIO_ADMIT_DONE);
+	pr_info("store %s: client %u admitted: host %s%s\n", st->name,
+		conn->client_id, m->hostnqn, proof ? " (secret proven)" : "");
+	scalio_rpc_respond_err(rpc, 0);
 }
 
 static void scalio_rpc_hello(struct scalio_rpc *rpc)
@@ -550,6 +599,9 @@ static void scalio_rpc_work(struct work_struct *w)
 	case SCALIO_MSG_GET:
 		scalio_rpc_get(rpc);
 		break;
+	case SCALIO_MSG_ADMIT:
+		scalio_rpc_admit(rpc);
+		break;
 	case SCALIO_MSG_HELLO:
 		scalio_rpc_hello(rpc);
 		break;
@@ -597,11 +649,34 @@ static int scalio_rpc_validate(const struct scalio_rpc *rpc, u16 op)
 	case SCALIO_MSG_SSD_INFO:
 		return rpc->req_len == sizeof(struct scalio_msg_ssd_info_req) ?
 		       0 : -EBADMSG;
+	case SCALIO_MSG_ADMIT:
+		return rpc->req_len == sizeof(struct scalio_msg_admit_req) ?
+		       0 : -EBADMSG;
 	case SCALIO_MSG_HELLO:
 	case SCALIO_MSG_STATS:
+	case SCALIO_MSG_KEEPALIVE:
 		return 0;
 	}
 	return -EPROTO;
+}
+
+/*
+ * Admission gate: ADMIT first and once, nothing else before it is done.
+ * Return: 0, or -EACCES for a protocol violation.
+ */
+static int scalio_rpc_gate(struct scalio_conn *conn, u16 op)
+{
+	if (op == SCALIO_MSG_ADMIT)
+		return cmpxchg(&conn->admit, SCALIO_ADMIT_NONE,
+			       SCALIO_ADMIT_PENDING) == SCALIO_ADMIT_NONE ?
+		       0 : -EACCES;
+	return READ_ONCE(conn->admit) == SCALIO_ADMIT_DONE ? 0 : -EACCES;
+}
+
+static bool scalio_rpc_is_ctrl(u16 op)
+{
+	return op == SCALIO_MSG_ADMIT || op == SCALIO_MSG_HELLO ||
+	       op == SCALIO_MSG_CHUNKS || op == SCALIO_MSG_SSD_INFO;
 }
 
 static void scalio_rpc_dispatch(struct scalio_rpc *rpc)
@@ -616,6 +691,21 @@ static void scalio_rpc_dispatch(struct scalio_rpc *rpc)
 		scalio_rpc_drop(rpc);
 		return;
 	}
+	ret = scalio_rpc_gate(conn, op);
+	if (ret) {
+		scalio_rpc_violation(conn, op == SCALIO_MSG_ADMIT ?
+				     "a second ADMIT" :
+				     "a request before admission", ret);
+		scalio_rpc_drop(rpc);
+		return;
+	}
+	if (scalio_rpc_is_ctrl(op)) {
+		if (test_and_set_bit(0, &conn->ctrl_busy)) {
+			scalio_rpc_respond_err(rpc, -EBUSY);
+			return;
+		}
+		rpc->ctrl = true;
+	}
 
 	switch (op) {
 	case SCALIO_MSG_PUT:
@@ -624,11 +714,14 @@ static void scalio_rpc_dispatch(struct scalio_rpc *rpc)
 		break;
 	case SCALIO_MSG_GET:
 		scalio_stat_add(conn->st, SCALIO_TS_RPC_GETS, 1);
-		queue_work(scalio_rpc_wq, &rpc->work);
+		queue_work(conn->rs->wq, &rpc->work);
+		break;
+	case SCALIO_MSG_KEEPALIVE:
+		scalio_rpc_respond_err(rpc, 0);
 		break;
 	default:
 		scalio_stat_add(conn->st, SCALIO_TS_RPC_OTHER, 1);
-		queue_work(scalio_rpc_wq, &rpc->work);
+		queue_work(conn->rs->wq, &rpc->work);
 		break;
 	}
 }
@@ -677,6 +770,7 @@ static void scalio_rpc_handle_recv(struct scalio_conn *conn,
 		return;
 	}
 
+	WRITE_ONCE(conn->last_rx, jiffies);
 	spin_lock_irqsave(&conn->lock, flags);
 	if (conn->state != SCALIO_CONN_LIVE) {
 		spin_unlock_irqrestore(&conn->lock, flags);

@@ -47,6 +47,7 @@
 /* HELLO waits at most this long for earlier writes to be answered. */
 #define SCALIO_HELLO_BARRIER_MS		5000
 #define SCALIO_INDEX_CHUNK_BYTES	(2U << 20)	/* rxe: 512 pages per MR */
+#define SCALIO_DEF_MAX_CLIENTS		64
 
 enum scalio_tstat {
 	SCALIO_TS_RPC_GETS,
@@ -192,6 +193,27 @@ struct scalio_ssd {
 };
 
 /**
+ * struct scalio_host - a host allowed to use a store
+ *			(configfs: stores/<name>/allowed_hosts/<host NQN>)
+ * @group:	configfs group
+ * @store:	owner
+ * @entry:	on store->hosts (store->hosts_lock)
+ * @nqn:	the host NQN (the directory name)
+ * @secret:	@secret_len bytes; 0 bytes: the NQN alone admits the host
+ * @secret_len:	0 or SCALIO_SECRET_MIN..SCALIO_SECRET_MAX
+ *
+ * @secret and @secret_len are under store->hosts_lock.
+ */
+struct scalio_host {
+	struct config_group	group;
+	struct scalio_store	*store;
+	struct list_head	entry;
+	char			nqn[SCALIO_NQN_MAX];
+	u8			secret[SCALIO_SECRET_MAX];
+	u32			secret_len;
+};
+
+/**
  * struct scalio_store - one store (configfs: stores/<name>)
  * @group:	configfs group
  * @ssds_group:	configfs "ssds" default group
@@ -204,6 +226,11 @@ struct scalio_ssd {
  * @nr_blocks, @slots, @batch_max, @batch_timeout_us, @offload_read,
  * @inline_cache, @lease_ms: attributes (attr_*)
  * @traddr, @trsvcid: RDMA listen address (addr_*)
+ * @allow_any_host: admit hosts not in @hosts (attr_allow_any_host)
+ * @max_clients: connections allowed at once (attr_max_clients)
+ * @hosts_lock:	protects @hosts and the secrets of its entries
+ * @hosts:	struct scalio_host entries (allowed_hosts/)
+ * @hosts_group: configfs "allowed_hosts" default group
  * @ssds:	configured SSDs, by index (NULL if absent)
  * @nr_ssds:	SSDs present, contiguous from 0 when enabled
  * @index:	DRAM index while enabled
@@ -231,6 +258,11 @@ struct scalio_store {
 	bool				inline_cache;
 	char				traddr[SCALIO_ADDR_MAX];
 	u32				trsvcid;
+	bool				allow_any_host;
+	u32				max_clients;
+	struct mutex			hosts_lock;
+	struct list_head		hosts;
+	struct config_group		hosts_group;
 
 	struct scalio_ssd		*ssds[SCALIO_MAX_SSDS];
 	u32				nr_ssds;
@@ -315,6 +347,11 @@ int scalio_checkpoint_write(struct scalio_ssd *ssd);
 /* cleaner.c (commit kthread context) */
 int scalio_cleaner_run(struct scalio_ssd *ssd, u64 need_units);
 
+/* admit.c: who may use a store */
+int scalio_admit(struct scalio_store *st, const char *hostnqn,
+		 const u8 *host_id, const u8 *challenge, u16 client_id,
+		 const u8 *mac);
+
 /* rdma.c / rpc.c: the transport half */
 int scalio_rdma_init(void);
 void scalio_rdma_exit(void);
@@ -322,5 +359,7 @@ void scalio_rdma_exit(void);
 int scalio_rdma_store_enable(struct scalio_store *st);
 /* Stop listening, disconnect every client, drop their references. */
 void scalio_rdma_store_disable(struct scalio_store *st);
+/* Disconnect every client of @st admitted as @hostnqn (store->lock held). */
+void scalio_rdma_host_denied(struct scalio_store *st, const char *hostnqn);
 
 #endif /* _SCALIO_TARGET_H */

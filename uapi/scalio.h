@@ -34,6 +34,9 @@
 #define SCALIO_NQN_MAX		224	/* NVMF_NQN_SIZE + NUL, rounded */
 #define SCALIO_PATH_MAX		128	/* block device path, with NUL */
 #define SCALIO_MULTI_MAX	256	/* ops in one SCALIO_IOC_MULTI */
+#define SCALIO_SECRET_MIN	16	/* admission secret, bytes */
+#define SCALIO_SECRET_MAX	128
+#define SCALIO_HOST_ID_LEN	16	/* a UUID */
 
 #define SCALIO_CTL_DEV		"/dev/scalio-ctl"
 #define SCALIO_STORE_DEV_FMT	"/dev/scalio/%s"
@@ -100,13 +103,44 @@ struct scalio_multi {
 };
 
 /**
+ * struct scalio_attach_auth - who this host is, for the target's admission
+ * @size:	sizeof(struct scalio_attach_auth) as user space knows it; a
+ *		larger one is accepted if the extra bytes are zero
+ * @secret_len:	bytes of @secret in use: 0 (no secret) or
+ *		SCALIO_SECRET_MIN..SCALIO_SECRET_MAX
+ * @host_id:	the host's stable identity (e.g. /etc/nvme/hostid as a
+ *		UUID); all zero selects the module's (parameter hostid)
+ * @hostnqn:	host NQN, NUL-terminated; empty selects the module's
+ *		(parameter hostnqn)
+ * @secret:	the secret the target holds for @hostnqn (its
+ *		allowed_hosts/<nqn>/dhchap_key).  It never leaves this host:
+ *		the module proves it with HMAC-SHA256 over a challenge.
+ * @reserved:	must be 0
+ */
+struct scalio_attach_auth {
+	__u32	size;
+	__u32	secret_len;
+	__u8	host_id[SCALIO_HOST_ID_LEN];
+	char	hostnqn[SCALIO_NQN_MAX];
+	__u8	secret[SCALIO_SECRET_MAX];
+	__u64	reserved[4];
+};
+
+/**
  * struct scalio_attach - connect to a store (on /dev/scalio-ctl)
  * @store:	store name as configured on the target, NUL-terminated
  * @traddr:	target RDMA address (IPv4 or IPv6 literal), NUL-terminated
  * @trsvcid:	target RDMA port
  * @flags:	must be 0
  * @timeout_ms:	connect timeout; 0 selects the default (5000)
+ * @reserved0:	must be 0
+ * @auth:	user pointer to a struct scalio_attach_auth, or 0 for the
+ *		module's host NQN and id and no secret
  * @reserved:	must be 0
+ *
+ * Besides the connection errors, ATTACH fails with -EACCES when the target
+ * does not admit the host NQN, -ENOKEY when the target holds a secret for
+ * it and none was given, -EKEYREJECTED when the secret is wrong.
  */
 struct scalio_attach {
 	char	store[SCALIO_NAME_MAX];
@@ -114,7 +148,9 @@ struct scalio_attach {
 	__u32	trsvcid;
 	__u32	flags;
 	__u32	timeout_ms;
-	__u32	reserved[5];
+	__u32	reserved0;
+	__u64	auth;
+	__u32	reserved[2];
 };
 
 /**

@@ -33,7 +33,14 @@ static u32 make(u16 op, bool resp, u32 var)
 		switch (op) {
 		case SCALIO_MSG_HELLO:
 		case SCALIO_MSG_STATS:
+		case SCALIO_MSG_KEEPALIVE:
 			return hdr_init(op, resp, sizeof(struct scalio_msg_hdr));
+		case SCALIO_MSG_ADMIT:
+			len = hdr_init(op, resp,
+				       sizeof(struct scalio_msg_admit_req));
+			strcpy(((struct scalio_msg_admit_req *)buf)->hostnqn,
+			       "nqn.2014-08.org.nvmexpress:uuid:host1");
+			return len;
 		case SCALIO_MSG_CHUNKS:
 			len = hdr_init(op, resp,
 				       sizeof(struct scalio_msg_chunks_req));
@@ -93,6 +100,9 @@ static u32 make(u16 op, bool resp, u32 var)
 	}
 	case SCALIO_MSG_STATS:
 		return hdr_init(op, resp, sizeof(struct scalio_msg_stats_rep));
+	case SCALIO_MSG_ADMIT:
+	case SCALIO_MSG_KEEPALIVE:
+		return hdr_init(op, resp, sizeof(struct scalio_msg_hdr));
 	default: {
 		struct scalio_msg_kv_rep *m = (void *)buf;
 
@@ -131,6 +141,72 @@ static void sizes(void)
 	CHECK_EQ(sizeof(struct scalio_msg_ssd_info_rep), 264);
 	CHECK_EQ(sizeof(struct scalio_msg_stats_rep), 24 + 32 * 8);
 	CHECK_EQ(SCALIO_CHUNKS_PER_MSG, 340);
+	CHECK_EQ(sizeof(struct scalio_msg_admit_req), 304);
+	/* An IB CM REQ leaves 56 bytes of private data to rdma_cm users. */
+	CHECK_EQ(sizeof(struct scalio_cm_req), 56);
+	CHECK_EQ(sizeof(struct scalio_cm_rep), 48);
+}
+
+/* ADMIT: flags, reserved, and the host NQN's shape. */
+static void admit_requests(void)
+{
+	struct scalio_msg_admit_req *a = (void *)buf;
+	static const char *const bad[] = {
+		"", "nqn.", "nqn", "host1", "nqn.x y", "nqn.a/b", "nqn.\x7f",
+		"NQN.upper",
+	};
+	u32 len, i;
+
+	len = make(SCALIO_MSG_ADMIT, false, 0);
+	a->flags = cpu_to_le32(SCALIO_ADMIT_F_MAC);
+	CHECK_EQ(chk(len, false), 0);
+	a->flags = cpu_to_le32(2);
+	CHECK_EQ(chk(len, false), -EPROTO);
+	len = make(SCALIO_MSG_ADMIT, false, 0);
+	a->reserved = cpu_to_le32(1);
+	CHECK_EQ(chk(len, false), -EPROTO);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		len = make(SCALIO_MSG_ADMIT, false, 0);
+		memset(a->hostnqn, 0, sizeof(a->hostnqn));
+		strcpy(a->hostnqn, bad[i]);
+		CHECK_EQ(chk(len, false), -EBADMSG);
+	}
+	/* Unterminated, and the longest terminated one. */
+	len = make(SCALIO_MSG_ADMIT, false, 0);
+	memset(a->hostnqn, 'n', sizeof(a->hostnqn));
+	memcpy(a->hostnqn, "nqn.", 4);
+	CHECK_EQ(chk(len, false), -EBADMSG);
+	a->hostnqn[sizeof(a->hostnqn) - 1] = 0;
+	CHECK_EQ(chk(len, false), 0);
+	CHECK(scalio_nqn_valid("nqn.2014-08.org.nvmexpress:uuid:1", 224));
+	CHECK(!scalio_nqn_valid("nqn.2014-08.org.nvmexpress:uuid:1", 10));
+}
+
+/* The MAC input separates every field: no two inputs collide. */
+static void admit_mac_input(void)
+{
+	static u8 a[SCALIO_ADMIT_MAC_INPUT_LEN], b[SCALIO_ADMIT_MAC_INPUT_LEN];
+	u8 ch[SCALIO_CHALLENGE_LEN], id[SCALIO_HOSTID_LEN];
+
+	memset(ch, 7, sizeof(ch));
+	memset(id, 9, sizeof(id));
+	CHECK_EQ(SCALIO_ADMIT_MAC_INPUT_LEN, 16 + 32 + 4 + 32 + 224 + 16);
+	scalio_admit_mac_input(a, ch, 5, "kv", "nqn.h1", id);
+	scalio_admit_mac_input(b, ch, 5, "kv", "nqn.h1", id);
+	CHECK(!memcmp(a, b, sizeof(a)));
+	CHECK(!memcmp(a, "scalio-admit-v2", 15));
+	/* Moving a byte from the store to the NQN changes the input. */
+	scalio_admit_mac_input(b, ch, 5, "kvn", "qn.h1", id);
+	CHECK(memcmp(a, b, sizeof(a)));
+	scalio_admit_mac_input(b, ch, 6, "kv", "nqn.h1", id);
+	CHECK(memcmp(a, b, sizeof(a)));
+	ch[31] ^= 1;
+	scalio_admit_mac_input(b, ch, 5, "kv", "nqn.h1", id);
+	CHECK(memcmp(a, b, sizeof(a)));
+	ch[31] ^= 1;
+	id[0] ^= 1;
+	scalio_admit_mac_input(b, ch, 5, "kv", "nqn.h1", id);
+	CHECK(memcmp(a, b, sizeof(a)));
 }
 
 /* The variable parts to try per opcode: min, typical and max. */
@@ -416,6 +492,8 @@ static const struct t_case cases[] = {
 	T_CASE(header_fields),
 	T_CASE(kv_requests),
 	T_CASE(responses),
+	T_CASE(admit_requests),
+	T_CASE(admit_mac_input),
 };
 
 T_MAIN(cases)

@@ -22,6 +22,15 @@
 #define SYS_NVME_SUBSYS	"/sys/class/nvme-subsystem"
 #define CONNECT_WAIT_MS	20000	/* namespace scanning is asynchronous */
 #define DEVNODE_WAIT_MS	5000
+#define NVME_HOSTNQN	"/etc/nvme/hostnqn"
+#define NVME_HOSTID	"/etc/nvme/hostid"
+
+/* Who this host is, for the target's admission and for nvme connect. */
+struct host_ident {
+	char	nqn[SCALIO_NQN_MAX];	/* "" : the module's default */
+	char	id[40];			/* UUID text, "" : none */
+	struct scalio_attach_auth auth;
+};
 
 static void sleep_ms(unsigned int ms)
 {
@@ -172,13 +181,24 @@ int find_nvme_blockdev(const char *nqn, uint32_t nsid, char *path, size_t len)
 	return ret;
 }
 
-static int nvme_connect(const char *addr, uint32_t port, const char *nqn)
+static int nvme_connect(const char *addr, uint32_t port, const char *nqn,
+			const struct host_ident *hi)
 {
 	char svc[16];
-	char *argv[] = { "nvme", "connect", "-t", "rdma", "-a", (char *)addr,
-			 "-s", svc, "-n", (char *)nqn, NULL };
-	int ret;
+	char *argv[16] = { "nvme", "connect", "-t", "rdma", "-a", (char *)addr,
+			   "-s", svc, "-n", (char *)nqn, NULL };
+	int n = 10, ret;
 
+	/* The same host NQN as the store's: nvmet admits hosts by it. */
+	if (hi->nqn[0]) {
+		argv[n++] = "--hostnqn";
+		argv[n++] = (char *)hi->nqn;
+	}
+	if (hi->id[0]) {
+		argv[n++] = "--hostid";
+		argv[n++] = (char *)hi->id;
+	}
+	argv[n] = NULL;
 	snprintf(svc, sizeof(svc), "%u", port);
 	ret = run_cmd(argv, !verbose);
 	if (ret < 0) {
@@ -200,7 +220,8 @@ static int nvme_connect(const char *addr, uint32_t port, const char *nqn)
 }
 
 static int attach_ssd(int fd, const char *store, const struct scalio_ssd_info *si,
-		      const char *addr, uint32_t nvme_port)
+		      const char *addr, uint32_t nvme_port,
+		      const struct host_ident *hi)
 {
 	struct scalio_ssd_bind bind;
 	char ctrl[NAME_MAX + 1], path[SCALIO_PATH_MAX];
@@ -212,7 +233,7 @@ static int attach_ssd(int fd, const char *store, const struct scalio_ssd_info *s
 			if (verbose)
 				fprintf(stderr, "  %s already connected as %s\n",
 					si->nqn, ctrl);
-		} else if (nvme_connect(addr, nvme_port, si->nqn)) {
+		} else if (nvme_connect(addr, nvme_port, si->nqn, hi)) {
 			return EXIT_FAIL;
 		}
 		for (waited = 0; waited < CONNECT_WAIT_MS; waited += 100) {
@@ -243,7 +264,145 @@ static int attach_ssd(int fd, const char *store, const struct scalio_ssd_info *s
 	return EXIT_OK;
 }
 
-enum { OPT_ADDR = 256, OPT_PORT, OPT_NVME_PORT, OPT_TIMEOUT };
+enum { OPT_ADDR = 256, OPT_PORT, OPT_NVME_PORT, OPT_TIMEOUT, OPT_HOSTNQN,
+       OPT_HOSTID, OPT_KEY_FILE };
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* A UUID in its 8-4-4-4-12 text form into 16 bytes. */
+static int parse_uuid(const char *s, uint8_t *out)
+{
+	static const int dash[] = { 8, 13, 18, 23 };
+	int i, j = 0, d = 0;
+
+	if (strlen(s) != 36)
+		return -EINVAL;
+	for (i = 0; i < 36; i++) {
+		if (d < 4 && i == dash[d]) {
+			if (s[i] != '-')
+				return -EINVAL;
+			d++;
+			continue;
+		}
+		if (hexval(s[i]) < 0 || hexval(s[i + 1]) < 0)
+			return -EINVAL;
+		out[j++] = hexval(s[i]) << 4 | hexval(s[i + 1]);
+		i++;
+	}
+	return 0;
+}
+
+bool valid_nqn(const char *nqn)
+{
+	size_t i, n = strlen(nqn);
+
+	if (n < 5 || n >= SCALIO_NQN_MAX || strncmp(nqn, "nqn.", 4))
+		return false;
+	for (i = 0; i < n; i++)
+		if (nqn[i] <= ' ' || nqn[i] > '~' || nqn[i] == '/')
+			return false;
+	return true;
+}
+
+/**
+ * read_secret() - load an admission secret from a file
+ * @path:	the file: the secret (16..128 printable bytes), one line
+ * @secret:	out: SCALIO_SECRET_MAX bytes
+ * @len:	out: bytes used
+ *
+ * Return: EXIT_OK, or EXIT_FAIL with a message printed.
+ */
+int read_secret(const char *path, uint8_t *secret, uint32_t *len)
+{
+	char buf[SCALIO_SECRET_MAX + 2];
+	size_t n, i;
+	FILE *f = fopen(path, "re");
+
+	if (!f) {
+		err_msg("cannot read the key file %s: %s", path,
+			strerror(errno));
+		return EXIT_FAIL;
+	}
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r' ||
+		     buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	if (n < SCALIO_SECRET_MIN || n > SCALIO_SECRET_MAX) {
+		err_msg("key file %s: the secret must be %d..%d bytes (has %zu)",
+			path, SCALIO_SECRET_MIN, SCALIO_SECRET_MAX, n);
+		return EXIT_FAIL;
+	}
+	for (i = 0; i < n; i++) {
+		if (buf[i] <= ' ' || buf[i] > '~') {
+			err_msg("key file %s: the secret must be printable ASCII without blanks",
+				path);
+			return EXIT_FAIL;
+		}
+	}
+	memcpy(secret, buf, n);
+	*len = n;
+	memset(buf, 0, sizeof(buf));
+	return EXIT_OK;
+}
+
+/* --hostnqn / --hostid, else /etc/nvme's, as nvme-cli does. */
+static int host_ident_init(struct host_ident *hi, const char *nqn,
+			   const char *id, const char *key_file)
+{
+	memset(hi, 0, sizeof(*hi));
+	hi->auth.size = sizeof(hi->auth);
+	if (nqn)
+		snprintf(hi->nqn, sizeof(hi->nqn), "%s", nqn);
+	else if (read_file(NVME_HOSTNQN, hi->nqn, sizeof(hi->nqn)) < 0)
+		hi->nqn[0] = '\0';
+	if (id)
+		snprintf(hi->id, sizeof(hi->id), "%s", id);
+	else if (read_file(NVME_HOSTID, hi->id, sizeof(hi->id)) < 0)
+		hi->id[0] = '\0';
+	if (hi->nqn[0] && !valid_nqn(hi->nqn)) {
+		err_msg("host NQN '%s'%s is not a valid NQN", hi->nqn,
+			nqn ? "" : " (from " NVME_HOSTNQN ")");
+		return EXIT_FAIL;
+	}
+	if (hi->id[0] && parse_uuid(hi->id, hi->auth.host_id)) {
+		err_msg("host id '%s'%s is not a UUID", hi->id,
+			id ? "" : " (from " NVME_HOSTID ")");
+		return EXIT_FAIL;
+	}
+	snprintf(hi->auth.hostnqn, sizeof(hi->auth.hostnqn), "%s", hi->nqn);
+	if (key_file)
+		return read_secret(key_file, hi->auth.secret,
+				   &hi->auth.secret_len);
+	return EXIT_OK;
+}
+
+/* What an ATTACH refusal means, for the operator. */
+static const char *attach_hint(int err)
+{
+	switch (err) {
+	case EACCES:
+		return " (EACCES: the store does not admit this host NQN: see scalioctl allow-host)";
+	case ENOKEY:
+		return " (ENOKEY: the target holds a secret for this host: give --key-file)";
+	case EKEYREJECTED:
+		return " (EKEYREJECTED: the secret in --key-file is not the target's)";
+	case EUSERS:
+		return " (EUSERS: the store has attr_max_clients clients)";
+	default:
+		return "";
+	}
+}
 
 int cmd_attach(int argc, char **argv)
 {
@@ -252,10 +411,15 @@ int cmd_attach(int argc, char **argv)
 		{ "port", required_argument, NULL, OPT_PORT },
 		{ "nvme-port", required_argument, NULL, OPT_NVME_PORT },
 		{ "timeout-ms", required_argument, NULL, OPT_TIMEOUT },
+		{ "hostnqn", required_argument, NULL, OPT_HOSTNQN },
+		{ "hostid", required_argument, NULL, OPT_HOSTID },
+		{ "key-file", required_argument, NULL, OPT_KEY_FILE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *hostnqn = NULL, *hostid = NULL, *key_file = NULL;
+	static struct host_ident hi;
 	uint32_t port = SCALIO_DEFAULT_PORT, nvme_port = NVME_DEFAULT_PORT;
 	uint32_t timeout_ms = 0, i, nr;
 	struct scalio_attach at;
@@ -289,6 +453,15 @@ int cmd_attach(int argc, char **argv)
 				return usage_error("attach",
 						   "--timeout-ms must be 1..3600000");
 			break;
+		case OPT_HOSTNQN:
+			hostnqn = optarg;
+			break;
+		case OPT_HOSTID:
+			hostid = optarg;
+			break;
+		case OPT_KEY_FILE:
+			key_file = optarg;
+			break;
 		case 'v':
 			verbose = 1;
 			break;
@@ -306,6 +479,11 @@ int cmd_attach(int argc, char **argv)
 		return usage_error("attach", "invalid store name '%s'", name);
 	if (!addr)
 		return usage_error("attach", "--addr IP is required");
+	if (hostnqn && !valid_nqn(hostnqn))
+		return usage_error("attach", "--hostnqn '%s' is not a valid NQN",
+				   hostnqn);
+	if (host_ident_init(&hi, hostnqn, hostid, key_file))
+		return EXIT_FAIL;
 
 	ctl = open(SCALIO_CTL_DEV, O_RDWR | O_CLOEXEC);
 	if (ctl < 0) {
@@ -318,10 +496,15 @@ int cmd_attach(int argc, char **argv)
 	snprintf(at.traddr, sizeof(at.traddr), "%s", addr);
 	at.trsvcid = port;
 	at.timeout_ms = timeout_ms;
-	if (ioctl(ctl, SCALIO_IOC_ATTACH, &at)) {
-		if (errno != EEXIST) {
-			err_msg("attach store %s at %s:%u: SCALIO_IOC_ATTACH: %s",
-				name, addr, port, strerror(errno));
+	at.auth = (uintptr_t)&hi.auth;
+	ret = ioctl(ctl, SCALIO_IOC_ATTACH, &at) ? errno : 0;
+	memset(&hi.auth.secret, 0, sizeof(hi.auth.secret));
+	if (ret) {
+		if (ret != EEXIST) {
+			err_msg("attach store %s at %s:%u as host %s: SCALIO_IOC_ATTACH: %s%s",
+				name, addr, port,
+				hi.nqn[0] ? hi.nqn : "(module default)",
+				strerror(ret), attach_hint(ret));
 			close(ctl);
 			return EXIT_FAIL;
 		}
@@ -329,6 +512,7 @@ int cmd_attach(int argc, char **argv)
 	} else {
 		info_msg("store %s: attached to %s:%u", name, addr, port);
 	}
+	ret = EXIT_OK;
 	close(ctl);
 
 	/* devtmpfs creates the node at once; with udev it may lag. */
@@ -363,7 +547,7 @@ int cmd_attach(int argc, char **argv)
 				 si.nqn);
 			continue;
 		}
-		if (attach_ssd(fd, name, &si, addr, nvme_port)) {
+		if (attach_ssd(fd, name, &si, addr, nvme_port, &hi)) {
 			ret = EXIT_FAIL;
 			break;
 		}

@@ -28,7 +28,7 @@ static const struct command commands[] = {
 		"           [--nvme-port PORT] [--nblocks N] [--slots S]\n"
 		"           [--batch-max N] [--batch-timeout-us N]\n"
 		"           [--offload-read 0|1] [--inline-cache 0|1]\n"
-		"           [--lease-ms N] DEV...\n"
+		"           [--lease-ms N] [--allow-host NQN]... DEV...\n"
 		"\n"
 		"On the storage server (modules nvmet, nvmet-rdma and scalio-target\n"
 		"loaded; nvmet and nvmet-rdma are modprobed when missing, configfs is\n"
@@ -36,13 +36,17 @@ static const struct command commands[] = {
 		"\n"
 		"For SSD i (the i-th DEV) an nvmet subsystem\n"
 		"  " SCALIO_NQN_PREFIX "NAME-ssd<i>\n"
-		"is created with attr_allow_any_host=1 and namespace 1 = DEV, and\n"
+		"is created with attr_allow_any_host=0 and namespace 1 = DEV, and\n"
 		"linked to nvmet RDMA port 1 (IP:--nvme-port).  attr_offload=1 is set\n"
 		"when the kernel's nvmet has it (NVMe-oF target offload); the tool\n"
 		"reports \"nvmet offload: on\" or \"nvmet offload: unavailable (CPU\n"
 		"path)\".  Then the scalio store NAME is configured under\n"
 		"  " STORES_ROOT "/NAME/\n"
 		"(ssds/<i>/{device_path,nqn,nsid}, attributes, address) and enabled.\n"
+		"Nobody is admitted by default: each --allow-host NQN gets an entry in\n"
+		"the store's allowed_hosts/, and every host there (these and earlier\n"
+		"ones) becomes an nvmet host (" NVMET_ROOT "/hosts/NQN) linked into\n"
+		"each subsystem's allowed_hosts.  Secrets: see allow-host.\n"
 		"\n"
 		"Re-running with an existing setup re-uses it: an enabled store whose\n"
 		"SSDs, address and given attributes already match is left running;\n"
@@ -60,6 +64,7 @@ static const struct command commands[] = {
 		"  --offload-read 0|1      GET misses read the SSD directly (default 1)\n"
 		"  --inline-cache 0|1      cache values in index slots (default 1)\n"
 		"  --lease-ms N            slot lock lease (default 2000)\n"
+		"  --allow-host NQN        admit this host NQN (repeatable)\n"
 		"  -v, --verbose           print every configfs write\n"
 		"Attributes not given keep their current (or default) values.\n"
 	},
@@ -86,10 +91,34 @@ static const struct command commands[] = {
 		"afterwards, also when a write fails (with the old values).\n"
 	},
 	{
+		"allow-host", cmd_allow_host,
+		"admit a host to a store and to its SSDs' nvmet subsystems",
+		"Usage: scalioctl allow-host STORE NQN [--key-file FILE] [-v]\n"
+		"\n"
+		"Creates " STORES_ROOT "/STORE/allowed_hosts/NQN (with FILE's\n"
+		"secret in its dhchap_key), the nvmet host " NVMET_ROOT "/hosts/NQN,\n"
+		"and links it into the allowed_hosts of every nvmet subsystem of the\n"
+		"store.  The secret (16..128 printable bytes, one line; e.g. the output\n"
+		"of `nvme gen-dhchap-key`) is what the host gives to `scalioctl attach\n"
+		"--key-file`; it is proven by HMAC-SHA256 and never sent.  Works while\n"
+		"the store is enabled.\n"
+	},
+	{
+		"deny-host", cmd_deny_host,
+		"remove a host from a store and its SSDs' nvmet subsystems",
+		"Usage: scalioctl deny-host STORE NQN [-v]\n"
+		"\n"
+		"Removes allowed_hosts/NQN from the store (which drops that host's\n"
+		"scalio connections at once) and unlinks the nvmet host from the\n"
+		"store's subsystems (new NVMe-oF connections are refused; nvmet keeps\n"
+		"connected controllers).\n"
+	},
+	{
 		"attach", cmd_attach,
 		"connect this host to a store and bind its SSDs",
 		"Usage: scalioctl attach NAME --addr IP [--port PORT] [--nvme-port PORT]\n"
-		"           [--timeout-ms MS] [-v]\n"
+		"           [--timeout-ms MS] [--hostnqn NQN] [--hostid UUID]\n"
+		"           [--key-file FILE] [-v]\n"
 		"\n"
 		"On a client (modules nvme-rdma and scalio-host loaded).\n"
 		"SCALIO_IOC_ATTACH on " SCALIO_CTL_DEV " (RDMA handshake with the\n"
@@ -107,6 +136,14 @@ static const struct command commands[] = {
 		"  --port PORT         scalio port (default 4800)\n"
 		"  --nvme-port PORT    nvmet port (default 4420)\n"
 		"  --timeout-ms MS     connect timeout (default: the module's, 5000)\n"
+		"  --hostnqn NQN       host NQN (default: /etc/nvme/hostnqn as nvme-cli,\n"
+		"                      else the module's hostnqn parameter)\n"
+		"  --hostid UUID       host id (default: /etc/nvme/hostid, else the\n"
+		"                      module's)\n"
+		"  --key-file FILE     the secret the target holds for this NQN\n"
+		"The store and every `nvme connect` use the same host NQN and id.  A\n"
+		"refusal says why: EACCES (NQN not allowed), ENOKEY (secret needed),\n"
+		"EKEYREJECTED (wrong secret).\n"
 	},
 	{
 		"detach", cmd_detach,

@@ -74,8 +74,12 @@ int run_cmd(char *const argv[], bool quiet);	/* exit status or -errno */
 int cmd_target_setup(int argc, char **argv);
 int cmd_target_teardown(int argc, char **argv);
 int cmd_target_set(int argc, char **argv);
+int cmd_allow_host(int argc, char **argv);
+int cmd_deny_host(int argc, char **argv);
 
 /* host.c */
+bool valid_nqn(const char *nqn);
+int read_secret(const char *path, uint8_t *secret, uint32_t *len);
 int cmd_attach(int argc, char **argv);
 int cmd_detach(int argc, char **argv);
 int find_nvme_blockdev(const char *nqn, uint32_t nsid, char *path, size_t len);

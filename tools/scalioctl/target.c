@@ -169,8 +169,11 @@ static int parse_store_opt(const char *cmd, const char *arg)
 }
 
 enum {
-	OPT_STORE = 256, OPT_ADDR, OPT_PORT, OPT_NVME_PORT, OPT_ATTR0,
+	OPT_STORE = 256, OPT_ADDR, OPT_PORT, OPT_NVME_PORT, OPT_ALLOW_HOST,
+	OPT_ATTR0,
 };
+
+#define SCALIO_MAX_HOSTS_ARG	64	/* --allow-host options */
 
 /*
  * The options of a command that takes only --store NAME, -v and -h.
@@ -252,9 +255,10 @@ static int setup_subsystem(const char *nqn, const char *dev, int *offload)
 	ret = cfg_mkdir(sub);
 	if (ret)
 		return ret;
+	/* Nobody by default: hosts are admitted by NQN (allow-host). */
 	pathf(p, "%s/attr_allow_any_host", sub);
-	if (!attr_is(p, "1")) {
-		ret = cfg_write(p, "1");
+	if (!attr_is(p, "0")) {
+		ret = cfg_write(p, "0");
 		if (ret)
 			return ret;
 	}
@@ -399,6 +403,210 @@ static int link_subsystem(const char *nqn)
 	return EXIT_OK;
 }
 
+/* ---- hosts: scalio allowed_hosts and nvmet hosts, kept in step ---- */
+
+/* Remove nvmet host @nqn unless a subsystem still links it. */
+static void nvmet_host_put(const char *nqn)
+{
+	char p[PATH_MAX];
+
+	pathf(p, NVMET_ROOT "/hosts/%s", nqn);
+	/* configfs refuses (EBUSY) while a link points at it: fine. */
+	if (rmdir(p) == 0 && verbose)
+		fprintf(stderr, "  rmdir %s\n", p);
+}
+
+/* The nvmet subsystem NQNs of @store's SSDs (from its configuration). */
+static int store_subsystems(const char *store,
+			    char (*nqns)[SCALIO_NQN_MAX], int max)
+{
+	char p[PATH_MAX];
+	int i, n = 0;
+
+	for (i = 0; i < SCALIO_MAX_SSDS && n < max; i++) {
+		pathf(p, STORES_ROOT "/%s/ssds/%d/nqn", store, i);
+		if (read_file(p, nqns[n], SCALIO_NQN_MAX) > 0 && nqns[n][0])
+			n++;
+	}
+	return n;
+}
+
+/* nvmet: host @hostnqn exists and is in every subsystem's allowed_hosts. */
+static int nvmet_allow(const char *store, const char *hostnqn)
+{
+	char subs[SCALIO_MAX_SSDS][SCALIO_NQN_MAX];
+	char host[PATH_MAX], link[PATH_MAX];
+	int i, n, ret;
+
+	pathf(host, NVMET_ROOT "/hosts/%s", hostnqn);
+	ret = cfg_mkdir(host);
+	if (ret)
+		return ret;
+	n = store_subsystems(store, subs, SCALIO_MAX_SSDS);
+	for (i = 0; i < n; i++) {
+		pathf(link, NVMET_ROOT "/subsystems/%s/allowed_hosts/%s",
+		      subs[i], hostnqn);
+		if (verbose)
+			fprintf(stderr, "  ln -s %s %s\n", host, link);
+		if (symlink(host, link) && errno != EEXIST)
+			return fail_path("link host into", link, -errno);
+	}
+	return EXIT_OK;
+}
+
+static int nvmet_deny(const char *store, const char *hostnqn)
+{
+	char subs[SCALIO_MAX_SSDS][SCALIO_NQN_MAX];
+	char link[PATH_MAX];
+	int i, n, ret = EXIT_OK;
+
+	n = store_subsystems(store, subs, SCALIO_MAX_SSDS);
+	for (i = 0; i < n; i++) {
+		pathf(link, NVMET_ROOT "/subsystems/%s/allowed_hosts/%s",
+		      subs[i], hostnqn);
+		if (verbose)
+			fprintf(stderr, "  rm %s\n", link);
+		if (unlink(link) && errno != ENOENT)
+			ret = fail_path("unlink", link, -errno);
+	}
+	nvmet_host_put(hostnqn);
+	return ret;
+}
+
+/* Give every host of the store's allowed_hosts access to its SSDs too. */
+static int nvmet_sync_hosts(const char *store)
+{
+	char dir[PATH_MAX];
+	struct dirent *de;
+	int ret = EXIT_OK;
+	DIR *d;
+
+	pathf(dir, STORES_ROOT "/%s/allowed_hosts", store);
+	d = opendir(dir);
+	if (!d)
+		return EXIT_OK;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.' && nvmet_allow(store, de->d_name))
+			ret = EXIT_FAIL;
+	closedir(d);
+	return ret;
+}
+
+/* scalio: allowed_hosts/<nqn>, with its secret when @key_file is given. */
+static int store_allow(const char *store, const char *hostnqn,
+		       const char *key_file)
+{
+	char p[PATH_MAX];
+	uint8_t secret[SCALIO_SECRET_MAX + 1];
+	uint32_t len = 0;
+	int ret;
+
+	if (key_file && read_secret(key_file, secret, &len))
+		return EXIT_FAIL;
+	pathf(p, STORES_ROOT "/%s/allowed_hosts/%s", store, hostnqn);
+	ret = cfg_mkdir(p);
+	if (ret || !key_file)
+		goto out;
+	secret[len] = '\0';
+	pathf(p, STORES_ROOT "/%s/allowed_hosts/%s/dhchap_key", store,
+	      hostnqn);
+	ret = write_file(p, (char *)secret);
+	if (ret) {
+		err_msg("set the secret of %s: %s", p, strerror(-ret));
+		ret = EXIT_FAIL;
+	}
+out:
+	memset(secret, 0, sizeof(secret));
+	return ret;
+}
+
+static int parse_host_cmd(const char *cmd, int argc, char **argv,
+			  const char **store, const char **hostnqn,
+			  const char **key_file)
+{
+	static const struct option opts[] = {
+		{ "key-file", required_argument, NULL, 'k' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'k':
+			if (!key_file)
+				return usage_error(cmd, "unknown option '--key-file'");
+			*key_file = optarg;
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		case 'h':
+			return print_command_help(cmd);
+		default:
+			return usage_error(cmd, "unknown option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 2)
+		return usage_error(cmd, "expected STORE and host NQN");
+	*store = argv[optind];
+	*hostnqn = argv[optind + 1];
+	if (parse_store_opt(cmd, *store))
+		return EXIT_USAGE;
+	if (!valid_nqn(*hostnqn))
+		return usage_error(cmd, "'%s' is not a valid NQN", *hostnqn);
+	return -1;
+}
+
+int cmd_allow_host(int argc, char **argv)
+{
+	const char *store, *hostnqn, *key_file = NULL;
+	char dir[PATH_MAX];
+	int ret;
+
+	ret = parse_host_cmd("allow-host", argc, argv, &store, &hostnqn,
+			     &key_file);
+	if (ret >= 0)
+		return ret;
+	pathf(dir, STORES_ROOT "/%s", store);
+	if (!path_exists(dir)) {
+		err_msg("store '%s' does not exist (%s)", store, dir);
+		return EXIT_FAIL;
+	}
+	ret = store_allow(store, hostnqn, key_file);
+	if (ret)
+		return ret;
+	ret = nvmet_allow(store, hostnqn);
+	if (ret)
+		return ret;
+	info_msg("store %s: host %s allowed%s (scalio and nvmet)", store,
+		 hostnqn, key_file ? " with a secret" : "");
+	return EXIT_OK;
+}
+
+int cmd_deny_host(int argc, char **argv)
+{
+	const char *store, *hostnqn;
+	char p[PATH_MAX];
+	int ret;
+
+	ret = parse_host_cmd("deny-host", argc, argv, &store, &hostnqn, NULL);
+	if (ret >= 0)
+		return ret;
+	ret = nvmet_deny(store, hostnqn);
+	pathf(p, STORES_ROOT "/%s/allowed_hosts/%s", store, hostnqn);
+	if (cfg_rmdir(p))
+		ret = EXIT_FAIL;
+	if (!ret)
+		info_msg("store %s: host %s denied (scalio and nvmet); its connections are dropped",
+			 store, hostnqn);
+	return ret;
+}
+
 struct setup_args {
 	const char *store, *addr;
 	uint32_t port, nvme_port;
@@ -406,6 +614,8 @@ struct setup_args {
 	uint32_t attr_val[NR_STORE_ATTRS];
 	char **devs;
 	int nr_devs;
+	const char *hosts[SCALIO_MAX_HOSTS_ARG];
+	int nr_hosts;
 };
 
 /* Does the enabled store @dir already run exactly the requested setup? */
@@ -530,13 +740,14 @@ static int setup_store(const struct setup_args *a)
 
 int cmd_target_setup(int argc, char **argv)
 {
-	struct option opts[8 + NR_STORE_ATTRS] = {
+	struct option opts[9 + NR_STORE_ATTRS] = {
 		{ "store", required_argument, NULL, OPT_STORE },
 		{ "addr", required_argument, NULL, OPT_ADDR },
 		{ "port", required_argument, NULL, OPT_PORT },
 		{ "nvme-port", required_argument, NULL, OPT_NVME_PORT },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
 	};
 	struct setup_args a = {
 		.port = SCALIO_DEFAULT_PORT, .nvme_port = NVME_DEFAULT_PORT,
@@ -547,9 +758,9 @@ int cmd_target_setup(int argc, char **argv)
 	size_t k;
 
 	for (k = 0; k < NR_STORE_ATTRS; k++) {
-		opts[6 + k].name = store_attrs[k].opt;
-		opts[6 + k].has_arg = required_argument;
-		opts[6 + k].val = OPT_ATTR0 + (int)k;
+		opts[7 + k].name = store_attrs[k].opt;
+		opts[7 + k].has_arg = required_argument;
+		opts[7 + k].val = OPT_ATTR0 + (int)k;
 	}
 	optind = 1;
 	opterr = 0;
@@ -576,6 +787,17 @@ int cmd_target_setup(int argc, char **argv)
 			if (parse_u32(optarg, 1, 65535, &a.nvme_port))
 				return usage_error("target-setup",
 						   "--nvme-port must be 1..65535");
+			break;
+		case OPT_ALLOW_HOST:
+			if (!valid_nqn(optarg))
+				return usage_error("target-setup",
+						   "--allow-host '%s' is not a valid NQN",
+						   optarg);
+			if (a.nr_hosts == SCALIO_MAX_HOSTS_ARG)
+				return usage_error("target-setup",
+						   "at most %d --allow-host",
+						   SCALIO_MAX_HOSTS_ARG);
+			a.hosts[a.nr_hosts++] = optarg;
 			break;
 		case 'v':
 			verbose = 1;
@@ -651,6 +873,15 @@ int cmd_target_setup(int argc, char **argv)
 	ret = setup_store(&a);
 	if (ret)
 		return ret;
+	for (i = 0; i < a.nr_hosts; i++) {
+		ret = store_allow(a.store, a.hosts[i], NULL);
+		if (ret)
+			return ret;
+	}
+	/* nvmet admits exactly the store's hosts, old and new. */
+	ret = nvmet_sync_hosts(a.store);
+	if (ret)
+		return ret;
 	info_msg("store %s: enabled, %d SSD(s), listening on %s:%u", a.store,
 		 a.nr_devs, a.addr, a.port);
 	return EXIT_OK;
@@ -681,6 +912,21 @@ static int remove_subsystem(const char *nqn)
 		closedir(d);
 	}
 
+	/* Host links go before the subsystem can. */
+	pathf(sub, NVMET_ROOT "/subsystems/%s/allowed_hosts", nqn);
+	d = opendir(sub);
+	if (d) {
+		while ((de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			pathf(p, "%s/%s", sub, de->d_name);
+			if (unlink(p) && errno != ENOENT)
+				ret = fail_path("unlink", p, -errno);
+			nvmet_host_put(de->d_name);
+		}
+		closedir(d);
+	}
+
 	pathf(sub, NVMET_ROOT "/subsystems/%s/namespaces", nqn);
 	d = opendir(sub);
 	if (d) {
@@ -699,6 +945,29 @@ static int remove_subsystem(const char *nqn)
 	pathf(sub, NVMET_ROOT "/subsystems/%s", nqn);
 	if (cfg_rmdir(sub))
 		ret = EXIT_FAIL;
+	return ret;
+}
+
+/* rmdir every allowed_hosts/<nqn> of the store directory @dir. */
+static int remove_store_hosts(const char *dir)
+{
+	char hosts[PATH_MAX], p[PATH_MAX];
+	struct dirent *de;
+	int ret = EXIT_OK;
+	DIR *d;
+
+	pathf(hosts, "%s/allowed_hosts", dir);
+	d = opendir(hosts);
+	if (!d)
+		return EXIT_OK;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		pathf(p, "%s/%s", hosts, de->d_name);
+		if (cfg_rmdir(p))
+			ret = EXIT_FAIL;
+	}
+	closedir(d);
 	return ret;
 }
 
@@ -730,6 +999,8 @@ int cmd_target_teardown(int argc, char **argv)
 		found = true;
 		pathf(p, "%s/enable", dir);
 		if (attr_is(p, "1") && cfg_write(p, "0"))
+			return EXIT_FAIL;
+		if (remove_store_hosts(dir))
 			return EXIT_FAIL;
 		for (n = SCALIO_MAX_SSDS - 1; n >= 0; n--) {
 			pathf(p, "%s/ssds/%d/nqn", dir, n);
