@@ -875,17 +875,82 @@ TEST_F(ctl, attach_bad_fields_einval)
 	init_attach(&at, "uapi-none", traddr);
 	at.flags = 1;
 	ASSERT_EQ(-EINVAL, attach(self->ctl, &at));
-	for (i = 0; i < 5; i++) {
+	for (i = 0; i < 2; i++) {
 		init_attach(&at, "uapi-none", traddr);
 		at.reserved[i] = 1;
 		EXPECT_EQ(-EINVAL, attach(self->ctl, &at)) {
 			TH_LOG("reserved[%u]", i);
 		}
 	}
+	init_attach(&at, "uapi-none", traddr);
+	at.reserved0 = 1;
+	EXPECT_EQ(-EINVAL, attach(self->ctl, &at));
 	ASSERT_EQ(-1, ioctl(self->ctl, SCALIO_IOC_ATTACH, NULL));
 	ASSERT_EQ(EFAULT, errno);
 	ASSERT_EQ(-1, ioctl(self->ctl, SCALIO_IOC_ATTACH, unmapped_page()));
 	ASSERT_EQ(EFAULT, errno);
+}
+
+/* struct scalio_attach_auth: each field checked before any connection. */
+TEST_F(ctl, attach_auth_validation)
+{
+	static struct {
+		struct scalio_attach_auth au;
+		__u64 tail[2];
+	} big;
+	struct scalio_attach_auth au;
+	struct scalio_attach at;
+	unsigned int i;
+
+#define AU_INIT() do {							\
+		memset(&au, 0, sizeof(au));				\
+		au.size = sizeof(au);					\
+		init_attach(&at, "uapi-none", traddr);			\
+		at.auth = (uintptr_t)&au;				\
+	} while (0)
+
+	AU_INIT();
+	au.size = sizeof(au) - 1;
+	EXPECT_EQ(-EINVAL, attach(self->ctl, &at));
+	AU_INIT();
+	au.secret_len = SCALIO_SECRET_MIN - 1;
+	memset(au.secret, 's', au.secret_len);
+	EXPECT_EQ(-EINVAL, attach(self->ctl, &at));
+	AU_INIT();
+	au.secret_len = SCALIO_SECRET_MAX + 1;
+	EXPECT_EQ(-EINVAL, attach(self->ctl, &at));
+	AU_INIT();
+	au.secret_len = SCALIO_SECRET_MIN;
+	memset(au.secret, 's', au.secret_len + 1);	/* byte past it */
+	EXPECT_EQ(-EINVAL, attach(self->ctl, &at));
+	for (i = 0; i < 4; i++) {
+		AU_INIT();
+		au.reserved[i] = 0xff;
+		EXPECT_EQ(-EINVAL, attach(self->ctl, &at)) {
+			TH_LOG("reserved[%u]", i);
+		}
+	}
+	AU_INIT();
+	snprintf(au.hostnqn, sizeof(au.hostnqn), "not-an-nqn");
+	EXPECT_EQ(-EINVAL, attach(self->ctl, &at));
+	AU_INIT();
+	memset(au.hostnqn, 'n', sizeof(au.hostnqn));
+	EXPECT_EQ(-EINVAL, attach(self->ctl, &at));
+	/* A larger struct with a nonzero tail: E2BIG, as copy_struct_from_user. */
+	memset(&big, 0, sizeof(big));
+	big.au.size = sizeof(big);
+	big.tail[1] = 1;
+	init_attach(&at, "uapi-none", traddr);
+	at.auth = (uintptr_t)&big;
+	EXPECT_EQ(-E2BIG, attach(self->ctl, &at));
+	init_attach(&at, "uapi-none", traddr);
+	at.auth = (uintptr_t)unmapped_page();
+	EXPECT_EQ(-EFAULT, attach(self->ctl, &at));
+	/* Valid: it gets as far as the target, which has no such store. */
+	AU_INIT();
+	snprintf(au.hostnqn, sizeof(au.hostnqn), "nqn.2014-08.org.example:uapi");
+	EXPECT_EQ(-ENOENT, attach(self->ctl, &at));
+#undef AU_INIT
 }
 
 TEST_F(ctl, attach_duplicate_eexist)

@@ -24,6 +24,7 @@
 #define DEVNODE_WAIT_MS	5000
 #define NVME_HOSTNQN	"/etc/nvme/hostnqn"
 #define NVME_HOSTID	"/etc/nvme/hostid"
+#define SCALIO_HOSTKEY	"/etc/scalio/hostkey"	/* default --key-file */
 
 /* Who this host is, for the target's admission and for nvme connect. */
 struct host_ident {
@@ -381,6 +382,8 @@ static int host_ident_init(struct host_ident *hi, const char *nqn,
 		return EXIT_FAIL;
 	}
 	snprintf(hi->auth.hostnqn, sizeof(hi->auth.hostnqn), "%s", hi->nqn);
+	if (!key_file && !access(SCALIO_HOSTKEY, F_OK))
+		key_file = SCALIO_HOSTKEY;
 	if (key_file)
 		return read_secret(key_file, hi->auth.secret,
 				   &hi->auth.secret_len);

@@ -170,8 +170,10 @@ static int parse_store_opt(const char *cmd, const char *arg)
 
 enum {
 	OPT_STORE = 256, OPT_ADDR, OPT_PORT, OPT_NVME_PORT, OPT_ALLOW_HOST,
-	OPT_ATTR0,
+	OPT_HOSTS_FILE, OPT_ATTR0,
 };
+
+#define DEFAULT_HOSTS_FILE	"/etc/scalio/allowed_hosts"
 
 #define SCALIO_MAX_HOSTS_ARG	64	/* --allow-host options */
 
@@ -520,6 +522,40 @@ out:
 	return ret;
 }
 
+/*
+ * The operator's admission list: one host per line, "NQN [KEYFILE]";
+ * blank lines and '#' comments are skipped.  Every host gets an
+ * allowed_hosts entry, with its secret when a key file is named.
+ */
+static int store_allow_file(const char *store, const char *path)
+{
+	char line[SCALIO_NQN_MAX + PATH_MAX + 4];
+	char nqn[SCALIO_NQN_MAX], key[PATH_MAX];
+	int n, lineno = 0, ret = EXIT_OK;
+	FILE *f = fopen(path, "re");
+
+	if (!f) {
+		err_msg("cannot read the hosts file %s: %s", path,
+			strerror(errno));
+		return EXIT_FAIL;
+	}
+	while (!ret && fgets(line, sizeof(line), f)) {
+		lineno++;
+		n = sscanf(line, "%223s %4095s", nqn, key);
+		if (n < 1 || nqn[0] == '#')
+			continue;
+		if (!valid_nqn(nqn)) {
+			err_msg("%s:%d: '%s' is not a valid NQN", path, lineno,
+				nqn);
+			ret = EXIT_FAIL;
+			break;
+		}
+		ret = store_allow(store, nqn, n == 2 ? key : NULL);
+	}
+	fclose(f);
+	return ret;
+}
+
 static int parse_host_cmd(const char *cmd, int argc, char **argv,
 			  const char **store, const char **hostnqn,
 			  const char **key_file)
@@ -616,6 +652,7 @@ struct setup_args {
 	int nr_devs;
 	const char *hosts[SCALIO_MAX_HOSTS_ARG];
 	int nr_hosts;
+	const char *hosts_file;
 };
 
 /* Does the enabled store @dir already run exactly the requested setup? */
@@ -740,7 +777,7 @@ static int setup_store(const struct setup_args *a)
 
 int cmd_target_setup(int argc, char **argv)
 {
-	struct option opts[9 + NR_STORE_ATTRS] = {
+	struct option opts[10 + NR_STORE_ATTRS] = {
 		{ "store", required_argument, NULL, OPT_STORE },
 		{ "addr", required_argument, NULL, OPT_ADDR },
 		{ "port", required_argument, NULL, OPT_PORT },
@@ -748,6 +785,7 @@ int cmd_target_setup(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
+		{ "hosts-file", required_argument, NULL, OPT_HOSTS_FILE },
 	};
 	struct setup_args a = {
 		.port = SCALIO_DEFAULT_PORT, .nvme_port = NVME_DEFAULT_PORT,
@@ -758,9 +796,9 @@ int cmd_target_setup(int argc, char **argv)
 	size_t k;
 
 	for (k = 0; k < NR_STORE_ATTRS; k++) {
-		opts[7 + k].name = store_attrs[k].opt;
-		opts[7 + k].has_arg = required_argument;
-		opts[7 + k].val = OPT_ATTR0 + (int)k;
+		opts[8 + k].name = store_attrs[k].opt;
+		opts[8 + k].has_arg = required_argument;
+		opts[8 + k].val = OPT_ATTR0 + (int)k;
 	}
 	optind = 1;
 	opterr = 0;
@@ -798,6 +836,9 @@ int cmd_target_setup(int argc, char **argv)
 						   "at most %d --allow-host",
 						   SCALIO_MAX_HOSTS_ARG);
 			a.hosts[a.nr_hosts++] = optarg;
+			break;
+		case OPT_HOSTS_FILE:
+			a.hosts_file = optarg;
 			break;
 		case 'v':
 			verbose = 1;
@@ -875,6 +916,13 @@ int cmd_target_setup(int argc, char **argv)
 		return ret;
 	for (i = 0; i < a.nr_hosts; i++) {
 		ret = store_allow(a.store, a.hosts[i], NULL);
+		if (ret)
+			return ret;
+	}
+	if (!a.hosts_file && path_exists(DEFAULT_HOSTS_FILE))
+		a.hosts_file = DEFAULT_HOSTS_FILE;
+	if (a.hosts_file) {
+		ret = store_allow_file(a.store, a.hosts_file);
 		if (ret)
 			return ret;
 	}

@@ -69,12 +69,34 @@ blk_of() {
 }
 
 ssd_nqn() { echo "nqn.2024-11.io.scalio:$STORE-ssd$1"; }
+# Host i's NVMe host NQN (setup_common writes it into that host's /etc/nvme).
+host_nqn() { printf 'nqn.2014-08.org.nvmexpress:uuid:00000000-0000-4000-8000-%012x\n' "$1"; }
+
+# Admission as a careful operator does it: every host by its NQN and a
+# secret of its own, listed in /etc/scalio/allowed_hosts ("NQN KEYFILE"),
+# which every scalioctl target-setup reads (also a test's own).  Secrets
+# are made once per run and kept in the host's /ctl dir, so a rebooted
+# target admits the same hosts; each host copies its own to
+# /etc/scalio/hostkey, scalioctl attach's default --key-file.
+bed_hosts_file() {
+	local i key
+	mkdir -p /etc/scalio || return 1
+	: > /etc/scalio/allowed_hosts
+	for ((i = 1; i <= NHOSTS; i++)); do
+		key=$CTL/vm/host$i/scalio.key
+		if [ ! -s "$key" ]; then
+			head -c 24 /dev/urandom | base64 > "$key.tmp" &&
+				mv "$key.tmp" "$key" || return 1
+		fi
+		echo "$(host_nqn $i) $key" >> /etc/scalio/allowed_hosts
+	done
+}
 
 # Export the SSDs with nvmet-rdma by hand: only for --no-modules runs, where
 # there is no scalio store for scalioctl target-setup to create.  The nvmet
 # layout is the one target-setup makes (scalioctl documents it).
 bare_target_setup() {
-	local n=/sys/kernel/config/nvmet i s
+	local n=/sys/kernel/config/nvmet i s h
 	mkdir "$n/ports/1" || return 1
 	echo rdma > "$n/ports/1/addr_trtype"
 	echo ipv4 > "$n/ports/1/addr_adrfam"
@@ -83,7 +105,12 @@ bare_target_setup() {
 	for ((i = 0; i < NSSDS; i++)); do
 		s=$n/subsystems/$(ssd_nqn $i)
 		mkdir "$s" || return 1
-		echo 1 > "$s/attr_allow_any_host"
+		echo 0 > "$s/attr_allow_any_host"
+		for ((h = 1; h <= NHOSTS; h++)); do
+			mkdir -p "$n/hosts/$(host_nqn $h)" &&
+				ln -s "$n/hosts/$(host_nqn $h)" "$s/allowed_hosts/" ||
+				return 1
+		done
 		mkdir "$s/namespaces/1"
 		ssd_dev $i > "$s/namespaces/1/device_path"
 		# Same identity every boot, or hosts drop the namespace when
@@ -164,6 +191,7 @@ setup_target() {
 	if [ "$MODULES" = 1 ]; then
 		load_built "$SCALIO_KO_DIR/scalio-target.ko" || return 1
 		log "scalio-target loaded"
+		bed_hosts_file || return 1
 	fi
 	if [ "$SETUP" = 1 ]; then
 		if [ "$MODULES" = 1 ]; then
@@ -202,6 +230,10 @@ setup_host() {
 	until grep -qx ready "$CTL/vm/target/state" 2>/dev/null; do
 		sleep 0.3
 	done
+	if [ "$MODULES" = 1 ] && [ -s "$VMDIR/scalio.key" ]; then
+		mkdir -p /etc/scalio && cp "$VMDIR/scalio.key" /etc/scalio/hostkey &&
+			chmod 600 /etc/scalio/hostkey || return 1
+	fi
 	if [ "$SETUP" = 1 ]; then
 		if [ "$MODULES" = 1 ]; then
 			scalioctl attach "$STORE" --addr "$TARGET_ADDR" --port "$PORT" \

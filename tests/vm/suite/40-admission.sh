@@ -1,0 +1,164 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# 40-admission: who may use a store, and what a dead client leaves behind.
+# One boot, two hosts, admitted by the bed as an operator would (each by its
+# NQN and its own secret, /etc/scalio/allowed_hosts):
+#   1. host1, attached by the bed with the right NQN and secret, PUTs/GETs;
+#      target-setup left every nvmet subsystem with attr_allow_any_host=0
+#      and both host NQNs in its allowed_hosts;
+#   2. host2 (detached) as an unlisted NQN: scalioctl attach fails with
+#      EACCES and `nvme connect` to an SSD subsystem fails; the target's
+#      dmesg names the NQN and the reason;
+#   3. host2 with its own NQN but a wrong secret: EKEYREJECTED; with no
+#      secret: ENOKEY;
+#   4. host2 with the right secret attaches; deny-host drops its
+#      connection, a new attach gets EACCES, a new `nvme connect` fails;
+#      allow-host (with the secret) lets it back in;
+#   5. reaping: with host2 attached and idle, its QEMU is killed; the
+#      target reaps its connection within the documented time (keep-alive
+#      15 s + one reaper period 5 s; the wait allows 3x for a loaded
+#      machine and reports the time seen) and the target's kmalloc slabs
+#      come back to what they were before host2's last attach (02-leak's
+#      measure; a connection holds about 4 MiB).
+# Every check runs and is reported; the test fails if any failed.
+# Usage: 40-admission.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+# shellcheck source=tests/vm/lib.sh
+. "$top/tests/vm/lib.sh"
+suite_kver "$@"
+
+suite_share admission
+
+cat > "$share/admission.sh" << 'EOF'
+set -u
+S=${SCALIO_STORE:-kv0}
+A=${SCALIO_TARGET_ADDR:-10.77.0.1}
+H2=nqn.2014-08.org.nvmexpress:uuid:00000000-0000-4000-8000-000000000002
+BAD=nqn.2014-08.org.example:intruder
+SSD0=nqn.2024-11.io.scalio:$S-ssd0
+KATO_DOC=20		# seconds: SCALIO_KATO_MS + SCALIO_REAP_INTERVAL_MS
+nfail=0
+ok() { echo "ok: $*"; }
+bad() { echo "FAIL: $*"; nfail=$((nfail + 1)); }
+h2() { vmctl exec-host 2 "$*"; }
+tg() { vmctl exec-target "$*"; }
+slab='awk '"'"'NR > 2 && $1 ~ /^kmalloc-/ { s += $2 * $4 } END { print s }'"'"' /proc/slabinfo'
+
+echo "== 1. the bed's own host, and nvmet's host lists"
+scalioctl put $S adm.k v1 && [ "$(scalioctl get $S adm.k)" = v1 ] &&
+	ok "host1 (listed NQN, right secret) PUTs and GETs" ||
+	bad "host1 cannot use the store"
+open=$(tg 'for s in /sys/kernel/config/nvmet/subsystems/*; do
+	[ "$(cat $s/attr_allow_any_host)" = 0 ] || echo "${s##*/}"; done')
+[ -z "$open" ] && ok "no nvmet subsystem has attr_allow_any_host=1" ||
+	bad "subsystems open to any host: $open"
+tg "test -L /sys/kernel/config/nvmet/subsystems/$SSD0/allowed_hosts/$H2" &&
+	ok "$SSD0 lists host2" || bad "$SSD0 does not list host2"
+
+echo "== 2. an unlisted NQN"
+h2 "scalioctl detach $S" || bad "detach host2"
+out=$(h2 "scalioctl attach $S --addr $A --hostnqn $BAD 2>&1")
+rc=$?
+echo "$out" | sed 's/^/   | /'
+[ $rc != 0 ] && echo "$out" | grep -q EACCES &&
+	ok "attach as $BAD refused with EACCES" ||
+	bad "attach as an unlisted NQN: rc $rc"
+h2 "scalioctl detach $S" > /dev/null 2>&1
+tg "dmesg | grep -q 'host $BAD refused: not in allowed_hosts'" &&
+	ok "target log names the NQN and the reason" ||
+	bad "no refusal naming $BAD in the target's log"
+if h2 "nvme connect -t rdma -a $A -s 4420 -n $SSD0 --hostnqn $BAD" > /dev/null 2>&1; then
+	bad "nvme connect as $BAD succeeded"
+	h2 "nvme disconnect -n $SSD0" > /dev/null 2>&1
+else
+	ok "nvme connect to $SSD0 as $BAD refused"
+fi
+
+echo "== 3. a listed NQN with a wrong secret, and with none"
+h2 "echo wrong-secret-wrong-secret > /tmp/bad.key"
+out=$(h2 "scalioctl attach $S --addr $A --key-file /tmp/bad.key 2>&1")
+rc=$?
+echo "$out" | sed 's/^/   | /'
+[ $rc != 0 ] && echo "$out" | grep -q EKEYREJECTED &&
+	ok "wrong secret refused with EKEYREJECTED" ||
+	bad "attach with a wrong secret: rc $rc"
+h2 "scalioctl detach $S" > /dev/null 2>&1
+tg "dmesg | grep -q 'host $H2 refused: wrong secret'" &&
+	ok "target log: wrong secret" || bad "no 'wrong secret' in the target's log"
+out=$(h2 "mv /etc/scalio/hostkey /tmp/hostkey && scalioctl attach $S --addr $A 2>&1; rc=\$?; mv /tmp/hostkey /etc/scalio/hostkey; exit \$rc")
+rc=$?
+echo "$out" | sed 's/^/   | /'
+[ $rc != 0 ] && echo "$out" | grep -q ENOKEY &&
+	ok "no secret refused with ENOKEY" || bad "attach without the secret: rc $rc"
+h2 "scalioctl detach $S" > /dev/null 2>&1
+
+echo "== 4. deny-host and allow-host"
+h2 "scalioctl attach $S --addr $A > /dev/null" && h2 "scalioctl get $S adm.k" > /dev/null &&
+	ok "host2 attaches with its secret" || bad "host2 cannot attach with its secret"
+tg "scalioctl deny-host $S $H2" || bad "deny-host"
+gone=
+for _ in $(seq 20); do
+	h2 "scalioctl get $S adm.k" > /dev/null 2>&1 || { gone=1; break; }
+	sleep 1
+done
+[ -n "$gone" ] && ok "host2's connection dropped by deny-host" ||
+	bad "host2 still served after deny-host"
+h2 "scalioctl detach $S" > /dev/null 2>&1
+out=$(h2 "scalioctl attach $S --addr $A 2>&1")
+rc=$?
+[ $rc != 0 ] && echo "$out" | grep -q EACCES &&
+	ok "attach after deny-host refused with EACCES" ||
+	bad "attach after deny-host: rc $rc: $out"
+h2 "scalioctl detach $S" > /dev/null 2>&1
+if h2 "nvme connect -t rdma -a $A -s 4420 -n $SSD0" > /dev/null 2>&1; then
+	bad "nvme connect by a denied host succeeded"
+	h2 "nvme disconnect -n $SSD0" > /dev/null 2>&1
+else
+	ok "nvme connect by a denied host refused"
+fi
+tg "scalioctl allow-host $S $H2 --key-file $SCALIO_CTL/vm/host2/scalio.key" ||
+	bad "allow-host"
+
+echo "== 5. reaping a dead host"
+t0=$(tg "$slab")
+h2 "scalioctl attach $S --addr $A > /dev/null && scalioctl put $S adm.h2 x" &&
+	ok "host2 back after allow-host" || bad "host2 cannot attach after allow-host"
+cid=$(tg "dmesg | sed -n 's/.*client \([0-9]*\) admitted: host $H2.*/\1/p' | tail -n 1")
+echo "   host2 is client $cid"
+vmctl kill-host 2 || bad "kill-host 2"
+start=$(date +%s)
+reaped=
+while [ $(( $(date +%s) - start )) -le $((3 * KATO_DOC)) ]; do
+	if tg "dmesg | grep -q 'reaping client $cid (host $H2)'"; then
+		reaped=$(( $(date +%s) - start ))
+		break
+	fi
+	sleep 2
+done
+if [ -n "$reaped" ]; then
+	ok "client $cid reaped ${reaped}s after its host died (documented: within ${KATO_DOC}s)"
+else
+	bad "client $cid of the killed host2 not reaped within $((3 * KATO_DOC))s"
+fi
+# The connection's memory goes once its QP is drained: give it a moment.
+for _ in 1 2 3 4 5; do
+	t1=$(tg "$slab")
+	[ $(( (t1 - t0) / 1024 )) -lt 1024 ] && break
+	sleep 2
+done
+echo "# target kmalloc slabs: before host2's attach $((t0 / 1024)) KiB, after the reap $((t1 / 1024)) KiB"
+[ $(( (t1 - t0) / 1024 )) -lt 1024 ] &&
+	ok "target memory returned" || bad "target kept $(( (t1 - t0) / 1024 )) KiB after the reap"
+scalioctl del $S adm.k > /dev/null
+
+[ $nfail = 0 ] || { echo "ADMISSION TEST FAILED: $nfail check(s)"; exit 1; }
+echo "ADMISSION TEST PASSED"
+EOF
+
+"$top/tests/vm/run" --kver "$kver" --hosts 2 --share "$share" -- 'sh /share/admission.sh'
+rc=$?
+[ $rc = 0 ] || { echo "FAIL: tests/vm/run exited $rc"; exit 1; }
+echo "PASS: admission by NQN and secret, deny/allow-host, nvmet host lists, reaping"
+exit 0
