@@ -198,7 +198,8 @@ struct scalio_rbuf {
  * struct scalio_rpc - one request being served, and its response
  * @conn:	owner; an rpc in use holds a reference on it
  * @entry:	on conn->free_rpcs when free
- * @req:	copy of the received request (SCALIO_RPC_REQ_MAX bytes); a
+ * @req:	copy of the received request (SCALIO_RPC_REQ_MAX bytes, with
+ *		@rsp allocated at the rpc's first use); a
  *		PUT's value stays here until the commit kthread is done
  * @req_len:	its length
  * @rsp:	response buffer (SCALIO_MSG_SIZE bytes)

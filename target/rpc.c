@@ -90,9 +90,9 @@ void scalio_rpc_free(struct scalio_conn *conn)
 
 /* Allocate and DMA-map one buffer; NULL on failure (nothing to undo). */
 static void *scalio_rpc_map_buf(struct ib_device *ibdev, u64 *dma,
-				enum dma_data_direction dir)
+				enum dma_data_direction dir, gfp_t gfp)
 {
-	void *buf = kmalloc(SCALIO_MSG_SIZE, GFP_KERNEL);
+	void *buf = kmalloc(SCALIO_MSG_SIZE, gfp);
 
 	if (!buf)
 		return NULL;
@@ -102,6 +102,34 @@ static void *scalio_rpc_map_buf(struct ib_device *ibdev, u64 *dma,
 		return NULL;
 	}
 	return buf;
+}
+
+/*
+ * Give an rpc its request and response buffers on its first use.  Free
+ * rpcs are reused last-in first-out, so a client holds buffers for about
+ * as many requests as it keeps in flight, not for its whole queue depth.
+ * Any context (a CQ handler, the commit kthread): no sleeping.
+ */
+static int scalio_rpc_bufs(struct scalio_rpc *rpc)
+{
+	struct ib_device *ibdev = scalio_conn_ibdev(rpc->conn);
+	gfp_t gfp = GFP_NOWAIT | __GFP_NOWARN;
+
+	if (rpc->req)
+		return 0;
+	rpc->rsp = scalio_rpc_map_buf(ibdev, &rpc->rsp_dma, DMA_TO_DEVICE,
+				      gfp);
+	if (!rpc->rsp)
+		return -ENOMEM;
+	rpc->req = kmalloc(SCALIO_RPC_REQ_MAX, gfp);
+	if (!rpc->req) {
+		ib_dma_unmap_single(ibdev, rpc->rsp_dma, SCALIO_MSG_SIZE,
+				    DMA_TO_DEVICE);
+		kfree(rpc->rsp);
+		rpc->rsp = NULL;
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /**
@@ -125,7 +153,8 @@ int scalio_rpc_alloc(struct scalio_conn *conn)
 		rb->conn = conn;
 		rb->cqe.done = scalio_rpc_recv_done;
 		INIT_LIST_HEAD(&rb->entry);
-		rb->buf = scalio_rpc_map_buf(ibdev, &rb->dma, DMA_FROM_DEVICE);
+		rb->buf = scalio_rpc_map_buf(ibdev, &rb->dma, DMA_FROM_DEVICE,
+					     GFP_KERNEL);
 		if (!rb->buf)
 			goto out_free;
 	}
@@ -139,13 +168,7 @@ int scalio_rpc_alloc(struct scalio_conn *conn)
 		rpc->conn = conn;
 		rpc->cqe.done = scalio_rpc_send_done;
 		INIT_WORK(&rpc->work, scalio_rpc_work);
-		rpc->req = kmalloc(SCALIO_RPC_REQ_MAX, GFP_KERNEL);
-		if (!rpc->req)
-			goto out_free;
-		rpc->rsp = scalio_rpc_map_buf(ibdev, &rpc->rsp_dma,
-					      DMA_TO_DEVICE);
-		if (!rpc->rsp)
-			goto out_free;
+		/* Buffers come with the first use: scalio_rpc_bufs(). */
 		list_add_tail(&rpc->entry, &conn->free_rpcs);
 	}
 	return 0;
@@ -735,6 +758,11 @@ static void scalio_rpc_start(struct scalio_rpc *rpc, struct scalio_rbuf *rb)
 	struct scalio_conn *conn = rpc->conn;
 	int ret;
 
+	if (scalio_rpc_bufs(rpc)) {
+		scalio_rpc_violation(conn, "no memory for a request", -ENOMEM);
+		scalio_rpc_drop(rpc);
+		return;
+	}
 	memcpy(rpc->req, rb->buf, rb->byte_len);
 	rpc->req_len = rb->byte_len;
 

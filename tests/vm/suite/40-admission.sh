@@ -18,9 +18,9 @@
 #   5. reaping: with host2 attached and idle, its QEMU is killed; the
 #      target reaps its connection within the documented time (keep-alive
 #      15 s + one reaper period 5 s; the wait allows 3x for a loaded
-#      machine and reports the time seen) and the target's kmalloc slabs
-#      come back to what they were before host2's last attach (02-leak's
-#      measure; a connection holds about 4 MiB).
+#      machine and reports the time seen on the target's clock) and the
+#      target's kmalloc slabs (02-leak's measure) give back at least half of
+#      what host2's attach took.
 # Every check runs and is reported; the test fails if any failed.
 # Usage: 40-admission.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
 set -uo pipefail
@@ -125,32 +125,37 @@ echo "== 5. reaping a dead host"
 t0=$(tg "$slab")
 h2 "scalioctl attach $S --addr $A > /dev/null && scalioctl put $S adm.h2 x" &&
 	ok "host2 back after allow-host" || bad "host2 cannot attach after allow-host"
+ta=$(tg "$slab")
 cid=$(tg "dmesg | sed -n 's/.*client \([0-9]*\) admitted: host $H2.*/\1/p' | tail -n 1")
 echo "   host2 is client $cid"
 vmctl kill-host 2 || bad "kill-host 2"
+# Measured on the target's own clock: its uptime right after the kill, and
+# the reaper's log line.
+tk=$(tg "cut -d' ' -f1 /proc/uptime")
 start=$(date +%s)
-reaped=
+line=
 while [ $(( $(date +%s) - start )) -le $((3 * KATO_DOC)) ]; do
-	if tg "dmesg | grep -q 'reaping client $cid (host $H2)'"; then
-		reaped=$(( $(date +%s) - start ))
-		break
-	fi
+	line=$(tg "dmesg | grep 'reaping client $cid (host $H2)' | tail -n 1")
+	[ -n "$line" ] && break
 	sleep 2
 done
-if [ -n "$reaped" ]; then
-	ok "client $cid reaped ${reaped}s after its host died (documented: within ${KATO_DOC}s)"
+if [ -n "$line" ]; then
+	tr=$(echo "$line" | sed -n 's/^\[ *\([0-9.]*\)\].*/\1/p')
+	echo "   $line"
+	ok "client $cid reaped $(awk "BEGIN { printf \"%.1f\", $tr - $tk }")s after its host was killed (documented: within ${KATO_DOC}s)"
 else
 	bad "client $cid of the killed host2 not reaped within $((3 * KATO_DOC))s"
 fi
 # The connection's memory goes once its QP is drained: give it a moment.
 for _ in 1 2 3 4 5; do
 	t1=$(tg "$slab")
-	[ $(( (t1 - t0) / 1024 )) -lt 1024 ] && break
+	[ $(( t1 - t0 )) -lt $(( (ta - t0) / 2 )) ] && break
 	sleep 2
 done
-echo "# target kmalloc slabs: before host2's attach $((t0 / 1024)) KiB, after the reap $((t1 / 1024)) KiB"
-[ $(( (t1 - t0) / 1024 )) -lt 1024 ] &&
-	ok "target memory returned" || bad "target kept $(( (t1 - t0) / 1024 )) KiB after the reap"
+echo "# target kmalloc slabs: before host2's attach $((t0 / 1024)) KiB, attached $((ta / 1024)) KiB, after the reap $((t1 / 1024)) KiB"
+[ $(( t1 - t0 )) -lt $(( (ta - t0) / 2 )) ] &&
+	ok "target memory returned" ||
+	bad "target kept $(( (t1 - t0) / 1024 )) KiB of host2's $(( (ta - t0) / 1024 )) KiB after the reap"
 scalioctl del $S adm.k > /dev/null
 
 [ $nfail = 0 ] || { echo "ADMISSION TEST FAILED: $nfail check(s)"; exit 1; }
