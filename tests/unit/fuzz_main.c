@@ -83,6 +83,11 @@ static void make_seeds(void)
 		memset(b, 0, 1024);
 		if (op == SCALIO_MSG_CHUNKS || op == SCALIO_MSG_SSD_INFO)
 			len = 32;
+		if (op == SCALIO_MSG_ADMIT) {
+			len = sizeof(struct scalio_msg_admit_req);
+			strcpy(((struct scalio_msg_admit_req *)b)->hostnqn,
+			       "nqn.x:host1");
+		}
 		if (op >= SCALIO_MSG_GET && op <= SCALIO_MSG_DELETE) {
 			kq->klen = 3;
 			memcpy(kq->key, "abc", 3);
@@ -126,6 +131,10 @@ static void make_seeds(void)
 			break;
 		case SCALIO_MSG_STATS:
 			len = sizeof(struct scalio_msg_stats_rep);
+			break;
+		case SCALIO_MSG_ADMIT:
+		case SCALIO_MSG_KEEPALIVE:
+			len = sizeof(*h);
 			break;
 		default:
 			len = sizeof(*kr);
