@@ -10,6 +10,7 @@
 #   2. host2 (detached) as an unlisted NQN: scalioctl attach fails with
 #      EACCES and `nvme connect` to an SSD subsystem fails; the target's
 #      dmesg names the NQN and the reason;
+#      with attr_max_clients=1 (host1 connected) host2 gets EUSERS;
 #   3. host2 with its own NQN but a wrong secret: EKEYREJECTED; with no
 #      secret: ENOKEY;
 #   4. host2 with the right secret attaches; deny-host drops its
@@ -75,6 +76,18 @@ if h2 "nvme connect -t rdma -a $A -s 4420 -n $SSD0 --hostnqn $BAD" > /dev/null 2
 else
 	ok "nvme connect to $SSD0 as $BAD refused"
 fi
+
+echo "== 2b. attr_max_clients"
+MC=/sys/kernel/config/scalio/stores/$S/attr_max_clients
+tg "echo 1 > $MC" || bad "set attr_max_clients"
+out=$(h2 "scalioctl attach $S --addr $A 2>&1")
+rc=$?
+echo "$out" | sed 's/^/   | /'
+[ $rc != 0 ] && echo "$out" | grep -q EUSERS &&
+	ok "a second client refused with EUSERS at attr_max_clients=1" ||
+	bad "attach beyond attr_max_clients: rc $rc"
+h2 "scalioctl detach $S" > /dev/null 2>&1
+tg "echo 64 > $MC" || bad "reset attr_max_clients"
 
 echo "== 3. a listed NQN with a wrong secret, and with none"
 h2 "echo wrong-secret-wrong-secret > /tmp/bad.key"
