@@ -487,7 +487,8 @@ static int reader_step(struct state *s, int pi, int choice)
 			return 1;
 		v = view_of(p->snap);
 		if (scalio_block_collision(v, p->mine, p->my_ctl, KEY, KLEN,
-					   key_fp, s->clock)) {
+					   key_fp, s->clock, &idx) !=
+		    SCALIO_COLL_NONE) {
 			EVENT(EV_COLLISION);
 			if (desc)
 				strcat(desc, " -> collision, release");
