@@ -184,16 +184,38 @@ static inline u64 scalio_ctl_make(enum scalio_slot_state state, u32 version,
 	return ctl;
 }
 
+/*
+ * Lease bounds.  A lock's deadline is the low 16 bits of the target clock
+ * (65.5 s at 1 kHz), so "has it passed?" is answered modulo 2^16 against a
+ * reader's estimate of the clock, which may lag or lead the target's by up
+ * to SCALIO_CLOCK_ERR_TICKS (Documentation/protocol.rst, "Leases").  A live
+ * lock's deadline lies at most SCALIO_LEASE_MAX_TICKS ahead of the true
+ * clock, hence at most SCALIO_LEASE_AHEAD_MAX ahead of any estimate; a
+ * deadline further ahead than that can only be a past one seen across the
+ * wrap, and counts as expired.  The sum stays below 2^15, so the two cases
+ * never overlap.
+ */
+#define SCALIO_LEASE_MIN_MS	10
+#define SCALIO_LEASE_MAX_MS	10000
+#define SCALIO_LEASE_MAX_TICKS	(SCALIO_LEASE_MAX_MS * SCALIO_CLOCK_HZ / 1000)
+#define SCALIO_CLOCK_ERR_TICKS	(5 * SCALIO_CLOCK_HZ)
+#define SCALIO_LEASE_AHEAD_MAX	(SCALIO_LEASE_MAX_TICKS + SCALIO_CLOCK_ERR_TICKS)
+
 /**
  * scalio_lease_expired() - has a 16-bit lease deadline passed?
- * @now:	current target clock
+ * @now:	current target clock (or a reader's estimate of it)
  * @deadline:	lease field of a ctl word
  *
- * Wrap-safe for leases shorter than 2^15 ticks (32 s at 1 kHz).
+ * Expired when @deadline is behind @now (modulo 2^16), or further ahead
+ * than any live lease can be (SCALIO_LEASE_AHEAD_MAX): a dead lock met
+ * long after its deadline looks live for at most that many ticks in every
+ * 2^16, never for half of them.
  */
 static inline bool scalio_lease_expired(u64 now, u16 deadline)
 {
-	return (s16)((u16)now - deadline) > 0;
+	s16 ahead = (s16)(deadline - (u16)now);
+
+	return ahead < 0 || ahead > SCALIO_LEASE_AHEAD_MAX;
 }
 
 /*

@@ -12,10 +12,12 @@
  *    costs a retry or a cache miss, never the one that could return or
  *    keep a stale value.
  *
- * Leases: a B or D slot whose lease deadline has passed counts as
- * unlocked: it does not make a reader wait, does not count as a competing
- * filler, and may be chosen as a victim.  The version bump of whoever
- * reclaims it makes the late owner's CAS fail.
+ * Leases: a B or D slot whose lease deadline has passed does not make a
+ * reader wait and may be chosen as a victim, but it is never treated as
+ * absent until someone has reclaimed it by CAS: the version bump is what
+ * makes the late owner's publish CAS fail (its own lease check is not
+ * atomic with that CAS).  Lookup and the double-read therefore name such a
+ * slot (RECLAIM) instead of skipping it.
  *
  * Pure logic: compiled into both modules and the user-space tests.
  */
@@ -85,18 +87,19 @@ static bool scalio_ctl_live(u64 ctl, u64 now)
  * scalio_block_lookup() - step 1/2 of GET: classify a block for a key
  *
  * See scalio_slot.h.  Precedence: HIT (a consistent C copy of the key is
- * a linearizable answer whatever else the block holds), then BUSY (a live
- * filler of the key's fingerprint), then TORN (a C slot that may hold the
- * key, by fingerprint or by key bytes, but fails its checksum), then MISS.
- * D slots and expired B slots are misses.
+ * a linearizable answer whatever else the block holds), then RECLAIM (an
+ * expired B or D of the key's fingerprint: a dead lock is cleared by the
+ * first GET that meets it, before it waits on any other), then BUSY (a
+ * live filler of the key's fingerprint), then TORN (a C slot that may hold
+ * the key, by fingerprint or by key bytes, but fails its checksum), then
+ * MISS.  A live D is a miss: its owner's publish CAS cannot succeed.
  */
 enum scalio_lookup scalio_block_lookup(const struct scalio_block_view *v,
 				       const u8 *key, u32 klen, u16 fp,
 				       u64 now, u32 *idx)
 {
-	enum scalio_lookup res = SCALIO_LOOKUP_MISS;
-	u32 i, busy = 0;
-	bool torn = false;
+	u32 i, busy = 0, stale = 0;
+	bool torn = false, have_busy = false, have_stale = false;
 
 	for (i = 0; i < v->slots; i++) {
 		const struct scalio_slot *s = scalio_view_slot(v, i);
@@ -114,10 +117,17 @@ enum scalio_lookup scalio_block_lookup(const struct scalio_block_view *v,
 				torn = true;
 			break;
 		case SCALIO_SLOT_B:
-			if (scalio_ctl_fp(ctl) == fp &&
-			    scalio_ctl_live(ctl, now) &&
-			    res != SCALIO_LOOKUP_BUSY) {
-				res = SCALIO_LOOKUP_BUSY;
+		case SCALIO_SLOT_D:
+			if (scalio_ctl_fp(ctl) != fp)
+				break;
+			if (!scalio_ctl_live(ctl, now)) {
+				if (!have_stale) {
+					have_stale = true;
+					stale = i;
+				}
+			} else if (scalio_ctl_state(ctl) == SCALIO_SLOT_B &&
+				   !have_busy) {
+				have_busy = true;
 				busy = i;
 			}
 			break;
@@ -125,9 +135,13 @@ enum scalio_lookup scalio_block_lookup(const struct scalio_block_view *v,
 			break;
 		}
 	}
-	if (res == SCALIO_LOOKUP_BUSY) {
+	if (have_stale) {
+		*idx = stale;
+		return SCALIO_LOOKUP_RECLAIM;
+	}
+	if (have_busy) {
 		*idx = busy;
-		return res;
+		return SCALIO_LOOKUP_BUSY;
 	}
 	return torn ? SCALIO_LOOKUP_TORN : SCALIO_LOOKUP_MISS;
 }
@@ -184,22 +198,25 @@ bool scalio_victim_choose(const struct scalio_block_view *v, u64 now,
 /**
  * scalio_block_collision() - step 4 of GET: the double-read check
  *
- * See scalio_slot.h.  Besides a live B of our fingerprint and a valid C of
- * our key, a C slot that fails its checksum and may hold our key (same
+ * See scalio_slot.h.  Besides a B of our fingerprint and a valid C of our
+ * key, a C slot that fails its checksum and may hold our key (same
  * fingerprint or same key bytes) counts too: a torn copy cannot prove the
  * key is not cached, and releasing is always safe.  A valid C of another
  * key that merely shares our fingerprint does not count, or the key could
- * never be cached while that one is.
+ * never be cached while that one is.  A D slot does not count: its owner's
+ * publish CAS cannot succeed.
  */
-bool scalio_block_collision(const struct scalio_block_view *v, u32 mine,
-			    u64 my_ctl, const u8 *key, u32 klen, u16 fp,
-			    u64 now)
+enum scalio_collision scalio_block_collision(const struct scalio_block_view *v,
+					     u32 mine, u64 my_ctl,
+					     const u8 *key, u32 klen, u16 fp,
+					     u64 now, u32 *idx)
 {
+	bool have_stale = false;
 	u32 i;
 
 	if (mine >= v->slots ||
 	    le64_to_cpu(scalio_view_slot(v, mine)->ctl) != my_ctl)
-		return true;
+		return SCALIO_COLL_YES;
 	for (i = 0; i < v->slots; i++) {
 		const struct scalio_slot *s = scalio_view_slot(v, i);
 		u64 ctl = le64_to_cpu(s->ctl);
@@ -208,23 +225,29 @@ bool scalio_block_collision(const struct scalio_block_view *v, u32 mine,
 			continue;
 		switch (scalio_ctl_state(ctl)) {
 		case SCALIO_SLOT_B:
-			if (scalio_ctl_fp(ctl) == fp && scalio_ctl_live(ctl, now))
-				return true;
+			if (scalio_ctl_fp(ctl) != fp)
+				break;
+			if (scalio_ctl_live(ctl, now))
+				return SCALIO_COLL_YES;
+			if (!have_stale) {
+				have_stale = true;
+				*idx = i;
+			}
 			break;
 		case SCALIO_SLOT_C:
 			if (scalio_slot_valid(s, NULL, 0)) {
 				if (scalio_slot_has_key(s, key, klen))
-					return true;
+					return SCALIO_COLL_YES;
 			} else if (scalio_ctl_fp(ctl) == fp ||
 				   scalio_slot_has_key(s, key, klen)) {
-				return true;
+				return SCALIO_COLL_YES;
 			}
 			break;
 		default:
 			break;
 		}
 	}
-	return false;
+	return have_stale ? SCALIO_COLL_RECLAIM : SCALIO_COLL_NONE;
 }
 
 /**
@@ -276,6 +299,22 @@ u64 scalio_ctl_lock(u64 old, u32 owner, u16 lease_deadline, u16 fp)
 {
 	return scalio_ctl_make(SCALIO_SLOT_B, scalio_ctl_version(old) + 1,
 			       owner, lease_deadline, fp);
+}
+
+/**
+ * scalio_ctl_renew() - extend a filler's lease (B -> B)
+ * @locked:	the filler's current lock
+ * @lease_deadline: the new deadline
+ *
+ * Owner and fingerprint kept, version + 1: a renewal CAS fails once the
+ * lock was reclaimed or invalidated, and a reader waiting on the lock sees
+ * it change (so it does not take a slow filler for a dead one).
+ */
+u64 scalio_ctl_renew(u64 locked, u16 lease_deadline)
+{
+	return scalio_ctl_make(SCALIO_SLOT_B, scalio_ctl_version(locked) + 1,
+			       scalio_ctl_owner(locked), lease_deadline,
+			       scalio_ctl_fp(locked));
 }
 
 /* B -> C: owner and lease cleared, fingerprint kept, version + 1. */

@@ -51,6 +51,7 @@ bool scalio_slot_valid(const struct scalio_slot *s, const u8 *key, u32 klen);
 
 enum scalio_lookup {
 	SCALIO_LOOKUP_HIT,	/* @idx: valid C slot of the key */
+	SCALIO_LOOKUP_RECLAIM,	/* @idx: an expired B or D with the key's fp */
 	SCALIO_LOOKUP_BUSY,	/* @idx: a live B slot with the key's fp */
 	SCALIO_LOOKUP_TORN,	/* a C slot with the key's fp failed its csum */
 	SCALIO_LOOKUP_MISS,	/* none of the above */
@@ -61,8 +62,13 @@ enum scalio_lookup {
  * @v:		block copy
  * @key, @klen:	the key
  * @fp:		its fingerprint
- * @now:	target clock (expired B slots do not count as BUSY)
- * @idx:	out, the slot concerned (HIT/BUSY)
+ * @now:	target clock (estimate)
+ * @idx:	out, the slot concerned (HIT/RECLAIM/BUSY)
+ *
+ * RECLAIM: the caller must CAS slot @idx from the ctl in @v to
+ * scalio_ctl_release() of it before it may treat the key as absent, then
+ * read the block again.  An expired lock is never skipped: only the
+ * version bump of a CAS makes its late owner's publish fail.
  */
 enum scalio_lookup scalio_block_lookup(const struct scalio_block_view *v,
 				       const u8 *key, u32 klen, u16 fp,
@@ -76,11 +82,18 @@ enum scalio_lookup scalio_block_lookup(const struct scalio_block_view *v,
  *
  * Preference: an A slot (lowest index), else the C slot with the oldest
  * last_ts, else a B or D slot whose lease has expired (oldest deadline).
+ * Locking an expired B or D is itself the reclaim CAS (the version bump).
  *
  * Return: true if a victim was found (all slots live-locked otherwise).
  */
 bool scalio_victim_choose(const struct scalio_block_view *v, u64 now,
 			  u32 *idx);
+
+enum scalio_collision {
+	SCALIO_COLL_NONE,	/* nobody else holds or caches the key */
+	SCALIO_COLL_YES,	/* release our lock and retry */
+	SCALIO_COLL_RECLAIM,	/* @idx: an expired B of our fp: reclaim */
+};
 
 /**
  * scalio_block_collision() - step 4 of GET: the double-read check
@@ -88,15 +101,24 @@ bool scalio_victim_choose(const struct scalio_block_view *v, u64 now,
  * @mine:	our slot
  * @my_ctl:	the ctl value our lock CAS installed
  * @key, @klen, @fp: our key
- * @now:	target clock
+ * @now:	target clock (estimate)
+ * @idx:	out (RECLAIM): the expired slot
  *
- * Return: true if we must release our lock and retry: our slot no longer
- * holds @my_ctl, or another slot holds the key occupied (live B with the
- * same fp, or a valid C with the same key).
+ * Another B with our fingerprint is a collision whatever its lease: a
+ * late filler holding it may still publish.  When it has expired the
+ * caller may instead reclaim it (CAS to scalio_ctl_release() of the ctl in
+ * @v) and, if that CAS succeeds, repeat the double-read while still
+ * holding its own lock; a failed CAS means the slot changed: release.
+ *
+ * Return: YES if our slot no longer holds @my_ctl, or another slot holds
+ * the key occupied (a live B with the same fp, a valid or torn C that may
+ * be the key's); else RECLAIM if an expired B with the same fp exists;
+ * else NONE.
  */
-bool scalio_block_collision(const struct scalio_block_view *v, u32 mine,
-			    u64 my_ctl, const u8 *key, u32 klen, u16 fp,
-			    u64 now);
+enum scalio_collision scalio_block_collision(const struct scalio_block_view *v,
+					     u32 mine, u64 my_ctl,
+					     const u8 *key, u32 klen, u16 fp,
+					     u64 now, u32 *idx);
 
 /**
  * scalio_invalidate_next() - writer's step 3: next slot to invalidate
@@ -120,6 +142,7 @@ bool scalio_invalidate_next(const struct scalio_block_view *v,
 
 /* The ctl values of the protocol's transitions (all bump the version). */
 u64 scalio_ctl_lock(u64 old, u32 owner, u16 lease_deadline, u16 fp);
+u64 scalio_ctl_renew(u64 locked, u16 lease_deadline);	/* B -> B */
 u64 scalio_ctl_publish(u64 locked);	/* B -> C */
 u64 scalio_ctl_release(u64 cur);	/* B -> A, D -> A, C -> A */
 u64 scalio_ctl_invalidate(u64 cur);	/* B -> D, C -> A */

@@ -22,6 +22,7 @@
 
 #include "scalio_host.h"
 
+#ifdef SCALIO_TEST_HOOKS
 bool scalio_debug_skip_double_read;
 module_param_named(debug_skip_double_read, scalio_debug_skip_double_read,
 		   bool, 0644);
@@ -33,6 +34,7 @@ module_param_named(debug_skip_invalidate, scalio_debug_skip_invalidate,
 		   bool, 0644);
 MODULE_PARM_DESC(debug_skip_invalidate,
 		 "TESTING ONLY: skip slot invalidation after writes (breaks linearizability)");
+#endif
 
 unsigned int scalio_queue_depth = SCALIO_HOST_QD_DEFAULT;
 module_param_named(queue_depth, scalio_queue_depth, uint, 0444);

@@ -29,12 +29,14 @@
 
 #include "scalio_host.h"
 
+#ifdef SCALIO_TEST_HOOKS
 /*
  * A filler sleeps this long while it holds its B lock, between the
  * double-read and the seg read: tests use it to keep slots in B (a host
  * killed while filling, lease reclaim) and to widen the races the protocol
  * must survive.  The protocol is correct for any delay; a delay near the
- * lease only makes fills abandon and retry.
+ * lease only makes fills abandon and retry.  The lease is not renewed
+ * during this sleep (it stands for a stalled filler).
  */
 static unsigned int scalio_debug_fill_delay_ms;
 module_param_named(debug_fill_delay_ms, scalio_debug_fill_delay_ms, uint,
@@ -49,10 +51,39 @@ module_param_named(debug_fill_jitter_ms, scalio_debug_fill_jitter_ms, uint,
 MODULE_PARM_DESC(debug_fill_jitter_ms,
 		 "TESTING ONLY: add a random 0..N ms to debug_fill_delay_ms");
 
+/*
+ * The broken variant of issue 13: a GET skips an expired B of its key
+ * (lookup and double-read) instead of reclaiming it by CAS, so that a late
+ * filler can still publish an old value.
+ */
+bool scalio_debug_skip_reclaim;
+module_param_named(debug_skip_reclaim, scalio_debug_skip_reclaim, bool,
+		   0644);
+MODULE_PARM_DESC(debug_skip_reclaim,
+		 "TESTING ONLY: skip expired locks without reclaiming them (breaks linearizability)");
+
+static unsigned int scalio_fill_delay_ms(void)
+{
+	unsigned int delay = READ_ONCE(scalio_debug_fill_delay_ms);
+	unsigned int jitter = READ_ONCE(scalio_debug_fill_jitter_ms);
+
+	if (jitter)
+		delay += get_random_u32_below(min(jitter, 600000U) + 1);
+	return min(delay, 600000U);
+}
+#else
+static unsigned int scalio_fill_delay_ms(void)
+{
+	return 0;
+}
+#endif
+
 /* scalio_fill() result: start the GET again from step 1. */
 #define SCALIO_RESTART		1
 /* Segment header mismatches tolerated in one fill before giving up. */
 #define SCALIO_SEG_RETRIES	16
+/* A clock estimate older than this is refreshed before a lease decision. */
+#define SCALIO_CLOCK_STALE_MS	1000
 
 /**
  * struct scalio_get - one GET in progress
@@ -157,6 +188,28 @@ u64 scalio_clock_now(struct scalio_hstore *hs)
 	spin_unlock(&hs->clock_lock);
 	return clock + (u64)jiffies_to_msecs(jiffies - j) *
 		       SCALIO_CLOCK_HZ / 1000;
+}
+
+/* Is the clock estimate too old to judge a lease by (drift, a stall)? */
+static bool scalio_clock_stale(struct scalio_hstore *hs)
+{
+	unsigned long j;
+
+	spin_lock(&hs->clock_lock);
+	j = hs->clock_jiffies;
+	spin_unlock(&hs->clock_lock);
+	return time_after(jiffies, j + msecs_to_jiffies(SCALIO_CLOCK_STALE_MS));
+}
+
+/* The lease a fill takes, in target clock ticks (capped, see protocol.rst). */
+static u32 scalio_lease_ticks(struct scalio_hstore *hs)
+{
+	return clamp_t(u32, hs->lease_ticks, 1, SCALIO_LEASE_MAX_TICKS);
+}
+
+static unsigned long scalio_ticks_to_jiffies(u64 ticks)
+{
+	return msecs_to_jiffies(div_u64(ticks * 1000, SCALIO_CLOCK_HZ));
 }
 
 /**
@@ -344,6 +397,96 @@ static int scalio_unlock(struct scalio_get *g, u32 slot, u64 mine)
 }
 
 /**
+ * scalio_reclaim() - clear an expired (or dead) lock: CAS it to A
+ * @g:		the GET
+ * @slot:	the slot
+ * @ctl:	its ctl word as read
+ * @done:	out: the CAS succeeded
+ *
+ * The version bump makes the late owner's renewal and publish CASes fail,
+ * which is what lets anyone treat the key as absent afterwards.
+ */
+static int scalio_reclaim(struct scalio_get *g, u32 slot, u64 ctl, bool *done)
+{
+	u64 cur;
+	int ret;
+
+	ret = scalio_cas_ctl(g, slot, ctl, scalio_ctl_release(ctl), &cur);
+	if (ret)
+		return ret;
+	*done = cur == ctl;
+	if (*done)
+		scalio_hstat_inc(g->hs, SCALIO_HS_LEASE_RECLAIMS);
+	return 0;
+}
+
+/**
+ * struct scalio_renewal - keeps a filler's lease alive across slow I/O
+ * @work:	renews every half lease while the fill reads the segment
+ * @g:		the GET; the atomic word of its bounce page belongs to @work
+ *		until scalio_renewal_stop()
+ * @slot:	our slot
+ * @mine:	our lock as last renewed
+ * @deadline:	its deadline (target clock)
+ * @lease:	lease length, ticks
+ * @lost:	a renewal CAS failed: the lock was reclaimed or invalidated
+ *
+ * An SSD read or an RPC may take longer than the lease (a slow or
+ * throttled device); without renewal every such fill would be reclaimed by
+ * the next GET and no GET of the key would ever complete.  A renewal is a
+ * CAS B -> B with a later deadline and a new version: once anyone has
+ * reclaimed or invalidated the lock it fails, and the filler abandons.
+ */
+struct scalio_renewal {
+	struct delayed_work	work;
+	struct scalio_get	*g;
+	u32			slot;
+	u64			mine;
+	u64			deadline;
+	u32			lease;
+	bool			lost;
+};
+
+/* Time until the lease is half over (renew then). */
+static unsigned long scalio_renewal_delay(struct scalio_renewal *r)
+{
+	s64 left = (s64)(r->deadline - r->lease / 2 -
+			 scalio_clock_now(r->g->hs));
+
+	return left > 0 ? scalio_ticks_to_jiffies(left) : 0;
+}
+
+static void scalio_renewal_work(struct work_struct *work)
+{
+	struct scalio_renewal *r = container_of(to_delayed_work(work),
+						struct scalio_renewal, work);
+	u64 deadline = scalio_clock_now(r->g->hs) + r->lease;
+	u64 next = scalio_ctl_renew(r->mine, (u16)deadline), cur;
+
+	if (scalio_cas_ctl(r->g, r->slot, r->mine, next, &cur) ||
+	    cur != r->mine) {
+		r->lost = true;
+		return;
+	}
+	r->mine = next;
+	r->deadline = deadline;
+	queue_delayed_work(system_long_wq, &r->work, scalio_renewal_delay(r));
+}
+
+static void scalio_renewal_start(struct scalio_renewal *r)
+{
+	INIT_DELAYED_WORK_ONSTACK(&r->work, scalio_renewal_work);
+	queue_delayed_work(system_long_wq, &r->work, scalio_renewal_delay(r));
+}
+
+/* After this, r->mine, r->deadline and r->lost are the fill's again. */
+static void scalio_renewal_stop(struct scalio_renewal *r)
+{
+	cancel_delayed_work_sync(&r->work);
+	destroy_delayed_work_on_stack(&r->work);
+}
+
+/**
  * scalio_fill() - steps 3 to 6 of GET after a miss
  * @g:		the GET (its bounce page holds the block copy of step 1)
  * @attempt:	retries so far (for back-off)
@@ -359,10 +502,12 @@ static int scalio_fill(struct scalio_get *g, unsigned int attempt)
 		.slots	= hs->slots,
 	};
 	struct scalio_slot *ws = g->io->buf + SCALIO_IO_SLOT_OFF;
-	u64 now, old, mine, pub, cur, deadline, ctl_addr;
-	bool reclaim, present, cache;
-	unsigned int delay, jitter;
-	u32 victim;
+	struct scalio_renewal r = { .g = g, .lease = scalio_lease_ticks(hs) };
+	enum scalio_collision coll = SCALIO_COLL_NONE;
+	u64 now, old, mine, pub, cur, ctl_addr;
+	bool reclaim, present, cache, done;
+	unsigned int delay;
+	u32 victim, idx;
 	int ret;
 
 	/* 3. victim, lock with a lease from a fresh clock read */
@@ -376,15 +521,15 @@ static int scalio_fill(struct scalio_get *g, unsigned int attempt)
 	old = le64_to_cpu(scalio_view_slot(&v, victim)->ctl);
 	reclaim = scalio_ctl_state(old) == SCALIO_SLOT_B ||
 		  scalio_ctl_state(old) == SCALIO_SLOT_D;
-	deadline = now + hs->lease_ticks;
-	mine = scalio_ctl_lock(old, conn->client_id, (u16)deadline, g->fp);
+	r.deadline = now + r.lease;
+	mine = scalio_ctl_lock(old, conn->client_id, (u16)r.deadline, g->fp);
 	ctl_addr = g->raddr + scalio_slot_offset(victim);
 	ret = scalio_cas_ctl(g, victim, old, mine, &cur);
 	if (ret)
 		return ret;
 	if (cur != old)
 		return SCALIO_RESTART;
-	if (reclaim)
+	if (reclaim)	/* locking an expired B or D is its reclaim */
 		scalio_hstat_inc(hs, SCALIO_HS_LEASE_RECLAIMS);
 
 	/* ... and write the key before the double-read */
@@ -401,40 +546,73 @@ static int scalio_fill(struct scalio_get *g, unsigned int attempt)
 	if (ret)
 		return ret;
 
-	/* 4. double-read: does anyone else hold or cache this key? */
-	if (!scalio_debug_skip_double_read) {
+	/*
+	 * 4. double-read: does anyone else hold or cache this key?  An
+	 * expired B of the key is reclaimed, then the block read again: it is
+	 * never taken for absent while its late owner could still publish.
+	 */
+	while (!scalio_debug_skip_double_read) {
 		ret = scalio_read_block(g);
 		if (ret)
 			return ret;
-		if (scalio_block_collision(&v, victim, mine, g->key, g->klen,
-					   g->fp, scalio_clock_now(hs))) {
-			ret = scalio_unlock(g, victim, mine);
-			if (ret)
-				return ret;
-			scalio_backoff(attempt);
-			return SCALIO_RESTART;
+		coll = scalio_block_collision(&v, victim, mine, g->key, g->klen,
+					      g->fp, scalio_clock_now(hs), &idx);
+		if (coll != SCALIO_COLL_RECLAIM)
+			break;
+		if (scalio_debug_skip_reclaim) {
+			coll = SCALIO_COLL_NONE;	/* the broken variant */
+			break;
+		}
+		ret = scalio_reclaim(g, idx,
+				     le64_to_cpu(scalio_view_slot(&v, idx)->ctl),
+				     &done);
+		if (ret)
+			return ret;
+		if (!done) {
+			coll = SCALIO_COLL_YES;	/* it changed: start over */
+			break;
 		}
 	}
+	if (coll == SCALIO_COLL_YES) {
+		ret = scalio_unlock(g, victim, mine);
+		if (ret)
+			return ret;
+		scalio_backoff(attempt);
+		return SCALIO_RESTART;
+	}
 
-	delay = READ_ONCE(scalio_debug_fill_delay_ms);
-	jitter = READ_ONCE(scalio_debug_fill_jitter_ms);
-	if (jitter)
-		delay += get_random_u32_below(min(jitter, 600000U) + 1);
+	delay = scalio_fill_delay_ms();
 	if (delay)
-		msleep_interruptible(min(delay, 600000U));
+		msleep_interruptible(delay);
 
-	/* 5. seg (a READ that starts only now), then the segment */
+	/*
+	 * 5. seg (a READ that starts only now), then the segment, renewing
+	 * the lease while that takes.
+	 */
+	r.slot = victim;
+	r.mine = mine;
+	scalio_renewal_start(&r);
 	ret = scalio_get_fetch(g);
+	scalio_renewal_stop(&r);
+	mine = r.mine;
 	if (ret && ret != -ENOENT) {
 		scalio_unlock(g, victim, mine);
 		return ret;
 	}
 	present = !ret;
 
-	/* Abandon, without touching the slot, if the lease is nearly over. */
-	if (scalio_clock_now(hs) + hs->lease_ticks / 4 >= deadline) {
+	/*
+	 * Abandon, without touching the slot, if the lock is lost or the
+	 * lease nearly over.  Only an optimisation: a late publish CAS fails
+	 * anyway once anyone reclaimed the lock, and nobody treats a lock as
+	 * absent without reclaiming it.
+	 */
+	if (r.lost || scalio_clock_now(hs) + r.lease / 4 >= r.deadline) {
 		ret = scalio_unlock(g, victim, mine);
-		return ret ? ret : SCALIO_RESTART;
+		if (ret)
+			return ret;
+		scalio_backoff(attempt);
+		return SCALIO_RESTART;
 	}
 
 	/* 6. publish (or release), and answer only if that CAS succeeded */
@@ -465,13 +643,18 @@ static int scalio_fill(struct scalio_get *g, unsigned int attempt)
 	if (cur == mine)
 		return present ? 0 : -ENOENT;
 
-	/* Lost the lock: a writer's D (release it) or a reclaim. */
+	/*
+	 * Lost the lock: a writer's D (release it) or a reclaim.  Back off
+	 * before refilling: the writer that made the D may still be
+	 * invalidating, and refilling at once only races it again.
+	 */
 	if (scalio_is_our_d(g, cur, mine)) {
 		ret = scalio_cas_ctl(g, victim, cur, scalio_ctl_release(cur),
 				     &old);
 		if (ret)
 			return ret;
 	}
+	scalio_backoff(attempt);
 	return SCALIO_RESTART;
 }
 
@@ -517,7 +700,10 @@ static int scalio_get_cached(struct scalio_get *g)
 	};
 	const struct scalio_slot *s;
 	unsigned int attempt, torn = 0;
-	u64 now;
+	unsigned long busy_since = 0;
+	enum scalio_lookup res;
+	u64 now, ctl, busy_ctl = 0;
+	bool done;
 	u32 idx;
 	int ret;
 
@@ -534,8 +720,17 @@ static int scalio_get_cached(struct scalio_get *g)
 		if (ret)
 			return ret;
 		now = scalio_clock_now(hs);
-		switch (scalio_block_lookup(&v, g->key, g->klen, g->fp, now,
-					    &idx)) {
+		res = scalio_block_lookup(&v, g->key, g->klen, g->fp, now, &idx);
+		if ((res == SCALIO_LOOKUP_RECLAIM || res == SCALIO_LOOKUP_BUSY) &&
+		    scalio_clock_stale(hs)) {
+			/* a lease decision: judge it by a fresh clock */
+			ret = scalio_clock_refresh(hs, g->io, &now);
+			if (ret)
+				return ret;
+			res = scalio_block_lookup(&v, g->key, g->klen, g->fp,
+						  now, &idx);
+		}
+		switch (res) {
 		case SCALIO_LOOKUP_HIT:
 			s = scalio_view_slot(&v, idx);
 			g->vlen = s->vlen;
@@ -547,8 +742,35 @@ static int scalio_get_cached(struct scalio_get *g)
 						      last_ts),
 					     g->rkey, now);
 			return 0;
+		case SCALIO_LOOKUP_RECLAIM:
+			if (scalio_debug_skip_reclaim)
+				break;		/* the broken variant: a miss */
+			/* an expired lock of the key: reclaim, then re-read */
+			ret = scalio_reclaim(g, idx, le64_to_cpu(
+					scalio_view_slot(&v, idx)->ctl), &done);
+			if (ret)
+				return ret;
+			continue;
 		case SCALIO_LOOKUP_BUSY:
-			/* 2. a filler holds the key: never go around it */
+			/*
+			 * 2. a filler holds the key: never go around it.  But
+			 * a lock that stays unchanged (a live filler renews
+			 * it) for longer than any lease is dead, whatever its
+			 * 16-bit deadline seems to say: reclaim it.
+			 */
+			ctl = le64_to_cpu(scalio_view_slot(&v, idx)->ctl);
+			if (ctl != busy_ctl) {
+				busy_ctl = ctl;
+				busy_since = jiffies;
+			} else if (time_after(jiffies, busy_since +
+					      scalio_ticks_to_jiffies(
+					      scalio_lease_ticks(hs) * 9 / 8) +
+					      msecs_to_jiffies(10))) {
+				ret = scalio_reclaim(g, idx, ctl, &done);
+				if (ret)
+					return ret;
+				continue;
+			}
 			scalio_backoff(attempt);
 			continue;
 		case SCALIO_LOOKUP_TORN:

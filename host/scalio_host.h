@@ -377,9 +377,24 @@ static inline void scalio_conn_exit(struct scalio_conn *conn)
 	up_read(&conn->io_rwsem);
 }
 
+/*
+ * Test hooks: module parameters that break the protocol on purpose (the
+ * broken variants the VM suite must catch).  They exist only in a test
+ * build (make SCALIO_TEST_HOOKS=1, what scripts/build-kmod.sh builds); in
+ * the default build they are constant false and the code they guard is
+ * compiled out.
+ */
+#ifdef SCALIO_TEST_HOOKS
+extern bool scalio_debug_skip_double_read;	/* core.c */
+extern bool scalio_debug_skip_invalidate;	/* core.c */
+extern bool scalio_debug_skip_reclaim;		/* read.c */
+#else
+#define scalio_debug_skip_double_read	false
+#define scalio_debug_skip_invalidate	false
+#define scalio_debug_skip_reclaim	false
+#endif
+
 /* Module parameters (core.c). */
-extern bool scalio_debug_skip_double_read;
-extern bool scalio_debug_skip_invalidate;
 extern unsigned int scalio_queue_depth;
 extern char scalio_hostnqn[SCALIO_NQN_MAX];
 extern u8 scalio_hostid[SCALIO_HOSTID_LEN];

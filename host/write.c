@@ -16,6 +16,7 @@
 
 #include "scalio_host.h"
 
+#ifdef SCALIO_TEST_HOOKS
 /*
  * A writer sleeps this long between the target's acknowledgement (the
  * write is durable and seg updated) and its invalidation: tests use it to
@@ -39,6 +40,22 @@ module_param_named(debug_lose_conn_after_write,
 		   scalio_debug_lose_conn_after_write, bool, 0644);
 MODULE_PARM_DESC(debug_lose_conn_after_write,
 		 "TESTING ONLY: the next write loses the connection between its commit and its invalidation");
+
+/* The test hooks between a write's commit and its invalidation. */
+static void scalio_write_hooks(struct scalio_conn *conn)
+{
+	unsigned int delay = READ_ONCE(scalio_debug_write_delay_ms);
+
+	if (delay)
+		msleep_interruptible(min(delay, 60000U));
+	if (xchg(&scalio_debug_lose_conn_after_write, false))
+		scalio_conn_fail(conn);
+}
+#else
+static void scalio_write_hooks(struct scalio_conn *conn)
+{
+}
+#endif
 
 /* Send a PUT or DELETE and wait for the durable acknowledgement. */
 static int scalio_write_rpc(struct scalio_hstore *hs, u16 op, const u8 *key,
@@ -74,8 +91,11 @@ static int scalio_write_rpc(struct scalio_hstore *hs, u16 op, const u8 *key,
  * @fp:		key fingerprint
  *
  * Reads the block and, for each slot scalio_invalidate_next() names, CASes
- * B -> D or C -> A.  A failed CAS means the slot changed under us: read the
- * block again and start over, until a pass finds nothing left to do.
+ * B -> D or C -> A.  A failed CAS means that slot changed under us: read
+ * the block again and go on from that slot, not from the first one (the
+ * slots before it are done: a fill that locks one of them now reads the
+ * new seg), so that busy readers of one slot cannot make the writer redo
+ * the whole block over and over.
  * The caller holds the connection (scalio_conn_enter() or a reconnect).
  *
  * Return: 0, or an error (the write itself is durable either way).
@@ -101,6 +121,7 @@ static int scalio_invalidate_block(struct scalio_hstore *hs, u32 block,
 		return scalio_conn_dead(conn) ? -ENOTCONN : -EINTR;
 	v.buf = io->buf + SCALIO_IO_BLOCK_OFF;
 	v.slots = hs->slots;
+	start = 0;
 
 	for (attempt = 0;; attempt++) {
 		if (attempt && time_after(jiffies, end)) {
@@ -114,7 +135,6 @@ static int scalio_invalidate_block(struct scalio_hstore *hs, u32 block,
 		if (ret)
 			break;
 		again = false;
-		start = 0;
 		while (scalio_invalidate_next(&v, key, klen, fp, start, &idx,
 					      &new)) {
 			old = le64_to_cpu(scalio_view_slot(&v, idx)->ctl);
@@ -124,7 +144,8 @@ static int scalio_invalidate_block(struct scalio_hstore *hs, u32 block,
 			if (ret)
 				goto out;
 			if (cur != old) {
-				again = true;
+				again = true;	/* retry from this slot */
+				start = idx;
 				break;
 			}
 			scalio_hstat_inc(hs, SCALIO_HS_INVALIDATIONS);
@@ -326,13 +347,9 @@ static int scalio_write(struct scalio_hstore *hs, u16 op, const u8 *key,
 		 * stale cached copy must not outlive it either: invalidate
 		 * in both cases.
 		 */
-		unsigned int delay = READ_ONCE(scalio_debug_write_delay_ms);
 		int iret;
 
-		if (delay)
-			msleep_interruptible(min(delay, 60000U));
-		if (xchg(&scalio_debug_lose_conn_after_write, false))
-			scalio_conn_fail(conn);
+		scalio_write_hooks(conn);
 		iret = scalio_invalidate(hs, key, klen);
 		if (iret) {
 			scalio_inval_defer(hs, key, klen);

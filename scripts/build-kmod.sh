@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # build-kmod.sh KDIR OUTDIR: build both modules against KDIR in a private
 # copy of the sources under OUTDIR (so several kernels can be built side by
-# side).  Fails on any compiler warning (W=1).
+# side).  Fails on any compiler warning (W=1).  This is the test build:
+# SCALIO_TEST_HOOKS=1 compiles in the debug_* module parameters the VM
+# suite uses (Documentation/testing.rst); a plain `make` has none of them.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 kdir=$1 out=$2
@@ -20,7 +22,7 @@ for d in Kbuild common uapi target host; do
 	fi
 done
 log=$out/build.log
-if ! make -C "$kdir" M="$out" W=1 modules "$@" >"$log" 2>&1; then
+if ! make -C "$kdir" M="$out" W=1 SCALIO_TEST_HOOKS=1 modules "$@" >"$log" 2>&1; then
 	cat "$log" >&2
 	exit 1
 fi

@@ -84,8 +84,12 @@ static bool scalio_chk_timeout(u32 v)
 
 static bool scalio_chk_lease(u32 v)
 {
-	/* Lease deadlines are 16-bit clock values: keep well inside. */
-	return v >= 10 && v <= 30000;
+	/*
+	 * Lease deadlines are 16-bit clock values: the cap keeps a live
+	 * deadline distinguishable from a past one across the wrap, within
+	 * the clock error readers tolerate (scalio_lease_expired()).
+	 */
+	return v >= SCALIO_LEASE_MIN_MS && v <= SCALIO_LEASE_MAX_MS;
 }
 
 static bool scalio_chk_port(u32 v)

@@ -50,7 +50,7 @@ MODULE_PARM_DESC(batch_timeout_us,
 
 static unsigned int lease_ms = SCALIO_DEF_LEASE_MS;
 module_param(lease_ms, uint, 0444);
-MODULE_PARM_DESC(lease_ms, "Default slot lock lease, ms (10..30000)");
+MODULE_PARM_DESC(lease_ms, "Default slot lock lease, ms (10..10000)");
 
 static bool offload_read = true;
 module_param(offload_read, bool, 0444);
@@ -80,7 +80,7 @@ static int scalio_params_check(void)
 	     slots_per_block != 16) ||
 	    !batch_max || batch_max > SCALIO_BATCH_MAX_LIMIT ||
 	    batch_timeout_us > SCALIO_BATCH_TIMEOUT_MAX_US ||
-	    lease_ms < 10 || lease_ms > 30000) {
+	    lease_ms < SCALIO_LEASE_MIN_MS || lease_ms > SCALIO_LEASE_MAX_MS) {
 		pr_err("invalid module parameters\n");
 		return -EINVAL;
 	}

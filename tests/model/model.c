@@ -3,37 +3,49 @@
  * Exhaustive interleaving checker of the slot consistency protocol
  * (DESIGN.md section 3), driving the real common/scalio_slot.c functions.
  *
- * World: one hash block of 2 slots in "target memory", one key K whose
- * value lives in the block's on-SSD segment (the seg word names the
- * segment; segment g holds value v_g and is immutable).  Processes:
+ * World: one hash block of 2 slots in "target memory", two keys K and K2
+ * of that block whose values live in the block's on-SSD segment (the seg
+ * word names the segment; segment g holds K = v_g and K2 = w0, and is
+ * immutable).  Processes:
  *
- *   writer  W: PUT(v1) [, PUT(v2)]: commit (durable write + seg update, one
- *              target step), then the invalidation loop of section 3;
- *   readers R1, R2: GETs of K (R1 does --gets1, R2 --gets2 of them):
- *              lookup / victim / lock / key write / double-read / seg read /
- *              value write / publish, with every failure path of the design.
+ *   writer  W: PUT(K, v1) [, PUT(K, v2)]: commit (durable write + seg
+ *              update, one target step), then the invalidation loop;
+ *   readers R1, R2: GETs of K (--gets1, --gets2 of them);
+ *   reader  R3: GETs of K2 (--gets3): victim pressure, it evicts K's C
+ *              slots and locks, reclaims and fills slots K also wants.
+ *
+ * Each GET takes the code's steps (host/read.c) as the code takes them:
+ * block READ and lookup (HIT returns; RECLAIM: CAS the expired lock to A
+ * and re-read; BUSY / TORN: re-read), victim choice, lock CAS, key WRITE,
+ * double-read READ and collision check (RECLAIM: CAS, then double-read
+ * again; collision: release), optional lease renewal CASes while the
+ * segment is read, seg + segment read, the lease check, the value WRITE,
+ * and the publish CAS: three separate steps, so the clock may pass the
+ * deadline and the slot be reclaimed between any two of them.
  *
  * Every RDMA READ of the block is NOT atomic: each part of each slot (the
- * ctl word; the key bytes; the value+csum bytes) is read at its own step,
- * in any order, interleaved with everything else.  Every ctl change is a
- * CAS of the whole word; key and value writes are unconditional RDMA
+ * ctl word; the data: klen, key, vlen, value, csum) is read at its own
+ * step, in any order, interleaved with everything else.  Every ctl change
+ * is a CAS of the whole word; key and value writes are unconditional RDMA
  * WRITEs (they land even if the writer lost its lock meanwhile).
  *
  * Leases: a global target clock advances by nondeterministic "tick" steps
  * (at most --ticks of them).  A lock's lease deadline is the clock at lock
- * time, so one tick later it has expired and other readers may reclaim the
- * slot.  A crashed client is a process that is never scheduled again; its
- * effects are covered because every prefix of every interleaving is
- * explored and checked (the checker is online, see below).
+ * (or renewal) time, so one tick later it has expired.  With --busy-reclaim
+ * a reader that finds a live lock of its key may also reclaim it at once
+ * (a clock estimate running ahead, or the host's "unchanged for longer
+ * than any lease" rule): reclaim at any moment.  A crashed client is a
+ * process that is never scheduled again; every prefix of every
+ * interleaving is explored and checked (the checker is online).
  *
- * Linearizability is checked online, per key register semantics (Lowe's
- * just-in-time method): the state carries the set of possible linearized
- * configurations (register value, and for each pending operation whether
- * it has taken effect and, for a GET, which value it saw).  On a response
- * the configurations in which that operation took effect with the returned
- * value survive; an empty set is a violation.  Because that set is part of
- * the state, a visited-state set is sound: two paths reaching the same
- * state have the same future.  States are stored as 64-bit hashes.
+ * Linearizability of K is checked online (Lowe's just-in-time method): the
+ * state carries the set of possible linearized configurations (register
+ * value, and for each pending operation whether it has taken effect and,
+ * for a GET, which value it saw).  On a response the configurations in
+ * which that operation took effect with the returned value survive; an
+ * empty set is a violation.  K2 is never written: each GET of it must
+ * return w0.  States are stored as 64-bit hashes (or, with --bitstate, as
+ * bits of a fixed-size bit array: a partial search for big bounds).
  *
  * Broken variants (--variant) must each produce a violation:
  *   no-double-read   skip step 4 (no collision re-read before reading seg)
@@ -42,9 +54,12 @@
  *                    with the slot parts (not after the slot check)
  *   return-after-d   a filler whose lock a writer turned into D returns the
  *                    value it read (after clearing the D) instead of retrying
+ *   skip-reclaim     lookup and double-read skip an expired B of the key
+ *                    instead of reclaiming it by CAS (issue 13)
  *
- * Usage: model [--puts N] [--gets1 N] [--gets2 N] [--ticks N] [--attempts N]
- *              [--cached] [--variant V] [--first] [--trace]
+ * Usage: model [--puts N] [--gets1 N] [--gets2 N] [--gets3 N] [--ticks N]
+ *              [--attempts N] [--cached] [--full] [--renew] [--busy-reclaim]
+ *              [--bitstate LOG2BITS] [--variant V] [--first] [--no-trace]
  *        model --tap        the standard suite as KTAP (used by make run)
  */
 #include <stdio.h>
@@ -54,10 +69,16 @@
 #include "common/scalio_slot.h"
 
 #define NSLOTS		2
-#define NPROC		3	/* 0 = writer, 1 and 2 = readers */
+#define NPROC		4	/* 0 = writer, 1 and 2 read K, 3 reads K2 */
 #define NVAL		3	/* v0 (initial), v1, v2 */
+#define W0		NVAL	/* value id of K2's only value */
 
-static const u8 KEY[] = "model-key";
+#define X3		(NVAL + 1)	/* value id of K3's (never read) */
+
+/* Key ids as stored in a slot's data: 0 none, 1 K, 2 K2, 3 K3. */
+static const u8 *const keys[4] = { NULL, (const u8 *)"model-key",
+				   (const u8 *)"other-key",
+				   (const u8 *)"third-key" };
 #define KLEN		9
 
 enum variant {
@@ -66,34 +87,38 @@ enum variant {
 	V_NO_INVALIDATION,
 	V_SEG_EARLY,
 	V_RETURN_AFTER_D,
-	V_LATE_PUBLISH,
+	V_SKIP_RECLAIM,
 	V_NR,
 };
 
 static const char *const variant_names[V_NR] = {
 	"correct", "no-double-read", "no-invalidation", "seg-early",
-	"return-after-d", "late-publish",
+	"return-after-d", "skip-reclaim",
 };
 
 struct config {
-	int	puts;		/* PUTs by the writer: 1 or 2 */
-	int	gets[2];	/* GETs by each reader */
+	int	puts;		/* PUTs by the writer: 0..2 */
+	int	gets[3];	/* GETs by R1, R2 (key K) and R3 (key K2) */
 	int	ticks;		/* clock ticks available (lease expiries) */
 	int	attempts;	/* lock CASes per GET before giving up */
 	bool	cached;		/* slot 0 starts as a valid C of v0 */
+	bool	full;		/* slot 1 starts as a valid C of K3 */
+	bool	renew;		/* fillers may renew their lease (once a fill) */
+	bool	busy_reclaim;	/* readers may reclaim a live lock of their key */
+	int	bitstate;	/* 0: hash compaction; else log2 of the bits */
 	enum variant variant;
 	bool	first;		/* stop at the first violation */
 	bool	trace;		/* print the first violating trace */
 };
 
 static struct config cfg;
-static u16 key_fp;
+static u16 key_fp[4];
 
 /* Slot parts, each written and read as a unit. */
 struct aslot {
 	u64	ctl;
-	u8	key;		/* 0: never written, 1: KEY */
-	u8	val;		/* 0: never written, else value id + 1 */
+	u8	key;		/* key id, 0: never written */
+	u8	val;		/* 0: none (vlen 0), else value id + 1 */
 	u16	pad;
 	u32	csum;		/* written with val */
 };
@@ -103,15 +128,18 @@ enum pc {
 	P_DONE,			/* all operations done */
 	P_HALT,			/* gave up (attempt bound): op stays pending */
 	R_LOOKUP,		/* reading the block for step 1 */
+	R_RECLAIM,		/* CAS an expired (or, busy-reclaim, live) lock to A */
 	R_LOCK,			/* CAS the victim to B */
 	R_WKEY,			/* RDMA WRITE of the key */
 	R_DREAD,		/* double-read (step 4) */
-	R_RELEASE,		/* CAS our B back to A after a collision */
-	R_SEG,			/* read seg and the segment (step 5) */
-	R_WVAL,			/* lease check, then RDMA WRITE of value */
-	R_WVAL2,		/* the WRITE, when a tick may come between */
+	R_DRECLAIM,		/* CAS an expired B seen by the double-read */
+	R_RELEASE,		/* CAS our B back to A (collision, abandon) */
+	R_UNLOCK_D,		/* ... it was our D: CAS D -> A */
+	R_SEG,			/* read seg and the segment (step 5), or renew */
+	R_WVAL,			/* lease check */
+	R_WVAL2,		/* RDMA WRITE of key, value and csum */
 	R_PUB,			/* CAS B -> C */
-	R_DCLEAR,		/* CAS our D -> A */
+	R_DCLEAR,		/* publish found our D: CAS D -> A */
 	W_COMMIT,		/* target: durable write, seg update */
 	W_SCAN,			/* writer's invalidation READ */
 	W_CAS,			/* writer's invalidation CAS */
@@ -125,7 +153,9 @@ struct proc {
 	u8	mine;		/* slot locked, or victim / slot to invalidate */
 	u8	value;		/* value id read from the SSD */
 	u8	seg;		/* seg-early: seg word read in the READ */
-	u8	pad;
+	u8	other;		/* slot to reclaim; writer: scan start */
+	u8	renewed;	/* renewals in this fill */
+	u8	pad[7];
 	u64	expect;		/* ctl a CAS expects */
 	u64	target;		/* ctl a CAS installs (writer) */
 	u64	my_ctl;		/* our lock */
@@ -141,6 +171,11 @@ struct state {
 	u64	lin[4];		/* set of configurations, 200 bits */
 	struct proc p[NPROC];
 };
+
+static int proc_key(int pi)
+{
+	return pi == 3 ? 2 : 1;
+}
 
 /* ---- linearizability: configuration sets ------------------------------ */
 
@@ -226,6 +261,8 @@ static bool lin_respond(struct state *s, int p, int v)
 	int c, reg, w, r1, r2, n;
 	bool any = false;
 
+	if (p == 3)		/* K2 is never written */
+		return v == W0;
 	for (c = 0; c < NCONF; c++) {
 		if (!lin_has(s, c))
 			continue;
@@ -249,8 +286,8 @@ static bool lin_respond(struct state *s, int p, int v)
 
 static void value_bytes(int v, u8 out[2])
 {
-	out[0] = 'v';
-	out[1] = '0' + v;
+	out[0] = v == X3 ? 'x' : v == W0 ? 'w' : 'v';
+	out[1] = v == X3 ? '3' : v == W0 ? '0' : '0' + v;
 }
 
 static void materialize(struct scalio_slot *out, const struct aslot *a)
@@ -259,13 +296,13 @@ static void materialize(struct scalio_slot *out, const struct aslot *a)
 	out->ctl = cpu_to_le64(a->ctl);
 	if (a->key) {
 		out->klen = KLEN;
-		memcpy(out->key, KEY, KLEN);
+		memcpy(out->key, keys[a->key], KLEN);
 	}
 	if (a->val) {
 		out->vlen = 2;
 		value_bytes(a->val - 1, out->value);
-		out->csum = cpu_to_le32(a->csum);
 	}
+	out->csum = cpu_to_le32(a->csum);
 }
 
 static u64 blockbuf[SCALIO_BLOCK_SIZE(NSLOTS) / 8];
@@ -287,10 +324,11 @@ static const struct scalio_block_view *view_of(const struct aslot *snap)
 
 /*
  * A READ of the block takes one step per part: slot i's ctl word is part
- * 2i, its data (klen, key, vlen, value, csum) part 2i + 1.  Key and value
- * are written at different times, but only one key exists in this model
- * and a slot's key bytes change only once (none -> K), so reading them
- * together loses no behaviour.  Part 4 is the seg word (seg-early only).
+ * 2i, its data (klen, key, vlen, value, csum) part 2i + 1.  A slot's data
+ * is written by two WRITEs of one filler (key, then key + value + csum);
+ * the model reads the data as one unit, so it does not mix bytes of two
+ * WRITEs within one slot's data (the checksum, bound to the version, would
+ * reject most such mixes anyway).  Part 4 is the seg word (seg-early only).
  */
 #define PART_CTL	0
 #define PART_DATA	1
@@ -307,14 +345,16 @@ static char *desc;		/* when non-NULL, steps describe themselves */
 /* Coverage: how often each protocol path was taken (per transition). */
 enum event {
 	EV_HIT, EV_BUSY, EV_TORN, EV_NO_VICTIM, EV_LOCK_FAIL, EV_COLLISION,
-	EV_RECLAIM, EV_ABANDON, EV_PUB, EV_PUB_D, EV_PUB_LOST, EV_INVAL,
-	EV_INVAL_FAIL, EV_NR,
+	EV_RECLAIM, EV_LOOKUP_RECLAIM, EV_DREAD_RECLAIM, EV_BUSY_RECLAIM,
+	EV_EVICT, EV_RENEW, EV_RENEW_FAIL, EV_ABANDON, EV_PUB, EV_PUB_D,
+	EV_PUB_LOST, EV_INVAL, EV_INVAL_FAIL, EV_NR,
 };
 
 static const char *const event_names[EV_NR] = {
 	"hit", "busy", "torn", "no-victim", "lock-fail", "collision",
-	"reclaim", "abandon", "publish", "publish-saw-D", "publish-lost",
-	"invalidate", "invalidate-fail",
+	"victim-reclaim", "lookup-reclaim", "dread-reclaim", "busy-reclaim",
+	"evict", "renew", "renew-fail", "abandon", "publish", "publish-saw-D",
+	"publish-lost", "invalidate", "invalidate-fail",
 };
 
 static unsigned long events[EV_NR];
@@ -322,6 +362,7 @@ static unsigned long events[EV_NR];
 #define EVENT(e) do { if (!desc) events[e]++; } while (0)
 
 #define SAY(...) do { if (desc) sprintf(desc, __VA_ARGS__); } while (0)
+#define SAYMORE(...) do { if (desc) sprintf(desc + strlen(desc), __VA_ARGS__); } while (0)
 
 static void read_part(struct state *s, struct proc *p, int part)
 {
@@ -352,7 +393,7 @@ static void restart_get(struct proc *p)
 {
 	clear_read(p);
 	p->expect = p->my_ctl = 0;
-	p->mine = p->value = 0;
+	p->mine = p->value = p->other = p->renewed = 0;
 	p->pc = R_LOOKUP;
 }
 
@@ -373,13 +414,130 @@ static bool expired(const struct state *s, u64 ctl)
 	return scalio_lease_expired(s->clock, scalio_ctl_lease(ctl));
 }
 
+static const char *vname(int v)
+{
+	static const char *const n[] = { "v0", "v1", "v2", "w0", "x3" };
+
+	return n[v];
+}
+
+/* R_LOOKUP: the READ is complete; classify it as host/read.c does. */
+static int reader_lookup(struct state *s, int pi)
+{
+	struct proc *p = &s->p[pi];
+	int kid = proc_key(pi);
+	const struct scalio_block_view *v = view_of(p->snap);
+	enum scalio_lookup res;
+	u32 idx;
+
+	res = scalio_block_lookup(v, keys[kid], KLEN, key_fp[kid], s->clock,
+				  &idx);
+	if (res == SCALIO_LOOKUP_RECLAIM && cfg.variant == V_SKIP_RECLAIM)
+		res = SCALIO_LOOKUP_MISS;	/* the old, broken behaviour */
+	switch (res) {
+	case SCALIO_LOOKUP_HIT: {
+		int val = p->snap[idx].val - 1;
+
+		EVENT(EV_HIT);
+		SAYMORE(" -> HIT slot%u, GET returns %s", idx, vname(val));
+		return finish(s, pi, val) ? 1 : -1;
+	}
+	case SCALIO_LOOKUP_RECLAIM:
+		EVENT(EV_LOOKUP_RECLAIM);
+		SAYMORE(" -> RECLAIM slot%u", idx);
+		p->other = idx;
+		p->expect = p->snap[idx].ctl;
+		clear_read(p);
+		p->pc = R_RECLAIM;
+		return 1;
+	case SCALIO_LOOKUP_BUSY:
+		EVENT(EV_BUSY);
+		SAYMORE(" -> BUSY, retry");
+		p->other = idx;
+		p->expect = p->snap[idx].ctl;
+		clear_read(p);
+		/* choice 0 of R_RECLAIM re-reads, 1 reclaims (busy-reclaim) */
+		p->pc = cfg.busy_reclaim ? R_RECLAIM : R_LOOKUP;
+		return 1;
+	case SCALIO_LOOKUP_TORN:
+		EVENT(EV_TORN);
+		SAYMORE(" -> TORN, retry");
+		clear_read(p);
+		return 1;
+	case SCALIO_LOOKUP_MISS:
+		break;
+	}
+	if (!scalio_victim_choose(v, s->clock, &idx)) {
+		EVENT(EV_NO_VICTIM);
+		SAYMORE(" -> MISS, no victim, retry");
+		clear_read(p);
+		return 1;
+	}
+	p->mine = idx;
+	p->expect = p->snap[idx].ctl;
+	clear_read(p);
+	p->pc = R_LOCK;
+	SAYMORE(" -> MISS, victim slot%u", idx);
+	return 1;
+}
+
+/* R_DREAD: the double-read is complete; the collision check. */
+static int reader_dread(struct state *s, int pi)
+{
+	struct proc *p = &s->p[pi];
+	int kid = proc_key(pi);
+	const struct scalio_block_view *v = view_of(p->snap);
+	enum scalio_collision coll;
+	u32 idx;
+
+	coll = scalio_block_collision(v, p->mine, p->my_ctl, keys[kid], KLEN,
+				      key_fp[kid], s->clock, &idx);
+	if (coll == SCALIO_COLL_RECLAIM && cfg.variant == V_SKIP_RECLAIM)
+		coll = SCALIO_COLL_NONE;	/* the old, broken behaviour */
+	switch (coll) {
+	case SCALIO_COLL_YES:
+		EVENT(EV_COLLISION);
+		SAYMORE(" -> collision, release");
+		clear_read(p);
+		p->pc = R_RELEASE;
+		return 1;
+	case SCALIO_COLL_RECLAIM:
+		EVENT(EV_DREAD_RECLAIM);
+		SAYMORE(" -> expired B in slot%u: reclaim", idx);
+		p->other = idx;
+		p->expect = p->snap[idx].ctl;
+		clear_read(p);
+		p->pc = R_DRECLAIM;
+		return 1;
+	case SCALIO_COLL_NONE:
+		break;
+	}
+	SAYMORE(" -> no collision");
+	if (cfg.variant == V_SEG_EARLY) {
+		p->value = kid == 2 ? W0 : p->seg;
+		clear_read(p);
+		p->pc = R_WVAL;
+	} else {
+		clear_read(p);
+		p->pc = R_SEG;
+	}
+	return 1;
+}
+
+/* A CAS of slot @i from @old to @new; true if it succeeded. */
+static bool cas(struct state *s, int i, u64 old, u64 new)
+{
+	if (s->slot[i].ctl != old)
+		return false;
+	s->slot[i].ctl = new;
+	return true;
+}
+
 /* Returns 0 if not enabled, 1 if applied, -1 if applied and violating. */
 static int reader_step(struct state *s, int pi, int choice)
 {
 	struct proc *p = &s->p[pi];
-	const struct scalio_block_view *v;
-	enum scalio_lookup res;
-	u32 idx;
+	int kid = proc_key(pi);
 	int nparts;
 
 	switch (p->pc) {
@@ -390,7 +548,7 @@ static int reader_step(struct state *s, int pi, int choice)
 		p->attempts = 0;
 		clear_read(p);
 		lin_close(s);
-		SAY("R%d invoke GET", pi);
+		SAY("R%d invoke GET(%s)", pi, kid == 1 ? "K" : "K2");
 		return 1;
 
 	case R_LOOKUP:
@@ -400,41 +558,32 @@ static int reader_step(struct state *s, int pi, int choice)
 		SAY("R%d lookup-read %s", pi, part_names[choice]);
 		if (p->mask != ALL_SLOT_PARTS)
 			return 1;
-		v = view_of(p->snap);
-		res = scalio_block_lookup(v, KEY, KLEN, key_fp, s->clock, &idx);
-		if (res == SCALIO_LOOKUP_HIT) {
-			int val = p->snap[idx].val - 1;
+		return reader_lookup(s, pi);
 
-			EVENT(EV_HIT);
-			if (desc)
-				sprintf(desc + strlen(desc),
-					" -> HIT slot%u, GET returns v%d",
-					idx, val);
-			return finish(s, pi, val) ? 1 : -1;
-		}
-		if (res != SCALIO_LOOKUP_MISS) {
-			EVENT(res == SCALIO_LOOKUP_BUSY ? EV_BUSY : EV_TORN);
-			if (desc)
-				strcat(desc, res == SCALIO_LOOKUP_BUSY ?
-				       " -> BUSY, retry" : " -> TORN, retry");
-			clear_read(p);
+	case R_RECLAIM: {
+		u64 old = p->expect;
+		bool live = !expired(s, old) &&
+			    scalio_ctl_state(old) == SCALIO_SLOT_B;
+
+		/* A BUSY lock (live): choice 0 re-reads, 1 reclaims it. */
+		if (live && choice == 0 && cfg.busy_reclaim) {
+			SAY("R%d back off, re-read", pi);
+			restart_get(p);
 			return 1;
 		}
-		if (!scalio_victim_choose(v, s->clock, &idx)) {
-			EVENT(EV_NO_VICTIM);
-			if (desc)
-				strcat(desc, " -> MISS, no victim, retry");
-			clear_read(p);
-			return 1;
+		if (choice != (live && cfg.busy_reclaim))
+			return 0;
+		if (cas(s, p->other, old, scalio_ctl_release(old))) {
+			if (live)
+				EVENT(EV_BUSY_RECLAIM);
+			SAY("R%d reclaim CAS slot%d -> A ok%s", pi, p->other,
+			    live ? " (lock still live)" : "");
+		} else {
+			SAY("R%d reclaim CAS slot%d fails", pi, p->other);
 		}
-		p->mine = idx;
-		p->expect = p->snap[idx].ctl;
-		clear_read(p);
-		p->pc = R_LOCK;
-		if (desc)
-			sprintf(desc + strlen(desc), " -> MISS, victim slot%u",
-				idx);
+		restart_get(p);
 		return 1;
+	}
 
 	case R_LOCK: {
 		u64 lock;
@@ -447,8 +596,8 @@ static int reader_step(struct state *s, int pi, int choice)
 			return 1;
 		}
 		p->attempts++;
-		lock = scalio_ctl_lock(p->expect, pi, s->clock, key_fp);
-		if (s->slot[p->mine].ctl != p->expect) {
+		lock = scalio_ctl_lock(p->expect, pi, s->clock, key_fp[kid]);
+		if (!cas(s, p->mine, p->expect, lock)) {
 			EVENT(EV_LOCK_FAIL);
 			SAY("R%d CAS slot%d -> B fails", pi, p->mine);
 			restart_get(p);
@@ -457,7 +606,9 @@ static int reader_step(struct state *s, int pi, int choice)
 		if (scalio_ctl_state(p->expect) == SCALIO_SLOT_B ||
 		    scalio_ctl_state(p->expect) == SCALIO_SLOT_D)
 			EVENT(EV_RECLAIM);
-		s->slot[p->mine].ctl = lock;
+		if (scalio_ctl_state(p->expect) == SCALIO_SLOT_C &&
+		    s->slot[p->mine].key != kid)
+			EVENT(EV_EVICT);
 		p->my_ctl = lock;
 		p->expect = 0;
 		p->pc = R_WKEY;
@@ -469,7 +620,10 @@ static int reader_step(struct state *s, int pi, int choice)
 	case R_WKEY:
 		if (choice)
 			return 0;
-		s->slot[p->mine].key = 1;
+		/* klen..key: vlen and csum are written as 0 */
+		s->slot[p->mine].key = kid;
+		s->slot[p->mine].val = 0;
+		s->slot[p->mine].csum = 0;
 		p->pc = cfg.variant == V_NO_DOUBLE_READ ? R_SEG : R_DREAD;
 		SAY("R%d write key into slot%d", pi, p->mine);
 		return 1;
@@ -485,63 +639,90 @@ static int reader_step(struct state *s, int pi, int choice)
 			SAY("R%d double-read %s", pi, part_names[choice]);
 		if (p->mask != (1 << nparts) - 1)
 			return 1;
-		v = view_of(p->snap);
-		if (scalio_block_collision(v, p->mine, p->my_ctl, KEY, KLEN,
-					   key_fp, s->clock)) {
-			EVENT(EV_COLLISION);
-			if (desc)
-				strcat(desc, " -> collision, release");
-			clear_read(p);
-			p->pc = R_RELEASE;
-			return 1;
-		}
-		if (desc)
-			strcat(desc, " -> no collision");
-		if (cfg.variant == V_SEG_EARLY) {
-			p->value = p->seg;
-			clear_read(p);
-			p->pc = R_WVAL;
-		} else {
-			clear_read(p);
-			p->pc = R_SEG;
-		}
-		return 1;
+		return reader_dread(s, pi);
 
-	case R_RELEASE:
+	case R_DRECLAIM:
 		if (choice)
 			return 0;
-		if (s->slot[p->mine].ctl == p->my_ctl) {
-			s->slot[p->mine].ctl = scalio_ctl_release(p->my_ctl);
+		if (cas(s, p->other, p->expect, scalio_ctl_release(p->expect))) {
+			SAY("R%d reclaim CAS slot%d -> A ok, double-read again",
+			    pi, p->other);
+			p->pc = R_DREAD;
+		} else {
+			SAY("R%d reclaim CAS slot%d fails: collision", pi,
+			    p->other);
+			p->pc = R_RELEASE;
+		}
+		p->expect = 0;
+		p->other = 0;
+		return 1;
+
+	case R_RELEASE: {
+		u64 cur = s->slot[p->mine].ctl;
+
+		if (choice)
+			return 0;
+		if (cas(s, p->mine, p->my_ctl, scalio_ctl_release(p->my_ctl))) {
 			SAY("R%d CAS slot%d B -> A ok", pi, p->mine);
+		} else if (cur == scalio_ctl_invalidate(p->my_ctl)) {
+			SAY("R%d CAS slot%d B -> A fails: our D", pi, p->mine);
+			p->expect = cur;
+			p->pc = R_UNLOCK_D;
+			return 1;
 		} else {
 			SAY("R%d CAS slot%d B -> A fails", pi, p->mine);
 		}
 		restart_get(p);
 		return 1;
+	}
 
-	case R_SEG:
+	case R_UNLOCK_D:
 		if (choice)
 			return 0;
-		p->value = s->seg;
+		cas(s, p->mine, p->expect, scalio_ctl_release(p->expect));
+		SAY("R%d CAS slot%d D -> A", pi, p->mine);
+		restart_get(p);
+		return 1;
+
+	case R_SEG:
+		if (choice == 1 && cfg.renew && !p->renewed) {
+			u64 next = scalio_ctl_renew(p->my_ctl, s->clock);
+
+			/* the renewal work, while the segment is read */
+			p->renewed = 1;
+			if (cas(s, p->mine, p->my_ctl, next)) {
+				EVENT(EV_RENEW);
+				p->my_ctl = next;
+				SAY("R%d renew CAS slot%d ok (deadline %d)",
+				    pi, p->mine, s->clock);
+				return 1;
+			}
+			EVENT(EV_RENEW_FAIL);
+			SAY("R%d renew CAS slot%d fails: abandon", pi,
+			    p->mine);
+			p->pc = R_RELEASE;
+			return 1;
+		}
+		if (choice)
+			return 0;
+		p->value = kid == 2 ? W0 : s->seg;
 		p->pc = R_WVAL;
-		SAY("R%d read seg + segment -> v%d", pi, p->value);
+		SAY("R%d read seg + segment -> %s", pi, vname(p->value));
 		return 1;
 
 	case R_WVAL:
 		if (choice)
 			return 0;
 		/*
-		 * The filler checks its lease against the clock, writes the
-		 * value, then CASes: nothing makes these atomic, so the clock
-		 * may pass the deadline and the slot be reclaimed between any
-		 * two of them.  Without ticks the check cannot fail and the
-		 * write is taken in the same step (same behaviours, fewer
-		 * states).
+		 * The filler checks its lease (against its clock estimate;
+		 * here the clock), then WRITEs, then CASes: three steps.
+		 * Without ticks the check cannot fail and the WRITE is taken
+		 * in the same step (same behaviours, fewer states).
 		 */
 		if (expired(s, p->my_ctl)) {
 			EVENT(EV_ABANDON);
 			p->pc = R_RELEASE;
-			SAY("R%d lease expired: abandon", pi);
+			SAY("R%d lease nearly over: abandon", pi);
 			return 1;
 		}
 		if (cfg.ticks) {
@@ -557,14 +738,15 @@ static int reader_step(struct state *s, int pi, int choice)
 		if (choice)
 			return 0;
 		value_bytes(p->value, vb);
+		s->slot[p->mine].key = kid;
 		s->slot[p->mine].val = p->value + 1;
 		s->slot[p->mine].csum =
-			scalio_slot_csum(scalio_ctl_version(pub), KEY, KLEN,
-					 vb, 2);
+			scalio_slot_csum(scalio_ctl_version(pub), keys[kid],
+					 KLEN, vb, 2);
 		p->pc = R_PUB;
-		if (desc)
-			sprintf(desc + strlen(desc), "%sR%d write v%d + csum into slot%d",
-				desc[0] ? ", " : "", pi, p->value, p->mine);
+		SAYMORE("%sR%d write %s + csum into slot%d",
+			desc && desc[0] ? ", " : "", pi, vname(p->value),
+			p->mine);
 		return 1;
 	}
 
@@ -573,25 +755,12 @@ static int reader_step(struct state *s, int pi, int choice)
 
 		if (choice)
 			return 0;
-		/*
-		 * Lease rule of step 6: a filler publishes only before its
-		 * deadline.  The client checks a clock estimate with a margin
-		 * covering the estimate's staleness and the CAS latency, so
-		 * the CAS lands before the deadline or is not issued; the
-		 * model takes check and CAS as one step.  late-publish drops
-		 * the rule (the CAS may land after the deadline).
-		 */
-		if (cfg.variant != V_LATE_PUBLISH && expired(s, p->my_ctl)) {
-			EVENT(EV_ABANDON);
-			p->pc = R_RELEASE;
-			SAY("R%d lease expired: abandon", pi);
-			return 1;
-		}
-		if (cur == p->my_ctl) {
+		/* The CAS alone: whatever the clock says now. */
+		if (cas(s, p->mine, p->my_ctl, scalio_ctl_publish(p->my_ctl))) {
 			EVENT(EV_PUB);
-			s->slot[p->mine].ctl = scalio_ctl_publish(p->my_ctl);
-			SAY("R%d CAS slot%d B -> C ok, GET returns v%d", pi,
-			    p->mine, p->value);
+			SAY("R%d CAS slot%d B -> C ok%s, GET returns %s", pi,
+			    p->mine, expired(s, p->my_ctl) ?
+			    " (after its deadline)" : "", vname(p->value));
 			return finish(s, pi, p->value) ? 1 : -1;
 		}
 		if (cur == scalio_ctl_invalidate(p->my_ctl)) {
@@ -610,14 +779,13 @@ static int reader_step(struct state *s, int pi, int choice)
 	case R_DCLEAR:
 		if (choice)
 			return 0;
-		if (s->slot[p->mine].ctl == p->expect)
-			s->slot[p->mine].ctl = scalio_ctl_release(p->expect);
+		cas(s, p->mine, p->expect, scalio_ctl_release(p->expect));
 		if (cfg.variant == V_RETURN_AFTER_D) {
-			SAY("R%d CAS slot%d D -> A, GET returns v%d (broken)",
-			    pi, p->mine, p->value);
+			SAY("R%d CAS slot%d D -> A, GET returns %s (broken)",
+			    pi, p->mine, vname(p->value));
 			return finish(s, pi, p->value) ? 1 : -1;
 		}
-		SAY("R%d CAS slot%d D -> A, restart", pi, p->mine);
+		SAY("R%d CAS slot%d D -> A, back off, restart", pi, p->mine);
 		restart_get(p);
 		return 1;
 	}
@@ -631,7 +799,8 @@ static int writer_next(struct proc *p, u32 start)
 	u32 idx;
 	u64 nc;
 
-	if (!scalio_invalidate_next(v, KEY, KLEN, key_fp, start, &idx, &nc))
+	if (!scalio_invalidate_next(v, keys[1], KLEN, key_fp[1], start, &idx,
+				    &nc))
 		return 0;
 	p->mine = idx;
 	p->expect = p->snap[idx].ctl;
@@ -650,7 +819,7 @@ static int writer_step(struct state *s, int choice)
 			return 0;
 		p->pc = W_COMMIT;
 		lin_close(s);
-		SAY("W invoke PUT(v%d)", p->done + 1);
+		SAY("W invoke PUT(K, v%d)", p->done + 1);
 		return 1;
 
 	case W_COMMIT:
@@ -659,53 +828,46 @@ static int writer_step(struct state *s, int choice)
 		s->seg = p->done + 1;
 		SAY("W commit: segment with v%d durable, seg updated", s->seg);
 		if (cfg.variant == V_NO_INVALIDATION) {
-			if (desc)
-				strcat(desc, ", PUT returns (broken)");
+			SAYMORE(", PUT returns (broken)");
 			return finish(s, 0, 0) ? 1 : -1;
 		}
 		clear_read(p);
+		p->other = 0;
 		p->pc = W_SCAN;
 		return 1;
 
-	case W_SCAN: {
-		int part;
-
+	case W_SCAN:
 		if (choice >= SLOT_PARTS || (p->mask & 1 << choice))
 			return 0;
-		part = choice;
-		read_part(s, p, part);
-		SAY("W inval-read %s", part_names[part]);
+		read_part(s, p, choice);
+		SAY("W inval-read %s", part_names[choice]);
 		if (p->mask != ALL_SLOT_PARTS)
 			return 1;
-		if (writer_next(p, 0)) {
-			if (desc)
-				sprintf(desc + strlen(desc),
-					" -> invalidate slot%d", p->mine);
+		/* from the slot whose CAS failed, not from the first */
+		if (writer_next(p, p->other)) {
+			SAYMORE(" -> invalidate slot%d", p->mine);
 			return 1;
 		}
-		if (desc)
-			strcat(desc, " -> nothing to invalidate, PUT returns");
+		SAYMORE(" -> nothing to invalidate, PUT returns");
 		return finish(s, 0, 0) ? 1 : -1;
-	}
 
 	case W_CAS:
 		if (choice)
 			return 0;
-		if (s->slot[p->mine].ctl != p->expect) {
+		if (!cas(s, p->mine, p->expect, p->target)) {
 			EVENT(EV_INVAL_FAIL);
 			SAY("W CAS slot%d fails, re-read", p->mine);
 			clear_read(p);
+			p->other = p->mine;
 			p->pc = W_SCAN;
 			return 1;
 		}
 		EVENT(EV_INVAL);
-		s->slot[p->mine].ctl = p->target;
 		SAY("W CAS slot%d -> %c ok", p->mine,
 		    "ABCD"[scalio_ctl_state(p->target)]);
 		if (writer_next(p, p->mine + 1))
 			return 1;
-		if (desc)
-			strcat(desc, ", PUT returns");
+		SAYMORE(", PUT returns");
 		return finish(s, 0, 0) ? 1 : -1;
 	}
 	return 0;
@@ -733,7 +895,7 @@ static bool lease_observable(const struct state *s)
 			return true;
 	}
 	for (i = 1; i < NPROC; i++)
-		if (s->p[i].my_ctl)
+		if (s->p[i].my_ctl || s->p[i].expect)
 			return true;
 	return false;
 }
@@ -758,6 +920,11 @@ static bool enabled(const struct state *s, int a)
 	case R_DREAD:
 		nparts = SLOT_PARTS + (cfg.variant == V_SEG_EARLY);
 		break;
+	case R_SEG:
+		return choice == 0 ||
+		       (choice == 1 && cfg.renew && !p->renewed);
+	case R_RECLAIM:
+		return choice <= 1;	/* reader_step() decides */
 	default:
 		return choice == 0;
 	}
@@ -809,10 +976,32 @@ static u64 hash_state(const struct state *s)
 static u64 *table;
 static size_t table_size, table_used;
 
+/*
+ * Bitstate (Holzmann's supertrace): two bits per state in a fixed array.
+ * A state whose two bits are both already set is taken as visited, so
+ * some states are never explored: a partial search whose memory does not
+ * grow, for bounds too big for the exact table.
+ */
+static bool visit_bits(u64 h)
+{
+	u64 mask = (1ULL << cfg.bitstate) - 1;
+	u64 a = h & mask, b = (h >> 32 ^ h * 0x9e3779b97f4a7c15ULL) & mask;
+	bool seen = (table[a / 64] >> (a % 64) & 1) &&
+		    (table[b / 64] >> (b % 64) & 1);
+
+	table[a / 64] |= 1ULL << (a % 64);
+	table[b / 64] |= 1ULL << (b % 64);
+	if (!seen)
+		table_used++;
+	return !seen;
+}
+
 static bool visit(u64 h)
 {
 	size_t i;
 
+	if (cfg.bitstate)
+		return visit_bits(h);
 	/* Grow at 3/4 load: the table is most of the memory used. */
 	if (table_used * 4 >= table_size * 3) {
 		u64 *old = table;
@@ -879,22 +1068,32 @@ static void print_trace(const struct frame *stack, int depth, int last)
 static void initial(struct state *s)
 {
 	u8 vb[2];
+	int i;
 
 	memset(s, 0, sizeof(*s));
 	s->seg = 0;
 	s->ticks_left = cfg.ticks;
 	if (cfg.cached) {
-		u64 c = scalio_ctl_make(SCALIO_SLOT_C, 2, 0, 0, key_fp);
+		u64 c = scalio_ctl_make(SCALIO_SLOT_C, 2, 0, 0, key_fp[1]);
 
 		value_bytes(0, vb);
 		s->slot[0].ctl = c;
 		s->slot[0].key = 1;
 		s->slot[0].val = 1;
-		s->slot[0].csum = scalio_slot_csum(2, KEY, KLEN, vb, 2);
+		s->slot[0].csum = scalio_slot_csum(2, keys[1], KLEN, vb, 2);
+	}
+	if (cfg.full) {
+		u64 c = scalio_ctl_make(SCALIO_SLOT_C, 2, 0, 0, key_fp[3]);
+
+		value_bytes(X3, vb);
+		s->slot[1].ctl = c;
+		s->slot[1].key = 3;
+		s->slot[1].val = X3 + 1;
+		s->slot[1].csum = scalio_slot_csum(2, keys[3], KLEN, vb, 2);
 	}
 	s->p[0].pc = cfg.puts ? P_IDLE : P_DONE;
-	s->p[1].pc = cfg.gets[0] ? P_IDLE : P_DONE;
-	s->p[2].pc = cfg.gets[1] ? P_IDLE : P_DONE;
+	for (i = 1; i < NPROC; i++)
+		s->p[i].pc = cfg.gets[i - 1] ? P_IDLE : P_DONE;
 	lin_add(s, conf_enc(0, 0, 0, 0));
 }
 
@@ -912,15 +1111,23 @@ static struct result search(void)
 {
 	struct result r = { 0 };
 	struct frame *stack;
-	int depth = 0, cap = 4096, ret;
+	int depth = 0, cap = 4096, ret, k;
 	clock_t t0 = clock();
 	struct state next;
 
-	key_fp = scalio_hash_fp(scalio_key_hash(KEY, KLEN));
+	for (k = 1; k < 4; k++)
+		key_fp[k] = scalio_hash_fp(scalio_key_hash(keys[k], KLEN));
 	memset(events, 0, sizeof(events));
 	free(table);
 	table = NULL;
 	table_size = table_used = 0;
+	if (cfg.bitstate) {
+		table = calloc((1ULL << cfg.bitstate) / 64, sizeof(*table));
+		if (!table) {
+			fprintf(stderr, "out of memory\n");
+			exit(2);
+		}
+	}
 	stack = malloc(cap * sizeof(*stack));
 	initial(&stack[0].s);
 	stack[0].next = 0;
@@ -941,10 +1148,8 @@ static struct result search(void)
 		}
 		next = f->s;
 		ret = apply(&next, f->next++);
-		if (!ret) {
-			fprintf(stderr, "enabled() and apply() disagree\n");
-			exit(2);
-		}
+		if (!ret)
+			continue;	/* enabled() is only a pre-check */
 		r.transitions++;
 		if (ret < 0) {
 			if (!r.violations && cfg.trace)
@@ -978,9 +1183,13 @@ static struct result search(void)
 
 static void describe(char *buf, size_t n)
 {
-	snprintf(buf, n, "%s: puts=%d gets=%d+%d ticks=%d attempts=%d%s",
+	snprintf(buf, n, "%s: puts=%d gets=%d+%d+%d(K2) ticks=%d attempts=%d%s%s%s%s",
 		 variant_names[cfg.variant], cfg.puts, cfg.gets[0], cfg.gets[1],
-		 cfg.ticks, cfg.attempts, cfg.cached ? " cached" : "");
+		 cfg.gets[2], cfg.ticks, cfg.attempts,
+		 cfg.cached ? (cfg.full ? " cached full" : " cached") :
+		 cfg.full ? " full" : "", cfg.renew ? " renew" : "",
+		 cfg.busy_reclaim ? " busy-reclaim" : "",
+		 cfg.bitstate ? " bitstate" : "");
 }
 
 static void print_events(const char *prefix)
@@ -1002,33 +1211,54 @@ struct suite_case {
 };
 
 #define SEE(e)	(1U << (e))
-#define CORRECT(puts, g1, g2, ticks, att, cached, see)			\
-	{ { puts, { g1, g2 }, ticks, att, cached, V_NONE, false, true },	\
-	  false, see }
-#define BROKEN(v, puts, g1, g2, ticks, att, cached)			\
-	{ { puts, { g1, g2 }, ticks, att, cached, v, true, true }, true, 0 }
+/* opts: CACHED, FULL, RENEW, BUSYREC; bits: bitstate log2 */
+#define CFG(v, puts, g1, g2, g3, ticks, att, opts, bits)		\
+	{ puts, { g1, g2, g3 }, ticks, att, (opts) & CACHED,		\
+	  (opts) & FULL, (opts) & RENEW, (opts) & BUSYREC, bits, v,	\
+	  v != V_NONE, true }
+#define CORRECT(puts, g1, g2, g3, ticks, att, opts, bits, see)		\
+	{ CFG(V_NONE, puts, g1, g2, g3, ticks, att, opts, bits), false, see }
+#define BROKEN(v, puts, g1, g2, g3, ticks, att, opts)			\
+	{ CFG(v, puts, g1, g2, g3, ticks, att, opts, 0), true, 0 }
+#define CACHED		1
+#define FULL		2
+#define RENEW		4
+#define BUSYREC		8
 
 static const struct suite_case suite[] = {
-	/* The protocol as designed: no violation within these bounds. */
-	CORRECT(1, 2, 1, 0, 2, false, SEE(EV_HIT) | SEE(EV_BUSY) |
+	/* The protocol as built: no violation within these bounds. */
+	CORRECT(1, 2, 1, 0, 0, 2, 0, 0, SEE(EV_HIT) | SEE(EV_BUSY) |
 		SEE(EV_TORN) | SEE(EV_COLLISION) | SEE(EV_PUB_D)),
-	CORRECT(1, 2, 1, 0, 2, true, SEE(EV_HIT) | SEE(EV_INVAL)),
-	CORRECT(2, 1, 1, 0, 2, true, SEE(EV_PUB_D) | SEE(EV_INVAL_FAIL)),
-	CORRECT(0, 2, 1, 2, 3, false, SEE(EV_RECLAIM) | SEE(EV_ABANDON)),
-	CORRECT(1, 2, 1, 1, 1, false, SEE(EV_ABANDON) | SEE(EV_PUB_D)),
-	CORRECT(2, 2, 1, 0, 2, false, SEE(EV_TORN) | SEE(EV_COLLISION) |
-		SEE(EV_PUB_D) | SEE(EV_INVAL_FAIL) | SEE(EV_LOCK_FAIL)),
+	CORRECT(1, 2, 1, 0, 0, 2, CACHED, 0, SEE(EV_HIT) | SEE(EV_INVAL)),
+	CORRECT(2, 1, 1, 0, 0, 2, CACHED, 0, SEE(EV_PUB_D) |
+		SEE(EV_INVAL_FAIL)),
+	/* the issue's shape: a lease expiring between check, WRITE and CAS */
+	CORRECT(1, 2, 1, 0, 1, 1, 0, 0, SEE(EV_LOOKUP_RECLAIM) |
+		SEE(EV_DREAD_RECLAIM) | SEE(EV_ABANDON) | SEE(EV_PUB_LOST) |
+		SEE(EV_PUB_D)),
+	/* two PUTs with leases */
+	CORRECT(2, 1, 1, 0, 1, 1, CACHED, 0, SEE(EV_LOOKUP_RECLAIM) |
+		SEE(EV_PUB_D) | SEE(EV_INVAL_FAIL) | SEE(EV_ABANDON)),
+	/* renewal racing a writer and the K2 reader */
+	CORRECT(1, 1, 0, 1, 1, 1, RENEW, 0, SEE(EV_RENEW) |
+		SEE(EV_RENEW_FAIL) | SEE(EV_PUB_D)),
+	/* victim pressure: a full block, K2 evicts K's cached value */
+	CORRECT(1, 1, 0, 1, 1, 2, CACHED | FULL, 0, SEE(EV_EVICT) |
+		SEE(EV_NO_VICTIM) | SEE(EV_INVAL_FAIL)),
+	/* reclaim of a live lock at any moment (clock estimate ahead) */
+	CORRECT(0, 1, 1, 0, 1, 1, RENEW | BUSYREC, 0, SEE(EV_BUSY_RECLAIM) |
+		SEE(EV_RENEW_FAIL) | SEE(EV_LOOKUP_RECLAIM)),
 	/* Each broken variant: a violation must be found. */
-	BROKEN(V_NO_DOUBLE_READ, 2, 2, 1, 0, 2, false),
-	BROKEN(V_NO_INVALIDATION, 1, 1, 1, 0, 2, true),
-	BROKEN(V_SEG_EARLY, 2, 2, 1, 0, 2, false),
-	BROKEN(V_RETURN_AFTER_D, 2, 2, 1, 0, 2, false),
-	BROKEN(V_LATE_PUBLISH, 1, 2, 1, 1, 1, false),
+	BROKEN(V_NO_DOUBLE_READ, 2, 2, 1, 0, 0, 2, 0),
+	BROKEN(V_NO_INVALIDATION, 1, 1, 1, 0, 0, 2, CACHED),
+	BROKEN(V_SEG_EARLY, 2, 2, 1, 0, 0, 2, 0),
+	BROKEN(V_RETURN_AFTER_D, 2, 2, 1, 0, 0, 2, 0),
+	BROKEN(V_SKIP_RECLAIM, 1, 2, 1, 0, 1, 1, 0),
 };
 
 static int run_suite(void)
 {
-	char name[160];
+	char name[200];
 	size_t i;
 	int failed = 0, e;
 
@@ -1064,11 +1294,12 @@ static int run_suite(void)
 
 int main(int argc, char **argv)
 {
-	char name[160];
+	char name[200];
 	struct result r;
 	int i, v;
 
-	cfg = (struct config){ 1, { 2, 1 }, 0, 2, false, V_NONE, false, true };
+	cfg = (struct config){ 1, { 2, 1, 0 }, 0, 2, false, false, false,
+			       false, 0, V_NONE, false, true };
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *val = i + 1 < argc ? argv[i + 1] : "0";
@@ -1077,6 +1308,12 @@ int main(int argc, char **argv)
 			return run_suite();
 		if (!strcmp(a, "--cached")) {
 			cfg.cached = true;
+		} else if (!strcmp(a, "--full")) {
+			cfg.full = true;
+		} else if (!strcmp(a, "--renew")) {
+			cfg.renew = true;
+		} else if (!strcmp(a, "--busy-reclaim")) {
+			cfg.busy_reclaim = true;
 		} else if (!strcmp(a, "--first")) {
 			cfg.first = true;
 		} else if (!strcmp(a, "--no-trace")) {
@@ -1087,10 +1324,14 @@ int main(int argc, char **argv)
 			cfg.gets[0] = atoi(val), i++;
 		} else if (!strcmp(a, "--gets2")) {
 			cfg.gets[1] = atoi(val), i++;
+		} else if (!strcmp(a, "--gets3")) {
+			cfg.gets[2] = atoi(val), i++;
 		} else if (!strcmp(a, "--ticks")) {
 			cfg.ticks = atoi(val), i++;
 		} else if (!strcmp(a, "--attempts")) {
 			cfg.attempts = atoi(val), i++;
+		} else if (!strcmp(a, "--bitstate")) {
+			cfg.bitstate = atoi(val), i++;
 		} else if (!strcmp(a, "--variant")) {
 			for (v = 0; v < V_NR; v++)
 				if (!strcmp(val, variant_names[v]))
@@ -1107,9 +1348,11 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (cfg.puts < 0 || cfg.puts > 2 || cfg.gets[0] < 0 || cfg.gets[1] < 0 ||
-	    cfg.ticks < 0 || cfg.ticks > 100 || cfg.attempts < 1) {
-		fprintf(stderr, "bounds: puts 0..2, gets >= 0, ticks 0..100, attempts >= 1\n");
+	if (cfg.puts < 0 || cfg.puts > 2 || cfg.gets[0] < 0 ||
+	    cfg.gets[1] < 0 || cfg.gets[2] < 0 || cfg.ticks < 0 ||
+	    cfg.ticks > 100 || cfg.attempts < 1 ||
+	    (cfg.bitstate && (cfg.bitstate < 20 || cfg.bitstate > 36))) {
+		fprintf(stderr, "bounds: puts 0..2, gets >= 0, ticks 0..100, attempts >= 1, bitstate 20..36\n");
 		return 2;
 	}
 	describe(name, sizeof(name));

@@ -190,6 +190,17 @@ static void fuzz_block(const u8 *d, size_t n)
 	case SCALIO_LOOKUP_BUSY:
 		FUZZ_ASSERT(idx < slots);
 		break;
+	case SCALIO_LOOKUP_RECLAIM: {
+		u64 ctl;
+
+		FUZZ_ASSERT(idx < slots);
+		ctl = le64_to_cpu(scalio_view_slot(&v, idx)->ctl);
+		FUZZ_ASSERT(scalio_ctl_fp(ctl) == fp);
+		FUZZ_ASSERT(scalio_ctl_state(ctl) == SCALIO_SLOT_B ||
+			    scalio_ctl_state(ctl) == SCALIO_SLOT_D);
+		FUZZ_ASSERT(scalio_lease_expired(now, scalio_ctl_lease(ctl)));
+		break;
+	}
 	default:
 		break;
 	}
@@ -201,13 +212,24 @@ static void fuzz_block(const u8 *d, size_t n)
 			    scalio_ctl_state(ctl) == SCALIO_SLOT_C ||
 			    scalio_lease_expired(now, scalio_ctl_lease(ctl)));
 	}
-	if (mine < slots)
-		scalio_block_collision(&v, mine,
-			le64_to_cpu(scalio_view_slot(&v, mine)->ctl),
-			key, klen, fp, now);
-	else
+	if (mine < slots) {
+		idx = ~0U;
+		if (scalio_block_collision(&v, mine,
+				le64_to_cpu(scalio_view_slot(&v, mine)->ctl),
+				key, klen, fp, now, &idx) ==
+		    SCALIO_COLL_RECLAIM) {
+			u64 ctl;
+
+			FUZZ_ASSERT(idx < slots && idx != mine);
+			ctl = le64_to_cpu(scalio_view_slot(&v, idx)->ctl);
+			FUZZ_ASSERT(scalio_ctl_state(ctl) == SCALIO_SLOT_B &&
+				    scalio_ctl_fp(ctl) == fp);
+		}
+	} else {
 		FUZZ_ASSERT(scalio_block_collision(&v, mine, 0, key, klen,
-						   fp, now));
+						   fp, now, &idx) ==
+			    SCALIO_COLL_YES);
+	}
 	/* Applying every invalidation terminates and leaves none. */
 	start = 0;
 	for (steps = 0; scalio_invalidate_next(&v, key, klen, fp, start,

@@ -123,6 +123,13 @@ static void ctl_transitions(void)
 	/* Nothing to do for A and D. */
 	CHECK_EQ(scalio_ctl_invalidate(d), d);
 	CHECK_EQ(scalio_ctl_invalidate(0), 0);
+	/* Renewal: B -> B, new deadline, owner and fp kept, version + 1. */
+	CHECK_EQ(scalio_ctl_renew(b, 0x0200),
+		 scalio_ctl_make(SCALIO_SLOT_B, 9, 12, 0x0200, FP));
+	CHECK(scalio_ctl_renew(b, 0x0102) != b);
+	/* A renewed lock publishes and invalidates like any lock. */
+	CHECK_EQ(scalio_ctl_publish(scalio_ctl_renew(b, 0x0200)),
+		 scalio_ctl_make(SCALIO_SLOT_C, 10, 0, 0, FP));
 	/* Publish wraps the version too. */
 	CHECK_EQ(scalio_ctl_version(scalio_ctl_publish(
 		scalio_ctl_make(SCALIO_SLOT_B, 0xfffff, 1, 1, 1))), 0);
@@ -160,9 +167,25 @@ static void lease_wrap(void)
 	/* Only the low 16 bits of the clock matter. */
 	CHECK(scalio_lease_expired(0x123450006ULL, 0x0005));
 	CHECK(!scalio_lease_expired(0x123450004ULL, 0x0005));
-	/* Up to 2^15 - 1 ticks ahead is in the future. */
-	CHECK(!scalio_lease_expired(0, 0x7fff));
+	/*
+	 * A live deadline is at most the lease cap plus the clock estimate's
+	 * error ahead; further ahead it can only be a past deadline seen
+	 * across the wrap, so it is expired.
+	 */
+	CHECK(!scalio_lease_expired(0, SCALIO_LEASE_AHEAD_MAX));
+	CHECK(scalio_lease_expired(0, SCALIO_LEASE_AHEAD_MAX + 1));
+	CHECK(scalio_lease_expired(0, 0x7fff));
 	CHECK(scalio_lease_expired(0x7fff, 0));
+	CHECK(!scalio_lease_expired(0xfff0, (u16)(0xfff0 +
+						   SCALIO_LEASE_AHEAD_MAX)));
+	CHECK(scalio_lease_expired(0xfff0, (u16)(0xfff0 +
+						  SCALIO_LEASE_AHEAD_MAX + 1)));
+	/* A deadline 40 s in the past (not 65.5 s) is not "live" again. */
+	CHECK(scalio_lease_expired(1000 + 40000, 1000));
+	/* The cap leaves room: the two cases never overlap. */
+	CHECK(SCALIO_LEASE_AHEAD_MAX < (1 << 15));
+	CHECK(SCALIO_LEASE_MAX_TICKS + SCALIO_CLOCK_ERR_TICKS ==
+	      SCALIO_LEASE_AHEAD_MAX);
 }
 
 static void hash_placement(void)
@@ -287,18 +310,52 @@ static void lookup_scenarios(void)
 	set_c(1, 1, "other", 5, FP, "zz", 5);
 	CHECK_EQ(lookup(&idx), SCALIO_LOOKUP_MISS);
 
-	/* Live B with our fp: busy.  Expired: miss.  Other fp: miss. */
+	/*
+	 * Live B with our fp: busy.  Expired: never a miss, but a slot to
+	 * reclaim by CAS first.  Other fp, live or expired: miss.
+	 */
 	blk_clear();
 	set_ctl(4, SCALIO_SLOT_B, 3, 7, LIVE, FP);
 	CHECK_EQ(lookup(&idx), SCALIO_LOOKUP_BUSY);
 	CHECK_EQ(idx, 4);
 	set_ctl(4, SCALIO_SLOT_B, 3, 7, EXPIRED, FP);
-	CHECK_EQ(lookup(&idx), SCALIO_LOOKUP_MISS);
+	CHECK_EQ(lookup(&idx), SCALIO_LOOKUP_RECLAIM);
+	CHECK_EQ(idx, 4);
 	set_ctl(4, SCALIO_SLOT_B, 3, 7, LIVE, FP2);
 	CHECK_EQ(lookup(&idx), SCALIO_LOOKUP_MISS);
-	/* D with our fp: readers treat it as a miss. */
+	set_ctl(4, SCALIO_SLOT_B, 3, 7, EXPIRED, FP2);
+	CHECK_EQ(lookup(&idx), SCALIO_LOOKUP_MISS);
+	/* D with our fp: a miss while live, reclaimed once expired. */
 	set_ctl(4, SCALIO_SLOT_D, 3, 7, LIVE, FP);
 	CHECK_EQ(lookup(&idx), SCALIO_LOOKUP_MISS);
+	set_ctl(4, SCALIO_SLOT_D, 3, 7, EXPIRED, FP);
+	CHECK_EQ(lookup(&idx), SCALIO_LOOKUP_RECLAIM);
+	CHECK_EQ(idx, 4);
+	/* The dead lock of the issue: 40 s past its deadline, not live. */
+	set_ctl(4, SCALIO_SLOT_B, 3, 7, (u16)(NOW - 40000), FP);
+	CHECK_EQ(lookup(&idx), SCALIO_LOOKUP_RECLAIM);
+	/* Reclaiming it (the CAS the caller makes) leaves a miss. */
+	slot(4)->ctl = cpu_to_le64(scalio_ctl_release(ctl_of(4)));
+	CHECK_EQ(scalio_ctl_version(ctl_of(4)), 4);
+	CHECK_EQ(lookup(&idx), SCALIO_LOOKUP_MISS);
+
+	/*
+	 * RECLAIM comes before BUSY (a dead lock is cleared by the first GET
+	 * that meets it, whatever else it waits for) and after HIT.
+	 */
+	blk_clear();
+	set_ctl(1, SCALIO_SLOT_B, 3, 7, LIVE, FP);
+	set_ctl(5, SCALIO_SLOT_B, 3, 8, EXPIRED, FP);
+	CHECK_EQ(lookup(&idx), SCALIO_LOOKUP_RECLAIM);
+	CHECK_EQ(idx, 5);
+	set_c(6, 9, K, KLEN, FP, "v", 5);
+	CHECK_EQ(lookup(&idx), SCALIO_LOOKUP_HIT);
+	CHECK_EQ(idx, 6);
+	/* ... and before TORN. */
+	slot(6)->csum ^= cpu_to_le32(1);
+	set_ctl(1, SCALIO_SLOT_A, 4, 0, 0, 0);
+	CHECK_EQ(lookup(&idx), SCALIO_LOOKUP_RECLAIM);
+	CHECK_EQ(idx, 5);
 
 	/* Precedence: HIT over BUSY, BUSY over TORN. */
 	blk_clear();
@@ -380,9 +437,20 @@ static void victim_scenarios(void)
 	CHECK(!scalio_victim_choose(&view, 0xfff5, &idx));
 }
 
+static u32 coll_idx;
+
 static bool collide(u32 mine, u64 my_ctl)
 {
-	return scalio_block_collision(&view, mine, my_ctl, K, KLEN, FP, NOW);
+	coll_idx = 99;
+	return scalio_block_collision(&view, mine, my_ctl, K, KLEN, FP, NOW,
+				      &coll_idx) != SCALIO_COLL_NONE;
+}
+
+static enum scalio_collision collision(u32 mine, u64 my_ctl)
+{
+	coll_idx = 99;
+	return scalio_block_collision(&view, mine, my_ctl, K, KLEN, FP, NOW,
+				      &coll_idx);
 }
 
 static void collision_scenarios(void)
@@ -403,15 +471,33 @@ static void collision_scenarios(void)
 
 	/* Another live B with the same fp. */
 	set_ctl(0, SCALIO_SLOT_B, 5, 4, LIVE, FP);
-	CHECK(collide(3, mine));
-	/* ... but not once its lease expired, nor with another fp. */
+	CHECK_EQ(collision(3, mine), SCALIO_COLL_YES);
+	/*
+	 * Expired, it still counts (its late owner may publish): the caller
+	 * is told which slot to reclaim first.  Not with another fp.
+	 */
 	set_ctl(0, SCALIO_SLOT_B, 5, 4, EXPIRED, FP);
-	CHECK(!collide(3, mine));
+	CHECK_EQ(collision(3, mine), SCALIO_COLL_RECLAIM);
+	CHECK_EQ(coll_idx, 0);
 	set_ctl(0, SCALIO_SLOT_B, 5, 4, LIVE, FP2);
 	CHECK(!collide(3, mine));
-	/* A D slot of the key is not occupied. */
+	set_ctl(0, SCALIO_SLOT_B, 5, 4, EXPIRED, FP2);
+	CHECK(!collide(3, mine));
+	/* A D slot of the key is not occupied, live or expired. */
 	set_ctl(0, SCALIO_SLOT_D, 5, 4, LIVE, FP);
 	CHECK(!collide(3, mine));
+	set_ctl(0, SCALIO_SLOT_D, 5, 4, EXPIRED, FP);
+	CHECK(!collide(3, mine));
+	/* A definite collision wins over a slot to reclaim. */
+	set_ctl(0, SCALIO_SLOT_B, 5, 4, EXPIRED, FP);
+	set_ctl(7, SCALIO_SLOT_B, 5, 4, LIVE, FP);
+	CHECK_EQ(collision(3, mine), SCALIO_COLL_YES);
+	set_ctl(7, SCALIO_SLOT_A, 6, 0, 0, 0);
+	/* So does a lost lock. */
+	CHECK_EQ(collision(2, mine), SCALIO_COLL_YES);
+	/* After the reclaim CAS the double-read finds nothing. */
+	slot(0)->ctl = cpu_to_le64(scalio_ctl_release(ctl_of(0)));
+	CHECK_EQ(collision(3, mine), SCALIO_COLL_NONE);
 
 	/* A valid C with the same key. */
 	set_c(6, 7, K, KLEN, FP, "old", 1);

@@ -1,0 +1,121 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# 33-lease-slowio: an SSD read slower than the lease does not livelock GETs
+# (issue 13).  A filler renews its lease by CAS while it reads the segment;
+# without that, every fill would lose its lock (to its own abandon check or
+# to the next reader's reclaim) and no GET of the key would ever complete.
+#
+# The target's SSD sits behind dm-delay: the bed runs with --no-setup, the
+# target creates /dev/mapper/slow over its SSD (no delay yet), the store is
+# set up on it with the default lease (2000 ms) and attached in both hosts.
+# host1 PUTs the keys; then the dm table is swapped (suspend, load, resume)
+# for one that delays every read by 2500 ms, more than the lease (writes
+# are not delayed).  Both hosts GET every key at once from two processes
+# each (so every key has concurrent fillers and waiters): each GET must
+# return the PUT value, host1's lease_reclaims must not grow (nobody took
+# a slow but live filler for a dead one) and its retries stay bounded.
+# A second round must hit the cache.
+#
+# Usage: 33-lease-slowio.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+# shellcheck source=tests/vm/lib.sh
+. "$top/tests/vm/lib.sh"
+suite_kver "$@"
+delay_ms=2500
+t_start=$(date +%s)
+
+command -v dmsetup > /dev/null || { echo "SKIP: dmsetup not installed"; exit 4; }
+suite_share slowio
+
+cat > "$share/slowio.sh" << EOF
+set -u
+S=\$SCALIO_STORE
+A=\$SCALIO_TARGET_ADDR
+N=4
+DELAY_MS=$delay_ms
+T0=\$(date +%s)
+fail() { echo "FAIL: \$*"; exit 1; }
+step() { echo "=== [\$(( \$(date +%s) - T0 ))s] \$*"; }
+hstat() {
+	if [ \$# = 2 ]; then echo "\$2"; else scalioctl stats \$S --host-only; fi |
+		awk -v k="\$1" '\$1 == k { print \$2 }'
+}
+
+step "target: dm-delay over its SSD (no delay yet), store with the default lease"
+vmctl exec-target '
+	set -e
+	modprobe dm-delay
+	dev=\$SCALIO_SSDS
+	sz=\$(blockdev --getsz \$dev)
+	echo "0 \$sz delay \$dev 0 0 \$dev 0 0" | dmsetup create slow
+	scalioctl target-setup --store '\$S' --addr '\$A' --nblocks 16 /dev/mapper/slow
+' || fail "target setup on dm-delay"
+scalioctl attach \$S --addr \$A || fail "host1: attach"
+vmctl exec-host 2 "scalioctl attach \$S --addr \$A" || fail "host2: attach"
+
+step "PUT \$N keys"
+i=0
+while [ \$i -lt \$N ]; do
+	scalioctl put \$S slow.\$i "value-of-slow.\$i" || fail "put slow.\$i"
+	i=\$((i + 1))
+done
+
+step "every SSD read now takes \$DELAY_MS ms (the lease is 2000 ms)"
+vmctl exec-target '
+	set -e
+	dev=\$SCALIO_SSDS
+	sz=\$(blockdev --getsz \$dev)
+	dmsetup suspend slow
+	echo "0 \$sz delay \$dev 0 $delay_ms \$dev 0 0" | dmsetup load slow
+	dmsetup resume slow
+	dmsetup table slow
+' || fail "switching the dm table"
+
+st=\$(scalioctl stats \$S --host-only)
+rec0=\$(hstat lease_reclaims "\$st")
+miss0=\$(hstat cache_misses "\$st")
+ssd0=\$(hstat ssd_reads "\$st")
+
+# getall TAG: GET every key, check its value, in a background process
+getall='i=0; while [ \$i -lt '\$N' ]; do
+	v=\$(scalioctl get '\$S' slow.\$i) || { echo "get slow.\$i failed"; exit 1; }
+	[ "\$v" = "value-of-slow.\$i" ] || { echo "slow.\$i = \$v"; exit 1; }
+	i=\$((i + 1)); done'
+
+step "GETs of every key: two processes in each host at once"
+t0=\$(date +%s)
+sh -c "\$getall" > /tmp/g1 2>&1 & p1=\$!
+sh -c "\$getall" > /tmp/g2 2>&1 & p2=\$!
+vmctl exec-host 2 "sh -c '\$getall' > /tmp/g3 2>&1 & q=\\\$!;
+	sh -c '\$getall' > /tmp/g4 2>&1 || { cat /tmp/g4; exit 1; };
+	wait \\\$q || { cat /tmp/g3; exit 1; }" > /tmp/h2.out 2>&1; rc2=\$?
+wait \$p1; r1=\$?
+wait \$p2; r2=\$?
+t1=\$(date +%s)
+cat /tmp/g1 /tmp/g2 /tmp/h2.out
+[ \$r1 = 0 ] && [ \$r2 = 0 ] && [ \$rc2 = 0 ] ||
+	fail "a GET failed or returned a wrong value under slow SSD reads (host1: \$r1 \$r2, host2: \$rc2)"
+st=\$(scalioctl stats \$S --host-only)
+echo "\$st" | grep -E 'gets|cache_|ssd_reads|retries|lease'
+echo "# 4 x \$N GETs in \$((t1 - t0)) s"
+[ "\$(hstat ssd_reads "\$st")" -gt "\$ssd0" ] || fail "no SSD read: the test did not exercise the slow path"
+[ "\$(hstat cache_misses "\$st")" -gt "\$miss0" ] || fail "no cache miss in host1"
+[ "\$(hstat lease_reclaims "\$st")" = "\$rec0" ] ||
+	fail "host1 reclaimed \$(( \$(hstat lease_reclaims "\$st") - rec0 )) lock(s): a slow filler was taken for a dead one"
+
+step "a second round hits the cache"
+h0=\$(hstat cache_hits)
+sh -c "\$getall" || fail "second round"
+[ "\$(hstat cache_hits)" -ge \$((h0 + N)) ] || fail "second round did not hit the cache"
+step "SLOW-IO TEST PASSED"
+EOF
+
+"$top/tests/vm/run" --kver "$kver" --hosts 2 --share "$share" --timeout 600 \
+	--ssds 1 --no-setup -- 'sh /share/slowio.sh'
+rc=$?
+echo "# 33-lease-slowio: $(($(date +%s) - t_start)) s wall"
+[ $rc = 0 ] || { echo "FAIL: tests/vm/run exited $rc"; exit 1; }
+echo "PASS: GETs completed with checked values while every SSD read outlasted the lease"
+exit 0
