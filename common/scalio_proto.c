@@ -101,8 +101,6 @@ static int scalio_msg_check_chunks_rep(const struct scalio_msg_chunks_rep *m,
 		n = le32_to_cpu(m->chunk[i].nr_blocks);
 		if (!n || first > ~0U - n)
 			return -EBADMSG;
-		if (m->chunk[i].reserved)
-			return -EPROTO;
 	}
 	return 0;
 }
@@ -188,7 +186,7 @@ int scalio_msg_check(const void *buf, u32 byte_len, bool response)
 	BUILD_BUG_ON(sizeof(struct scalio_msg_kv_req) != 64);
 	BUILD_BUG_ON(sizeof(struct scalio_msg_kv_rep) != 40);
 	BUILD_BUG_ON(sizeof(struct scalio_msg_chunks_rep) != 32);
-	BUILD_BUG_ON(sizeof(struct scalio_wire_chunk) != 24);
+	BUILD_BUG_ON(sizeof(struct scalio_wire_chunk) != 32);
 	BUILD_BUG_ON(sizeof(struct scalio_msg_kv_req) + SCALIO_VALUE_MAX >
 		     SCALIO_MSG_SIZE);
 	BUILD_BUG_ON(sizeof(struct scalio_msg_kv_rep) + SCALIO_VALUE_MAX >

@@ -29,7 +29,11 @@ static LIST_HEAD(scalio_rstores);
 static struct workqueue_struct *scalio_rdma_wq;
 struct workqueue_struct *scalio_rpc_wq;
 
-/* Clients may read, write and CAS the index; the header is read-only. */
+/*
+ * Clients may read, write and CAS the index blocks; the header and the
+ * seg table (what the target publishes and never reads back) are
+ * read-only.
+ */
 #define SCALIO_INDEX_ACCESS	(IB_ACCESS_LOCAL_WRITE | \
 				 IB_ACCESS_REMOTE_READ | \
 				 IB_ACCESS_REMOTE_WRITE | \
@@ -151,7 +155,7 @@ static void scalio_rdev_free(struct scalio_rdev *rdev)
 	u32 i;
 
 	if (rdev->chunks) {
-		for (i = 0; i < rdev->nr_chunks; i++)
+		for (i = 0; i < 2 * rdev->nr_chunks; i++)
 			if (rdev->chunks[i].rdev)
 				scalio_tmr_destroy(&rdev->chunks[i]);
 		kfree(rdev->chunks);
@@ -198,7 +202,8 @@ static struct scalio_rdev *scalio_rdev_create(struct scalio_rstore *rs,
 	if (ret)
 		goto out_free;
 
-	rdev->chunks = kcalloc(idx->nr_chunks, sizeof(*rdev->chunks),
+	/* The index chunks, then their seg table chunks. */
+	rdev->chunks = kcalloc(2 * idx->nr_chunks, sizeof(*rdev->chunks),
 			       GFP_KERNEL);
 	if (!rdev->chunks) {
 		ret = -ENOMEM;
@@ -209,6 +214,12 @@ static struct scalio_rdev *scalio_rdev_create(struct scalio_rstore *rs,
 		ret = scalio_tmr_init(rdev, &rdev->chunks[i],
 				      idx->chunks[i].mem, idx->chunks[i].bytes,
 				      SCALIO_INDEX_ACCESS);
+		if (ret)
+			goto out_free;
+		ret = scalio_tmr_init(rdev, &rdev->chunks[rdev->nr_chunks + i],
+				      idx->chunks[i].seg_mem,
+				      idx->chunks[i].seg_bytes,
+				      SCALIO_HDR_ACCESS);
 		if (ret)
 			goto out_free;
 	}
@@ -320,7 +331,7 @@ static int scalio_rdev_post_reg(struct scalio_conn *conn,
 int scalio_rdev_register(struct scalio_conn *conn)
 {
 	struct scalio_rdev *rdev = conn->rdev;
-	u32 total = rdev->nr_chunks + 1, i = 0, posted;
+	u32 total = 2 * rdev->nr_chunks + 1, i = 0, posted;
 	int ret = 0;
 
 	/* Pairs with the release below: MRs valid before the flag is seen. */
@@ -335,7 +346,7 @@ int scalio_rdev_register(struct scalio_conn *conn)
 		WRITE_ONCE(rdev->reg_error, false);
 		posted = 0;
 		for (; i < total && posted < SCALIO_REG_WINDOW; i++) {
-			struct scalio_tmr *tmr = i < rdev->nr_chunks ?
+			struct scalio_tmr *tmr = i < 2 * rdev->nr_chunks ?
 						 &rdev->chunks[i] : &rdev->hdr;
 
 			if (tmr->valid)

@@ -125,8 +125,9 @@ struct scalio_tmr {
  * @ibdev:	the device
  * @pd:		protection domain of every QP and MR of the store on it
  * @hdr:	MR of the index header page
- * @chunks:	MRs of the index chunks (st->index.nr_chunks)
- * @nr_chunks:	entries in @chunks
+ * @chunks:	MRs of the index chunks (st->index.nr_chunks), then of their
+ *		seg table chunks (read-only; as many)
+ * @nr_chunks:	index chunks (@chunks has twice as many entries)
  * @reg_mutex:	one registration at a time
  * @registered:	every MR is valid (set once, with release semantics)
  * @reg_inflight: REG_MR work requests not yet completed

@@ -481,9 +481,13 @@ static void scalio_rpc_chunks(struct scalio_rpc *rpc)
 	for (i = 0; i < nr; i++) {
 		const struct scalio_index_chunk *ic = &idx->chunks[first + i];
 		const struct ib_mr *mr = rdev->chunks[first + i].mr;
+		const struct ib_mr *smr =
+			rdev->chunks[rdev->nr_chunks + first + i].mr;
 
 		rep->chunk[i].addr = cpu_to_le64(mr->iova);
 		rep->chunk[i].rkey = cpu_to_le32(mr->rkey);
+		rep->chunk[i].seg_addr = cpu_to_le64(smr->iova);
+		rep->chunk[i].seg_rkey = cpu_to_le32(smr->rkey);
 		rep->chunk[i].nr_blocks = cpu_to_le32(ic->nr_blocks);
 		rep->chunk[i].first_block = cpu_to_le32(ic->first_block);
 	}
