@@ -447,6 +447,7 @@ static void scalio_rpc_hello(struct scalio_rpc *rpc)
 	rep->hdr_addr = cpu_to_le64(conn->rdev->hdr.mr->iova);
 	rep->hdr_rkey = cpu_to_le32(conn->rdev->hdr.mr->rkey);
 	rep->lease_ticks = cpu_to_le32((u32)lease);
+	rep->hash_seed = cpu_to_le64(st->hash_seed);
 	scalio_stat_add(st, SCALIO_TS_CPU_NS_RPC, ktime_get_ns() - t0);
 	scalio_rpc_respond(rpc, 0, sizeof(*rep));
 }
@@ -726,6 +727,15 @@ static void scalio_rpc_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 					    ib_wc_status_msg(wc->status),
 					    wc->status);
 		scalio_conn_disconnect(conn);
+		return;
+	}
+	/*
+	 * The protocol never invalidates anything: a client that does is
+	 * hostile or broken, and may have killed an index MR everyone uses.
+	 */
+	if (unlikely(wc->wc_flags & IB_WC_WITH_INVALIDATE)) {
+		scalio_rdev_invalidated(conn->rdev, wc->ex.invalidate_rkey);
+		scalio_rpc_violation(conn, "SEND with invalidate", -EACCES);
 		return;
 	}
 	rb->byte_len = wc->byte_len;
