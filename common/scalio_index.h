@@ -12,7 +12,15 @@
  *
  * Layout: a region header page (struct scalio_index_hdr, its own MR) and
  * nr_blocks blocks of SCALIO_BLOCK_SIZE(slots) bytes, 64-byte aligned, in
- * chunks that never split a block.
+ * chunks that never split a block.  Beside each chunk, a seg table chunk:
+ * one __le64 seg word per block of the chunk, registered for REMOTE_READ
+ * only.  It is a copy the target publishes; its authoritative seg table is
+ * private kernel memory.
+ *
+ * Trust boundary: clients can write every byte of the block chunks (slots
+ * and block headers).  The target never reads them to make a decision;
+ * everything it trusts (seg words, the clock) is in memory clients can
+ * only read, or not reach at all.
  */
 #ifndef _SCALIO_INDEX_H
 #define _SCALIO_INDEX_H
@@ -21,7 +29,8 @@
 #include "../uapi/scalio.h"
 
 #define SCALIO_INDEX_MAGIC	0x5844494f494c4353ULL	/* "SCLIOIDX" */
-#define SCALIO_INDEX_VERSION	1
+/* 2: seg moved out of the block header into the read-only seg table. */
+#define SCALIO_INDEX_VERSION	2
 
 #define SCALIO_SLOT_SIZE	128
 #define SCALIO_BLOCK_HDR_SIZE	64
@@ -60,13 +69,12 @@ struct scalio_index_hdr {
 
 /**
  * struct scalio_block_hdr - first 64 bytes of every hash block
- * @seg:	location of the block's on-SSD segment (SCALIO_SEG_* helpers),
- *		0 when the block has no segment.  Written only by the target
- *		CPU with one aligned 8-byte store; clients only read it.
+ * @reserved:	0.  Client-writable like the slots, so nothing the target
+ *		relies on lives here (index version 1 kept the block's seg
+ *		word here; it is in the seg table now).
  */
 struct scalio_block_hdr {
-	__le64	seg;
-	__le64	reserved[7];
+	__le64	reserved[8];
 };
 
 /**
@@ -219,7 +227,7 @@ static inline bool scalio_lease_expired(u64 now, u16 deadline)
 }
 
 /*
- * seg word:
+ * seg word (the seg table, one per block; see the top of this file):
  *   bits 63..60 SSD index
  *   bits 59..28 start, in 4 KiB units from the start of the SSD
  *   bits 27..20 length in 4 KiB units (1..255)

@@ -113,8 +113,6 @@ static int scalio_msg_check_chunks_rep(const struct scalio_msg_chunks_rep *m,
 		n = le32_to_cpu(m->chunk[i].nr_blocks);
 		if (!n || first > ~0U - n)
 			return -EBADMSG;
-		if (m->chunk[i].reserved)
-			return -EPROTO;
 	}
 	return 0;
 }
@@ -203,7 +201,7 @@ int scalio_msg_check(const void *buf, u32 byte_len, bool response)
 	BUILD_BUG_ON(sizeof(struct scalio_msg_kv_req) != 64);
 	BUILD_BUG_ON(sizeof(struct scalio_msg_kv_rep) != 40);
 	BUILD_BUG_ON(sizeof(struct scalio_msg_chunks_rep) != 32);
-	BUILD_BUG_ON(sizeof(struct scalio_wire_chunk) != 24);
+	BUILD_BUG_ON(sizeof(struct scalio_wire_chunk) != 32);
 	BUILD_BUG_ON(sizeof(struct scalio_msg_admit_req) != 304);
 	BUILD_BUG_ON(sizeof(struct scalio_cm_req) != 56);
 	BUILD_BUG_ON(sizeof(struct scalio_cm_rep) != 48);

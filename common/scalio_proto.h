@@ -39,7 +39,11 @@
 #include "../uapi/scalio.h"
 
 #define SCALIO_PROTO_MAGIC	0x5343		/* "SC" */
-#define SCALIO_PROTO_MAJOR	2	/* 2: ADMIT, host identity */
+/*
+ * 2: ADMIT and host identity; chunks carry the read-only seg table
+ * (index version 2).
+ */
+#define SCALIO_PROTO_MAJOR	2
 #define SCALIO_PROTO_MINOR	0
 #define SCALIO_DEFAULT_PORT	4800
 #define SCALIO_MSG_SIZE		8192
@@ -225,17 +229,20 @@ struct scalio_msg_chunks_req {
 /**
  * struct scalio_wire_chunk - one registered piece of the index
  * @addr:	remote address of block @first_block
- * @rkey:	rkey of the MR covering it
+ * @rkey:	rkey of the MR covering it (read, write, atomic)
  * @nr_blocks:	blocks in this chunk (never split across chunks)
  * @first_block: first block in the chunk
- * @reserved:	0
+ * @seg_rkey:	rkey of the seg table chunk (read only)
+ * @seg_addr:	remote address of the seg word of block @first_block; the
+ *		chunk's blocks' seg words follow, 8 bytes each
  */
 struct scalio_wire_chunk {
 	__le64	addr;
 	__le32	rkey;
 	__le32	nr_blocks;
 	__le32	first_block;
-	__le32	reserved;
+	__le32	seg_rkey;
+	__le64	seg_addr;
 };
 
 #define SCALIO_CHUNKS_PER_MSG \

@@ -182,6 +182,8 @@ static int scalio_fetch_chunks(struct scalio_hstore *hs)
 			c->rkey = le32_to_cpu(w->rkey);
 			c->first_block = le32_to_cpu(w->first_block);
 			c->nr_blocks = le32_to_cpu(w->nr_blocks);
+			c->seg_addr = le64_to_cpu(w->seg_addr);
+			c->seg_rkey = le32_to_cpu(w->seg_rkey);
 			/* In order, contiguous, never past the table. */
 			if (c->first_block != next_block || !c->nr_blocks ||
 			    c->nr_blocks > hs->nr_blocks - next_block)

@@ -111,6 +111,24 @@ struct scalio_get {
 	u32			vlen;
 };
 
+/* The chunk holding @block (< nr_blocks). */
+static const struct scalio_hchunk *scalio_chunk_of(struct scalio_hstore *hs,
+						   u32 block)
+{
+	u32 lo = 0, hi = hs->nr_chunks;
+
+	/* The chunks are contiguous and in block order (checked at attach). */
+	while (hi - lo > 1) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (hs->chunks[mid].first_block <= block)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return &hs->chunks[lo];
+}
+
 /**
  * scalio_block_locate() - remote address and rkey of a hash block
  * @hs:		store
@@ -121,22 +139,13 @@ struct scalio_get {
 int scalio_block_locate(struct scalio_hstore *hs, u32 block, u64 *raddr,
 			u32 *rkey)
 {
-	u32 lo = 0, hi = hs->nr_chunks;
+	const struct scalio_hchunk *c;
 
 	if (block >= hs->nr_blocks)
 		return -EINVAL;
-	/* The chunks are contiguous and in block order (checked at attach). */
-	while (hi - lo > 1) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (hs->chunks[mid].first_block <= block)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	*raddr = hs->chunks[lo].addr +
-		 (u64)(block - hs->chunks[lo].first_block) * hs->block_size;
-	*rkey = hs->chunks[lo].rkey;
+	c = scalio_chunk_of(hs, block);
+	*raddr = c->addr + (u64)(block - c->first_block) * hs->block_size;
+	*rkey = c->rkey;
 	return 0;
 }
 
@@ -233,14 +242,19 @@ static int scalio_read_block(struct scalio_get *g)
 				g->hs->block_size, g->raddr, g->rkey);
 }
 
+/*
+ * The block's seg word, from the read-only seg table the target publishes
+ * (the block header is client-writable, so seg is not kept there).
+ */
 static int scalio_read_seg(struct scalio_get *g, u64 *seg)
 {
+	const struct scalio_hchunk *c = scalio_chunk_of(g->hs, g->block);
 	int ret;
 
 	ret = scalio_rdma_read(&g->hs->conn, g->io, SCALIO_IO_WORD_OFF,
-			       sizeof(u64), g->raddr +
-			       offsetof(struct scalio_block_hdr, seg),
-			       g->rkey);
+			       sizeof(u64), c->seg_addr +
+			       (u64)(g->block - c->first_block) * sizeof(u64),
+			       c->seg_rkey);
 	if (ret)
 		return ret;
 	*seg = le64_to_cpu(*(__le64 *)(g->io->buf + SCALIO_IO_WORD_OFF));

@@ -213,12 +213,20 @@ struct scalio_conn {
 
 /**
  * struct scalio_hchunk - one registered piece of the remote index
+ * @addr:	remote address of block @first_block
+ * @rkey:	its rkey (read, write, atomic)
+ * @first_block: first block of the chunk
+ * @nr_blocks:	blocks in the chunk
+ * @seg_addr:	remote address of the seg word of block @first_block
+ * @seg_rkey:	rkey of the seg table chunk (read only)
  */
 struct scalio_hchunk {
 	u64	addr;
 	u32	rkey;
 	u32	first_block;
 	u32	nr_blocks;
+	u32	seg_rkey;
+	u64	seg_addr;
 };
 
 /**

@@ -6,14 +6,20 @@
  * its memory is laid out for registration: a header page and chunks of at
  * most SCALIO_INDEX_CHUNK_BYTES (one fast-registration MR each under
  * rxe), every one vmalloc'ed, page aligned and a whole number of pages,
- * each holding whole blocks.  All memory starts zeroed: every ctl word is
- * then state A (empty, version 0) and every seg word is 0 (no segment)
- * until recovery publishes the blocks' segments.
+ * each holding whole blocks, and beside each chunk the page-aligned
+ * published seg words of its blocks.  All memory starts zeroed: every ctl
+ * word is then state A (empty, version 0) and every seg word is 0 (no
+ * segment) until recovery publishes the blocks' segments.
  *
- * After registration the target CPU writes only two kinds of words: the
- * clock in the header (from a timer) and the blocks' seg words (from the
- * commit kthreads), each with one aligned 8-byte store so that an RDMA
- * READ sees either the old or the new value.
+ * Trust: clients may write every byte of the block chunks, so the target
+ * never reads them.  The seg words it trusts live in @segs, plain kernel
+ * memory no MR covers; the published copy is registered read-only.
+ *
+ * After registration the target CPU writes only two kinds of words, both
+ * in read-only memory: the clock in the header (from a timer) and the
+ * published seg words (from the commit kthreads), each with one aligned
+ * 8-byte store so that an RDMA READ sees either the old or the new value.
+ * It never writes a word clients CAS.
  */
 #define pr_fmt(fmt) "scalio-target: index: " fmt
 
@@ -84,6 +90,9 @@ int scalio_index_alloc(struct scalio_index *idx, u32 nr_blocks, u32 slots,
 			      GFP_KERNEL);
 	if (!idx->chunks)
 		goto out_nomem;
+	idx->segs = kvcalloc(nr_blocks, sizeof(*idx->segs), GFP_KERNEL);
+	if (!idx->segs)
+		goto out_nomem;
 
 	for (i = 0, first = 0; i < idx->nr_chunks; i++) {
 		struct scalio_index_chunk *c = &idx->chunks[i];
@@ -94,6 +103,10 @@ int scalio_index_alloc(struct scalio_index *idx, u32 nr_blocks, u32 slots,
 		/* vmalloc memory is page aligned and comes zeroed here. */
 		c->mem = vzalloc(c->bytes);
 		if (!c->mem)
+			goto out_nomem;
+		c->seg_bytes = PAGE_ALIGN((size_t)c->nr_blocks * sizeof(u64));
+		c->seg_mem = vzalloc(c->seg_bytes);
+		if (!c->seg_mem)
 			goto out_nomem;
 		first += c->nr_blocks;
 	}
@@ -127,36 +140,31 @@ void scalio_index_free(struct scalio_index *idx)
 	if (idx->clock_timer.function)
 		del_timer_sync(&idx->clock_timer);
 	if (idx->chunks) {
-		for (i = 0; i < idx->nr_chunks; i++)
+		for (i = 0; i < idx->nr_chunks; i++) {
 			vfree(idx->chunks[i].mem);
+			vfree(idx->chunks[i].seg_mem);
+		}
 		kfree(idx->chunks);
 	}
+	kvfree(idx->segs);
 	vfree(idx->hdr);
 	memset(idx, 0, sizeof(*idx));
 }
 
-/* Address of @block (which the caller has checked is < nr_blocks). */
-void *scalio_index_block(struct scalio_index *idx, u32 block)
+void scalio_index_set_seg(struct scalio_index *idx, u32 block, u64 seg)
 {
 	u32 c = block / idx->blocks_per_chunk;
 	u32 off = block - idx->chunks[c].first_block;
 
-	return idx->chunks[c].mem + (size_t)off * idx->block_size;
-}
-
-void scalio_index_set_seg(struct scalio_index *idx, u32 block, u64 seg)
-{
-	struct scalio_block_hdr *bh = scalio_index_block(idx, block);
-
+	/* RPC GETs read it concurrently (scalio_store_read()). */
+	WRITE_ONCE(idx->segs[block], seg);
 	/* One aligned 8-byte store: RDMA readers see old or new, whole. */
-	WRITE_ONCE(bh->seg, cpu_to_le64(seg));
+	WRITE_ONCE(idx->chunks[c].seg_mem[off], cpu_to_le64(seg));
 }
 
 u64 scalio_index_get_seg(struct scalio_index *idx, u32 block)
 {
-	struct scalio_block_hdr *bh = scalio_index_block(idx, block);
-
-	return le64_to_cpu(READ_ONCE(bh->seg));
+	return READ_ONCE(idx->segs[block]);
 }
 
 u64 scalio_index_clock(struct scalio_index *idx)

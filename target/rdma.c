@@ -29,7 +29,11 @@ static DEFINE_MUTEX(scalio_rdma_lock);
 static LIST_HEAD(scalio_rstores);
 static struct workqueue_struct *scalio_rdma_wq;
 
-/* Clients may read, write and CAS the index; the header is read-only. */
+/*
+ * Clients may read, write and CAS the index blocks; the header and the
+ * seg table (what the target publishes and never reads back) are
+ * read-only.
+ */
 #define SCALIO_INDEX_ACCESS	(IB_ACCESS_LOCAL_WRITE | \
 				 IB_ACCESS_REMOTE_READ | \
 				 IB_ACCESS_REMOTE_WRITE | \
@@ -143,6 +147,12 @@ static int scalio_tmr_init(struct scalio_rdev *rdev, struct scalio_tmr *tmr,
 		return ret < 0 ? ret : -EINVAL;
 	if (tmr->mr->length != bytes)
 		return -EINVAL;
+	/*
+	 * Zero-based: clients address the MR from 0, never by a kernel
+	 * address (rxe's DMA addresses are kernel virtual addresses).  The
+	 * REG_MR takes the iova from the MR, as other ULPs rely on.
+	 */
+	tmr->mr->iova = 0;
 	return 0;
 }
 
@@ -150,8 +160,10 @@ static void scalio_rdev_free(struct scalio_rdev *rdev)
 {
 	u32 i;
 
+	/* No connection is left to queue it again. */
+	cancel_work_sync(&rdev->inval_work);
 	if (rdev->chunks) {
-		for (i = 0; i < rdev->nr_chunks; i++)
+		for (i = 0; i < 2 * rdev->nr_chunks; i++)
 			if (rdev->chunks[i].rdev)
 				scalio_tmr_destroy(&rdev->chunks[i]);
 		kfree(rdev->chunks);
@@ -161,6 +173,60 @@ static void scalio_rdev_free(struct scalio_rdev *rdev)
 	if (rdev->pd)
 		ib_dealloc_pd(rdev->pd);
 	kfree(rdev);
+}
+
+/*
+ * A client invalidated one of the index MRs with a SEND-with-invalidate
+ * (rxe checks only the key, not whose MR it is).  Every client of the
+ * device holds that dead rkey: disconnect them all (they reconnect), and
+ * let the next HELLO register the MR again under a fresh key.  The memory
+ * itself is untouched; the offender was disconnected when its receive
+ * completed.
+ */
+static void scalio_rdev_inval_work(struct work_struct *w)
+{
+	struct scalio_rdev *rdev = container_of(w, struct scalio_rdev,
+						inval_work);
+	struct scalio_rstore *rs = rdev->rs;
+	u32 rkey = READ_ONCE(rdev->inval_rkey), i, hit = 0;
+	struct scalio_conn *conn;
+
+	mutex_lock(&rdev->reg_mutex);
+	for (i = 0; i <= 2 * rdev->nr_chunks; i++) {
+		struct scalio_tmr *tmr = i < 2 * rdev->nr_chunks ?
+					 &rdev->chunks[i] : &rdev->hdr;
+
+		if (tmr->mr && tmr->mr->rkey == rkey) {
+			tmr->valid = false;
+			hit++;
+		}
+	}
+	if (hit)
+		WRITE_ONCE(rdev->registered, false);
+	mutex_unlock(&rdev->reg_mutex);
+	if (!hit)
+		return;
+
+	pr_warn("store %s: a client invalidated index MR rkey 0x%x: disconnecting every client of %s to renew the keys\n",
+		rs->st->name, rkey, dev_name(&rdev->ibdev->dev));
+	mutex_lock(&rs->lock);
+	list_for_each_entry(conn, &rs->conns, entry)
+		if (conn->rdev == rdev)
+			scalio_conn_disconnect(conn);
+	mutex_unlock(&rs->lock);
+}
+
+/**
+ * scalio_rdev_invalidated() - a client's SEND invalidated @rkey
+ * @rdev:	device the receive completed on
+ * @rkey:	wc->ex.invalidate_rkey
+ *
+ * Any context: the repair runs in a work item.
+ */
+void scalio_rdev_invalidated(struct scalio_rdev *rdev, u32 rkey)
+{
+	WRITE_ONCE(rdev->inval_rkey, rkey);
+	queue_work(scalio_rdma_wq, &rdev->inval_work);
 }
 
 static struct scalio_rdev *scalio_rdev_create(struct scalio_rstore *rs,
@@ -189,6 +255,7 @@ static struct scalio_rdev *scalio_rdev_create(struct scalio_rstore *rs,
 	rdev->rs = rs;
 	rdev->ibdev = ibdev;
 	mutex_init(&rdev->reg_mutex);
+	INIT_WORK(&rdev->inval_work, scalio_rdev_inval_work);
 	init_waitqueue_head(&rdev->reg_wait);
 	atomic_set(&rdev->reg_inflight, 0);
 
@@ -204,7 +271,8 @@ static struct scalio_rdev *scalio_rdev_create(struct scalio_rstore *rs,
 	if (ret)
 		goto out_free;
 
-	rdev->chunks = kcalloc(idx->nr_chunks, sizeof(*rdev->chunks),
+	/* The index chunks, then their seg table chunks. */
+	rdev->chunks = kcalloc(2 * idx->nr_chunks, sizeof(*rdev->chunks),
 			       GFP_KERNEL);
 	if (!rdev->chunks) {
 		ret = -ENOMEM;
@@ -215,6 +283,12 @@ static struct scalio_rdev *scalio_rdev_create(struct scalio_rstore *rs,
 		ret = scalio_tmr_init(rdev, &rdev->chunks[i],
 				      idx->chunks[i].mem, idx->chunks[i].bytes,
 				      SCALIO_INDEX_ACCESS);
+		if (ret)
+			goto out_free;
+		ret = scalio_tmr_init(rdev, &rdev->chunks[rdev->nr_chunks + i],
+				      idx->chunks[i].seg_mem,
+				      idx->chunks[i].seg_bytes,
+				      SCALIO_HDR_ACCESS);
 		if (ret)
 			goto out_free;
 	}
@@ -358,7 +432,7 @@ static int scalio_rdev_post_reg(struct scalio_conn *conn,
 int scalio_rdev_register(struct scalio_conn *conn)
 {
 	struct scalio_rdev *rdev = conn->rdev;
-	u32 total = rdev->nr_chunks + 1, i = 0, posted;
+	u32 total = 2 * rdev->nr_chunks + 1, i = 0, posted;
 	int ret = 0;
 
 	/* Pairs with the release below: MRs valid before the flag is seen. */
@@ -373,7 +447,7 @@ int scalio_rdev_register(struct scalio_conn *conn)
 		WRITE_ONCE(rdev->reg_error, false);
 		posted = 0;
 		for (; i < total && posted < SCALIO_REG_WINDOW; i++) {
-			struct scalio_tmr *tmr = i < rdev->nr_chunks ?
+			struct scalio_tmr *tmr = i < 2 * rdev->nr_chunks ?
 						 &rdev->chunks[i] : &rdev->hdr;
 
 			if (tmr->valid)

@@ -145,13 +145,16 @@ struct scalio_tmr {
  * @ibdev:	the device
  * @pd:		protection domain of every QP and MR of the store on it
  * @hdr:	MR of the index header page
- * @chunks:	MRs of the index chunks (st->index.nr_chunks)
- * @nr_chunks:	entries in @chunks
+ * @chunks:	MRs of the index chunks (st->index.nr_chunks), then of their
+ *		seg table chunks (read-only; as many)
+ * @nr_chunks:	index chunks (@chunks has twice as many entries)
  * @reg_mutex:	one registration at a time
  * @registered:	every MR is valid (set once, with release semantics)
  * @reg_inflight: REG_MR work requests not yet completed
  * @reg_error:	a REG_MR of the current window failed
  * @reg_wait:	woken when @reg_inflight reaches 0
+ * @inval_work:	scalio_rdev_inval_work(): renew an MR a client invalidated
+ * @inval_rkey:	the rkey it invalidated
  * @nr_conns:	connections using this device (rs->lock)
  * @removing:	the device is going away: no new connections (rs->lock)
  * @remover_waiting: the ib_client remove callback frees it (rs->lock)
@@ -170,6 +173,9 @@ struct scalio_rdev {
 	atomic_t		reg_inflight;
 	bool			reg_error;
 	wait_queue_head_t	reg_wait;
+
+	struct work_struct	inval_work;
+	u32			inval_rkey;
 
 	u32			nr_conns;
 	bool			removing;
@@ -319,6 +325,7 @@ int scalio_conn_identify(struct scalio_conn *conn, const char *hostnqn);
 void scalio_conn_put(struct scalio_conn *conn);
 int scalio_conn_post_send(struct scalio_conn *conn, struct ib_send_wr *wr);
 int scalio_rdev_register(struct scalio_conn *conn);
+void scalio_rdev_invalidated(struct scalio_rdev *rdev, u32 rkey);
 
 /* rpc.c */
 int scalio_rpc_alloc(struct scalio_conn *conn);

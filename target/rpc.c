@@ -519,6 +519,7 @@ static void scalio_rpc_hello(struct scalio_rpc *rpc)
 	rep->hdr_addr = cpu_to_le64(conn->rdev->hdr.mr->iova);
 	rep->hdr_rkey = cpu_to_le32(conn->rdev->hdr.mr->rkey);
 	rep->lease_ticks = cpu_to_le32((u32)lease);
+	rep->hash_seed = cpu_to_le64(st->hash_seed);
 	scalio_stat_add(st, SCALIO_TS_CPU_NS_RPC, ktime_get_ns() - t0);
 	scalio_rpc_respond(rpc, 0, sizeof(*rep));
 }
@@ -553,9 +554,13 @@ static void scalio_rpc_chunks(struct scalio_rpc *rpc)
 	for (i = 0; i < nr; i++) {
 		const struct scalio_index_chunk *ic = &idx->chunks[first + i];
 		const struct ib_mr *mr = rdev->chunks[first + i].mr;
+		const struct ib_mr *smr =
+			rdev->chunks[rdev->nr_chunks + first + i].mr;
 
 		rep->chunk[i].addr = cpu_to_le64(mr->iova);
 		rep->chunk[i].rkey = cpu_to_le32(mr->rkey);
+		rep->chunk[i].seg_addr = cpu_to_le64(smr->iova);
+		rep->chunk[i].seg_rkey = cpu_to_le32(smr->rkey);
 		rep->chunk[i].nr_blocks = cpu_to_le32(ic->nr_blocks);
 		rep->chunk[i].first_block = cpu_to_le32(ic->first_block);
 	}
@@ -844,6 +849,15 @@ static void scalio_rpc_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 					    ib_wc_status_msg(wc->status),
 					    wc->status);
 		scalio_conn_disconnect(conn);
+		return;
+	}
+	/*
+	 * The protocol never invalidates anything: a client that does is
+	 * hostile or broken, and may have killed an index MR everyone uses.
+	 */
+	if (unlikely(wc->wc_flags & IB_WC_WITH_INVALIDATE)) {
+		scalio_rdev_invalidated(conn->rdev, wc->ex.invalidate_rkey);
+		scalio_rpc_violation(conn, "SEND with invalidate", -EACCES);
 		return;
 	}
 	rb->byte_len = wc->byte_len;

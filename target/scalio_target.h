@@ -69,14 +69,20 @@ enum scalio_tstat {
 
 /**
  * struct scalio_index_chunk - one piece of the index, registered as one MR
- * @mem:	vmalloc'ed, page aligned, @bytes long
+ * @mem:	vmalloc'ed, page aligned, @bytes long; client-writable
  * @bytes:	multiple of PAGE_SIZE, at most SCALIO_INDEX_CHUNK_BYTES
+ * @seg_mem:	published seg words of the chunk's blocks (__le64 each),
+ *		vmalloc'ed, page aligned, @seg_bytes long; clients may only
+ *		read it
+ * @seg_bytes:	multiple of PAGE_SIZE
  * @first_block: first block it holds
  * @nr_blocks:	blocks it holds (never split)
  */
 struct scalio_index_chunk {
 	void	*mem;
 	size_t	bytes;
+	__le64	*seg_mem;
+	size_t	seg_bytes;
 	u32	first_block;
 	u32	nr_blocks;
 };
@@ -86,6 +92,9 @@ struct scalio_index_chunk {
  * @hdr:	one zeroed page: struct scalio_index_hdr with the clock word;
  *		vmalloc'ed like the chunks (vmalloc_to_page() maps both)
  * @chunks:	array of @nr_chunks
+ * @segs:	the authoritative seg word of every block: private memory no
+ *		client can reach; set_seg copies each store into the
+ *		chunk's published @seg_mem
  * @nr_blocks:	power of two
  * @slots:	slots per block
  * @block_size:	SCALIO_BLOCK_SIZE(slots)
@@ -95,6 +104,7 @@ struct scalio_index_chunk {
 struct scalio_index {
 	struct scalio_index_hdr		*hdr;
 	struct scalio_index_chunk	*chunks;
+	u64				*segs;
 	u32				nr_chunks;
 	u32				nr_blocks;
 	u32				slots;
@@ -302,9 +312,9 @@ void scalio_configfs_exit(void);
 int scalio_index_alloc(struct scalio_index *idx, u32 nr_blocks, u32 slots,
 		       u32 nr_ssds);
 void scalio_index_free(struct scalio_index *idx);
-void *scalio_index_block(struct scalio_index *idx, u32 block);
-/* Publish a block's seg word (one aligned 8-byte store). */
+/* Set a block's seg word and publish it (one aligned 8-byte store). */
 void scalio_index_set_seg(struct scalio_index *idx, u32 block, u64 seg);
+/* The private copy: never what a client wrote. */
 u64 scalio_index_get_seg(struct scalio_index *idx, u32 block);
 u64 scalio_index_clock(struct scalio_index *idx);
 

@@ -1,0 +1,646 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * scalio_hostile: a client that breaks every rule of the scalio wire
+ * protocol on purpose (Documentation/protocol.rst), for the VM suite's
+ * 45-hostile test.  It speaks the protocol itself with librdmacm and
+ * libibverbs, from user space, using the same wire structs as the modules
+ * (common/scalio_proto.h, common/scalio_index.h).
+ *
+ * Every attack connects on its own, does its damage and disconnects; the
+ * test then checks that the target is alive and a well-behaved host still
+ * reads every key.  The exit status says whether the attack could be
+ * carried out (0), or the target refused it where the protocol says it
+ * must (also 0: refusals are printed); 1 means the program itself failed
+ * (cannot connect at all, for instance), 2 is a usage error.
+ *
+ * Usage: scalio_hostile ADDR PORT STORE ATTACK [N]
+ *   connect-bad   malformed connect private data, one variant a connect
+ *   rpc-bad       each malformed RPC, one per connection
+ *   scribble      RDMA WRITE garbage over every byte of every index chunk,
+ *                 then try the read-only seg table and header
+ *   inval         SEND-with-invalidate of every rkey it was given
+ *   norecv        requests without ever posting a receive
+ *   cycles N      N connect + HELLO + disconnect cycles
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <netdb.h>
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+/* The wire headers compile in user space (common/scalio_types.h). */
+#include "../../common/scalio_proto.h"
+#include "../../common/scalio_index.h"
+
+#define MSG	SCALIO_MSG_SIZE
+#define NBUF	8		/* send and receive buffers */
+#define GARBAGE	(64 * 1024)	/* bytes per RDMA WRITE */
+
+struct hc {
+	struct rdma_event_channel *ec;
+	struct rdma_cm_id *id;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	uint8_t *buf;		/* NBUF receive, NBUF send, garbage */
+	uint16_t qd;
+	uint64_t tag;
+	/* from HELLO / CHUNKS */
+	uint32_t nr_chunks;
+	uint64_t hdr_addr;
+	uint32_t hdr_rkey;
+	struct scalio_wire_chunk chunks[64];
+};
+
+static const char *g_addr, *g_port, *g_store;
+
+static uint8_t *rbuf(struct hc *c, int i) { return c->buf + i * MSG; }
+static uint8_t *sbuf(struct hc *c, int i) { return c->buf + (NBUF + i) * MSG; }
+static uint8_t *gbuf(struct hc *c) { return c->buf + 2 * NBUF * MSG; }
+
+static int cm_wait(struct hc *c, enum rdma_cm_event_type want,
+		   struct rdma_cm_event *copy)
+{
+	struct rdma_cm_event *ev;
+	int ret;
+
+	if (rdma_get_cm_event(c->ec, &ev))
+		return -errno;
+	ret = ev->event == want ? 0 : -ECONNREFUSED;
+	if (ret)
+		fprintf(stderr, "  cm event %s (status %d), wanted %s\n",
+			rdma_event_str(ev->event), ev->status,
+			rdma_event_str(want));
+	if (copy)
+		*copy = *ev;
+	if (ev->event == RDMA_CM_EVENT_REJECTED &&
+	    ev->param.conn.private_data_len >= sizeof(struct scalio_cm_rej)) {
+		const struct scalio_cm_rej *rej = ev->param.conn.private_data;
+
+		fprintf(stderr, "  rejected: status %u\n",
+			le16_to_cpu(rej->status));
+	}
+	rdma_ack_cm_event(ev);
+	return ret;
+}
+
+static void hc_close(struct hc *c)
+{
+	if (c->id && c->id->qp) {
+		rdma_disconnect(c->id);
+		rdma_destroy_qp(c->id);
+	}
+	if (c->mr)
+		ibv_dereg_mr(c->mr);
+	if (c->cq)
+		ibv_destroy_cq(c->cq);
+	if (c->pd)
+		ibv_dealloc_pd(c->pd);
+	if (c->id)
+		rdma_destroy_id(c->id);
+	if (c->ec)
+		rdma_destroy_event_channel(c->ec);
+	free(c->buf);
+	memset(c, 0, sizeof(*c));
+}
+
+static int post_recv(struct hc *c, int i)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)rbuf(c, i), .length = MSG, .lkey = c->mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	return ibv_post_recv(c->id->qp, &wr, &bad) ? -errno : 0;
+}
+
+/*
+ * Connect with @priv (@len bytes) as private data.  @recvs: post the
+ * receive buffers.  Return 0, or -ECONNREFUSED when the target refused.
+ */
+static int hc_connect(struct hc *c, const void *priv, uint8_t len, bool recvs)
+{
+	struct rdma_conn_param p = { };
+	struct ibv_qp_init_attr qa = { };
+	struct rdma_cm_event ev;
+	struct addrinfo *ai;
+	int i, ret;
+
+	memset(c, 0, sizeof(*c));
+	c->qd = 4;
+	c->ec = rdma_create_event_channel();
+	if (!c->ec || rdma_create_id(c->ec, &c->id, NULL, RDMA_PS_TCP))
+		return -errno;
+	if (getaddrinfo(g_addr, g_port, NULL, &ai))
+		return -EINVAL;
+	ret = rdma_resolve_addr(c->id, NULL, ai->ai_addr, 2000);
+	freeaddrinfo(ai);
+	if (ret || cm_wait(c, RDMA_CM_EVENT_ADDR_RESOLVED, NULL))
+		return -EHOSTUNREACH;
+	if (rdma_resolve_route(c->id, 2000) ||
+	    cm_wait(c, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL))
+		return -EHOSTUNREACH;
+
+	c->pd = ibv_alloc_pd(c->id->verbs);
+	c->cq = c->pd ? ibv_create_cq(c->id->verbs, 64, NULL, NULL, 0) : NULL;
+	c->buf = aligned_alloc(4096, 2 * NBUF * MSG + GARBAGE);
+	if (!c->cq || !c->buf)
+		return -ENOMEM;
+	c->mr = ibv_reg_mr(c->pd, c->buf, 2 * NBUF * MSG + GARBAGE,
+			   IBV_ACCESS_LOCAL_WRITE);
+	if (!c->mr)
+		return -errno;
+	qa.send_cq = c->cq;
+	qa.recv_cq = c->cq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.cap.max_send_wr = 32;
+	qa.cap.max_recv_wr = NBUF;
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_sge = 1;
+	if (rdma_create_qp(c->id, c->pd, &qa))
+		return -errno;
+	for (i = 0; recvs && i < NBUF; i++)
+		if (post_recv(c, i))
+			return -EIO;
+
+	p.private_data = priv;
+	p.private_data_len = len;
+	p.responder_resources = 16;
+	p.initiator_depth = 16;
+	p.retry_count = 7;
+	p.rnr_retry_count = 7;
+	if (rdma_connect(c->id, &p))
+		return -errno;
+	ret = cm_wait(c, RDMA_CM_EVENT_ESTABLISHED, &ev);
+	if (ret)
+		return ret;
+	if (ev.param.conn.private_data_len >= sizeof(struct scalio_cm_rep)) {
+		const struct scalio_cm_rep *rep = ev.param.conn.private_data;
+
+		c->qd = le16_to_cpu(rep->queue_depth);
+	}
+	return 0;
+}
+
+static void cm_req_fill(struct scalio_cm_req *r, uint16_t qd)
+{
+	memset(r, 0, sizeof(*r));
+	r->magic = cpu_to_le16(SCALIO_PROTO_MAGIC);
+	r->major = SCALIO_PROTO_MAJOR;
+	r->minor = SCALIO_PROTO_MINOR;
+	r->queue_depth = cpu_to_le16(qd);
+	snprintf(r->store, sizeof(r->store), "%s", g_store);
+}
+
+static int hc_open(struct hc *c)
+{
+	struct scalio_cm_req r;
+
+	cm_req_fill(&r, 4);
+	return hc_connect(c, &r, sizeof(r), true);
+}
+
+/* Wait for one completion of @want opcode class; 0 or -errno/-EIO. */
+static int poll_one(struct hc *c, struct ibv_wc *wc, int ms)
+{
+	struct timespec t0, t;
+	int n;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		n = ibv_poll_cq(c->cq, 1, wc);
+		if (n < 0)
+			return -EIO;
+		if (n)
+			return wc->status == IBV_WC_SUCCESS ? 0 : -EREMOTEIO;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((t.tv_sec - t0.tv_sec) * 1000 +
+		    (t.tv_nsec - t0.tv_nsec) / 1000000 > ms)
+			return -ETIMEDOUT;
+		usleep(100);
+	}
+}
+
+/* Post a SEND of @len bytes from send buffer @i; flags: extra wr options. */
+static int send_raw(struct hc *c, int i, uint32_t len,
+		    enum ibv_wr_opcode op, uint32_t inv_rkey)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)sbuf(c, i), .length = len, .lkey = c->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 1000 + i, .sg_list = &sge, .num_sge = 1,
+		.opcode = op, .send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_send_wr *bad;
+
+	if (op == IBV_WR_SEND_WITH_INV)
+		wr.invalidate_rkey = inv_rkey;
+	return ibv_post_send(c->id->qp, &wr, &bad) ? -errno : 0;
+}
+
+static struct scalio_msg_hdr *req_hdr(struct hc *c, int i, uint16_t op,
+				      uint32_t len)
+{
+	struct scalio_msg_hdr *h = (void *)sbuf(c, i);
+
+	memset(h, 0, len < MSG ? len : MSG);
+	h->opcode = cpu_to_le16(op);
+	h->len = cpu_to_le32(len);
+	h->tag = cpu_to_le64(++c->tag);
+	return h;
+}
+
+/*
+ * Send request buffer 0 (@len bytes) and wait for its response.
+ * Return: the response's status, or -errno when the exchange failed.
+ */
+static int rpc(struct hc *c, uint32_t len, void **rsp)
+{
+	struct ibv_wc wc;
+	int ret, got_send = 0, got_recv = 0, st = 0;
+
+	ret = send_raw(c, 0, len, IBV_WR_SEND, 0);
+	if (ret)
+		return ret;
+	while (!got_send || !got_recv) {
+		ret = poll_one(c, &wc, 10000);
+		if (ret)
+			return ret;
+		if (wc.opcode & IBV_WC_RECV) {
+			const struct scalio_msg_hdr *h =
+				(void *)rbuf(c, wc.wr_id);
+
+			got_recv = 1;
+			st = (int32_t)le32_to_cpu(h->status);
+			if (rsp)
+				*rsp = rbuf(c, wc.wr_id);
+			post_recv(c, wc.wr_id);
+		} else {
+			got_send = 1;
+		}
+	}
+	return st;
+}
+
+static int hello(struct hc *c)
+{
+	struct scalio_msg_hello_rep *rep;
+	void *r;
+	int ret;
+
+	req_hdr(c, 0, SCALIO_MSG_HELLO, sizeof(struct scalio_msg_hdr));
+	ret = rpc(c, sizeof(struct scalio_msg_hdr), &r);
+	if (ret)
+		return ret;
+	rep = r;
+	c->nr_chunks = le32_to_cpu(rep->nr_chunks);
+	c->hdr_addr = le64_to_cpu(rep->hdr_addr);
+	c->hdr_rkey = le32_to_cpu(rep->hdr_rkey);
+	if (c->nr_chunks > 64)
+		c->nr_chunks = 64;	/* plenty for the bed's stores */
+	return 0;
+}
+
+static int chunks(struct hc *c)
+{
+	struct scalio_msg_chunks_req *m;
+	struct scalio_msg_chunks_rep *rep;
+	uint32_t got = 0, nr;
+	void *r;
+	int ret;
+
+	while (got < c->nr_chunks) {
+		m = (void *)req_hdr(c, 0, SCALIO_MSG_CHUNKS, sizeof(*m));
+		m->first = cpu_to_le32(got);
+		ret = rpc(c, sizeof(*m), &r);
+		if (ret)
+			return ret;
+		rep = r;
+		nr = le32_to_cpu(rep->nr);
+		if (!nr || nr > c->nr_chunks - got)
+			return -EPROTO;
+		memcpy(&c->chunks[got], rep->chunk, nr * sizeof(rep->chunk[0]));
+		got += nr;
+	}
+	return 0;
+}
+
+static int handshake(struct hc *c)
+{
+	int ret = hc_open(c);
+
+	if (!ret)
+		ret = hello(c);
+	if (!ret)
+		ret = chunks(c);
+	if (ret)
+		fprintf(stderr, "  handshake failed: %d\n", ret);
+	return ret;
+}
+
+static int rdma_op(struct hc *c, enum ibv_wr_opcode op, uint64_t raddr,
+		   uint32_t rkey, uint32_t len)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)gbuf(c), .length = len, .lkey = c->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 7, .sg_list = &sge, .num_sge = 1, .opcode = op,
+		.send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_send_wr *bad;
+	struct ibv_wc wc;
+
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	if (ibv_post_send(c->id->qp, &wr, &bad))
+		return -errno;
+	return poll_one(c, &wc, 10000);
+}
+
+static void garbage(uint8_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (uint8_t)random();
+}
+
+/* ---- attacks ---------------------------------------------------------- */
+
+static int attack_connect_bad(void)
+{
+	struct scalio_cm_req r;
+	struct hc c;
+	int v, ret, fails = 0;
+
+	for (v = 0; v < 7; v++) {
+		uint8_t len = sizeof(r);
+
+		cm_req_fill(&r, 4);
+		switch (v) {
+		case 0: len = 4; break;				/* short */
+		case 1: r.magic = cpu_to_le16(0xdead); break;
+		case 2: r.major = 99; break;
+		case 3: memset(r.store, 'A', sizeof(r.store)); break;
+		case 4: r.queue_depth = 0; break;
+		case 5: snprintf(r.store, sizeof(r.store), "nosuchstore"); break;
+		case 6: r.queue_depth = cpu_to_le16(0xffff); break;
+		}
+		ret = hc_connect(&c, &r, len, true);
+		printf("connect-bad variant %d: %s\n", v,
+		       ret ? "refused" : "accepted");
+		/* Only the huge queue depth is a legal request (clamped). */
+		if (!ret && v != 6)
+			fails++;
+		if (ret && v == 6)
+			fails++;
+		hc_close(&c);
+	}
+	return fails ? 1 : 0;
+}
+
+/*
+ * One malformed request per connection; the target must disconnect us
+ * (our next RPC fails) and nothing else.  Returns 1 if the target
+ * answered a malformed request as if it were fine.
+ */
+static int attack_rpc_bad(void)
+{
+	struct scalio_msg_kv_req *kv;
+	struct scalio_msg_hdr *h;
+	struct hc c;
+	int v, ret, fails = 0, i;
+
+	for (v = 0; v < 9; v++) {
+		uint32_t len = sizeof(*kv);
+
+		if (hc_open(&c)) {
+			fprintf(stderr, "rpc-bad: cannot connect\n");
+			return 1;
+		}
+		kv = (void *)req_hdr(&c, 0, SCALIO_MSG_GET, sizeof(*kv));
+		kv->klen = 4;
+		memcpy(kv->key, "abcd", 4);
+		h = &kv->hdr;
+		switch (v) {
+		case 0: h->len = cpu_to_le32(len + 8); break;	/* len != bytes */
+		case 1: len = MSG + 1; h->len = cpu_to_le32(len); break;
+		case 2: h->opcode = cpu_to_le16(77); break;
+		case 3: h->flags = cpu_to_le16(SCALIO_MSG_F_RESPONSE); break;
+		case 4: kv->klen = 0; break;
+		case 5: kv->klen = 33; break;
+		case 6:
+			h->opcode = cpu_to_le16(SCALIO_MSG_PUT);
+			kv->vlen = cpu_to_le16(4097);
+			len = sizeof(*kv) + 4097;
+			h->len = cpu_to_le32(len);
+			break;
+		case 7: h->status = cpu_to_le32(-5); break;
+		case 8: break;	/* more requests than the depth, below */
+		}
+		if (v == 8) {
+			/* qd + 2 GETs back to back without waiting. */
+			for (i = 0; i < c.qd + 2 && i < NBUF; i++) {
+				memcpy(sbuf(&c, i), sbuf(&c, 0), len);
+				((struct scalio_msg_hdr *)sbuf(&c, i))->tag =
+					cpu_to_le64(++c.tag);
+				send_raw(&c, i, len, IBV_WR_SEND, 0);
+			}
+			sleep(2);
+			/* Now a fine HELLO must fail: we were disconnected. */
+			req_hdr(&c, 0, SCALIO_MSG_HELLO,
+				sizeof(struct scalio_msg_hdr));
+			ret = rpc(&c, sizeof(struct scalio_msg_hdr), NULL);
+		} else {
+			ret = rpc(&c, len, NULL);
+		}
+		printf("rpc-bad variant %d: %s (%d)\n", v,
+		       ret < 0 && ret != -ENOENT ? "refused" : "ANSWERED", ret);
+		if (ret == 0 || ret == -ENOENT)
+			fails++;
+		hc_close(&c);
+	}
+	return fails ? 1 : 0;
+}
+
+/* RDMA WRITE garbage over every byte of every index chunk. */
+static int attack_scribble(void)
+{
+	struct hc c;
+	uint64_t total = 0;
+	uint32_t i, nb, bs;
+	int ret;
+
+	srandom(time(NULL));
+	if (handshake(&c))
+		return 1;
+	bs = 0;
+	for (i = 0; i < c.nr_chunks; i++) {
+		const struct scalio_wire_chunk *w = &c.chunks[i];
+		uint64_t a = le64_to_cpu(w->addr), off, n;
+
+		nb = le32_to_cpu(w->nr_blocks);
+		/* Block size from the chunk spacing is unknown: use the max. */
+		bs = SCALIO_BLOCK_SIZE(SCALIO_SLOTS_MAX);
+		(void)bs;
+		/* Write until the target refuses (end of the MR). */
+		for (off = 0;; off += n) {
+			n = GARBAGE;
+			garbage(gbuf(&c), n);
+			ret = rdma_op(&c, IBV_WR_RDMA_WRITE, a + off,
+				      le32_to_cpu(w->rkey), n);
+			if (ret)
+				break;
+			total += n;
+		}
+		/* The tail below 64 KiB, 4 KiB at a time, on a new QP. */
+		hc_close(&c);
+		if (handshake(&c))
+			return 1;
+		for (;; off += 4096) {
+			garbage(gbuf(&c), 4096);
+			ret = rdma_op(&c, IBV_WR_RDMA_WRITE, a + off,
+				      le32_to_cpu(c.chunks[i].rkey), 4096);
+			if (ret)
+				break;
+			total += 4096;
+		}
+		printf("scribble: chunk %u (%u blocks): %llu bytes of garbage\n",
+		       i, nb, (unsigned long long)off);
+		hc_close(&c);
+		if (handshake(&c))
+			return 1;
+	}
+	printf("scribble: %llu bytes written in all\n",
+	       (unsigned long long)total);
+
+	/* The read-only seg table and header must refuse a WRITE. */
+	if (c.nr_chunks) {
+		ret = rdma_op(&c, IBV_WR_RDMA_WRITE,
+			      le64_to_cpu(c.chunks[0].seg_addr),
+			      le32_to_cpu(c.chunks[0].seg_rkey), 8);
+		printf("scribble: WRITE to the seg table: %s\n",
+		       ret ? "refused" : "ACCEPTED");
+		if (!ret) {
+			hc_close(&c);
+			return 1;
+		}
+		hc_close(&c);
+		if (handshake(&c))
+			return 1;
+	}
+	ret = rdma_op(&c, IBV_WR_RDMA_WRITE, c.hdr_addr, c.hdr_rkey, 8);
+	printf("scribble: WRITE to the header: %s\n",
+	       ret ? "refused" : "ACCEPTED");
+	hc_close(&c);
+	return ret ? 0 : 1;
+}
+
+/* SEND-with-invalidate of every rkey we were given, one per connection. */
+static int attack_inval(void)
+{
+	uint32_t keys[2 * 64 + 1], nk = 0, i;
+	struct ibv_wc wc;
+	struct hc c;
+	int ret;
+
+	if (handshake(&c))
+		return 1;
+	keys[nk++] = c.hdr_rkey;
+	for (i = 0; i < c.nr_chunks; i++) {
+		keys[nk++] = le32_to_cpu(c.chunks[i].rkey);
+		keys[nk++] = le32_to_cpu(c.chunks[i].seg_rkey);
+	}
+	hc_close(&c);
+	for (i = 0; i < nk; i++) {
+		if (hc_open(&c))
+			return 1;
+		req_hdr(&c, 0, SCALIO_MSG_HELLO, sizeof(struct scalio_msg_hdr));
+		ret = send_raw(&c, 0, sizeof(struct scalio_msg_hdr),
+			       IBV_WR_SEND_WITH_INV, keys[i]);
+		if (!ret)
+			ret = poll_one(&c, &wc, 10000);
+		/* The target must drop us: a later request gets nothing. */
+		sleep(1);
+		req_hdr(&c, 0, SCALIO_MSG_HELLO, sizeof(struct scalio_msg_hdr));
+		ret = rpc(&c, sizeof(struct scalio_msg_hdr), NULL);
+		printf("inval: rkey 0x%x: %s (%d)\n", keys[i],
+		       ret ? "disconnected" : "STILL SERVED", ret);
+		hc_close(&c);
+		if (!ret)
+			return 1;
+	}
+	return 0;
+}
+
+/* Requests, but no receive buffer ever posted: responses cannot land. */
+static int attack_norecv(void)
+{
+	struct scalio_cm_req r;
+	struct hc c;
+	int i;
+
+	cm_req_fill(&r, 4);
+	if (hc_connect(&c, &r, sizeof(r), false))
+		return 1;
+	for (i = 0; i < 4; i++) {
+		req_hdr(&c, i, SCALIO_MSG_HELLO, sizeof(struct scalio_msg_hdr));
+		send_raw(&c, i, sizeof(struct scalio_msg_hdr), IBV_WR_SEND, 0);
+	}
+	sleep(5);
+	printf("norecv: 4 requests sent, no receive posted, disconnecting\n");
+	hc_close(&c);
+	return 0;
+}
+
+static int attack_cycles(int n)
+{
+	struct hc c;
+	int i, ok = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!hc_open(&c) && (i % 2 || !hello(&c)))
+			ok++;
+		hc_close(&c);
+	}
+	printf("cycles: %d of %d connects succeeded\n", ok, n);
+	return ok ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 5) {
+		fprintf(stderr,
+			"Usage: scalio_hostile ADDR PORT STORE ATTACK [N]\n"
+			"  ATTACK: connect-bad rpc-bad scribble inval norecv cycles\n");
+		return 2;
+	}
+	g_addr = argv[1];
+	g_port = argv[2];
+	g_store = argv[3];
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(argv[4], "connect-bad"))
+		return attack_connect_bad();
+	if (!strcmp(argv[4], "rpc-bad"))
+		return attack_rpc_bad();
+	if (!strcmp(argv[4], "scribble"))
+		return attack_scribble();
+	if (!strcmp(argv[4], "inval"))
+		return attack_inval();
+	if (!strcmp(argv[4], "norecv"))
+		return attack_norecv();
+	if (!strcmp(argv[4], "cycles"))
+		return attack_cycles(argc > 5 ? atoi(argv[5]) : 100);
+	fprintf(stderr, "unknown attack %s\n", argv[4]);
+	return 2;
+}

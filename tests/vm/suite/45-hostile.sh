@@ -1,0 +1,135 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# 45-hostile: a hostile client (tests/hostile/scalio_hostile, user space,
+# librdmacm + libibverbs) attacks the target from host1, one attack at a
+# time, beside host1's well-behaved scalio-host module:
+#   connect-bad   malformed connect private data (short, magic, major,
+#                 unterminated or unknown store, queue depth 0; 65535 must
+#                 be accepted, clamped)
+#   rpc-bad       hdr.len != received bytes, a SEND of 8 KiB + 1, unknown
+#                 opcode, the response flag, klen 0 and 33, vlen 4097, a
+#                 status in a request, more requests than the granted depth
+#   inval         SEND-with-invalidate of every rkey it was given
+#   norecv        requests without a receive buffer posted
+#   cycles        $CYCLES connect (+ HELLO every other one) / disconnect
+#                 cycles while host1 PUTs
+#   scribble      RDMA WRITE garbage over every byte of every index chunk
+#                 (and a WRITE to the read-only seg table and header, which
+#                 must fail); then PUTs until the cleaner has run, a store
+#                 disable/enable and a crash + recovery
+# After each: the target answers (scalioctl stats), every key host1 wrote
+# before reads back its acknowledged value (scalio_crash verify), and
+# neither kernel log has a warning.  Admission attacks (no admission, a
+# wrong secret) are not here yet: they need per-store allowed hosts.
+# CYCLES (default 300) is what fits about 3 minutes under TCG; the issue's
+# 1000 with CYCLES=1000.
+# Usage: 45-hostile.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+# shellcheck source=tests/vm/lib.sh
+. "$top/tests/vm/lib.sh"
+suite_kver "$@"
+
+make -C "$top/tests" > /dev/null ||
+	{ echo "FAIL: make -C tests (selftest programs) failed"; exit 1; }
+make -C "$top/tests/hostile" > /dev/null ||
+	{ echo "FAIL: make -C tests/hostile failed (libibverbs-dev, librdmacm-dev?)"; exit 1; }
+
+suite_share hostile
+
+cat > "$share/hostile.sh" << EOF
+CYCLES=${CYCLES:-300}
+EOF
+cat >> "$share/hostile.sh" << 'EOF'
+set -u
+X=/scalio/tests/selftests/scalio_crash
+H=/scalio/tests/hostile/scalio_hostile
+S=${SCALIO_STORE:-kv0}
+A=${SCALIO_TARGET_ADDR:-10.77.0.1}
+P=4800
+PRE="-l /tmp/pre -p pre -t 2 -k 50 -V 12 -v 200"
+HOT="-l /tmp/hot -p hot -t 4 -k 4 -V 4096 -v 4096"
+T0=$(date +%s)
+fail() { echo "FAIL: $*"; exit 1; }
+step() { echo "=== [$(( $(date +%s) - T0 ))s] $*"; }
+stat() {
+	scalioctl stats --json "$S" | sed -n "s/.*\"target_$1\": \([0-9]*\).*/\1/p"
+}
+BAD='WARNING|BUG|Oops|Call Trace|refcount|lockdep|general protection|UBSAN'
+# check WHAT: target alive, the keys written before intact, logs clean.
+check() {
+	vmctl exec-target "test -d /sys/kernel/config/scalio/stores/$S" ||
+		fail "$1: target lost the store"
+	$X verify $PRE -F > /tmp/verify.out 2>&1 ||
+		{ cat /tmp/verify.out; fail "$1: keys written before the attack"; }
+	[ -n "$(stat batches)" ] || fail "$1: no stats from the target"
+	if dmesg | grep -E "$BAD"; then fail "$1: host kernel log"; fi
+	if vmctl exec-target "dmesg | grep -E '$BAD'"; then
+		fail "$1: target kernel log"
+	fi
+	step "$1: target alive, keys intact, logs clean"
+}
+attack() {
+	step "attack: $*"
+	$H "$A" $P "$S" "$@" || fail "attack $1: the hostile client says the target let it through"
+}
+
+step "keys before the attacks"
+$X write $PRE -F -n 100 > /tmp/w.out 2>&1 || { cat /tmp/w.out; fail "writing"; }
+check baseline
+
+attack connect-bad
+check connect-bad
+attack rpc-bad
+check rpc-bad
+attack inval
+check inval
+attack norecv
+check norecv
+
+step "cycles: $CYCLES during PUTs"
+$X write -l /tmp/cyc -p cyc -t 2 -k 8 -V 12 -v 64 -F -T 3600 > /tmp/cyc.out 2>&1 &
+wpid=$!
+attack cycles "$CYCLES"
+kill $wpid 2> /dev/null
+wait $wpid
+check cycles
+
+attack scribble
+check scribble
+step "PUTs after the scribble until the cleaner has run"
+r0=$(stat cleaner_runs)
+n=0
+while [ "$(stat cleaner_runs)" -le "$r0" ]; do
+	n=$((n + 1))
+	[ $n -le 40 ] || fail "the cleaner did not run after 40 rounds"
+	$X write $HOT -F -n 100 > /tmp/w.out 2>&1 ||
+		{ cat /tmp/w.out; fail "PUTs after the scribble"; }
+done
+$X verify $HOT -F > /tmp/v.out 2>&1 || { cat /tmp/v.out; fail "hot keys"; }
+check "scribble + cleaner ($(stat cleaner_runs) runs, $(stat cleaner_moved) moved)"
+
+step "store disable + enable"
+vmctl exec-target "cd /sys/kernel/config/scalio/stores/$S && echo 0 > enable && echo 1 > enable" ||
+	fail "disable/enable after the scribble"
+scalioctl detach "$S"; scalioctl attach "$S" --addr "$A" || fail "attach after enable"
+$X verify $HOT -F > /tmp/v.out 2>&1 || { cat /tmp/v.out; fail "hot keys after enable"; }
+check "disable + enable"
+
+step "scribble again, then crash and recovery"
+attack scribble
+vmctl kill-target || fail "kill-target"
+vmctl start-target || fail "start-target (recovery)"
+scalioctl detach "$S"; scalioctl attach "$S" --addr "$A" || fail "attach after recovery"
+$X verify $HOT -F > /tmp/v.out 2>&1 || { cat /tmp/v.out; fail "hot keys after recovery"; }
+check recovery
+step "HOSTILE TEST PASSED"
+EOF
+
+"$top/tests/vm/run" --kver "$kver" --ssds 1 --ssd-size 20M --share "$share" \
+	--timeout 1800 -- 'sh /share/hostile.sh'
+rc=$?
+[ $rc = 0 ] || { echo "FAIL: tests/vm/run exited $rc"; exit 1; }
+echo "PASS: every attack refused or survived; keys intact, logs clean"
+exit 0
