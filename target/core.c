@@ -230,6 +230,9 @@ int scalio_store_enable(struct scalio_store *st)
 		       st->traddr, st->trsvcid, ret);
 		goto out_live;
 	}
+	/* One-shot actions: a later enable recovers, and refuses damage. */
+	st->format_on_enable = false;
+	st->force_recover = false;
 	pr_info("%s: enabled: %u SSD(s), %u blocks x %u slots, batch_max %u, listening on %s:%u\n",
 		st->name, n, st->nr_blocks, st->slots, st->batch_max,
 		st->traddr, st->trsvcid);

@@ -146,9 +146,9 @@ static void make_seeds(void)
 	super->nr_ssds = cpu_to_le32(1);
 	super->nr_blocks = cpu_to_le32(64);
 	super->nr_units = cpu_to_le64(1000);
-	super->ckpt_units = cpu_to_le64(2);
-	super->log_start = cpu_to_le64(5);
-	super->log_units = cpu_to_le64(995);
+	super->ckpt_units = cpu_to_le64(1);	/* 64 entries */
+	super->log_start = cpu_to_le64(4);
+	super->log_units = cpu_to_le64(996);
 	scalio_sb_seal(super);
 	add_seed(FUZZ_SB, b, sizeof(*super));
 
