@@ -8,7 +8,9 @@
 # tests/selftests/scalio_ondisk finds from the on-SSD format.
 #
 #   0. a blank SSD without --format is refused (ENODATA, "not a scalio
-#      store"); --format creates the store; 40 keys written.
+#      store"); a geometry needing more than the VM's memory is refused
+#      with ENOMEM before anything is allocated; --format creates the
+#      store; 40 keys written.
 #   A. primary superblock damaged (teardown, dd, setup): recovered from the
 #      copy, reported; every key reads back.
 #   B. both superblocks damaged: refused (EUCLEAN, "damaged"), not
@@ -109,6 +111,10 @@ step "0. a blank SSD without --format is refused"
 setup && fail "target-setup of a blank SSD without --format succeeded"
 grep -q 'not a scalio store' /share/setup.out || fail "0: no 'not a scalio store'"
 grep -q 'No data available' /share/setup.out || fail "0: errno is not ENODATA"
+setup --format --nblocks 16777216 --slots 16 &&
+	fail "a geometry larger than the memory was enabled"
+grep -q 'Cannot allocate memory' /share/setup.out || fail "0: errno is not ENOMEM"
+T "dmesg | grep 'needs .* MiB; .* MiB are available'" || fail "0: no memory message"
 up --format
 write 1
 verify "0"
