@@ -263,6 +263,30 @@ static const struct {
 #undef S
 };
 
+/*
+ * One "ssd<i> ok|failed|down" line per SSD: failed once a log write
+ * failed (writes fail with -EIO until the store is re-enabled; reads go
+ * on), down while the store is disabled.
+ */
+static size_t scalio_store_ssd_states(struct scalio_store *st, char *p,
+				      size_t room)
+{
+	size_t len = 0;
+	u32 i;
+
+	mutex_lock(&st->lock);
+	for (i = 0; i < SCALIO_MAX_SSDS && st->ssds[i]; i++) {
+		struct scalio_ssd *ssd = st->ssds[i];
+		const char *state = "down";
+
+		if (st->enabled && ssd->commit)
+			state = scalio_commit_failed(ssd) ? "failed" : "ok";
+		len += scnprintf(p + len, room - len, "ssd%u %s\n", i, state);
+	}
+	mutex_unlock(&st->lock);
+	return len;
+}
+
 static ssize_t scalio_store_stats_show(struct config_item *item, char *page)
 {
 	struct scalio_store *st = to_store(item);
@@ -278,6 +302,7 @@ static ssize_t scalio_store_stats_show(struct config_item *item, char *page)
 				 scalio_stat_names[i].name,
 				 *(u64 *)((char *)&s +
 					  scalio_stat_names[i].off));
+	len += scalio_store_ssd_states(st, page + len, PAGE_SIZE - len);
 	return len;
 }
 CONFIGFS_ATTR_RO(scalio_store_, stats);

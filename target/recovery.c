@@ -610,8 +610,14 @@ static int scalio_log_zap(struct scalio_ssd *ssd, u64 pos, u64 seq)
 {
 	struct scalio_commit *c = ssd->commit;
 
-	pr_warn("%s: ssd %u: batch %llu at unit %llu is torn (never acknowledged): discarding it\n",
-		ssd->store->name, ssd->index, seq, pos);
+	/*
+	 * A batch cut short by a crash was never acknowledged.  One damaged
+	 * after it was written looks the same when nothing follows it: say
+	 * so, so that an operator who had no crash knows.
+	 */
+	scalio_report(ssd->store, false,
+		      "ssd %u: batch %llu at unit %llu, the last of the log, is torn or damaged: discarded as never acknowledged",
+		      ssd->index, seq, pos);
 	memset(c->buf, 0, SCALIO_UNIT_SIZE);
 	return scalio_ssd_write(ssd, pos, c->buf, 1);
 }

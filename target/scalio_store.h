@@ -126,6 +126,12 @@ struct scalio_tblock *scalio_tb_get(struct scalio_ssd *ssd, u32 block,
 int scalio_batch_write(struct scalio_ssd *ssd, u64 reserve);
 void scalio_batch_reset(struct scalio_ssd *ssd);
 
+/* Has a log write of @ssd failed (writes refused until re-enabled)? */
+static inline bool scalio_commit_failed(const struct scalio_ssd *ssd)
+{
+	return READ_ONCE(ssd->commit->failed);
+}
+
 /* commit.c: log space. */
 u64 scalio_log_end(const struct scalio_ssd *ssd);
 u64 scalio_log_free(const struct scalio_ssd *ssd);
