@@ -259,7 +259,7 @@ static const struct {
 	S(ssd_reads), S(ssd_writes), S(ssd_write_bytes),
 	S(batches), S(batched_ops), S(cleaner_runs), S(cleaner_moved),
 	S(cpu_ns_commit), S(cpu_ns_rpc), S(cpu_ns_cleaner),
-	S(log_used_units), S(log_total_units), S(keys),
+	S(log_used_units), S(log_total_units), S(keys), S(ssd_failed),
 #undef S
 };
 

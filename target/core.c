@@ -369,6 +369,8 @@ void scalio_store_stats(struct scalio_store *st,
 		out->log_used_units += READ_ONCE(ssd->log.used_units);
 		out->log_total_units += le64_to_cpu(ssd->log.sb.log_units);
 		out->keys += READ_ONCE(ssd->commit->keys);
+		if (scalio_commit_failed(ssd))
+			out->ssd_failed |= 1ULL << i;
 	}
 }
 

@@ -108,6 +108,8 @@ scalioctl put "$S" k1 lost.1 2> /share/put.err &&
 	fail "W: a PUT was acknowledged while writes fail"
 echo "# W: PUT failed: $(cat /share/put.err)"
 [ "$(state)" = failed ] || fail "W: stats does not show ssd0 failed ($(state))"
+scalioctl stats "$S" | grep 'ssd0 ' | tee /share/stats.out
+grep -q 'ssd0 *FAILED' /share/stats.out || fail "W: scalioctl stats does not show ssd0 FAILED"
 scalioctl put "$S" k2 lost.2 && fail "W: a second PUT was acknowledged"
 verify "" "W (reads during write errors)"
 table linear
