@@ -89,7 +89,7 @@ mkstore() {
 		devs=; i=0; while [ \$i -lt $count ]; do
 			devs=\"\$devs \$1\"; shift; i=\$((i + 1)); done
 		scalioctl target-setup --store $name --addr $A --port $port \
-			--nvme-port 4420 --nblocks $NBLOCKS $* \$devs" ||
+			--nvme-port 4420 --nblocks $NBLOCKS --format $* \$devs" ||
 		fail "target-setup $name"
 	scalioctl attach $name --addr $A --port $port > $OUT/attach-$name.txt ||
 		fail "attach $name"

@@ -51,20 +51,23 @@ static bool scalio_fmt_pow2(u64 x)
 
 /**
  * scalio_sb_check() - validate a superblock read from an SSD
- * @sb:	the superblock (unit 0)
+ * @sb:	the superblock (unit 0, or its copy at unit 1)
  *
  * Checks the magic, the crc, the format version and that the geometry is
- * self-consistent (checkpoint slots and log inside the device, SSD index
- * inside the store, reserved fields zero).
+ * self-consistent and bounded: at most SCALIO_MAX_SSDS SSDs and
+ * SCALIO_MAX_BLOCKS blocks, 32-bit unit numbers, checkpoint slots exactly
+ * as large as the blocks the SSD owns need, the log right after them and
+ * inside the device, reserved fields zero.  So nothing sized from a
+ * superblock that passes can ask for more memory than the geometry needs.
  *
- * Return: 0; -ENODATA when the magic is absent (not a scalio device);
- * -EPROTONOSUPPORT for another format version; -EBADMSG for a bad crc or
- * an inconsistent geometry.
+ * Return: 0; -ENODATA when the magic is absent (not a scalio superblock);
+ * -EBADMSG for a bad crc; -EPROTONOSUPPORT for another format version;
+ * -ERANGE for an intact superblock with an impossible geometry.
  */
 int scalio_sb_check(const struct scalio_sb *sb)
 {
 	u64 nr_units, ckpt_units, log_start, log_units;
-	u32 nr_ssds, i;
+	u32 nr_ssds, nr_blocks, idx, i;
 
 	if (le64_to_cpu(sb->magic) != SCALIO_SB_MAGIC)
 		return -ENODATA;
@@ -75,30 +78,92 @@ int scalio_sb_check(const struct scalio_sb *sb)
 		return -EPROTONOSUPPORT;
 
 	nr_ssds = le32_to_cpu(sb->nr_ssds);
-	if (!nr_ssds || nr_ssds > SCALIO_MAX_SSDS ||
-	    le32_to_cpu(sb->ssd_index) >= nr_ssds)
-		return -EBADMSG;
-	if (!scalio_fmt_pow2(le32_to_cpu(sb->nr_blocks)))
-		return -EBADMSG;
+	nr_blocks = le32_to_cpu(sb->nr_blocks);
+	idx = le32_to_cpu(sb->ssd_index);
+	if (!nr_ssds || nr_ssds > SCALIO_MAX_SSDS || idx >= nr_ssds)
+		return -ERANGE;
+	if (!scalio_fmt_pow2(nr_blocks) || nr_blocks > SCALIO_MAX_BLOCKS)
+		return -ERANGE;
 
 	nr_units = le64_to_cpu(sb->nr_units);
 	ckpt_units = le64_to_cpu(sb->ckpt_units);
 	log_start = le64_to_cpu(sb->log_start);
 	log_units = le64_to_cpu(sb->log_units);
-	/* Each comparison is ordered so that no sum can overflow. */
-	if (!ckpt_units || ckpt_units > nr_units / 2)
-		return -EBADMSG;
-	if (log_start < 1 + 2 * ckpt_units || log_start > nr_units)
-		return -EBADMSG;
+	/* Seg words hold 32-bit unit numbers. */
+	if (nr_units > 0xffffffffULL)
+		return -ERANGE;
+	if (ckpt_units !=
+	    scalio_ckpt_units(scalio_owned_blocks(nr_blocks, nr_ssds, idx)))
+		return -ERANGE;
+	/* All values are below 2^33 here: the sums cannot overflow. */
+	if (log_start != SCALIO_CKPT_UNIT + 2 * ckpt_units ||
+	    log_start > nr_units)
+		return -ERANGE;
 	/* A batch needs a header unit and at least one segment unit. */
 	if (log_units < 2 || log_units > nr_units - log_start)
-		return -EBADMSG;
+		return -ERANGE;
 
 	if (sb->pad)
-		return -EBADMSG;
+		return -ERANGE;
 	for (i = 0; i < ARRAY_SIZE(sb->reserved); i++)
 		if (sb->reserved[i])
-			return -EBADMSG;
+			return -ERANGE;
+	return 0;
+}
+
+/* Is @seg (a seg word from a checkpoint) a segment of SSD @idx in @sb's log? */
+static bool scalio_seg_in_log(u64 seg, u32 idx, const struct scalio_sb *sb)
+{
+	u64 start = le64_to_cpu(sb->log_start);
+	u64 end = start + le64_to_cpu(sb->log_units);
+
+	return scalio_seg_ssd(seg) == idx && scalio_seg_unit(seg) >= start &&
+	       scalio_seg_len(seg) &&
+	       (u64)scalio_seg_unit(seg) + scalio_seg_len(seg) <= end;
+}
+
+/**
+ * scalio_ckpt_check() - validate a checkpoint slot image
+ *
+ * See scalio_format.h.  @sb must have passed scalio_sb_check(), and the
+ * caller must have read scalio_ckpt_bytes(@nr_owned) bytes into @h.
+ */
+int scalio_ckpt_check(const struct scalio_ckpt_hdr *h,
+		      const struct scalio_sb *sb, u32 nr_owned)
+{
+	const struct scalio_ckpt_entry *e = (const void *)(h + 1);
+	u64 start = le64_to_cpu(sb->log_start);
+	u64 end = start + le64_to_cpu(sb->log_units);
+	u64 head = le64_to_cpu(h->log_head), tail = le64_to_cpu(h->log_tail);
+	u64 head_seq = le64_to_cpu(h->head_seq);
+	u64 next = le64_to_cpu(h->next_batch);
+	u32 idx = le32_to_cpu(sb->ssd_index), i;
+
+	if (le64_to_cpu(h->magic) != SCALIO_CKPT_MAGIC)
+		return -ENODATA;
+	if (le32_to_cpu(h->nr_entries) != nr_owned)
+		return -EBADMSG;
+	if (le32_to_cpu(h->crc) !=
+	    scalio_crc(h, scalio_ckpt_bytes(nr_owned),
+		       offsetof(struct scalio_ckpt_hdr, crc)))
+		return -EBADMSG;
+	if (!le64_to_cpu(h->seq) || h->reserved[0])
+		return -ERANGE;
+	if (head < start || head >= end || tail < start || tail >= end)
+		return -ERANGE;
+	/* Every batch takes two units at least: bounds the batches in use. */
+	if (!head_seq || head_seq > next ||
+	    next - head_seq > le64_to_cpu(sb->log_units) / 2)
+		return -ERANGE;
+	for (i = 0; i < nr_owned; i++) {
+		u64 seg = le64_to_cpu(e[i].seg), gen = le64_to_cpu(e[i].gen);
+
+		if (gen >= next)
+			return -ERANGE;
+		if (seg && (!scalio_seg_in_log(seg, idx, sb) ||
+			    scalio_seg_gen(seg) != (gen & SCALIO_SEG_GEN_MASK)))
+			return -ERANGE;
+	}
 	return 0;
 }
 
@@ -128,12 +193,88 @@ int scalio_batch_hdr_check(const struct scalio_batch_hdr *bh, u64 seq)
 		return -EBADMSG;
 	nr_units = le32_to_cpu(bh->nr_units);
 	nr_segs = le32_to_cpu(bh->nr_segs);
-	/* Every segment takes at least one unit after the header unit. */
-	if (!nr_units || nr_segs > nr_units - 1 || bh->flags)
+	/* Every batch holds a segment; each takes a unit after the header. */
+	if (!nr_units || !nr_segs || nr_segs > nr_units - 1 || bh->flags)
 		return -EBADMSG;
 	if (le64_to_cpu(bh->seq) != seq)
 		return -ESTALE;
 	return 0;
+}
+
+/**
+ * scalio_batch_check() - validate a whole batch image read from the log
+ *
+ * See scalio_format.h.  The header is checked first; its unit count is
+ * bounded by SCALIO_BATCH_MAX_UNITS and the end of the log before the
+ * caller reads the rest.  Then every segment must be intact, belong to a
+ * block of this SSD and carry the batch's sequence number as generation
+ * (stale segments of an older lap fail), and the segments must fill the
+ * batch exactly.
+ */
+int scalio_batch_check(const void *buf, u32 avail, u64 seq,
+		       const struct scalio_sb *sb, u64 pos, u32 *need)
+{
+	const struct scalio_batch_hdr *bh = buf;
+	u64 start = le64_to_cpu(sb->log_start);
+	u64 end = start + le64_to_cpu(sb->log_units);
+	u32 nr_ssds = le32_to_cpu(sb->nr_ssds);
+	u32 nr_blocks = le32_to_cpu(sb->nr_blocks);
+	u32 idx = le32_to_cpu(sb->ssd_index);
+	u32 n, nr_segs, off, k;
+	int ret;
+
+	if (!avail)
+		return -EINVAL;
+	ret = scalio_batch_hdr_check(bh, seq);
+	if (ret)
+		return ret;
+	n = le32_to_cpu(bh->nr_units);
+	nr_segs = le32_to_cpu(bh->nr_segs);
+	if (n > SCALIO_BATCH_MAX_UNITS || pos < start || pos >= end ||
+	    n > end - pos)
+		return -EUCLEAN;
+	if (n > avail) {
+		*need = n;
+		return -EAGAIN;
+	}
+
+	off = 1;
+	for (k = 0; k < nr_segs; k++) {
+		const struct scalio_seg_hdr *sh;
+		u32 block;
+
+		if (off >= n)
+			return -EUCLEAN;
+		sh = (const void *)((const u8 *)buf +
+				    ((size_t)off << SCALIO_UNIT_SHIFT));
+		block = le32_to_cpu(sh->block);
+		if (block >= nr_blocks || scalio_block_ssd(block, nr_ssds) != idx)
+			return -EUCLEAN;
+		if (scalio_seg_check(sh, (size_t)(n - off) << SCALIO_UNIT_SHIFT,
+				     block, seq & SCALIO_SEG_GEN_MASK) ||
+		    le64_to_cpu(sh->gen) != seq)
+			return -EUCLEAN;
+		off += DIV_ROUND_UP(le32_to_cpu(sh->len), SCALIO_UNIT_SIZE);
+	}
+	if (off != n)
+		return -EUCLEAN;
+	return n;
+}
+
+int scalio_batch_next_seg(const void *buf, u32 *off,
+			  const struct scalio_seg_hdr **seg, u32 *units)
+{
+	const struct scalio_batch_hdr *bh = buf;
+	const struct scalio_seg_hdr *sh;
+
+	if (*off >= le32_to_cpu(bh->nr_units))
+		return 0;
+	sh = (const void *)((const u8 *)buf +
+			    ((size_t)*off << SCALIO_UNIT_SHIFT));
+	*seg = sh;
+	*units = DIV_ROUND_UP(le32_to_cpu(sh->len), SCALIO_UNIT_SIZE);
+	*off += *units;
+	return 1;
 }
 
 /*

@@ -4,7 +4,8 @@
  * space.  All fields little-endian; every structure ends in a crc32c.
  *
  *   unit 0                     superblock (struct scalio_sb), written FUA
- *   units 1 .. 1+2*ckpt_units  two checkpoint slots (A/B), alternating
+ *   unit 1                     its copy (written after unit 0 is durable)
+ *   units 2 .. 2+2*ckpt_units  two checkpoint slots (A/B), alternating
  *   units log_start ..         circular log of batches
  *
  * A "unit" is 4 KiB.  A batch is written with one sequential, durable
@@ -31,10 +32,19 @@
 #define SCALIO_CKPT_MAGIC	0x54504b43494c4353ULL	/* "SCLICKPT" */
 #define SCALIO_BATCH_MAGIC	0x48544142494c4353ULL	/* "SCLIBATH" */
 #define SCALIO_SEG_MAGIC	0x47455353U		/* "SSEG" */
-#define SCALIO_FORMAT_VERSION	1
+#define SCALIO_FORMAT_VERSION	2
+
+/* Where the superblock, its copy and the first checkpoint slot live. */
+#define SCALIO_SB_UNIT		0
+#define SCALIO_SB_COPY_UNIT	1
+#define SCALIO_CKPT_UNIT	2
+/* Most hash blocks a store may have (bounds every geometry read back). */
+#define SCALIO_MAX_BLOCKS	(1U << 24)
+/* Largest batch a store writes, header unit included. */
+#define SCALIO_BATCH_MAX_UNITS	512U
 
 /**
- * struct scalio_sb - superblock, unit 0 of every SSD of a store
+ * struct scalio_sb - superblock, units 0 and 1 of every SSD of a store
  * @magic:	SCALIO_SB_MAGIC
  * @version:	SCALIO_FORMAT_VERSION
  * @ssd_index:	which SSD of the store this is
@@ -164,10 +174,74 @@ u32 scalio_crc(const void *buf, size_t len, size_t crc_off);
 
 void scalio_sb_seal(struct scalio_sb *sb);
 /*
- * Return: 0, -ENODATA (no magic: not formatted), -EPROTONOSUPPORT (other
- * format version) or -EBADMSG (bad crc or inconsistent geometry).
+ * Return: 0, -ENODATA (no magic: not a scalio superblock),
+ * -EPROTONOSUPPORT (other format version), -EBADMSG (bad crc) or
+ * -ERANGE (intact, but the geometry is inconsistent or out of bounds).
  */
 int scalio_sb_check(const struct scalio_sb *sb);
+
+/* Blocks SSD @ssd_index of a store owns: ssd_index + i * nr_ssds. */
+static inline u32 scalio_owned_blocks(u32 nr_blocks, u32 nr_ssds,
+				      u32 ssd_index)
+{
+	if (!nr_ssds || ssd_index >= nr_blocks)
+		return 0;
+	return (nr_blocks - ssd_index - 1) / nr_ssds + 1;
+}
+
+/* Bytes and units of a checkpoint of @nr_owned blocks. */
+static inline u64 scalio_ckpt_bytes(u32 nr_owned)
+{
+	return sizeof(struct scalio_ckpt_hdr) +
+	       (u64)nr_owned * sizeof(struct scalio_ckpt_entry);
+}
+
+static inline u64 scalio_ckpt_units(u32 nr_owned)
+{
+	return DIV_ROUND_UP(scalio_ckpt_bytes(nr_owned), SCALIO_UNIT_SIZE);
+}
+
+/*
+ * scalio_ckpt_check() - validate a checkpoint slot image
+ * @h:		slot image, scalio_ckpt_bytes(@nr_owned) bytes at least
+ * @sb:		the SSD's checked superblock
+ * @nr_owned:	blocks the SSD owns
+ *
+ * Checks magic, crc, the log positions and every entry's seg word (on
+ * this SSD, inside the log, generation matching).
+ *
+ * Return: 0; -ENODATA (no checkpoint magic), -EBADMSG (bad crc) or
+ * -ERANGE (intact but inconsistent).
+ */
+int scalio_ckpt_check(const struct scalio_ckpt_hdr *h,
+		      const struct scalio_sb *sb, u32 nr_owned);
+
+/*
+ * scalio_batch_check() - validate a whole batch image read from the log
+ * @buf:	the batch, @avail units of it read
+ * @avail:	units available in @buf (at least 1)
+ * @seq:	the sequence number the batch must carry
+ * @sb:		the SSD's checked superblock
+ * @pos:	log unit the batch was read at
+ *
+ * Return: the batch's units (all of them checked) when @avail covers
+ * it; -EAGAIN with *@need set when the header is good but more units
+ * must be read; -EBADMSG (no intact header), -ESTALE (intact header of
+ * another batch), -EUCLEAN (header of this batch but torn contents).
+ */
+int scalio_batch_check(const void *buf, u32 avail, u64 seq,
+		       const struct scalio_sb *sb, u64 pos, u32 *need);
+
+/*
+ * scalio_batch_next_seg() - walk the segments of a checked batch
+ * @buf:	the batch
+ * @off:	in/out: unit offset inside the batch; start at 1
+ * @seg:	out: the segment
+ * @units:	out: units it takes
+ * Return: 1 with the outputs set, 0 past the last segment.
+ */
+int scalio_batch_next_seg(const void *buf, u32 *off,
+			  const struct scalio_seg_hdr **seg, u32 *units);
 
 void scalio_batch_hdr_seal(struct scalio_batch_hdr *bh);
 /* Return: 0, -EBADMSG (no intact header) or -ESTALE (intact, other seq). */

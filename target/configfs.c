@@ -6,6 +6,7 @@
  *	attr_nr_blocks attr_slots_per_block attr_batch_max
  *	attr_batch_timeout_us attr_offload_read attr_inline_cache
  *	attr_lease_ms addr_traddr addr_trsvcid enable stats features
+ *	attr_format_on_enable attr_force_recover report
  *	ssds/<n>/{device_path,nqn,nsid}		(n = 0..15)
  *	attr_allow_any_host attr_max_clients
  *	allowed_hosts/<host NQN>/dhchap_key
@@ -176,6 +177,26 @@ SCALIO_STORE_U32_ATTR(attr_lease_ms, lease_ms, scalio_chk_lease);
 SCALIO_STORE_U32_ATTR(addr_trsvcid, trsvcid, scalio_chk_port);
 SCALIO_STORE_BOOL_ATTR(attr_offload_read, offload_read);
 SCALIO_STORE_BOOL_ATTR(attr_inline_cache, inline_cache);
+/*
+ * One-shot actions of the next enable, cleared when it succeeds: format
+ * every SSD (nothing else ever formats), and accept dropping damaged log
+ * batches that intact ones follow (recovery otherwise refuses).
+ */
+SCALIO_STORE_BOOL_ATTR(attr_format_on_enable, format_on_enable);
+SCALIO_STORE_BOOL_ATTR(attr_force_recover, force_recover);
+
+/* What the last enable found: repairs, refusals, dropped batches/keys. */
+static ssize_t scalio_store_report_show(struct config_item *item, char *page)
+{
+	struct scalio_store *st = to_store(item);
+	ssize_t len;
+
+	mutex_lock(&st->lock);
+	len = scnprintf(page, PAGE_SIZE, "%s", st->report ? st->report : "");
+	mutex_unlock(&st->lock);
+	return len;
+}
+CONFIGFS_ATTR_RO(scalio_store_, report);
 
 static ssize_t scalio_store_addr_traddr_show(struct config_item *item,
 					     char *page)
@@ -291,9 +312,33 @@ static const struct {
 	S(ssd_reads), S(ssd_writes), S(ssd_write_bytes),
 	S(batches), S(batched_ops), S(cleaner_runs), S(cleaner_moved),
 	S(cpu_ns_commit), S(cpu_ns_rpc), S(cpu_ns_cleaner),
-	S(log_used_units), S(log_total_units), S(keys),
+	S(log_used_units), S(log_total_units), S(keys), S(ssd_failed),
 #undef S
 };
+
+/*
+ * One "ssd<i> ok|failed|down" line per SSD: failed once a log write
+ * failed (writes fail with -EIO until the store is re-enabled; reads go
+ * on), down while the store is disabled.
+ */
+static size_t scalio_store_ssd_states(struct scalio_store *st, char *p,
+				      size_t room)
+{
+	size_t len = 0;
+	u32 i;
+
+	mutex_lock(&st->lock);
+	for (i = 0; i < SCALIO_MAX_SSDS && st->ssds[i]; i++) {
+		struct scalio_ssd *ssd = st->ssds[i];
+		const char *state = "down";
+
+		if (st->enabled && ssd->commit)
+			state = scalio_commit_failed(ssd) ? "failed" : "ok";
+		len += scnprintf(p + len, room - len, "ssd%u %s\n", i, state);
+	}
+	mutex_unlock(&st->lock);
+	return len;
+}
 
 static ssize_t scalio_store_stats_show(struct config_item *item, char *page)
 {
@@ -310,6 +355,7 @@ static ssize_t scalio_store_stats_show(struct config_item *item, char *page)
 				 scalio_stat_names[i].name,
 				 *(u64 *)((char *)&s +
 					  scalio_stat_names[i].off));
+	len += scalio_store_ssd_states(st, page + len, PAGE_SIZE - len);
 	return len;
 }
 CONFIGFS_ATTR_RO(scalio_store_, stats);
@@ -320,6 +366,7 @@ static const char * const scalio_store_features[] = {
 	"attr_batch_timeout_us", "attr_offload_read", "attr_inline_cache",
 	"attr_lease_ms", "addr_traddr", "addr_trsvcid", "enable", "stats",
 	"ssds", "attr_allow_any_host", "attr_max_clients", "allowed_hosts",
+	"attr_format_on_enable", "attr_force_recover", "report",
 };
 
 static ssize_t scalio_store_features_show(struct config_item *item,
@@ -351,6 +398,9 @@ static struct configfs_attribute *scalio_store_attrs[] = {
 	&scalio_store_attr_features,
 	&scalio_store_attr_attr_allow_any_host,
 	&scalio_store_attr_attr_max_clients,
+	&scalio_store_attr_attr_format_on_enable,
+	&scalio_store_attr_attr_force_recover,
+	&scalio_store_attr_report,
 	NULL,
 };
 
@@ -668,7 +718,10 @@ static const struct config_item_type scalio_hosts_type = {
 
 static void scalio_store_release(struct config_item *item)
 {
-	kfree(to_store(item));
+	struct scalio_store *st = to_store(item);
+
+	kfree(st->report);
+	kfree(st);
 }
 
 static struct configfs_item_operations scalio_store_item_ops = {
@@ -704,6 +757,11 @@ static struct config_group *scalio_stores_make(struct config_group *group,
 	st = kzalloc(sizeof(*st), GFP_KERNEL);
 	if (!st)
 		return ERR_PTR(-ENOMEM);
+	st->report = kzalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!st->report) {
+		kfree(st);
+		return ERR_PTR(-ENOMEM);
+	}
 	strscpy(st->name, name, sizeof(st->name));
 	mutex_init(&st->lock);
 	init_completion(&st->live_done);

@@ -21,6 +21,7 @@
 #define pr_fmt(fmt) "scalio-target: " fmt
 
 #include <linux/module.h>
+#include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
@@ -91,9 +92,35 @@ static int scalio_params_check(void)
  * Validate the whole configuration of @st before anything is allocated,
  * and set st->nr_ssds.  Every reason to refuse is logged.
  */
+/*
+ * What enabling @st with @n SSDs allocates, by far the most of it sized by
+ * the geometry: the index, per block a generation, a batch slot and a
+ * checkpoint entry, per SSD the batch and arena buffers.  A geometry that
+ * needs more than half of the memory available is refused with -ENOMEM
+ * and a message, before anything is allocated (rather than the
+ * allocations failing late or the OOM killer stepping in).
+ */
+static int scalio_store_mem_check(struct scalio_store *st, u32 n)
+{
+	u64 need, avail = (u64)si_mem_available() << PAGE_SHIFT;
+
+	need = (u64)st->nr_blocks * (SCALIO_BLOCK_SIZE(st->slots) +
+				     sizeof(u64) + sizeof(u16) +
+				     sizeof(struct scalio_ckpt_entry)) +
+	       (u64)n * 2 * ((u64)SCALIO_BUF_UNITS << SCALIO_UNIT_SHIFT);
+	if (need > avail / 2) {
+		pr_err("%s: attr_nr_blocks %u x attr_slots_per_block %u on %u SSD(s) needs %llu MiB; %llu MiB are available\n",
+		       st->name, st->nr_blocks, st->slots, n, need >> 20,
+		       avail >> 20);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static int scalio_store_validate(struct scalio_store *st)
 {
 	u32 n, i, j;
+	int ret;
 
 	for (n = 0; n < SCALIO_MAX_SSDS && st->ssds[n]; n++)
 		;
@@ -145,6 +172,9 @@ static int scalio_store_validate(struct scalio_store *st)
 		       st->name);
 		return -EINVAL;
 	}
+	ret = scalio_store_mem_check(st, n);
+	if (ret)
+		return ret;
 	st->nr_ssds = n;
 	return 0;
 }
@@ -231,6 +261,9 @@ int scalio_store_enable(struct scalio_store *st)
 		       st->traddr, st->trsvcid, ret);
 		goto out_live;
 	}
+	/* One-shot actions: a later enable recovers, and refuses damage. */
+	st->format_on_enable = false;
+	st->force_recover = false;
 	pr_info("%s: enabled: %u SSD(s), %u blocks x %u slots, batch_max %u, listening on %s:%u\n",
 		st->name, n, st->nr_blocks, st->slots, st->batch_max,
 		st->traddr, st->trsvcid);
@@ -337,6 +370,8 @@ void scalio_store_stats(struct scalio_store *st,
 		out->log_used_units += READ_ONCE(ssd->log.used_units);
 		out->log_total_units += le64_to_cpu(ssd->log.sb.log_units);
 		out->keys += READ_ONCE(ssd->commit->keys);
+		if (scalio_commit_failed(ssd))
+			out->ssd_failed |= 1ULL << i;
 	}
 }
 

@@ -25,6 +25,19 @@
  *
  * Fresh stores start their batch sequence at a random base, so batches
  * left on a device by an earlier store cannot continue the new chain.
+ *
+ * Damage.  A device is formatted only when the operator asks for it
+ * (attr_format_on_enable); anything else that is not an intact store is
+ * refused with a report of what was found.  The superblock has a copy at
+ * unit 1: a damaged primary is recovered from it and rewritten.  The end
+ * of the chain is not trusted blindly either: a damaged batch in the
+ * middle of the log looks like the end of the chain, so recovery probes
+ * the units where the following batches would be (after the end, and at
+ * the log start) for an intact batch with a higher sequence number.  If
+ * one exists, acknowledged writes would be lost: the store is refused
+ * (nothing is written) unless attr_force_recover is set, in which case the
+ * damaged batches are dropped, the later ones replayed, and what was
+ * dropped is reported.
  */
 #define pr_fmt(fmt) "scalio-target: recovery: " fmt
 
@@ -35,15 +48,37 @@
 
 #include "scalio_store.h"
 
-static u64 scalio_ckpt_bytes(u32 nr_owned)
-{
-	return sizeof(struct scalio_ckpt_hdr) +
-	       (u64)nr_owned * sizeof(struct scalio_ckpt_entry);
-}
-
 static u64 scalio_ckpt_slot_unit(const struct scalio_ssd *ssd, u64 seq)
 {
-	return 1 + (seq & 1) * le64_to_cpu(ssd->log.sb.ckpt_units);
+	return SCALIO_CKPT_UNIT + (seq & 1) * le64_to_cpu(ssd->log.sb.ckpt_units);
+}
+
+/**
+ * scalio_report() - log a finding of enable and keep it for the operator
+ * @st:		store (st->lock held)
+ * @err:	an error (pr_err) rather than a notice (pr_warn)
+ * @fmt:	one line, without the store name and newline
+ *
+ * The lines of the last enable are readable from the store's "report"
+ * attribute (scalioctl target-setup prints them); when the page is full
+ * the rest only goes to dmesg.
+ */
+void scalio_report(struct scalio_store *st, bool err, const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vscnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (err)
+		pr_err("%s: %s\n", st->name, line);
+	else
+		pr_warn("%s: %s\n", st->name, line);
+	if (st->report && st->report_len < PAGE_SIZE - 1)
+		st->report_len += scnprintf(st->report + st->report_len,
+					    PAGE_SIZE - st->report_len,
+					    "%s\n", line);
 }
 
 /**
@@ -94,6 +129,8 @@ int scalio_checkpoint_write(struct scalio_ssd *ssd)
  * @buf:	destination, @max_units units
  * @max_units:	room in @buf
  *
+ * The checks are scalio_batch_check()'s (common/, fuzzed).
+ *
  * Return: the batch's units; -EBADMSG (no batch header here), -ESTALE
  * (the header of another batch), -EUCLEAN (header of this batch but torn
  * or corrupt contents), -E2BIG (does not fit @max_units), -EIO.
@@ -101,72 +138,65 @@ int scalio_checkpoint_write(struct scalio_ssd *ssd)
 int scalio_log_read_batch(struct scalio_ssd *ssd, u64 pos, u64 seq,
 			  void *buf, u32 max_units)
 {
-	struct scalio_store *st = ssd->store;
-	const struct scalio_batch_hdr *bh = buf;
-	u32 n, nr_segs, off, k;
+	const struct scalio_sb *sb = &ssd->log.sb;
+	u32 need = 0;
 	int ret;
 
 	if (!max_units)
 		return -E2BIG;
 	if (scalio_ssd_read(ssd, pos, buf, 1))
 		return -EIO;
-	ret = scalio_batch_hdr_check(bh, seq);
-	if (ret)
+	ret = scalio_batch_check(buf, 1, seq, sb, pos, &need);
+	if (ret != -EAGAIN)
 		return ret;
-	n = le32_to_cpu(bh->nr_units);
-	nr_segs = le32_to_cpu(bh->nr_segs);
-	if (n > SCALIO_BUF_UNITS || pos + n > scalio_log_end(ssd))
-		return -EUCLEAN;
-	if (n > max_units)
+	if (need > max_units)
 		return -E2BIG;
-	if (n > 1 && scalio_ssd_read(ssd, pos + 1,
-				     buf + SCALIO_UNIT_SIZE, n - 1))
+	if (scalio_ssd_read(ssd, pos + 1, buf + SCALIO_UNIT_SIZE, need - 1))
 		return -EIO;
+	ret = scalio_batch_check(buf, need, seq, sb, pos, &need);
+	return ret == -EAGAIN ? -EUCLEAN : ret;
+}
 
-	off = 1;
-	for (k = 0; k < nr_segs; k++) {
-		const struct scalio_seg_hdr *sh;
-		u32 block;
+/* What scalio_sb_check()'s result @ret means, for the report. */
+static const char *scalio_sb_what(int ret, const void *unit)
+{
+	static const u8 zero[64];
 
-		if (off >= n)
-			return -EUCLEAN;
-		sh = buf + ((size_t)off << SCALIO_UNIT_SHIFT);
-		block = le32_to_cpu(sh->block);
-		if (block >= st->nr_blocks ||
-		    scalio_block_ssd(block, st->nr_ssds) != ssd->index)
-			return -EUCLEAN;
-		if (scalio_seg_check(sh, (size_t)(n - off) << SCALIO_UNIT_SHIFT,
-				     block, seq & SCALIO_SEG_GEN_MASK) ||
-		    le64_to_cpu(sh->gen) != seq)
-			return -EUCLEAN;
-		off += DIV_ROUND_UP(le32_to_cpu(sh->len), SCALIO_UNIT_SIZE);
+	switch (ret) {
+	case 0:
+		return "intact";
+	case -ENODATA:
+		return memcmp(unit, zero, sizeof(zero)) ?
+		       "no scalio superblock (other data)" :
+		       "no scalio superblock (blank)";
+	case -EBADMSG:
+		return "scalio superblock with a bad crc (damaged)";
+	case -EPROTONOSUPPORT:
+		return "scalio superblock of another format version";
+	case -ERANGE:
+		return "scalio superblock with an impossible geometry";
+	case -EIO:
+		return "unreadable (I/O error)";
+	default:
+		return "unusable";
 	}
-	if (off != n)
-		return -EUCLEAN;
-	return n;
 }
 
-int scalio_batch_next_seg(const void *buf, u32 *off,
-			  const struct scalio_seg_hdr **seg, u32 *units)
+/* Read the superblock at @unit into @buf (one unit) and check it. */
+static int scalio_sb_read(struct scalio_ssd *ssd, u64 unit, void *buf)
 {
-	const struct scalio_batch_hdr *bh = buf;
-	const struct scalio_seg_hdr *sh;
-
-	if (*off >= le32_to_cpu(bh->nr_units))
-		return 0;
-	sh = buf + ((size_t)*off << SCALIO_UNIT_SHIFT);
-	*seg = sh;
-	*units = DIV_ROUND_UP(le32_to_cpu(sh->len), SCALIO_UNIT_SIZE);
-	*off += *units;
-	return 1;
-}
-
-/* Is there a valid scalio superblock on @ssd?  (@buf: one unit) */
-static int scalio_sb_read(struct scalio_ssd *ssd, void *buf)
-{
-	if (scalio_ssd_read(ssd, 0, buf, 1))
+	if (scalio_ssd_read(ssd, unit, buf, 1))
 		return -EIO;
 	return scalio_sb_check(buf);
+}
+
+/* Write @sb (a sealed superblock) to @unit; @buf: one unit of scratch. */
+static int scalio_sb_write(struct scalio_ssd *ssd, u64 unit,
+			   const struct scalio_sb *sb, void *buf)
+{
+	memset(buf, 0, SCALIO_UNIT_SIZE);
+	memcpy(buf, sb, sizeof(*sb));
+	return scalio_ssd_write(ssd, unit, buf, 1);
 }
 
 static int scalio_format_ssd(struct scalio_ssd *ssd)
@@ -179,9 +209,8 @@ static int scalio_format_ssd(struct scalio_ssd *ssd)
 
 	nr_units = min_t(u64, ssd->capacity_sectors / SCALIO_SECTORS_PER_UNIT,
 			 U32_MAX);	/* seg words hold 32-bit unit numbers */
-	ckpt_units = DIV_ROUND_UP(scalio_ckpt_bytes(c->nr_owned),
-				  SCALIO_UNIT_SIZE);
-	log_start = 1 + 2 * ckpt_units;
+	ckpt_units = scalio_ckpt_units(c->nr_owned);
+	log_start = SCALIO_CKPT_UNIT + 2 * ckpt_units;
 	if (nr_units < log_start + SCALIO_LOG_MIN_UNITS) {
 		pr_err("%s: ssd %u: %s is too small: %llu units, need %llu\n",
 		       st->name, ssd->index, ssd->device_path, nr_units,
@@ -217,18 +246,23 @@ static int scalio_format_ssd(struct scalio_ssd *ssd)
 	ssd->log.used_units = 0;
 	ssd->log.ckpt_seq = 0;
 
-	/* Log start, both checkpoint slots, then the superblock. */
-	memset(c->buf, 0, SCALIO_UNIT_SIZE);
-	ret = scalio_ssd_write(ssd, log_start, c->buf, 1);
+	/*
+	 * Both superblocks are cleared first, so that a format cut short
+	 * leaves a device that is refused, not a half-old store.  Then the
+	 * log start, both checkpoint slots, the superblock and its copy.
+	 */
+	memset(c->buf, 0, 2 * SCALIO_UNIT_SIZE);
+	ret = scalio_ssd_write(ssd, SCALIO_SB_UNIT, c->buf, 2);
+	if (!ret)
+		ret = scalio_ssd_write(ssd, log_start, c->buf, 1);
 	if (!ret)
 		ret = scalio_checkpoint_write(ssd);
 	if (!ret)
 		ret = scalio_checkpoint_write(ssd);
-	if (!ret) {
-		memset(c->buf, 0, SCALIO_UNIT_SIZE);
-		memcpy(c->buf, sb, sizeof(*sb));
-		ret = scalio_ssd_write(ssd, 0, c->buf, 1);
-	}
+	if (!ret)
+		ret = scalio_sb_write(ssd, SCALIO_SB_UNIT, sb, c->buf);
+	if (!ret)
+		ret = scalio_sb_write(ssd, SCALIO_SB_COPY_UNIT, sb, c->buf);
 	if (ret) {
 		pr_err("%s: ssd %u: format of %s failed: %d\n", st->name,
 		       ssd->index, ssd->device_path, ret);
@@ -240,29 +274,12 @@ static int scalio_format_ssd(struct scalio_ssd *ssd)
 	return 0;
 }
 
-/*
- * Format every SSD of a store whose SSD 0 is blank: only if all of them
- * are, so that a store missing one device is never half re-formatted.
- */
+/* Format every SSD of the store, with one new uuid (asked for). */
 static int scalio_format_store(struct scalio_store *st)
 {
-	struct scalio_ssd *ssd0 = st->ssds[0];
 	u32 j;
 	int ret;
 
-	for (j = 1; j < st->nr_ssds; j++) {
-		struct scalio_ssd *o = st->ssds[j];
-
-		ret = scalio_sb_read(o, ssd0->commit->arena);
-		if (ret == -EIO)
-			return -EIO;
-		if (ret != -ENODATA) {
-			pr_err("%s: ssd 0 (%s) has no scalio superblock, but ssd %u (%s) has one: refusing to format part of a store\n",
-			       st->name, ssd0->device_path, j,
-			       o->device_path);
-			return -EINVAL;
-		}
-	}
 	generate_random_uuid(st->uuid);
 	for (j = 0; j < st->nr_ssds; j++) {
 		ret = scalio_format_ssd(st->ssds[j]);
@@ -304,9 +321,8 @@ static int scalio_sb_match(struct scalio_ssd *ssd, const struct scalio_sb *sb)
 		       st->name, ssd->index, ssd->device_path);
 		return -EINVAL;
 	}
-	need_ckpt = DIV_ROUND_UP(scalio_ckpt_bytes(ssd->commit->nr_owned),
-				 SCALIO_UNIT_SIZE);
-	if (le64_to_cpu(sb->ckpt_units) < need_ckpt ||
+	need_ckpt = scalio_ckpt_units(ssd->commit->nr_owned);
+	if (le64_to_cpu(sb->ckpt_units) != need_ckpt ||
 	    le64_to_cpu(sb->log_units) < SCALIO_LOG_MIN_UNITS ||
 	    le64_to_cpu(sb->nr_units) > U32_MAX) {
 		pr_err("%s: ssd %u: %s: inconsistent superblock geometry\n",
@@ -317,27 +333,61 @@ static int scalio_sb_match(struct scalio_ssd *ssd, const struct scalio_sb *sb)
 	return 0;
 }
 
-/* Validate checkpoint slot image @h; return its seq or 0 if invalid. */
-static u64 scalio_ckpt_valid(struct scalio_ssd *ssd,
-			     const struct scalio_ckpt_hdr *h)
+/**
+ * scalio_sb_load() - find the SSD's superblock, from its copy if need be
+ * @ssd:	SSD being recovered
+ *
+ * Uses the primary when it is intact, else the copy at unit 1; the one
+ * that was damaged is rewritten from the other (and reported).  Nothing
+ * is written unless the good one belongs to this store's configuration.
+ *
+ * Return: 0 with ssd->log.sb set; -ENODATA (no scalio superblock at
+ * all: not a scalio store), -EUCLEAN (damaged), -EINVAL (another store,
+ * geometry or format version), -EIO.
+ */
+static int scalio_sb_load(struct scalio_ssd *ssd)
 {
-	u32 nr_owned = ssd->commit->nr_owned;
-	u64 start = le64_to_cpu(ssd->log.sb.log_start);
-	u64 end = scalio_log_end(ssd);
-	u64 head = le64_to_cpu(h->log_head), tail = le64_to_cpu(h->log_tail);
+	struct scalio_store *st = ssd->store;
+	struct scalio_commit *c = ssd->commit;
+	void *p0 = c->arena, *p1 = c->arena + SCALIO_UNIT_SIZE;
+	int r0, r1, ret;
 
-	if (le64_to_cpu(h->magic) != SCALIO_CKPT_MAGIC ||
-	    le32_to_cpu(h->nr_entries) != nr_owned)
+	r0 = scalio_sb_read(ssd, SCALIO_SB_UNIT, p0);
+	r1 = scalio_sb_read(ssd, SCALIO_SB_COPY_UNIT, p1);
+	if (r0 && r1) {
+		scalio_report(st, true,
+			      "ssd %u: %s: refused: unit 0 holds %s, unit 1 %s%s",
+			      ssd->index, ssd->device_path,
+			      scalio_sb_what(r0, p0), scalio_sb_what(r1, p1),
+			      r0 == -ENODATA && r1 == -ENODATA ?
+			      "; not a scalio store (format it explicitly)" :
+			      "; not formatting it");
+		if (r0 == -EIO && r1 == -EIO)
+			return -EIO;
+		if (r0 == -ENODATA && r1 == -ENODATA)
+			return -ENODATA;
+		if (r0 == -EPROTONOSUPPORT || r1 == -EPROTONOSUPPORT)
+			return -EINVAL;
+		return -EUCLEAN;
+	}
+	memcpy(&ssd->log.sb, r0 ? p1 : p0, sizeof(ssd->log.sb));
+	ret = scalio_sb_match(ssd, &ssd->log.sb);
+	if (ret)
+		return ret;
+	if (!r0 && !r1 && !memcmp(p0, p1, sizeof(ssd->log.sb)))
 		return 0;
-	if (le32_to_cpu(h->crc) !=
-	    scalio_crc(h, scalio_ckpt_bytes(nr_owned),
-		       offsetof(struct scalio_ckpt_hdr, crc)))
-		return 0;
-	if (head < start || head >= end || tail < start || tail >= end ||
-	    !le64_to_cpu(h->head_seq) ||
-	    le64_to_cpu(h->head_seq) > le64_to_cpu(h->next_batch))
-		return 0;
-	return le64_to_cpu(h->seq);
+	/* One of the two is damaged or differs: rewrite it. */
+	ret = scalio_sb_write(ssd, r0 ? SCALIO_SB_UNIT : SCALIO_SB_COPY_UNIT,
+			      &ssd->log.sb, c->buf);
+	scalio_report(st, false,
+		      "ssd %u: %s: superblock %s holds %s: using the %s; rewriting it %s",
+		      ssd->index, ssd->device_path,
+		      r0 ? "(unit 0)" : "copy (unit 1)",
+		      r0 ? scalio_sb_what(r0, p0) :
+		      r1 ? scalio_sb_what(r1, p1) : "a different superblock",
+		      r0 ? "copy" : "primary",
+		      ret ? "failed" : "succeeded");
+	return 0;
 }
 
 /* Load the newest valid checkpoint into the index and the log state. */
@@ -345,57 +395,210 @@ static int scalio_ckpt_load(struct scalio_ssd *ssd)
 {
 	struct scalio_store *st = ssd->store;
 	struct scalio_commit *c = ssd->commit;
-	u64 ckpt_units = le64_to_cpu(ssd->log.sb.ckpt_units);
-	u64 start = le64_to_cpu(ssd->log.sb.log_start);
-	u64 end = scalio_log_end(ssd), L = end - start;
-	u32 units = DIV_ROUND_UP(scalio_ckpt_bytes(c->nr_owned),
-				 SCALIO_UNIT_SIZE);
+	const struct scalio_sb *sb = &ssd->log.sb;
+	u64 ckpt_units = le64_to_cpu(sb->ckpt_units);
+	u64 L = le64_to_cpu(sb->log_units);
 	struct scalio_ckpt_hdr *h = c->ckpt;
 	struct scalio_ckpt_entry *e = (void *)(h + 1);
-	u64 seq[2], best;
+	u64 seq[2] = { 0, 0 };
+	int err[2];
 	u32 slot, i;
 
+	/* ckpt_units was bounded by scalio_sb_check(): c->ckpt holds it. */
 	for (slot = 0; slot < 2; slot++) {
-		if (scalio_ssd_read(ssd, 1 + slot * ckpt_units, h, units))
-			return -EIO;
-		seq[slot] = scalio_ckpt_valid(ssd, h);
+		if (scalio_ssd_read(ssd, SCALIO_CKPT_UNIT + slot * ckpt_units,
+				    h, ckpt_units))
+			err[slot] = -EIO;
+		else
+			err[slot] = scalio_ckpt_check(h, sb, c->nr_owned);
+		if (!err[slot])
+			seq[slot] = le64_to_cpu(h->seq);
 	}
-	if (!seq[0] && !seq[1]) {
-		pr_err("%s: ssd %u: no valid checkpoint on %s\n", st->name,
-		       ssd->index, ssd->device_path);
-		return -EIO;
+	if (err[0] && err[1]) {
+		scalio_report(st, true,
+			      "ssd %u: %s: refused: no valid checkpoint (slot A: %d, slot B: %d)",
+			      ssd->index, ssd->device_path, err[0], err[1]);
+		return err[0] == -EIO && err[1] == -EIO ? -EIO : -EUCLEAN;
 	}
 	slot = seq[1] > seq[0] ? 1 : 0;
-	best = seq[slot];
+	if (err[0] || err[1])
+		scalio_report(st, false,
+			      "ssd %u: %s: checkpoint slot %c is invalid (%d): using slot %c (checkpoint %llu)",
+			      ssd->index, ssd->device_path, err[0] ? 'A' : 'B',
+			      err[0] ? err[0] : err[1], 'A' + slot, seq[slot]);
 	/* @h holds slot 1: re-read slot 0 if that is the newer one. */
-	if (slot == 0 && scalio_ssd_read(ssd, 1, h, units))
-		return -EIO;
-	if (scalio_ckpt_valid(ssd, h) != best)
-		return -EIO;	/* changed under us: cannot happen */
+	if (slot == 0 &&
+	    (scalio_ssd_read(ssd, SCALIO_CKPT_UNIT, h, ckpt_units) ||
+	     scalio_ckpt_check(h, sb, c->nr_owned) ||
+	     le64_to_cpu(h->seq) != seq[0]))
+		return -EIO;	/* changed under us */
 
 	for (i = 0; i < c->nr_owned; i++) {
 		u32 block = ssd->index + i * st->nr_ssds;
-		u64 seg = le64_to_cpu(e[i].seg), gen = le64_to_cpu(e[i].gen);
 
-		if (seg && (scalio_seg_ssd(seg) != ssd->index ||
-			    scalio_seg_unit(seg) < start ||
-			    !scalio_seg_len(seg) ||
-			    scalio_seg_unit(seg) + scalio_seg_len(seg) > end ||
-			    scalio_seg_gen(seg) !=
-			    (gen & SCALIO_SEG_GEN_MASK))) {
-			pr_err("%s: ssd %u: checkpoint %llu: bad entry for block %u\n",
-			       st->name, ssd->index, best, block);
-			return -EIO;
-		}
-		ssd->gens[i] = gen;
-		scalio_index_set_seg(&st->index, block, seg);
+		ssd->gens[i] = le64_to_cpu(e[i].gen);
+		scalio_index_set_seg(&st->index, block, le64_to_cpu(e[i].seg));
 	}
-	ssd->log.ckpt_seq = best;
+	ssd->log.ckpt_seq = seq[slot];
 	ssd->log.head = le64_to_cpu(h->log_head);
 	ssd->log.tail = le64_to_cpu(h->log_tail);
 	ssd->log.next_batch = le64_to_cpu(h->next_batch);
 	ssd->log.head_seq = le64_to_cpu(h->head_seq);
 	ssd->log.used_units = (ssd->log.tail + L - ssd->log.head) % L;
+	return 0;
+}
+
+/*
+ * Where a batch after a damaged one can start: batches are at most
+ * SCALIO_BATCH_MAX_UNITS long, so the two after it begin within this many
+ * units of its start (or of the log start, after a wrap), and none has a
+ * sequence number more than half of it higher.
+ */
+#define SCALIO_PROBE_UNITS	(2 * SCALIO_BATCH_MAX_UNITS)
+/* Gaps a forced recovery drops at most per SSD (then it gives up). */
+#define SCALIO_MAX_GAPS		8
+/* Lines of dropped keys reported per SSD. */
+#define SCALIO_REPORT_KEYS	64
+
+/**
+ * struct scalio_gap - damaged batches a forced recovery dropped
+ * @pos:	unit where the first of them was expected
+ * @units:	units from there to the next intact batch
+ * @seq:	first dropped sequence number
+ * @next:	sequence number of the intact batch that follows
+ */
+struct scalio_gap {
+	u64	pos;
+	u64	units;
+	u64	seq;
+	u64	next;
+};
+
+/* Units from @from forward to @to in the circular log. */
+static u64 scalio_log_dist(const struct scalio_ssd *ssd, u64 from, u64 to)
+{
+	u64 start = le64_to_cpu(ssd->log.sb.log_start);
+
+	if (to >= from)
+		return to - from;
+	return scalio_log_end(ssd) - from + (to - start);
+}
+
+/**
+ * scalio_log_probe() - look for intact batches after the end of the chain
+ * @ssd:	SSD
+ * @pos:	where batch @seq was expected (the chain's tail)
+ * @seq:	first sequence number the chain lacks
+ * @fpos:	out: unit of the lowest-numbered intact later batch
+ * @fseq:	out: its sequence number
+ *
+ * Reads SCALIO_PROBE_UNITS units from @pos and from the log start; each
+ * unit that holds an intact header with a sequence number just above
+ * @seq is verified as a whole batch.  Uses the commit arena and buffer.
+ *
+ * Return: 1 with *@fpos / *@fseq set, 0 when there is none, -EIO.
+ */
+static int scalio_log_probe(struct scalio_ssd *ssd, u64 pos, u64 seq,
+			    u64 *fpos, u64 *fseq)
+{
+	struct scalio_commit *c = ssd->commit;
+	u64 start = le64_to_cpu(ssd->log.sb.log_start);
+	u64 end = scalio_log_end(ssd), from[2] = { pos, start }, best = 0;
+	u32 w, k, chunk;
+
+	for (w = 0; w < 2; w++) {
+		u64 u = from[w];
+		u64 left = min_t(u64, SCALIO_PROBE_UNITS, end - u);
+
+		if (w && pos == start)
+			break;
+		for (; left; u += chunk, left -= chunk) {
+			chunk = min_t(u64, left, SCALIO_BUF_UNITS);
+			if (scalio_ssd_read(ssd, u, c->arena, chunk))
+				return -EIO;
+			for (k = 0; k < chunk; k++) {
+				const struct scalio_batch_hdr *bh =
+					c->arena + ((size_t)k << SCALIO_UNIT_SHIFT);
+				u64 s = le64_to_cpu(bh->seq);
+				int n;
+
+				if (s <= seq || s - seq > SCALIO_PROBE_UNITS / 2 ||
+				    (best && s >= best) ||
+				    scalio_batch_hdr_check(bh, s))
+					continue;
+				n = scalio_log_read_batch(ssd, u + k, s, c->buf,
+							  SCALIO_BUF_UNITS);
+				if (n == -EIO)
+					return -EIO;
+				if (n > 0) {
+					best = s;
+					*fpos = u + k;
+				}
+			}
+		}
+	}
+	*fseq = best;
+	return best ? 1 : 0;
+}
+
+/*
+ * Report what a forced recovery dropped in @gap: every intact segment the
+ * dropped batches left in its units, with its keys, and whether a later
+ * batch rewrote the block (then its keys are kept: a segment holds the
+ * whole block) or they are lost.
+ */
+static int scalio_report_gap(struct scalio_ssd *ssd,
+			     const struct scalio_gap *gap, u32 *lines)
+{
+	struct scalio_store *st = ssd->store;
+	struct scalio_commit *c = ssd->commit;
+	u64 start = le64_to_cpu(ssd->log.sb.log_start);
+	u64 end = scalio_log_end(ssd), u = gap->pos, left = gap->units;
+
+	scalio_report(st, true,
+		      "ssd %u: dropped batches %llu..%llu (units %llu..+%llu): damaged",
+		      ssd->index, gap->seq, gap->next - 1, gap->pos,
+		      gap->units);
+	for (; left; left--, u = u + 1 == end ? start : u + 1) {
+		const struct scalio_seg_hdr *sh = c->buf;
+		struct scalio_rec rec;
+		u32 block, i, pos = 0, units;
+		u64 gen;
+		bool kept;
+
+		if (scalio_ssd_read(ssd, u, c->buf, 1))
+			return -EIO;
+		gen = le64_to_cpu(sh->gen);
+		block = le32_to_cpu(sh->block);
+		if (le32_to_cpu(sh->magic) != SCALIO_SEG_MAGIC ||
+		    gen < gap->seq || gen >= gap->next ||
+		    block >= st->nr_blocks ||
+		    scalio_block_ssd(block, st->nr_ssds) != ssd->index)
+			continue;
+		units = min_t(u64, SCALIO_SEG_LEN_MAX, end - u);
+		if (scalio_ssd_read(ssd, u, c->buf, units))
+			return -EIO;
+		i = scalio_owned_idx(ssd, block);
+		kept = ssd->gens[i] > gen;
+		if (scalio_seg_check(sh, (size_t)units << SCALIO_UNIT_SHIFT,
+				     block, -1)) {
+			scalio_report(st, true,
+				      "ssd %u: batch %llu: block %u: segment at unit %llu is damaged: its keys are %s",
+				      ssd->index, gen, block, u,
+				      kept ? "kept by a later batch" :
+				      "unknown and lost");
+			continue;
+		}
+		while (scalio_seg_next(sh, &pos, &rec) > 0) {
+			if (++*lines > SCALIO_REPORT_KEYS)
+				continue;
+			scalio_report(st, true,
+				      "ssd %u: batch %llu: block %u: key '%*pE' %s",
+				      ssd->index, gen, block, (int)rec.klen,
+				      rec.key, kept ? "kept by a later batch" :
+				      "LOST (value of that batch)");
+		}
+	}
 	return 0;
 }
 
@@ -407,14 +610,25 @@ static int scalio_log_zap(struct scalio_ssd *ssd, u64 pos, u64 seq)
 {
 	struct scalio_commit *c = ssd->commit;
 
-	pr_warn("%s: ssd %u: batch %llu at unit %llu is torn (never acknowledged): discarding it\n",
-		ssd->store->name, ssd->index, seq, pos);
+	/*
+	 * A batch cut short by a crash was never acknowledged.  One damaged
+	 * after it was written looks the same when nothing follows it: say
+	 * so, so that an operator who had no crash knows.
+	 */
+	scalio_report(ssd->store, false,
+		      "ssd %u: batch %llu at unit %llu, the last of the log, is torn or damaged: discarded as never acknowledged",
+		      ssd->index, seq, pos);
 	memset(c->buf, 0, SCALIO_UNIT_SIZE);
 	return scalio_ssd_write(ssd, pos, c->buf, 1);
 }
 
-/* Replay the batches written after the checkpoint into the index. */
-static int scalio_log_replay(struct scalio_ssd *ssd, u64 *replayed)
+/*
+ * Follow the chain of batches from the log tail into the index.
+ * Return: 0 at its end, with *@torn / *@torn_start set when the batch
+ * that ends it is torn at the tail / at the log start; -EIO.
+ */
+static int scalio_log_chain(struct scalio_ssd *ssd, u64 *replayed,
+			    bool *torn, bool *torn_start)
 {
 	struct scalio_store *st = ssd->store;
 	struct scalio_commit *c = ssd->commit;
@@ -423,7 +637,8 @@ static int scalio_log_replay(struct scalio_ssd *ssd, u64 *replayed)
 	u64 pos, waste, seq;
 	int n;
 
-	*replayed = 0;
+	*torn = false;
+	*torn_start = false;
 	for (;;) {
 		const struct scalio_seg_hdr *sh;
 		u32 off = 1, units;
@@ -450,21 +665,17 @@ static int scalio_log_replay(struct scalio_ssd *ssd, u64 *replayed)
 				pos = start;
 				n = n2;
 			} else if (n2 == -EUCLEAN) {
-				if (scalio_log_zap(ssd, start, seq))
-					return -EIO;
+				*torn_start = true;
 			}
 		}
-		if (n == -EUCLEAN || n == -E2BIG) {
-			if (scalio_log_zap(ssd, pos, seq))
-				return -EIO;
-			break;
-		}
+		if (n == -EUCLEAN || n == -E2BIG)
+			*torn = true;
 		if (n < 0)
-			break;	/* end of the chain */
+			return 0;	/* end of the chain */
 		if (ssd->log.used_units + waste + n >= L) {
 			pr_warn("%s: ssd %u: batch %llu would overrun the log head; stopping replay\n",
 				st->name, ssd->index, seq);
-			break;
+			return 0;
 		}
 		while (scalio_batch_next_seg(c->arena, &off, &sh, &units)) {
 			u32 block = le32_to_cpu(sh->block);
@@ -485,6 +696,84 @@ static int scalio_log_replay(struct scalio_ssd *ssd, u64 *replayed)
 		ssd->log.next_batch = seq + 1;
 		(*replayed)++;
 	}
+}
+
+/**
+ * scalio_log_replay() - replay the batches written after the checkpoint
+ * @ssd:	SSD
+ * @replayed:	out: batches replayed
+ *
+ * Follows the chain, then probes for intact batches beyond its end (see
+ * the file comment).  Nothing is written before the outcome is known:
+ * torn batches at the end are zapped only when nothing follows them.
+ *
+ * Return: 0; -EUCLEAN when later batches follow a damaged one and the
+ * recovery is not forced (or too much is damaged); -EIO.
+ */
+static int scalio_log_replay(struct scalio_ssd *ssd, u64 *replayed)
+{
+	struct scalio_store *st = ssd->store;
+	u64 start = le64_to_cpu(ssd->log.sb.log_start);
+	u64 L = le64_to_cpu(ssd->log.sb.log_units);
+	struct scalio_gap gaps[SCALIO_MAX_GAPS];
+	u32 nr_gaps = 0, lines = 0, g;
+	bool torn, torn_start;
+	u64 fpos, fseq, dist;
+	int ret;
+
+	*replayed = 0;
+	for (;;) {
+		ret = scalio_log_chain(ssd, replayed, &torn, &torn_start);
+		if (ret)
+			return ret;
+		ret = scalio_log_probe(ssd, ssd->log.tail, ssd->log.next_batch,
+				       &fpos, &fseq);
+		if (ret < 0)
+			return ret;
+		if (!ret)
+			break;
+		dist = scalio_log_dist(ssd, ssd->log.tail, fpos);
+		scalio_report(st, true,
+			      "ssd %u: %s: batch %llu (at unit %llu or %llu) is missing or damaged, but intact batch %llu follows at unit %llu: %llu batch(es) of acknowledged writes would be lost",
+			      ssd->index, ssd->device_path,
+			      ssd->log.next_batch, ssd->log.tail, start, fseq,
+			      fpos, fseq - ssd->log.next_batch);
+		if (!st->force_recover) {
+			scalio_report(st, true,
+				      "ssd %u: refused: nothing was written; force the recovery (target-setup --force-recover) to drop the damaged batches",
+				      ssd->index);
+			return -EUCLEAN;
+		}
+		if (nr_gaps == SCALIO_MAX_GAPS ||
+		    ssd->log.used_units + dist >= L) {
+			scalio_report(st, true,
+				      "ssd %u: refused even forced: too much of the log is damaged",
+				      ssd->index);
+			return -EUCLEAN;
+		}
+		gaps[nr_gaps].pos = ssd->log.tail;
+		gaps[nr_gaps].units = dist;
+		gaps[nr_gaps].seq = ssd->log.next_batch;
+		gaps[nr_gaps].next = fseq;
+		nr_gaps++;
+		/* Skip the damaged batches: their units stay in use. */
+		ssd->log.used_units += dist;
+		ssd->log.tail = fpos;
+		ssd->log.next_batch = fseq;
+	}
+	/* The real end: a torn batch here was never acknowledged. */
+	if (torn_start && scalio_log_zap(ssd, start, ssd->log.next_batch))
+		return -EIO;
+	if (torn && scalio_log_zap(ssd, ssd->log.tail, ssd->log.next_batch))
+		return -EIO;
+	for (g = 0; g < nr_gaps; g++) {
+		ret = scalio_report_gap(ssd, &gaps[g], &lines);
+		if (ret)
+			return ret;
+	}
+	if (lines > SCALIO_REPORT_KEYS)
+		scalio_report(st, true, "ssd %u: ... and %u more keys",
+			      ssd->index, lines - SCALIO_REPORT_KEYS);
 	return 0;
 }
 
@@ -508,10 +797,10 @@ static int scalio_count_keys(struct scalio_ssd *ssd)
 		if (le32_to_cpu(sh->magic) != SCALIO_SEG_MAGIC ||
 		    le32_to_cpu(sh->block) != block ||
 		    le64_to_cpu(sh->gen) != ssd->gens[i]) {
-			pr_err("%s: ssd %u: block %u: segment at unit %u is not the one recorded\n",
-			       st->name, ssd->index, block,
-			       scalio_seg_unit(seg));
-			return -EIO;
+			scalio_report(st, true,
+				      "ssd %u: refused: block %u: segment at unit %u is not the one recorded",
+				      ssd->index, block, scalio_seg_unit(seg));
+			return -EUCLEAN;
 		}
 		keys += le32_to_cpu(sh->nr_records);
 	}
@@ -520,17 +809,20 @@ static int scalio_count_keys(struct scalio_ssd *ssd)
 }
 
 /**
- * scalio_recover_ssd() - format a blank SSD or recover it into the index
+ * scalio_recover_ssd() - format an SSD when asked, or recover it
  * @ssd:	opened SSD of a store being enabled (commit state allocated,
  *		commit kthread not running); SSDs are recovered in index
  *		order
  *
- * When SSD 0 has no superblock the whole store is formatted, with one new
- * uuid, provided no SSD of it has a superblock; a blank SSD in a store
- * whose SSD 0 is formatted is refused.
+ * With attr_format_on_enable set, SSD 0 formats every SSD of the store
+ * with one new uuid.  Otherwise nothing is ever formatted: a device that
+ * holds no scalio store, or a damaged one, is refused with a report.
  *
- * Return: 0; -EINVAL when the device belongs to another store or
- * geometry; -ENOSPC when it is too small; -EIO.
+ * Return: 0; -ENODATA when the device is not a scalio store; -EUCLEAN
+ * when it is damaged beyond what recovery repairs by itself (or would
+ * lose acknowledged writes without attr_force_recover); -EINVAL when it
+ * belongs to another store, geometry or format version; -ENOSPC when it
+ * is too small; -ENOMEM; -EIO.
  */
 int scalio_recover_ssd(struct scalio_ssd *ssd)
 {
@@ -539,30 +831,20 @@ int scalio_recover_ssd(struct scalio_ssd *ssd)
 	u64 replayed;
 	int ret;
 
-	ret = scalio_sb_read(ssd, c->arena);
-	if (ret == -ENODATA) {
-		if (ssd->index) {
-			pr_err("%s: ssd %u: %s has no scalio superblock, but ssd 0 has one: refusing to format part of a store\n",
-			       st->name, ssd->index, ssd->device_path);
-			return -EINVAL;
+	if (!ssd->index) {
+		st->report_len = 0;
+		if (st->report)
+			st->report[0] = '\0';
+		if (st->format_on_enable) {
+			ret = scalio_format_store(st);
+			if (ret)
+				return ret;
 		}
-		ret = scalio_format_store(st);
-		if (ret)
-			return ret;
-		ret = scalio_sb_read(ssd, c->arena);
 	}
-	if (ret == -EIO)
-		return -EIO;
-	if (ret) {
-		pr_err("%s: ssd %u: %s: unusable superblock (%d)\n", st->name,
-		       ssd->index, ssd->device_path, ret);
-		return ret == -EPROTONOSUPPORT ? -EINVAL : -EIO;
-	}
-
-	memcpy(&ssd->log.sb, c->arena, sizeof(ssd->log.sb));
-	ret = scalio_sb_match(ssd, &ssd->log.sb);
+	ret = scalio_sb_load(ssd);
 	if (ret)
 		return ret;
+	/* Bounded by scalio_sb_check(): what the owned blocks need. */
 	vfree(c->ckpt);
 	c->ckpt = vmalloc(le64_to_cpu(ssd->log.sb.ckpt_units) <<
 			  SCALIO_UNIT_SHIFT);

@@ -126,6 +126,12 @@ struct scalio_tblock *scalio_tb_get(struct scalio_ssd *ssd, u32 block,
 int scalio_batch_write(struct scalio_ssd *ssd, u64 reserve);
 void scalio_batch_reset(struct scalio_ssd *ssd);
 
+/* Has a log write of @ssd failed (writes refused until re-enabled)? */
+static inline bool scalio_commit_failed(const struct scalio_ssd *ssd)
+{
+	return READ_ONCE(ssd->commit->failed);
+}
+
 /* commit.c: log space. */
 u64 scalio_log_end(const struct scalio_ssd *ssd);
 u64 scalio_log_free(const struct scalio_ssd *ssd);
@@ -140,15 +146,6 @@ static inline u32 scalio_owned_idx(const struct scalio_ssd *ssd, u32 block)
 /* recovery.c: read and verify the batch with sequence @seq at @pos. */
 int scalio_log_read_batch(struct scalio_ssd *ssd, u64 pos, u64 seq,
 			  void *buf, u32 max_units);
-/**
- * scalio_batch_next_seg() - walk the segments of a verified batch
- * @buf:	the batch as read by scalio_log_read_batch()
- * @off:	in/out: unit offset inside the batch; start at 1
- * @seg:	out: the segment
- * @units:	out: units it takes
- * Return: 1 with the outputs set, 0 past the last segment.
- */
-int scalio_batch_next_seg(const void *buf, u32 *off,
-			  const struct scalio_seg_hdr **seg, u32 *units);
+/* scalio_batch_next_seg() (common/scalio_format.h) walks what it read. */
 
 #endif /* _SCALIO_STORE_H */

@@ -246,6 +246,12 @@ struct scalio_host {
  * @index:	DRAM index while enabled
  * @uuid:	store identity (from the superblocks, or new)
  * @stats:	counters
+ * @format_on_enable: the next enable formats every SSD (attribute;
+ *		cleared by a successful enable)
+ * @force_recover: the next enable may drop damaged log batches that
+ *		later batches follow (attribute; cleared likewise)
+ * @report:	what the last enable found (a PAGE_SIZE text buffer)
+ * @report_len:	bytes of @report in use
  * @transport:	owned by rdma.c
  */
 struct scalio_store {
@@ -280,6 +286,11 @@ struct scalio_store {
 	struct scalio_index		index;
 	u8				uuid[16];
 	atomic64_t			stats[SCALIO_TS_NR];
+
+	bool				format_on_enable;
+	bool				force_recover;
+	char				*report;
+	size_t				report_len;
 
 	void				*transport;
 };
@@ -349,8 +360,11 @@ int scalio_store_write_barrier(struct scalio_store *st, unsigned long timeout);
 int scalio_store_read(struct scalio_store *st, const u8 *key, u32 klen,
 		      u8 *value, u32 *vlen, u64 *seg);
 
-/* recovery.c: format a blank SSD, or recover its log into the index. */
+/* recovery.c: format an SSD when asked, or recover its log into the index. */
 int scalio_recover_ssd(struct scalio_ssd *ssd);
+/* recovery.c: report a finding of enable (dmesg + the report attribute). */
+__printf(3, 4)
+void scalio_report(struct scalio_store *st, bool err, const char *fmt, ...);
 /* Write a checkpoint of the SSD's seg table (commit kthread context). */
 int scalio_checkpoint_write(struct scalio_ssd *ssd);
 

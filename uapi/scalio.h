@@ -234,7 +234,9 @@ struct scalio_host_stats {
  *
  * Fetched from the target over the connection; summed over all clients.
  * CPU times are in nanoseconds of task time spent by the target's
- * commit/cleaner kthreads and by its RPC handlers.
+ * commit/cleaner kthreads and by its RPC handlers.  @ssd_failed has bit i
+ * set when a log write of SSD i failed: its writes fail with -EIO until
+ * the store is re-enabled (0 from targets that predate it).
  */
 struct scalio_target_stats {
 	__u64	rpc_gets;
@@ -254,7 +256,8 @@ struct scalio_target_stats {
 	__u64	log_used_units;
 	__u64	log_total_units;
 	__u64	keys;
-	__u64	reserved[15];
+	__u64	ssd_failed;
+	__u64	reserved[14];
 };
 
 /**

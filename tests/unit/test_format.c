@@ -60,9 +60,10 @@ static void sb_make(struct scalio_sb *sb)
 	sb->nr_blocks = cpu_to_le32(4096);
 	memcpy(sb->uuid, "0123456789abcdef", 16);
 	sb->nr_units = cpu_to_le64(1 << 20);
-	sb->ckpt_units = cpu_to_le64(16);
-	sb->log_start = cpu_to_le64(33);
-	sb->log_units = cpu_to_le64((1 << 20) - 33);
+	/* SSD 1 of 2 owns 2048 blocks: 64 + 2048 * 16 bytes = 9 units. */
+	sb->ckpt_units = cpu_to_le64(9);
+	sb->log_start = cpu_to_le64(20);
+	sb->log_units = cpu_to_le64((1 << 20) - 20);
 	sb->seq = cpu_to_le64(7);
 	scalio_sb_seal(sb);
 }
@@ -82,7 +83,7 @@ static void sb_seal_check(void)
 	CHECK(!memcmp(&sb, &ref, sizeof(sb)));
 	/* Smallest legal log: header + one segment unit, ending at nr_units. */
 	sb.log_units = cpu_to_le64(2);
-	sb.nr_units = cpu_to_le64(35);
+	sb.nr_units = cpu_to_le64(22);
 	scalio_sb_seal(&sb);
 	CHECK_EQ(scalio_sb_check(&sb), 0);
 }
@@ -126,28 +127,34 @@ static void sb_corruption(void)
 /* Resealed (crc-valid) superblocks with an impossible geometry. */
 static void sb_geometry(void)
 {
-	SB_BAD(version, cpu_to_le32(2), -EPROTONOSUPPORT);
+	SB_BAD(version, cpu_to_le32(SCALIO_FORMAT_VERSION + 1),
+	       -EPROTONOSUPPORT);
 	SB_BAD(version, cpu_to_le32(0), -EPROTONOSUPPORT);
-	SB_BAD(nr_ssds, cpu_to_le32(0), -EBADMSG);
-	SB_BAD(nr_ssds, cpu_to_le32(17), -EBADMSG);
-	SB_BAD(nr_ssds, cpu_to_le32(16), 0);
-	SB_BAD(ssd_index, cpu_to_le32(2), -EBADMSG);
+	SB_BAD(nr_ssds, cpu_to_le32(0), -ERANGE);
+	SB_BAD(nr_ssds, cpu_to_le32(17), -ERANGE);
+	SB_BAD(nr_ssds, cpu_to_le32(16), -ERANGE); /* checkpoint too large */
+	SB_BAD(ssd_index, cpu_to_le32(2), -ERANGE);
 	SB_BAD(ssd_index, cpu_to_le32(0), 0);
-	SB_BAD(nr_blocks, cpu_to_le32(0), -EBADMSG);
-	SB_BAD(nr_blocks, cpu_to_le32(4095), -EBADMSG);
-	SB_BAD(nr_blocks, cpu_to_le32(1), 0);
-	SB_BAD(ckpt_units, cpu_to_le64(0), -EBADMSG);
-	SB_BAD(ckpt_units, cpu_to_le64(~0ULL), -EBADMSG);
-	SB_BAD(log_start, cpu_to_le64(32), -EBADMSG);
-	SB_BAD(log_start, cpu_to_le64(34), -EBADMSG); /* log past the end */
-	SB_BAD(log_start, cpu_to_le64(~0ULL), -EBADMSG);
-	SB_BAD(log_units, cpu_to_le64(1), -EBADMSG);
-	SB_BAD(log_units, cpu_to_le64((1 << 20) - 32), -EBADMSG);
-	SB_BAD(log_units, cpu_to_le64(~0ULL), -EBADMSG);
-	SB_BAD(log_units, cpu_to_le64((1 << 20) - 34), 0);
-	SB_BAD(nr_units, cpu_to_le64(0), -EBADMSG);
-	SB_BAD(pad, cpu_to_le32(1), -EBADMSG);
-	SB_BAD(reserved[6], cpu_to_le64(1), -EBADMSG);
+	SB_BAD(nr_blocks, cpu_to_le32(0), -ERANGE);
+	SB_BAD(nr_blocks, cpu_to_le32(4095), -ERANGE);
+	SB_BAD(nr_blocks, cpu_to_le32(1 << 25), -ERANGE);
+	SB_BAD(nr_blocks, cpu_to_le32(8192), -ERANGE); /* ckpt too small */
+	SB_BAD(nr_blocks, cpu_to_le32(2048), -ERANGE); /* ckpt too large */
+	SB_BAD(ckpt_units, cpu_to_le64(0), -ERANGE);
+	SB_BAD(ckpt_units, cpu_to_le64(8), -ERANGE);
+	SB_BAD(ckpt_units, cpu_to_le64(10), -ERANGE);
+	SB_BAD(ckpt_units, cpu_to_le64(~0ULL), -ERANGE);
+	SB_BAD(log_start, cpu_to_le64(19), -ERANGE);
+	SB_BAD(log_start, cpu_to_le64(21), -ERANGE);
+	SB_BAD(log_start, cpu_to_le64(~0ULL), -ERANGE);
+	SB_BAD(log_units, cpu_to_le64(1), -ERANGE);
+	SB_BAD(log_units, cpu_to_le64((1 << 20) - 19), -ERANGE);
+	SB_BAD(log_units, cpu_to_le64(~0ULL), -ERANGE);
+	SB_BAD(log_units, cpu_to_le64((1 << 20) - 21), 0);
+	SB_BAD(nr_units, cpu_to_le64(0), -ERANGE);
+	SB_BAD(nr_units, cpu_to_le64(1ULL << 32), -ERANGE);
+	SB_BAD(pad, cpu_to_le32(1), -ERANGE);
+	SB_BAD(reserved[6], cpu_to_le64(1), -ERANGE);
 	SB_BAD(seq, cpu_to_le64(~0ULL), 0);
 }
 
@@ -188,10 +195,10 @@ static void batch_hdr(void)
 	scalio_batch_hdr_seal(&bad);
 	CHECK_EQ(scalio_batch_hdr_check(&bad, 0x100000005ULL), -EBADMSG);
 	bad = bh;
-	bad.nr_units = cpu_to_le32(1);		/* an empty batch is legal */
+	bad.nr_units = cpu_to_le32(1);		/* stores never write empty ones */
 	bad.nr_segs = 0;
 	scalio_batch_hdr_seal(&bad);
-	CHECK_EQ(scalio_batch_hdr_check(&bad, 0x100000005ULL), 0);
+	CHECK_EQ(scalio_batch_hdr_check(&bad, 0x100000005ULL), -EBADMSG);
 	bad = bh;
 	bad.flags = cpu_to_le32(1);
 	scalio_batch_hdr_seal(&bad);
@@ -488,6 +495,142 @@ static void seg_random(void)
 	CHECK(ok > 0);
 }
 
+/* A 2-block checkpoint of SSD 1 of 2 (sb_make's geometry, 2048 blocks). */
+static u8 ckbuf[9 * SCALIO_UNIT_SIZE];
+
+static struct scalio_ckpt_hdr *ckpt_make(struct scalio_sb *sb)
+{
+	struct scalio_ckpt_hdr *h = (void *)ckbuf;
+	struct scalio_ckpt_entry *e = (void *)(h + 1);
+
+	sb_make(sb);
+	memset(ckbuf, 0, sizeof(ckbuf));
+	h->magic = cpu_to_le64(SCALIO_CKPT_MAGIC);
+	h->seq = cpu_to_le64(3);
+	h->log_head = cpu_to_le64(20);
+	h->log_tail = cpu_to_le64(100);
+	h->next_batch = cpu_to_le64(1000);
+	h->head_seq = cpu_to_le64(990);
+	h->nr_entries = cpu_to_le32(2048);
+	e[0].seg = cpu_to_le64(scalio_seg_make(1, 30, 2, 995));
+	e[0].gen = cpu_to_le64(995);
+	e[5].gen = cpu_to_le64(12);
+	return h;
+}
+
+static void ckpt_seal(struct scalio_ckpt_hdr *h)
+{
+	h->crc = cpu_to_le32(scalio_crc(h, scalio_ckpt_bytes(2048),
+					offsetof(struct scalio_ckpt_hdr, crc)));
+}
+
+#define CK_BAD(stmt, err) do {						struct scalio_sb _sb;						struct scalio_ckpt_hdr *h = ckpt_make(&_sb);			struct scalio_ckpt_entry *e = (void *)(h + 1);			(void)e;							stmt;								ckpt_seal(h);							CHECK_EQ(scalio_ckpt_check(h, &_sb, 2048), err);	} while (0)
+
+static void ckpt_checks(void)
+{
+	struct scalio_sb sb;
+	struct scalio_ckpt_hdr *h = ckpt_make(&sb);
+
+	CHECK_EQ(scalio_owned_blocks(4096, 2, 1), 2048);
+	CHECK_EQ(scalio_owned_blocks(4, 3, 2), 1);
+	CHECK_EQ(scalio_owned_blocks(1, 2, 1), 0);
+	CHECK_EQ(scalio_ckpt_units(2048), 9);
+	ckpt_seal(h);
+	CHECK_EQ(scalio_ckpt_check(h, &sb, 2048), 0);
+	CHECK_EQ(scalio_ckpt_check(h, &sb, 2047), -EBADMSG);
+	ckbuf[5000] ^= 1;
+	CHECK_EQ(scalio_ckpt_check(h, &sb, 2048), -EBADMSG);
+	CK_BAD(h->magic = 0, -ENODATA);
+	CK_BAD(h->seq = 0, -ERANGE);
+	CK_BAD(h->log_head = cpu_to_le64(19), -ERANGE);
+	CK_BAD(h->log_tail = cpu_to_le64(1 << 20), -ERANGE);
+	CK_BAD(h->head_seq = 0, -ERANGE);
+	CK_BAD(h->head_seq = cpu_to_le64(1001), -ERANGE);
+	CK_BAD(h->next_batch = cpu_to_le64(1ULL << 40), -ERANGE);
+	CK_BAD(h->reserved[0] = 1, -ERANGE);
+	CK_BAD(e[0].gen = cpu_to_le64(996), -ERANGE);
+	CK_BAD(e[1].gen = cpu_to_le64(1000), -ERANGE);
+	CK_BAD(e[0].seg = cpu_to_le64(scalio_seg_make(0, 30, 2, 995)), -ERANGE);
+	CK_BAD(e[0].seg = cpu_to_le64(scalio_seg_make(1, 19, 2, 995)), -ERANGE);
+	CK_BAD(e[0].seg = cpu_to_le64(scalio_seg_make(1, (1 << 20) - 1, 2,
+						       995)), -ERANGE);
+	CK_BAD(e[0].seg = cpu_to_le64(scalio_seg_make(1, 30, 0, 995)), -ERANGE);
+	CK_BAD(e[2].seg = 0, 0);
+}
+
+/* A batch of two segments (blocks 1 and 3 of SSD 1) at unit 40. */
+static u8 bbuf[8 * SCALIO_UNIT_SIZE];
+
+static u32 batch_make(u64 seq)
+{
+	struct scalio_batch_hdr *bh = (void *)bbuf;
+	struct scalio_seg_builder b;
+	u32 off = 1;
+
+	memset(bbuf, 0, sizeof(bbuf));
+	scalio_seg_build_init(&b, bbuf + SCALIO_UNIT_SIZE, 4 * SCALIO_UNIT_SIZE);
+	scalio_seg_build_add(&b, (const u8 *)"k1", 2, val4096, 100);
+	off += scalio_seg_build_finish(&b, 1, seq);
+	scalio_seg_build_init(&b, bbuf + off * SCALIO_UNIT_SIZE,
+			      4 * SCALIO_UNIT_SIZE);
+	scalio_seg_build_add(&b, (const u8 *)"k3", 2, val4096, 4096);
+	off += scalio_seg_build_finish(&b, 3, seq);
+	bh->magic = cpu_to_le64(SCALIO_BATCH_MAGIC);
+	bh->seq = cpu_to_le64(seq);
+	bh->nr_units = cpu_to_le32(off);
+	bh->nr_segs = cpu_to_le32(2);
+	scalio_batch_hdr_seal(bh);
+	return off;
+}
+
+static void batch_checks(void)
+{
+	const struct scalio_seg_hdr *sh;
+	struct scalio_batch_hdr *bh = (void *)bbuf;
+	struct scalio_sb sb;
+	u32 n, need = 0, off = 1, units, segs = 0;
+
+	sb_make(&sb);
+	n = batch_make(777);
+	CHECK_EQ(n, 4);
+	CHECK_EQ(scalio_batch_check(bbuf, 1, 777, &sb, 40, &need), -EAGAIN);
+	CHECK_EQ(need, 4);
+	CHECK_EQ(scalio_batch_check(bbuf, 4, 777, &sb, 40, &need), 4);
+	CHECK_EQ(scalio_batch_check(bbuf, 4, 778, &sb, 40, &need), -ESTALE);
+	while (scalio_batch_next_seg(bbuf, &off, &sh, &units))
+		segs++;
+	CHECK_EQ(segs, 2);
+	/* Outside the log, or running past its end. */
+	CHECK_EQ(scalio_batch_check(bbuf, 4, 777, &sb, 19, &need), -EUCLEAN);
+	CHECK_EQ(scalio_batch_check(bbuf, 4, 777, &sb, (1 << 20) - 3, &need),
+		 -EUCLEAN);
+	CHECK_EQ(scalio_batch_check(bbuf, 4, 777, &sb, (1 << 20) - 4, &need),
+		 4);
+	/* Segment damage: record length, crc, generation, foreign block. */
+	bbuf[SCALIO_UNIT_SIZE + 34] ^= 1;
+	CHECK_EQ(scalio_batch_check(bbuf, 4, 777, &sb, 40, &need), -EUCLEAN);
+	batch_make(777);
+	bbuf[2 * SCALIO_UNIT_SIZE + 100] ^= 1;
+	CHECK_EQ(scalio_batch_check(bbuf, 4, 777, &sb, 40, &need), -EUCLEAN);
+	batch_make(777);
+	bh->nr_units = cpu_to_le32(5);
+	scalio_batch_hdr_seal(bh);
+	CHECK_EQ(scalio_batch_check(bbuf, 5, 777, &sb, 40, &need), -EUCLEAN);
+	bh->nr_units = cpu_to_le32(SCALIO_BATCH_MAX_UNITS + 1);
+	scalio_batch_hdr_seal(bh);
+	CHECK_EQ(scalio_batch_check(bbuf, 4, 777, &sb, 40, &need), -EUCLEAN);
+	bh->nr_units = cpu_to_le32(4);
+	bh->nr_segs = cpu_to_le32(1);
+	scalio_batch_hdr_seal(bh);
+	CHECK_EQ(scalio_batch_check(bbuf, 4, 777, &sb, 40, &need), -EUCLEAN);
+	sb.ssd_index = 0;
+	scalio_sb_seal(&sb);
+	batch_make(777);
+	CHECK_EQ(scalio_batch_check(bbuf, 4, 777, &sb, 40, &need), -EUCLEAN);
+	bh->magic = 0;
+	CHECK_EQ(scalio_batch_check(bbuf, 4, 777, &sb, 40, &need), -EBADMSG);
+}
+
 static const struct t_case cases[] = {
 	T_CASE(crc_convention),
 	T_CASE(struct_sizes),
@@ -495,6 +638,8 @@ static const struct t_case cases[] = {
 	T_CASE(sb_corruption),
 	T_CASE(sb_geometry),
 	T_CASE(batch_hdr),
+	T_CASE(ckpt_checks),
+	T_CASE(batch_checks),
 	T_CASE(seg_roundtrip),
 	T_CASE(seg_empty),
 	T_CASE(seg_enospc),

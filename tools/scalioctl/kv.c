@@ -328,7 +328,7 @@ static const struct counter target_counters[] = {
 	TC(ssd_reads), TC(ssd_writes), TC(ssd_write_bytes), TC(batches),
 	TC(batched_ops), TC(cleaner_runs), TC(cleaner_moved),
 	TC(cpu_ns_commit), TC(cpu_ns_rpc), TC(cpu_ns_cleaner),
-	TC(log_used_units), TC(log_total_units), TC(keys),
+	TC(log_used_units), TC(log_total_units), TC(keys), TC(ssd_failed),
 };
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -389,6 +389,11 @@ static void print_stats_table(const char *store, const struct scalio_stats *st)
 		printf("  %-20s %19.1f%%\n", "log_used",
 		       100.0 * (double)st->target.log_used_units /
 		       (double)st->target.log_total_units);
+	printf("\nSSDs\n");
+	for (i = 0; i < st->nr_ssds && i < 64; i++)
+		printf("  ssd%-17zu %20s\n", i,
+		       st->target.ssd_failed >> i & 1 ?
+		       "FAILED (writes refused until re-enabled)" : "ok");
 }
 
 int cmd_stats(int argc, char **argv)

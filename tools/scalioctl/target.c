@@ -170,7 +170,7 @@ static int parse_store_opt(const char *cmd, const char *arg)
 
 enum {
 	OPT_STORE = 256, OPT_ADDR, OPT_PORT, OPT_NVME_PORT, OPT_ALLOW_HOST,
-	OPT_HOSTS_FILE, OPT_ATTR0,
+	OPT_HOSTS_FILE, OPT_FORMAT, OPT_FORCE_RECOVER, OPT_ATTR0,
 };
 
 #define DEFAULT_HOSTS_FILE	"/etc/scalio/allowed_hosts"
@@ -653,6 +653,7 @@ struct setup_args {
 	const char *hosts[SCALIO_MAX_HOSTS_ARG];
 	int nr_hosts;
 	const char *hosts_file;
+	bool format, force_recover;
 };
 
 /* Does the enabled store @dir already run exactly the requested setup? */
@@ -693,6 +694,73 @@ static bool store_matches(const char *dir, const struct setup_args *a)
 	return true;
 }
 
+/* One-shot actions of the next enable (attr_format_on_enable ...). */
+static int set_actions(const char *dir, const struct setup_args *a)
+{
+	static const char * const names[] = {
+		"attr_format_on_enable", "attr_force_recover",
+	};
+	bool want[] = { a->format, a->force_recover };
+	char p[PATH_MAX];
+	size_t i;
+	int ret;
+
+	for (i = 0; i < 2; i++) {
+		pathf(p, "%s/%s", dir, names[i]);
+		if (!path_exists(p)) {
+			if (!want[i])
+				continue;
+			err_msg("%s does not exist: this scalio-target is too old for --%s",
+				p, i ? "force-recover" : "format");
+			return EXIT_FAIL;
+		}
+		ret = cfg_write(p, want[i] ? "1" : "0");
+		if (ret)
+			return ret;
+	}
+	return EXIT_OK;
+}
+
+/* Print what the store's last enable found (repairs, refusals, drops). */
+static void print_report(const char *dir)
+{
+	char p[PATH_MAX], line[512];
+	FILE *f;
+
+	pathf(p, "%s/report", dir);
+	f = fopen(p, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		fprintf(stderr, "%s: report: %s", progname, line);
+	fclose(f);
+}
+
+/* Say why enabling failed, from the errno of the enable write. */
+static void enable_failed(const char *store, int err)
+{
+	const char *why;
+
+	switch (-err) {
+	case ENODATA:
+		why = "an SSD holds no scalio store; --format creates one (it destroys what the SSDs hold)";
+		break;
+	case EUCLEAN:
+		why = "the store is damaged (see the report); nothing was formatted. If the report says batches would be lost, --force-recover drops them and lists what was lost";
+		break;
+	case EINVAL:
+		why = "an SSD belongs to another store or geometry, or the configuration is invalid (see dmesg)";
+		break;
+	case ENOMEM:
+		why = "not enough memory for this geometry (--nblocks, --slots)";
+		break;
+	default:
+		why = "see dmesg";
+	}
+	err_msg("store %s could not be enabled: %s: %s", store, strerror(-err),
+		why);
+}
+
 static int setup_store(const struct setup_args *a)
 {
 	char dir[PATH_MAX], p[PATH_MAX], nqn[SCALIO_NQN_MAX], num[16];
@@ -705,7 +773,7 @@ static int setup_store(const struct setup_args *a)
 		return ret;
 	pathf(p, "%s/enable", dir);
 	if (attr_is(p, "1")) {
-		if (store_matches(dir, a)) {
+		if (!a->format && store_matches(dir, a)) {
 			info_msg("store %s: already enabled with this configuration, re-used",
 				 a->store);
 			return EXIT_OK;
@@ -765,12 +833,15 @@ static int setup_store(const struct setup_args *a)
 	if (ret)
 		return ret;
 
-	pathf(p, "%s/enable", dir);
-	ret = cfg_write(p, "1");
-	if (ret) {
-		err_msg("store %s could not be enabled; see dmesg for the reason",
-			a->store);
+	ret = set_actions(dir, a);
+	if (ret)
 		return ret;
+	pathf(p, "%s/enable", dir);
+	ret = write_file(p, "1");
+	print_report(dir);
+	if (ret) {
+		enable_failed(a->store, ret);
+		return EXIT_FAIL;
 	}
 	return EXIT_OK;
 }
@@ -782,6 +853,8 @@ int cmd_target_setup(int argc, char **argv)
 		{ "addr", required_argument, NULL, OPT_ADDR },
 		{ "port", required_argument, NULL, OPT_PORT },
 		{ "nvme-port", required_argument, NULL, OPT_NVME_PORT },
+		{ "format", no_argument, NULL, OPT_FORMAT },
+		{ "force-recover", no_argument, NULL, OPT_FORCE_RECOVER },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
@@ -839,6 +912,12 @@ int cmd_target_setup(int argc, char **argv)
 			break;
 		case OPT_HOSTS_FILE:
 			a.hosts_file = optarg;
+			break;
+		case OPT_FORMAT:
+			a.format = true;
+			break;
+		case OPT_FORCE_RECOVER:
+			a.force_recover = true;
 			break;
 		case 'v':
 			verbose = 1;

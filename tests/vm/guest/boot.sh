@@ -23,7 +23,7 @@ export HOME=/root TERM=dumb LANG=C.UTF-8
 export SCALIO_VM=$name SCALIO_ROLE=$ROLE SCALIO_CTL=$CTL SCALIO_KREL=$KREL
 export SCALIO_HOST_INDEX=$IDX SCALIO_NHOSTS=$NHOSTS SCALIO_NSSDS=$NSSDS
 export SCALIO_STORE=$STORE SCALIO_TARGET_ADDR=$TARGET_ADDR
-export SCALIO_MODULES=$MODULES SCALIO_BOOT_GEN=$GEN
+export SCALIO_MODULES=$MODULES SCALIO_BOOT_GEN=$GEN SCALIO_FRESH_DISKS=$FRESH_DISKS
 export SCALIO_BUILD=/scalio/build/$KREL SCALIO_KO_DIR=$CTL/ko
 
 t0=$(cut -d' ' -f1 /proc/uptime)
@@ -195,10 +195,14 @@ setup_target() {
 	fi
 	if [ "$SETUP" = 1 ]; then
 		if [ "$MODULES" = 1 ]; then
+			# Format only blank images, on their first boot: every
+			# later boot (and a --disks reuse) must recover the store.
+			local fmt=
+			[ "$GEN" = 0 ] && [ "$FRESH_DISKS" = 1 ] && fmt=--format
 			# shellcheck disable=SC2086
 			scalioctl target-setup --store "$STORE" --addr "$TARGET_ADDR" \
 				--port "$PORT" --nvme-port "$NVME_PORT" $TARGET_SETUP_ARGS \
-				$SCALIO_SSDS || return 1
+				$fmt $SCALIO_SSDS || return 1
 		else
 			bare_target_setup || return 1
 		fi

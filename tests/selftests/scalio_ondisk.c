@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * scalio_ondisk DEV: print where the on-SSD structures of a scalio SSD are
+ * (common/scalio_format.h), for the corruption tests to damage them with
+ * dd.  Reads only.  One line per structure, "name key=value ...":
+ *
+ *   sb unit=0 ok=1 ...           superblock and copy (magic and version)
+ *   ckpt slot=A unit=2 seq=.. tail=.. next=.. newest=1
+ *   entry block=B unit=U len=L gen=G   (newest checkpoint, non-empty)
+ *   batch seq=S unit=U units=N segs=K  (the chain after the newest
+ *                                       checkpoint: magic + seq only)
+ *   seg batch=S unit=U block=B records=R
+ *
+ * No crc is checked: this locates structures, it does not validate them
+ * (the kernel does).  The geometry comes from whichever superblock has the
+ * magic, so the tool still works when one of the two is damaged.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define __packed __attribute__((packed))
+#include "../../common/scalio_format.h"
+#include "../../common/scalio_index.h"
+
+static int fd;
+static unsigned char unit[SCALIO_UNIT_SIZE];
+
+static int rd(unsigned long long u, void *buf, size_t units)
+{
+	size_t len = units * SCALIO_UNIT_SIZE;
+
+	return pread(fd, buf, len, (off_t)(u * SCALIO_UNIT_SIZE)) ==
+	       (ssize_t)len ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct scalio_sb sb = { 0 }, s;
+	const struct scalio_ckpt_hdr *h = (const void *)unit;
+	unsigned long long best_unit = 0, best_seq = 0, tail = 0, next = 0;
+	unsigned long long start, end, pos, ckpt_units;
+	const struct scalio_batch_hdr *bh = (const void *)unit;
+	int have = 0, i, slot;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: scalio_ondisk DEV\n");
+		return 2;
+	}
+	fd = open(argv[1], O_RDONLY);
+	if (fd < 0) {
+		perror(argv[1]);
+		return 1;
+	}
+	for (i = 0; i < 2; i++) {
+		if (rd(i, unit, 1))
+			return 1;
+		memcpy(&s, unit, sizeof(s));
+		printf("sb unit=%d magic=%d version=%u\n", i,
+		       le64_to_cpu(s.magic) == SCALIO_SB_MAGIC,
+		       le32_to_cpu(s.version));
+		if (!have && le64_to_cpu(s.magic) == SCALIO_SB_MAGIC) {
+			sb = s;
+			have = 1;
+		}
+	}
+	if (!have)
+		return 1;
+	ckpt_units = le64_to_cpu(sb.ckpt_units);
+	start = le64_to_cpu(sb.log_start);
+	end = start + le64_to_cpu(sb.log_units);
+	if (!ckpt_units || ckpt_units > 65536)
+		return 1;
+	printf("geometry ckpt_units=%llu log_start=%llu log_end=%llu\n",
+	       ckpt_units, start, end);
+	for (slot = 0; slot < 2; slot++) {
+		unsigned long long u = SCALIO_CKPT_UNIT + slot * ckpt_units;
+
+		if (rd(u, unit, 1))
+			return 1;
+		printf("ckpt slot=%c unit=%llu magic=%d seq=%llu tail=%llu next=%llu\n",
+		       'A' + slot, u,
+		       le64_to_cpu(h->magic) == SCALIO_CKPT_MAGIC,
+		       (unsigned long long)le64_to_cpu(h->seq),
+		       (unsigned long long)le64_to_cpu(h->log_tail),
+		       (unsigned long long)le64_to_cpu(h->next_batch));
+		if (le64_to_cpu(h->magic) == SCALIO_CKPT_MAGIC &&
+		    le64_to_cpu(h->seq) > best_seq) {
+			best_seq = le64_to_cpu(h->seq);
+			best_unit = u;
+			tail = le64_to_cpu(h->log_tail);
+			next = le64_to_cpu(h->next_batch);
+		}
+	}
+	if (!best_seq)
+		return 0;
+	printf("newest unit=%llu seq=%llu\n", best_unit, best_seq);
+	{
+		size_t bytes = ckpt_units * SCALIO_UNIT_SIZE;
+		unsigned char *ck = malloc(bytes);
+		const struct scalio_ckpt_hdr *c = (const void *)ck;
+		const struct scalio_ckpt_entry *e = (const void *)(c + 1);
+		unsigned int n, k;
+
+		if (!ck || rd(best_unit, ck, ckpt_units))
+			return 1;
+		n = le32_to_cpu(c->nr_entries);
+		if (scalio_ckpt_bytes(n) > bytes)
+			n = 0;
+		for (k = 0; k < n; k++) {
+			unsigned long long w = le64_to_cpu(e[k].seg);
+
+			if (w)
+				printf("entry idx=%u unit=%u len=%u gen=%llu\n", k,
+				       scalio_seg_unit(w), scalio_seg_len(w),
+				       (unsigned long long)le64_to_cpu(e[k].gen));
+		}
+		free(ck);
+	}
+	/* The chain: batch @next at @tail, or at the log start after a wrap. */
+	for (pos = tail; pos >= start && pos < end;) {
+		unsigned long long n, off;
+		unsigned int segs, k;
+
+		if (rd(pos, unit, 1))
+			return 1;
+		if (le64_to_cpu(bh->magic) != SCALIO_BATCH_MAGIC ||
+		    le64_to_cpu(bh->seq) != next) {
+			if (pos == start)
+				break;
+			pos = start;
+			continue;
+		}
+		n = le32_to_cpu(bh->nr_units);
+		segs = le32_to_cpu(bh->nr_segs);
+		printf("batch seq=%llu unit=%llu units=%llu segs=%u\n", next,
+		       pos, n, segs);
+		if (!n || n > SCALIO_BATCH_MAX_UNITS || pos + n > end)
+			break;
+		for (off = 1, k = 0; k < segs && off < n; k++) {
+			const struct scalio_seg_hdr *sh = (const void *)unit;
+			unsigned int len;
+
+			if (rd(pos + off, unit, 1))
+				return 1;
+			len = le32_to_cpu(sh->len);
+			printf("seg batch=%llu unit=%llu block=%u records=%u\n",
+			       next, pos + off, le32_to_cpu(sh->block),
+			       le32_to_cpu(sh->nr_records));
+			if (!len || len > SCALIO_SEG_MAX_BYTES)
+				break;
+			off += (len + SCALIO_UNIT_SIZE - 1) / SCALIO_UNIT_SIZE;
+		}
+		pos = pos + n == end ? start : pos + n;
+		next++;
+	}
+	return 0;
+}

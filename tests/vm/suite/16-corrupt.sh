@@ -1,0 +1,218 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# 16-corrupt: a damaged SSD is never reformatted and never silently loses
+# an acknowledged write.  One store on one SSD (--no-setup: the test runs
+# target-setup itself, in the target, between damages); the damage is done
+# with dd inside the target VM while the store is down, at places
+# tests/selftests/scalio_ondisk finds from the on-SSD format.
+#
+#   0. a blank SSD without --format is refused (ENODATA, "not a scalio
+#      store"); a geometry needing more than the VM's memory is refused
+#      with ENOMEM before anything is allocated; --format creates the
+#      store; 40 keys written.
+#   A. primary superblock damaged (teardown, dd, setup): recovered from the
+#      copy, reported; every key reads back.
+#   B. both superblocks damaged: refused (EUCLEAN, "damaged"), not
+#      formatted; the saved units put back: every key reads back.
+#   C. newest checkpoint slot damaged: recovered from the older slot +
+#      the log, reported; new values of all keys read back.
+#   E. target killed with 40 batches after the checkpoint.  A record
+#      length inside a middle batch damaged: refused ("would be lost");
+#      the byte put back and a later batch header damaged: refused again;
+#      --force-recover: the report names the dropped batch and keys; every
+#      key reads its last acknowledged value unless the report lists it
+#      as LOST.
+#   D. crc of a checkpointed segment damaged: the store comes up; GETs of
+#      that block fail, never return a wrong value; other keys read back.
+#
+# Usage: 16-corrupt.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+# shellcheck source=tests/vm/lib.sh
+. "$top/tests/vm/lib.sh"
+suite_kver "$@"
+t_start=$(date +%s)
+
+make -C "$top/tests" > /dev/null ||
+	{ echo "FAIL: make -C tests (selftest programs) failed"; exit 1; }
+
+suite_share corrupt
+
+cat > "$share/corrupt.sh" << 'EOF'
+set -u
+S=${SCALIO_STORE:-kv0}
+A=${SCALIO_TARGET_ADDR:-10.77.0.1}
+OD=/scalio/tests/selftests/scalio_ondisk
+N=40
+T0=$(date +%s)
+fail() { echo "FAIL: $*"; exit 1; }
+step() { echo "=== [$(( $(date +%s) - T0 ))s] $*"; }
+T() { vmctl exec-target "$*"; }
+# setup ARGS...: target-setup in the target; output in /share/setup.out.
+setup() {
+	T "scalioctl target-setup --store $S --addr $A --nblocks 64 $* \$SCALIO_SSDS" \
+		> /share/setup.out 2>&1
+	rc=$?
+	sed 's/^/  | /' /share/setup.out
+	return $rc
+}
+down() {
+	scalioctl detach "$S" || fail "detach"
+	T "scalioctl target-teardown --store $S" || fail "target-teardown"
+}
+up() {
+	setup "$@" || fail "target-setup $* failed"
+	scalioctl attach "$S" --addr "$A" > /dev/null || fail "attach"
+}
+ondisk() { T "$OD \$SCALIO_SSDS" > /share/ondisk.out || fail "scalio_ondisk"; }
+# damage OFFSET BYTES: overwrite BYTES bytes at byte OFFSET ("y\ny\n...").
+damage() {
+	T "yes | head -c $2 | dd of=\$SCALIO_SSDS bs=1 seek=$1 conv=notrunc,fsync status=none" ||
+		fail "dd at $1"
+}
+save() { T "dd if=\$SCALIO_SSDS of=/ctl/save.$1 bs=1 skip=$2 count=$3 status=none" || fail "save $1"; }
+restore() { T "dd if=/ctl/save.$1 of=\$SCALIO_SSDS bs=1 seek=$2 conv=notrunc,fsync status=none" || fail "restore $1"; }
+expect_refused() {
+	grep -q "$1" /share/setup.out || fail "$2: the refusal does not say '$1'"
+	! grep -q 'no scalio superblock (blank)' /share/setup.out ||
+		fail "$2: the store looked blank"
+}
+# write R: key k<i> = v<i>.R for i = 1..N, one PUT each (one batch each).
+write() {
+	i=1
+	while [ $i -le $N ]; do
+		scalioctl put "$S" "k$i" "v$i.$1" || fail "put k$i round $1"
+		echo "k$i v$i.$1" >> /share/acked
+		i=$((i + 1))
+	done
+}
+# verify: every key holds its last acknowledged value, or is reported LOST
+# (then it must hold an earlier acknowledged value).
+verify() {
+	i=1
+	while [ $i -le $N ]; do
+		want=$(awk -v k="k$i" '$1 == k { v = $2 } END { print v }' /share/acked)
+		got=$(scalioctl get "$S" "k$i") || got="(error)"
+		if [ "$got" != "$want" ]; then
+			grep -q "key 'k$i' LOST" /share/report ||
+				fail "$1: k$i = '$got', expected '$want' (not reported lost)"
+			awk -v k="k$i" -v g="$got" '$1 == k && $2 == g { f = 1 } END { exit !f }' \
+				/share/acked || fail "$1: k$i = '$got': never written"
+			echo "# k$i: '$got' instead of '$want', reported lost"
+		fi
+		i=$((i + 1))
+	done
+}
+: > /share/acked
+: > /share/report
+
+step "0. a blank SSD without --format is refused"
+setup && fail "target-setup of a blank SSD without --format succeeded"
+grep -q 'not a scalio store' /share/setup.out || fail "0: no 'not a scalio store'"
+grep -q 'No data available' /share/setup.out || fail "0: errno is not ENODATA"
+setup --format --nblocks 16777216 --slots 16 &&
+	fail "a geometry larger than the memory was enabled"
+grep -q 'Cannot allocate memory' /share/setup.out || fail "0: errno is not ENOMEM"
+T "dmesg | grep 'needs .* MiB; .* MiB are available'" || fail "0: no memory message"
+up --format
+write 1
+verify "0"
+
+step "A. primary superblock damaged: recovered from the copy"
+down
+damage 40 16
+up
+grep -q 'using the copy; rewriting it succeeded' /share/setup.out ||
+	fail "A: no report of the recovery from the copy"
+verify "A"
+
+step "B. both superblocks damaged: refused, not formatted"
+down
+save sb 0 8192
+damage 40 16
+damage 4136 16
+setup && fail "B: a store with both superblocks damaged was enabled"
+expect_refused 'Structure needs cleaning' "B"
+expect_refused 'bad crc (damaged)' "B"
+restore sb 0
+up
+verify "B"
+
+step "C. newest checkpoint slot damaged: older slot + log"
+write 2
+down
+ondisk
+ck=$(awk '$1 == "newest" { sub("unit=", "", $2); print $2 }' /share/ondisk.out)
+[ -n "$ck" ] || fail "C: no checkpoint found"
+damage $((ck * 4096 + 64)) 16
+up
+grep -q 'checkpoint slot . is invalid' /share/setup.out ||
+	fail "C: no report of the invalid checkpoint slot"
+verify "C"
+
+step "E. batches after the checkpoint, target killed"
+write 3
+scalioctl detach "$S" || fail "detach"
+vmctl kill-target || fail "kill-target"
+vmctl start-target || fail "start-target"
+ondisk
+nb=$(grep -c '^batch ' /share/ondisk.out)
+echo "# $nb batches after the checkpoint"
+[ "$nb" -ge 6 ] || fail "E: only $nb batches after the checkpoint"
+b1=$(awk -v n=$((nb / 3)) '$1 == "seg" && ++c == n { sub("unit=", "", $3); print $3 }' /share/ondisk.out)
+b2=$(awk -v n=$((2 * nb / 3)) '$1 == "batch" && ++c == n { sub("unit=", "", $3); print $3 }' /share/ondisk.out)
+echo "# record length damaged in the segment at unit $b1, header of the batch at unit $b2"
+save rec $((b1 * 4096 + 34)) 2
+damage $((b1 * 4096 + 34)) 2
+setup && fail "E: a damaged mid-log segment was accepted"
+expect_refused 'would be lost' "E (record length)"
+restore rec $((b1 * 4096 + 34))
+damage $((b2 * 4096)) 8
+setup && fail "E: a damaged mid-log batch header was accepted"
+expect_refused 'would be lost' "E (batch header)"
+up --force-recover
+grep 'report:' /share/setup.out > /share/report
+grep -q 'dropped batches' /share/report || fail "E: no report of the dropped batches"
+grep -q "key 'k" /share/report || fail "E: the report names no key"
+verify "E"
+
+step "D. crc of a checkpointed segment damaged"
+down
+ondisk
+u=$(awk '$1 == "entry" { sub("unit=", "", $3); print $3; exit }' /share/ondisk.out)
+[ -n "$u" ] || fail "D: no segment in the checkpoint"
+damage $((u * 4096 + 24)) 4
+up
+bad=0
+i=1
+while [ $i -le $N ]; do
+	want=$(awk -v k="k$i" '$1 == k { v = $2 } END { print v }' /share/acked)
+	if got=$(scalioctl get "$S" "k$i" 2> /share/get.err); then
+		if [ "$got" != "$want" ] && ! grep -q "key 'k$i' LOST" /share/report; then
+			fail "D: k$i = '$got', expected '$want'"
+		fi
+	else
+		bad=$((bad + 1))
+		echo "# k$i: $(cat /share/get.err)"
+	fi
+	i=$((i + 1))
+done
+[ $bad -ge 1 ] || fail "D: no GET saw the damaged segment"
+echo "# $bad GET(s) failed cleanly, the others read back"
+
+step "unload"
+scalioctl detach "$S" || fail "final detach"
+rmmod scalio_host || fail "rmmod scalio_host"
+T "scalioctl target-teardown --store $S && rmmod scalio_target" ||
+	fail "final teardown in the target"
+step "CORRUPTION TEST PASSED"
+EOF
+
+"$top/tests/vm/run" --kver "$kver" --ssds 1 --no-setup --share "$share" \
+	-- 'sh /share/corrupt.sh'
+rc=$?
+echo "# 16-corrupt: $(($(date +%s) - t_start)) s wall"
+[ $rc = 0 ] || { echo "FAIL: tests/vm/run exited $rc"; exit 1; }
+echo "PASS: damage was repaired with a report or refused; never a reformat or a silent loss"
+exit 0

@@ -1,0 +1,175 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# 17-diskfault: a failing SSD gives clean errors and loses no acknowledged
+# write.  One store on one SSD seen through device-mapper (--no-setup: the
+# test puts /dev/mapper/sd0 = linear over the NVMe disk in the target and
+# runs target-setup on it; nvmet exports the dm device too, so the hosts'
+# direct reads see the same faults).  Faults are table swaps of sd0
+# (dmsetup suspend/load/resume):
+#
+#   W. write errors (dm-flakey error_writes): PUTs fail with an error,
+#      nothing is acknowledged; stats says "ssd0 failed"; GETs still read
+#      back every acknowledged value.  Fault cleared: the store is still
+#      up and reads everything; a disable/enable (recovery) makes PUTs
+#      work again.
+#   R. every I/O fails (dm error): GETs return an error or the right value
+#      (host caches), never a wrong one.  Fault cleared: all read back.
+#   K. the target is killed during a write fault, rebooted, sd0 rebuilt,
+#      target-setup (no --format) recovers: every acknowledged write reads
+#      back.
+#   G. the NVMe controller is removed under the store (PCI remove): GETs
+#      and PUTs fail cleanly, stats shows ssd0 failed, no oops; unload.
+#
+# Usage: 17-diskfault.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+# shellcheck source=tests/vm/lib.sh
+. "$top/tests/vm/lib.sh"
+suite_kver "$@"
+t_start=$(date +%s)
+command -v dmsetup > /dev/null ||
+	{ echo "SKIP: dmsetup is not installed (make deps)"; exit 4; }
+
+suite_share diskfault
+
+cat > "$share/diskfault.sh" << 'EOF'
+set -u
+S=${SCALIO_STORE:-kv0}
+A=${SCALIO_TARGET_ADDR:-10.77.0.1}
+CFS=/sys/kernel/config/scalio/stores/$S
+N=20
+T0=$(date +%s)
+fail() { echo "FAIL: $*"; exit 1; }
+step() { echo "=== [$(( $(date +%s) - T0 ))s] $*"; }
+T() { vmctl exec-target "$*"; }
+# table KIND: swap sd0's table (linear, flakey-w = write errors, error).
+table() {
+	T "sz=\$(blockdev --getsz \$SCALIO_SSDS)
+	case $1 in
+	linear) t=\"0 \$sz linear \$SCALIO_SSDS 0\" ;;
+	flakey-w) t=\"0 \$sz flakey \$SCALIO_SSDS 0 0 1 1 error_writes\" ;;
+	error) t=\"0 \$sz error\" ;;
+	esac
+	if [ -e /dev/mapper/sd0 ]; then
+		dmsetup suspend --noflush sd0 && dmsetup load sd0 --table \"\$t\" &&
+			dmsetup resume sd0
+	else
+		dmsetup create sd0 --table \"\$t\"
+	fi" || fail "dm table $1"
+}
+setup() {
+	T "scalioctl target-setup --store $S --addr $A --nblocks 64 $* /dev/mapper/sd0" \
+		> /share/setup.out 2>&1
+	rc=$?
+	sed 's/^/  | /' /share/setup.out
+	return $rc
+}
+state() { T "grep '^ssd0 ' $CFS/stats" | awk '{ print $2 }'; }
+write() {
+	i=1
+	while [ $i -le $N ]; do
+		scalioctl put "$S" "k$i" "v$i.$1" || fail "put k$i round $1"
+		echo "k$i v$i.$1" >> /share/acked
+		i=$((i + 1))
+	done
+}
+want() { awk -v k="$1" '$1 == k { v = $2 } END { print v }' /share/acked; }
+# verify [errors-ok]: every key reads its last acknowledged value; with an
+# argument, an error is accepted too (counted), a wrong value never.
+verify() {
+	errs=0
+	i=1
+	while [ $i -le $N ]; do
+		w=$(want "k$i")
+		if got=$(scalioctl get "$S" "k$i" 2> /share/get.err); then
+			[ "$got" = "$w" ] || fail "$2: k$i = '$got', expected '$w'"
+		else
+			[ -n "$1" ] || fail "$2: GET k$i failed: $(cat /share/get.err)"
+			errs=$((errs + 1))
+		fi
+		i=$((i + 1))
+	done
+	echo "# $2: $errs GET error(s), every value read was right"
+}
+: > /share/acked
+
+step "setup on dm linear over the SSD"
+T "modprobe dm-mod && modprobe dm-flakey" || fail "modprobe dm"
+table linear
+setup --format || fail "target-setup --format"
+scalioctl attach "$S" --addr "$A" > /dev/null || fail "attach"
+write 1
+verify "" "before faults"
+
+step "W. write errors"
+table flakey-w
+scalioctl put "$S" k1 lost.1 2> /share/put.err &&
+	fail "W: a PUT was acknowledged while writes fail"
+echo "# W: PUT failed: $(cat /share/put.err)"
+[ "$(state)" = failed ] || fail "W: stats does not show ssd0 failed ($(state))"
+scalioctl stats "$S" | grep 'ssd0 ' | tee /share/stats.out
+grep -q 'ssd0 *FAILED' /share/stats.out || fail "W: scalioctl stats does not show ssd0 FAILED"
+scalioctl put "$S" k2 lost.2 && fail "W: a second PUT was acknowledged"
+verify "" "W (reads during write errors)"
+table linear
+[ "$(T "cat $CFS/enable")" = 1 ] || fail "W: the store went down"
+verify "" "W (fault cleared)"
+scalioctl put "$S" k3 lost.3 && fail "W: PUT acknowledged before re-enable"
+T "echo 0 > $CFS/enable && echo 1 > $CFS/enable" || fail "W: re-enable"
+[ "$(state)" = ok ] || fail "W: ssd0 not ok after re-enable ($(state))"
+i=0
+until scalioctl put "$S" k1 v1.w 2> /dev/null; do
+	i=$((i + 1))
+	[ $i -lt 60 ] || fail "W: no PUT works after the re-enable"
+	sleep 1
+done
+echo "k1 v1.w" >> /share/acked
+verify "" "W (after re-enable)"
+
+step "R. every I/O fails"
+table error
+verify errors-ok "R (all I/O failing)"
+[ "$(T "cat $CFS/enable")" = 1 ] || fail "R: the store went down"
+table linear
+verify "" "R (fault cleared)"
+
+step "K. target killed during a write fault"
+write 2
+table flakey-w
+scalioctl put "$S" k5 lost.5 && fail "K: PUT acknowledged during the fault"
+scalioctl detach "$S" || fail "detach"
+vmctl kill-target || fail "kill-target"
+vmctl start-target || fail "start-target"
+T "modprobe dm-mod && modprobe dm-flakey" || fail "modprobe dm"
+table linear
+setup || fail "K: recovery after the kill"
+scalioctl attach "$S" --addr "$A" > /dev/null || fail "attach"
+verify "" "K (after the kill)"
+
+step "G. the NVMe controller disappears"
+T "c=\$(basename \$(dirname \$(dirname /sys/class/block/\${SCALIO_SSDS#/dev/}/device 2>/dev/null) 2>/dev/null))
+	for n in /sys/class/nvme/nvme*; do
+		[ \"\$(cat \$n/serial | tr -d ' ')\" = ssd0 ] && echo 1 > \$n/device/remove && exit 0
+	done; exit 1" || fail "G: PCI remove"
+scalioctl put "$S" k1 gone 2> /share/put.err && fail "G: PUT acknowledged on a removed SSD"
+echo "# G: PUT failed: $(cat /share/put.err)"
+[ "$(state)" = failed ] || fail "G: stats does not show ssd0 failed ($(state))"
+verify errors-ok "G (SSD removed)"
+T "grep -E '^(ssd|keys)' $CFS/stats"
+
+step "unload"
+scalioctl detach "$S" || fail "final detach"
+rmmod scalio_host || fail "rmmod scalio_host"
+T "scalioctl target-teardown --store $S && rmmod scalio_target" ||
+	fail "final teardown in the target"
+step "DISK FAULT TEST PASSED"
+EOF
+
+"$top/tests/vm/run" --kver "$kver" --ssds 1 --no-setup --share "$share" \
+	-- 'sh /share/diskfault.sh'
+rc=$?
+echo "# 17-diskfault: $(($(date +%s) - t_start)) s wall"
+[ $rc = 0 ] || { echo "FAIL: tests/vm/run exited $rc"; exit 1; }
+echo "PASS: failing SSD: clean errors, no acknowledged write lost"
+exit 0
