@@ -71,8 +71,9 @@ int lc_record(const char *client, enum lc_op op, const void *key,
 /*
  * lc_history_timeline - name the clock of the stamps: @clock "monotonic"
  * (@epoch: this machine's boot id, lc_boot_id()) or "target" (@epoch: the
- * target's boot time in this machine's wall-clock milliseconds).  Tokens
- * without spaces.  Returns 0 or a negative errno.
+ * target's boot id, as the caller learnt it).  Histories to be checked
+ * together must name the same clock and epoch.  Tokens without spaces.
+ * Returns 0 or a negative errno.
  */
 int lc_history_timeline(const char *clock, const char *epoch);
 /*

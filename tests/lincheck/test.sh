@@ -279,9 +279,9 @@ c2 get a 1 ok 20 30
 H
 check "refusal names both boots" \
 	'echo "$last_out" | grep -q "refused (line 2).*boot 2a7c-boot.*boot 1f0e-boot"'
-expect "target boot estimates 40 ms apart: one timeline" 0 <<'H'
-#% timeline target 1700000000000
-#% timeline target 1700000000040
+expect "one target timeline, two recorders" 0 <<'H'
+#% timeline target 77c1-boot
+#% timeline target 77c1-boot
 c1 put a 1 ok 0 10
 H
 # Before the reboot the target clock read 60000+; after it, 5000+: by the
@@ -289,34 +289,32 @@ H
 # the key absent (before it), a violation that never happened.  Refused,
 # not reported as a violation.
 expect "history across a target reboot: refused, not a violation" 2 <<'H'
-#% timeline target 1700000000000
+#% timeline target 77c1-boot
 c1 get a - missing 60000 60010
-#% timeline target 1700000058000
+#% timeline target 9e02-boot
 c2 put a 2 ok 5000 5010
 H
 check "refusal says the history spans a target restart" \
-	'echo "$last_out" | grep -q "refused.*spans a target restart"'
-expect "the same, with the boot slack widened (-B): checked (violation)" 1 -B 60000 <<'H'
-#% timeline target 1700000000000
+	'echo "$last_out" | grep -q "refused (line 3): target clock of boot 9e02-boot here, of boot 77c1-boot at line 1: the history spans a target restart"'
+expect "the same without timeline lines: checked (a violation)" 1 <<'H'
 c1 get a - missing 60000 60010
-#% timeline target 1700000058000
 c2 put a 2 ok 5000 5010
 H
 expect "a recorder saw its clock restart: refused" 2 <<'H'
-#% timeline target 1700000000000
+#% timeline target 77c1-boot
 #% restart clock-went-back
 c1 put a 1 ok 0 10
 H
 check "refusal says why" 'echo "$last_out" | grep -q "clock-went-back"'
 expect "monotonic and target stamps mixed: refused" 2 <<'H'
 #% timeline monotonic 1f0e-boot
-#% timeline target 1700000000000
+#% timeline target 1f0e-boot
 H
 expect "bad input: unknown directive" 2 <<'H'
 #% epoch 3
 H
-expect "bad input: target boot not a number" 2 <<'H'
-#% timeline target soon
+expect "bad input: timeline without an epoch" 2 <<'H'
+#% timeline target
 H
 expect "plain comments starting with # are still ignored" 0 <<'H'
 #%timeline is not a directive without the space
