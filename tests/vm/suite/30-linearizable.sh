@@ -34,7 +34,7 @@
 # rdma_cas > 0 summed over both hosts.  Modes are switched in the same
 # boot (detach, `scalioctl target-set`, attach), each with fresh keys.
 #
-# Env: LIN_SECONDS (default 30: the cache mode; the others get half),
+# Env: LIN_SECONDS (default 24: the cache mode; the others get half),
 #      LIN_THREADS (4), LIN_MONO_THREADS (16), LIN_KEYS (8),
 #      LIN_MODES ("cache mono widened nocache rpcfill"),
 #      LIN_HOST_PARAMS (host module parameters a=1,b=2 set in both hosts
@@ -46,7 +46,7 @@ top=$(cd "$(dirname "$0")/../../.." && pwd)
 # shellcheck source=tests/vm/lib.sh
 . "$top/tests/vm/lib.sh"
 suite_kver "$@"
-secs=${LIN_SECONDS:-30}
+secs=${LIN_SECONDS:-24}
 threads=${LIN_THREADS:-4}
 mono_threads=${LIN_MONO_THREADS:-16}
 keys=${LIN_KEYS:-8}
