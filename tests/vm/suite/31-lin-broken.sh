@@ -238,7 +238,7 @@ for v in $variants; do
 		fail=1
 	fi
 	if [ ! -f "$share/$name.rejected" ]; then
-		echo "FAIL: $name: the checker accepted every history ($rounds rounds of $secs s)"
+		echo "FAIL: $name: the checker accepted every history ($([ "$trials" = 0 ] && echo "$rounds" || echo "$trials") rounds of $secs s)"
 		fail=1
 		continue
 	fi
