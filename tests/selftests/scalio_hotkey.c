@@ -3,18 +3,24 @@
  * scalio_hotkey: a writer of one hot key and readers of it, for the
  * starvation measurement of issue 13 (tests/vm/suite/33-hotkey.sh).
  *
- *   scalio_hotkey put -k KEY -n N -s FIRST -o LATFILE
+ *   scalio_hotkey put -k KEY -n N -s FIRST -o LATFILE [-P PAUSEFILE -r R
+ *		-b BUSYFILE]
  *	N PUTs of KEY, one after the other, values "hot.<seq>" with seq
  *	FIRST, FIRST+1, ...; each PUT's latency (CLOCK_MONOTONIC, ns) goes
  *	to LATFILE, one a line.  Then one GET must return the last value.
- *	Exit 1 if any PUT fails (-ETIMEDOUT: the writer starved) or the
- *	final GET does not return its value.
- *   scalio_hotkey read -k KEY -t THREADS -x STOPFILE
- *	THREADS threads GET KEY in a loop until STOPFILE exists.  Every
- *	value must be "hot.<seq>" and, as the one writer's PUTs are
- *	sequential, each thread's seqs never decrease (a decrease is a stale
- *	read: not linearizable).  Exit 1 on any GET error, a bad or
- *	stale value, or a thread without a single GET.
+ *	With -P: R rounds, each of N PUTs with PAUSEFILE present (the
+ *	readers pause: latencies to LATFILE) and N PUTs without it (the
+ *	readers run: to BUSYFILE), one second after each switch; so the
+ *	lone and the busy PUTs are interleaved in time and a drift of the
+ *	machine's load hits both alike.  Exit 1 if any PUT fails
+ *	(-ETIMEDOUT: the writer starved) or the final GET does not return
+ *	its value.
+ *   scalio_hotkey read -k KEY -t THREADS -x STOPFILE [-P PAUSEFILE]
+ *	THREADS threads GET KEY in a loop until STOPFILE exists, idle while
+ *	PAUSEFILE exists.  Every value must be "hot.<seq>" and, as the one
+ *	writer's PUTs are sequential, each thread's seqs never decrease (a
+ *	decrease is a stale read: not linearizable).  Exit 1 on any GET
+ *	error, a bad or stale value, or a thread without a single GET.
  *   scalio_hotkey report ALONE BUSY
  *	p50 and p99 of the two latency files and their ratios BUSY/ALONE,
  *	on one line starting with "hotkey:".
@@ -40,7 +46,7 @@
 
 static const char *prog = "scalio_hotkey";
 static const char *key = "hot";
-static const char *stop_file;
+static const char *stop_file, *pause_file;
 static int fd;
 
 static uint64_t now_ns(void)
@@ -83,49 +89,98 @@ static long long parse_val(const char *v, uint32_t len)
 	return seq;
 }
 
-static int do_put(unsigned long n, unsigned long first, const char *out)
+/* @n PUTs from value @seq on, latencies to @f; 0 or 1 (a PUT failed). */
+static int put_series(unsigned long n, unsigned long *seq, FILE *f)
 {
 	char val[32];
 	uint32_t vlen;
 	unsigned long i;
-	FILE *f = fopen(out, "w");
 	int ret;
 
-	if (!f) {
-		fprintf(stderr, "%s: %s: %s\n", prog, out, strerror(errno));
-		return 1;
-	}
 	for (i = 0; i < n; i++) {
 		uint64_t t0, t1;
 
-		vlen = (uint32_t)snprintf(val, sizeof(val), "hot.%lu",
-					  first + i);
+		vlen = (uint32_t)snprintf(val, sizeof(val), "hot.%lu", *seq);
 		t0 = now_ns();
 		ret = kv_ioctl(SCALIO_IOC_PUT, val, &vlen);
 		t1 = now_ns();
 		if (ret) {
-			fprintf(stderr, "%s: PUT %lu of %lu failed after %.1f ms: %s%s\n",
-				prog, i + 1, n, (double)(t1 - t0) / 1e6,
+			fprintf(stderr, "%s: PUT of hot.%lu failed after %.1f ms: %s%s\n",
+				prog, *seq, (double)(t1 - t0) / 1e6,
 				strerror(-ret), ret == -ETIMEDOUT ?
 				" (the writer starved)" : "");
-			fclose(f);
 			return 1;
 		}
+		(*seq)++;
 		fprintf(f, "%llu\n", (unsigned long long)(t1 - t0));
 	}
-	if (fclose(f)) {
-		fprintf(stderr, "%s: %s: %s\n", prog, out, strerror(errno));
+	return 0;
+}
+
+/* Creates (@on) or removes @path; 0 or 1. */
+static int set_file(const char *path, bool on)
+{
+	int ffd;
+
+	if (!on)
+		return unlink(path) && errno != ENOENT;
+	ffd = open(path, O_WRONLY | O_CREAT, 0644);
+	if (ffd < 0)
+		return 1;
+	close(ffd);
+	return 0;
+}
+
+static int do_put(unsigned long n, unsigned long first, const char *out,
+		  unsigned long rounds, const char *busy_out)
+{
+	FILE *f = fopen(out, "w"), *fb = NULL;
+	unsigned long seq = first, r;
+	char val[32];
+	uint32_t vlen;
+	int ret = 0;
+
+	if (!f || (busy_out && !(fb = fopen(busy_out, "w")))) {
+		fprintf(stderr, "%s: %s: %s\n", prog, f ? busy_out : out,
+			strerror(errno));
 		return 1;
 	}
+	if (!pause_file) {
+		ret = put_series(n, &seq, f);
+	} else {
+		for (r = 0; r < rounds && !ret; r++) {
+			/* alone: readers paused; then busy: readers on */
+			ret = set_file(pause_file, true);
+			if (!ret) {
+				sleep(1);
+				ret = put_series(n, &seq, f);
+			}
+			if (!ret)
+				ret = set_file(pause_file, false);
+			if (!ret) {
+				sleep(1);
+				ret = put_series(n, &seq, fb);
+			}
+		}
+		set_file(pause_file, false);
+	}
+	if (fclose(f) || (fb && fclose(fb))) {
+		fprintf(stderr, "%s: writing latencies: %s\n", prog,
+			strerror(errno));
+		return 1;
+	}
+	if (ret)
+		return 1;
 	vlen = sizeof(val);
 	ret = kv_ioctl(SCALIO_IOC_GET, val, &vlen);
-	if (ret || parse_val(val, vlen) != (long long)(first + n - 1)) {
+	if (ret || parse_val(val, vlen) != (long long)(seq - 1)) {
 		fprintf(stderr, "%s: GET after the PUTs: %s, '%.*s', expected hot.%lu\n",
 			prog, ret ? strerror(-ret) : "ok", ret ? 0 : (int)vlen,
-			val, first + n - 1);
+			val, seq - 1);
 		return 1;
 	}
-	printf("# put: %lu PUTs of %s ok, last value read back\n", n, key);
+	printf("# put: %lu PUTs of %s ok, last value read back\n",
+	       seq - first, key);
 	return 0;
 }
 
@@ -146,8 +201,12 @@ static void *reader(void *arg)
 
 	r->first = r->last = -1;
 	for (;;) {
-		if (!(r->gets % 64) && !access(stop_file, F_OK))
+		if (!access(stop_file, F_OK))
 			break;
+		if (pause_file && !access(pause_file, F_OK)) {
+			usleep(20000);
+			continue;
+		}
 		vlen = sizeof(val);
 		ret = kv_ioctl(SCALIO_IOC_GET, val, &vlen);
 		if (ret) {
@@ -287,15 +346,17 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: %s [-S STORE] [-k KEY] put -n N -s FIRST -o LATFILE\n"
+		"              [-P PAUSEFILE -r ROUNDS -b BUSYFILE]\n"
 		"       %s [-S STORE] [-k KEY] read -t THREADS -x STOPFILE\n"
+		"              [-P PAUSEFILE]\n"
 		"       %s report ALONE BUSY\n", prog, prog, prog);
 	return 2;
 }
 
 int main(int argc, char **argv)
 {
-	const char *store = "kv0", *out = NULL, *mode;
-	unsigned long n = 0, first = 0, threads = 0;
+	const char *store = "kv0", *out = NULL, *busy_out = NULL, *mode;
+	unsigned long n = 0, first = 0, threads = 0, rounds = 1;
 	char path[64];
 	int c;
 
@@ -313,13 +374,16 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "report"))
 		return argc - optind == 2 ?
 		       do_report(argv[optind], argv[optind + 1]) : usage();
-	while ((c = getopt(argc, argv, "n:s:o:t:x:")) != -1) {
+	while ((c = getopt(argc, argv, "n:s:o:t:x:P:r:b:")) != -1) {
 		switch (c) {
 		case 'n': n = sel_num_arg(prog, optarg, 1, 10000000); break;
 		case 's': first = sel_num_arg(prog, optarg, 0, 1UL << 40); break;
 		case 'o': out = optarg; break;
 		case 't': threads = sel_num_arg(prog, optarg, 1, MAX_THREADS); break;
 		case 'x': stop_file = optarg; break;
+		case 'P': pause_file = optarg; break;
+		case 'r': rounds = sel_num_arg(prog, optarg, 1, 1000); break;
+		case 'b': busy_out = optarg; break;
 		default: return usage();
 		}
 	}
@@ -331,8 +395,8 @@ int main(int argc, char **argv)
 		printf("SKIP: %s: %s\n", path, strerror(errno));
 		return 4;
 	}
-	if (!strcmp(mode, "put") && n && out)
-		return do_put(n, first, out);
+	if (!strcmp(mode, "put") && n && out && !pause_file == !busy_out)
+		return do_put(n, first, out, rounds, busy_out);
 	if (!strcmp(mode, "read") && threads && stop_file)
 		return do_read((unsigned int)threads);
 	return usage();
