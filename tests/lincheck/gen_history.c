@@ -8,10 +8,12 @@
  * history is linearizable by construction.  Failed ops (-e) report "err"
  * and take effect or not at random.  With -b the history is then broken:
  * one successful get is made to return a value never written to its key,
- * which no linearization can explain.
+ * which no linearization can explain.  With -l MAX, values are padded to
+ * a length from 0 to MAX bytes fixed by the value (as scalio_lin's values
+ * up to 4096 bytes), the empty value written as '%'.
  *
  * usage: gen_history [-n ops] [-c clients] [-k keys] [-s seed] [-e pct]
- *                    [-d pct deletes] [-b]
+ *                    [-d pct deletes] [-l max value length] [-b]
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -43,6 +45,30 @@ static int cmp_lin(const void *a, const void *b)
 	return x->lin < y->lin ? -1 : x->lin > y->lin;
 }
 
+/* Value @v padded to its own length in 0..@max; '%' for the empty one. */
+static void print_val(long v, int max)
+{
+	char tag[24];
+	int len, n, i;
+
+	n = snprintf(tag, sizeof(tag), "v%ld", v);
+	if (!max) {
+		fputs(tag, stdout);
+		return;
+	}
+	if (v % 16 == 0) {
+		putchar('%');	/* empty: so empty values repeat */
+		return;
+	}
+	/* half short (slot-sized, up to 72), half up to @max */
+	len = (int)((uint64_t)v * 2654435761ULL % 4099);
+	len = v % 2 || max <= 72 ? len % (max < 72 ? max + 1 : 73) :
+	      73 + len % (max - 72);
+	fputs(tag, stdout);
+	for (i = n; i < len; i++)
+		putchar('a' + (int)((v + i) % 26));
+}
+
 static int cmp_inv(const void *a, const void *b)
 {
 	const struct gop *x = a, *y = b;
@@ -54,11 +80,12 @@ int main(int argc, char **argv)
 {
 	long n = 1000, i, nvals = 0;
 	int clients = 4, keys = 1, err_pct = 0, del_pct = 10, brk = 0, c;
+	int max_len = 0;
 	struct gop *g, **byl;
 	int64_t *tc;
 	long *state;
 
-	while ((c = getopt(argc, argv, "n:c:k:s:e:d:b")) != -1) {
+	while ((c = getopt(argc, argv, "n:c:k:s:e:d:l:b")) != -1) {
 		switch (c) {
 		case 'n': n = atol(optarg); break;
 		case 'c': clients = atoi(optarg); break;
@@ -66,10 +93,11 @@ int main(int argc, char **argv)
 		case 's': rs = strtoull(optarg, NULL, 0) * 2654435761ULL + 1; break;
 		case 'e': err_pct = atoi(optarg); break;
 		case 'd': del_pct = atoi(optarg); break;
+		case 'l': max_len = atoi(optarg); break;
 		case 'b': brk = 1; break;
 		default:
 			fprintf(stderr, "usage: gen_history [-n ops] [-c clients]"
-				" [-k keys] [-s seed] [-e pct] [-d pct] [-b]\n");
+				" [-k keys] [-s seed] [-e pct] [-d pct] [-l len] [-b]\n");
 			return 2;
 		}
 	}
@@ -140,7 +168,8 @@ int main(int argc, char **argv)
 
 		printf("c%d %s k%d ", o->client, t[o->type], o->key);
 		if (o->type == 1 || (o->type == 0 && o->res == 0))
-			printf("v%ld", o->val);
+			/* the -b value stays unpadded: never '%' */
+			print_val(o->val, o->val > nvals ? 0 : max_len);
 		else
 			printf("-");
 		printf(" %s %lld %lld\n", r[o->res], (long long)o->inv,

@@ -177,14 +177,65 @@ int lc_record(const char *client, enum lc_op op, const void *key,
 		lc_put_token(b, val, vlen);
 	else
 		b->data[b->len++] = '-';
-	n = snprintf(b->data + b->len, 64, " %s %llu %llu\n", results[res],
-		     (unsigned long long)t_invoke,
-		     (unsigned long long)t_return);
+	if (t_return == LC_NEVER)
+		n = snprintf(b->data + b->len, 64, " %s %llu -\n",
+			     results[res], (unsigned long long)t_invoke);
+	else
+		n = snprintf(b->data + b->len, 64, " %s %llu %llu\n",
+			     results[res], (unsigned long long)t_invoke,
+			     (unsigned long long)t_return);
 	b->len += (size_t)n;
 	return 0;
 lost:
 	__atomic_store_n(&lc_lost, 1, __ATOMIC_RELAXED);
 	return -ENOMEM;
+}
+
+/* Writes one "#% ..." line straight to the file. */
+static int lc_directive(const char *a, const char *b, const char *c)
+{
+	int err = 0;
+
+	if (!a || strpbrk(a, " \t\n") || (b && strpbrk(b, " \t\n")) ||
+	    (c && strpbrk(c, " \t\n")))
+		return -EINVAL;
+	pthread_mutex_lock(&lc_lock);
+	if (!lc_file)
+		err = -EBADF;
+	else if (fprintf(lc_file, "#%% %s%s%s%s%s\n", a, b ? " " : "",
+			 b ? b : "", c ? " " : "", c ? c : "") < 0)
+		err = -EIO;
+	pthread_mutex_unlock(&lc_lock);
+	return err;
+}
+
+int lc_history_timeline(const char *clock, const char *epoch)
+{
+	if (!clock || !epoch || !*clock || !*epoch)
+		return -EINVAL;
+	return lc_directive("timeline", clock, epoch);
+}
+
+int lc_history_restart(const char *why)
+{
+	return lc_directive("restart", why && *why ? why : "?", NULL);
+}
+
+int lc_boot_id(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+	size_t n;
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)len, f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	n = strcspn(buf, " \t\n");
+	buf[n] = '\0';
+	return n ? 0 : -EIO;
 }
 
 int lc_history_close(void)

@@ -8,8 +8,25 @@
  *
  * Timestamps are integers comparable across clients; an operation A
  * precedes B iff A.return < B.invoke (equal times count as overlapping).
- * Blank lines and lines starting with '#' are ignored.  Keys and values
- * are opaque tokens compared as written (history.c escapes bytes).
+ * A return of '-' means the op never returned as far as the history knows
+ * (its closing clock read failed): it stays pending forever, so it may or
+ * may not have taken effect, at any time after its invoke; it must be its
+ * client's last op.  Blank lines and lines starting with '#' are ignored,
+ * except the directives "#% ..." that recorders write (history.h):
+ *
+ *   #% timeline <clock> <epoch>   the stamps come from <clock> (monotonic:
+ *                  one machine's CLOCK_MONOTONIC, <epoch> its boot id;
+ *                  target: the target's clock word, <epoch> the target's
+ *                  boot id as the recorder was told it)
+ *   #% restart <why>              the recorder saw its clock restart
+ *
+ * Stamps are comparable only within one timeline: a history whose
+ * timelines differ (other clock or other epoch) or that has a restart
+ * line spans a restart of the clock (a target reboot restarts its clock
+ * word near zero) and is refused (exit 2): checking it would order ops by
+ * meaningless numbers.
+ * Keys and values are opaque tokens compared as written (history.c
+ * escapes bytes).
  *
  * Semantics (a register per key, initially absent):
  *   get ok V       the state is V            get missing   the state is absent
@@ -18,6 +35,8 @@
  *   put/del err    outcome unknown: may take effect at any time after its
  *                  invoke, or never (its return time is taken as infinity)
  *   get err        constrains nothing; ignored
+ *   never returned (return '-'): put/del as an unknown outcome, whatever
+ *                  the result says; get ignored
  * With -s (strict delete), "del ok" also requires the key to be present.
  *
  * A key-value map is linearizable iff every key's history is (Herlihy and
@@ -34,11 +53,13 @@
  * second, violations included.
  *
  * Exit: 0 linearizable ("OK <ops> <keys>"), 1 violation (the first
- * violating key with an explanation), 2 bad input, 3 search limit hit.
+ * violating key with an explanation), 2 bad input or a refused history
+ * (it spans a clock restart), 3 search limit hit.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,8 +76,9 @@ struct op {
 	const char *key;
 	const char *val;	/* NULL for '-' */
 	long line;
-	int64_t inv, ret;	/* ret as given (not made infinite) */
+	int64_t inv, ret;	/* ret as given (INT64_MAX: never returned) */
 	unsigned char type, res;
+	unsigned char never;	/* never returned: outcome unknown */
 };
 
 /* Options. */
@@ -64,6 +86,10 @@ static int strict_delete;
 static int check_all;
 static int verbose;
 static size_t mem_limit = (size_t)4 << 30;	/* bytes of memo per key */
+
+/* The timeline of the stamps, from the first "#% timeline" line. */
+static char tl_clock[32], tl_epoch[64];
+static long tl_line;
 
 static struct op *ops;
 static size_t nr_ops, cap_ops;
@@ -116,7 +142,6 @@ static uint64_t hash_str(const char *s)
 static __attribute__((noreturn, format(printf, 2, 3)))
 void bad_input(long line, const char *fmt, ...);
 
-#include <stdarg.h>
 static void bad_input(long line, const char *fmt, ...)
 {
 	va_list ap;
@@ -165,6 +190,54 @@ static int64_t parse_ts(const char *s, long line, const char *what)
 	return v;
 }
 
+static __attribute__((noreturn, format(printf, 2, 3)))
+void refuse(long line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "lincheck: refused (line %ld): ", line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "; stamps from different clock timelines cannot be "
+		"compared, so the history cannot be checked\n");
+	exit(2);
+}
+
+/*
+ * directive - a "#% ..." line: the clock timeline of the stamps, or a
+ * restart the recorder saw.  Any sign that the stamps do not all come from
+ * one run of one clock refuses the whole history.
+ */
+static void directive(char **tok, int n, long line)
+{
+	if (n >= 1 && !strcmp(tok[0], "restart"))
+		refuse(line, "the recorder saw its clock restart (%s): the "
+		       "history spans a target restart", n > 1 ? tok[1] : "?");
+	if (n < 1 || strcmp(tok[0], "timeline"))
+		bad_input(line, "unknown directive '#%% %s'", n ? tok[0] : "");
+	if (n != 3 || strlen(tok[1]) >= sizeof(tl_clock) ||
+	    strlen(tok[2]) >= sizeof(tl_epoch))
+		bad_input(line, "expected '#%% timeline <clock> <epoch>'");
+	if (strcmp(tok[1], "monotonic") && strcmp(tok[1], "target"))
+		bad_input(line, "unknown clock '%s' (monotonic or target)",
+			  tok[1]);
+	if (!tl_line) {
+		strcpy(tl_clock, tok[1]);
+		strcpy(tl_epoch, tok[2]);
+		tl_line = line;
+		return;
+	}
+	if (strcmp(tl_clock, tok[1]))
+		refuse(line, "clock %s here, clock %s at line %ld", tok[1],
+		       tl_clock, tl_line);
+	if (strcmp(tl_epoch, tok[2]))
+		refuse(line, "%s clock of boot %s here, of boot %s at line %ld%s",
+		       tl_clock, tok[2], tl_epoch, tl_line,
+		       strcmp(tl_clock, "target") ? "" :
+		       ": the history spans a target restart");
+}
+
 static void parse(char *buf)
 {
 	char *p = buf, *tok[8];
@@ -186,6 +259,10 @@ static void parse(char *buf)
 			tok[n++] = s;
 			while (*s && *s != ' ' && *s != '\t' && *s != '\r')
 				s++;
+		}
+		if (n >= 1 && !strcmp(tok[0], "#%")) {
+			directive(tok + 1, n - 1, line);
+			goto next;
 		}
 		if (n == 0 || tok[0][0] == '#')
 			goto next;
@@ -215,7 +292,8 @@ static void parse(char *buf)
 				  tok[4]);
 		o->res = (unsigned char)i;
 		o->inv = parse_ts(tok[5], line, "invoke");
-		o->ret = parse_ts(tok[6], line, "return");
+		o->never = !strcmp(tok[6], "-");
+		o->ret = o->never ? INT64_MAX : parse_ts(tok[6], line, "return");
 		if (o->ret < o->inv)
 			bad_input(line, "returns (%s) before it is invoked (%s)",
 				  tok[6], tok[5]);
@@ -262,10 +340,15 @@ static void check_clients(void)
 	for (i = 1; i < nr_ops; i++) {
 		const struct op *a = &ops[idx[i - 1]], *b = &ops[idx[i]];
 
-		if (!strcmp(a->client, b->client) && b->inv < a->ret)
-			bad_input(b->line, "client %s has overlapping ops (line %ld"
-				  " returns at %" PRId64 ", this one is invoked at %"
-				  PRId64 ")", b->client, a->line, a->ret, b->inv);
+		if (strcmp(a->client, b->client) || b->inv >= a->ret)
+			continue;
+		if (a->never)
+			bad_input(b->line, "client %s has an op after one that "
+				  "never returned (line %ld)", b->client,
+				  a->line);
+		bad_input(b->line, "client %s has overlapping ops (line %ld"
+			  " returns at %" PRId64 ", this one is invoked at %"
+			  PRId64 ")", b->client, a->line, a->ret, b->inv);
 	}
 	free(idx);
 }
@@ -522,11 +605,32 @@ static int interchangeable(const struct kop *k)
 	return !(k->o->type == OP_DEL && k->o->res == RES_OK);
 }
 
+/* A value for a report: long ones (up to 4 KiB) cut, with their length. */
+static const char *show_val(const char *v, char *buf, size_t len)
+{
+	size_t n;
+
+	if (!v)
+		return "-";
+	n = strlen(v);
+	if (n <= 64)
+		return v;
+	snprintf(buf, len, "%.32s...%s(%zu chars)", v, v + n - 16, n);
+	return buf;
+}
+
 static void print_op(const char *indent, const struct op *o)
 {
-	printf("%sline %ld: %s %s %s %s %s %" PRId64 " %" PRId64 "%s\n", indent,
+	char ret[24], vb[80];
+
+	if (o->never)
+		strcpy(ret, "-");
+	else
+		snprintf(ret, sizeof(ret), "%" PRId64, o->ret);
+	printf("%sline %ld: %s %s %s %s %s %" PRId64 " %s%s\n", indent,
 	       o->line, o->client, op_names[o->type], o->key,
-	       o->val ? o->val : "-", res_names[o->res], o->inv, o->ret,
+	       show_val(o->val, vb, sizeof(vb)), res_names[o->res], o->inv, ret,
+	       o->never ? "  (never returned)" :
 	       o->res == RES_ERR ? "  (outcome unknown)" : "");
 }
 
@@ -692,12 +796,12 @@ static int check_key(const struct key_group *g, size_t *nr_checked)
 		const struct op *o = &ops[g->idx[i]];
 		struct kop *kq;
 
-		if (o->type == OP_GET && o->res == RES_ERR)
+		if (o->type == OP_GET && (o->res == RES_ERR || o->never))
 			continue;
 		kq = &k[n++];
 		kq->o = o;
 		kq->inv = o->inv;
-		kq->inf = o->res == RES_ERR;
+		kq->inf = o->res == RES_ERR || o->never;
 		kq->ret = kq->inf ? INT64_MAX : o->ret;
 		kq->vid = 0;
 		if (o->val) {
@@ -863,6 +967,7 @@ static int check_key(const struct key_group *g, size_t *nr_checked)
 	if (result == 1) {
 		const struct kop *b = &k[ev[e].op];
 		uint32_t shown = 0, nskip = 0;
+		char vb[80];
 
 		printf("VIOLATION key %s: %u ops on this key cannot be "
 		       "linearized\n", g->key, n);
@@ -878,7 +983,8 @@ static int check_key(const struct key_group *g, size_t *nr_checked)
 				;
 			if (q2 < q)
 				continue;
-			printf(" %s", st ? vals[st - 1] : "absent");
+			printf(" %s", st ? show_val(vals[st - 1], vb, sizeof(vb)) :
+			       "absent");
 			shown++;
 		}
 		printf("%s\n", q < cur.n ? " ..." : "");
@@ -899,8 +1005,9 @@ static int check_key(const struct key_group *g, size_t *nr_checked)
 			shown++;
 		}
 		if (nskip)
-			printf("    (and %u failed ops of unknown outcome that "
-			       "cannot explain it)\n", nskip);
+			printf("    (and %u ops of unknown outcome, failed or "
+			       "never returned, that cannot explain it)\n",
+			       nskip);
 		else if (!shown)
 			printf("    none\n");
 	} else if (result == 3) {
@@ -937,7 +1044,9 @@ static void usage(FILE *f)
 "  -s  strict delete: 'del ok' requires the key to be present\n"
 "  -v  per-key statistics on stderr\n"
 "  -m  memo limit per key in MiB (default 4096)\n"
-"Exit: 0 linearizable, 1 violation, 2 bad input, 3 search limit hit.\n");
+
+"Exit: 0 linearizable, 1 violation, 2 bad input or refused (spans a\n"
+"clock restart), 3 search limit hit.\n");
 }
 
 int main(int argc, char **argv)

@@ -217,6 +217,110 @@ c1 put a 1 ok 0 10
 c1 get a 1 ok 5 20
 H
 
+# Ops whose return was never seen (closing clock read failed): pending
+# forever, i.e. may or may not have taken effect.  Dropping such an op
+# instead can make a correct history look broken (a dropped op must never
+# be what makes a broken-variant run "fail" the checker).
+expect "never-returned put explains a later read of its value" 0 <<'H'
+c1 put a 1 ok 0 -
+c2 get a 1 ok 20 30
+H
+expect "the same history with that put dropped: a false violation" 1 <<'H'
+c2 get a 1 ok 20 30
+H
+expect "never-returned put may not have taken effect" 0 <<'H'
+c1 put a 0 ok 0 5
+c1 put a 1 ok 10 -
+c2 get a 0 ok 20 30
+c2 get a 1 ok 40 50
+H
+expect "never-returned put takes effect at most once" 1 <<'H'
+c1 put a 1 ok 0 -
+c2 get a - missing 50 60
+c2 get a 1 ok 70 80
+c2 get a - missing 90 100
+H
+check "the report counts the never-returned op" \
+	'echo "$last_out" | grep -q "1 ops of unknown outcome, failed or never returned"'
+expect "never-returned del may delete later" 0 <<'H'
+c1 put a 1 ok 0 10
+c1 del a - ok 20 -
+c2 get a 1 ok 30 40
+c2 get a - missing 50 60
+H
+expect "never-returned del cannot undo a later put" 1 <<'H'
+c1 put a 1 ok 0 10
+c1 del a - ok 20 -
+c2 get a - missing 30 40
+c2 get a 1 ok 50 60
+H
+expect "never-returned get constrains nothing" 0 <<'H'
+c1 put a 1 ok 0 10
+c2 get a 7 ok 20 -
+H
+expect "bad input: an op after a never-returned one of the same client" 2 <<'H'
+c1 put a 1 ok 0 -
+c1 get a 1 ok 20 30
+H
+
+# Timelines: stamps of two runs of a clock (a target reboot restarts its
+# clock word near zero) cannot be compared; such a history is refused.
+expect "one monotonic timeline, two recorders" 0 <<'H'
+#% timeline monotonic 1f0e-boot
+#% timeline monotonic 1f0e-boot
+c1 put a 1 ok 0 10
+c2 get a 1 ok 20 30
+H
+expect "monotonic stamps of two boots: refused" 2 <<'H'
+#% timeline monotonic 1f0e-boot
+#% timeline monotonic 2a7c-boot
+c1 put a 1 ok 0 10
+c2 get a 1 ok 20 30
+H
+check "refusal names both boots" \
+	'echo "$last_out" | grep -q "refused (line 2).*boot 2a7c-boot.*boot 1f0e-boot"'
+expect "one target timeline, two recorders" 0 <<'H'
+#% timeline target 77c1-boot
+#% timeline target 77c1-boot
+c1 put a 1 ok 0 10
+H
+# Before the reboot the target clock read 60000+; after it, 5000+: by the
+# stamps alone the put of 2 (after the reboot) precedes the get that found
+# the key absent (before it), a violation that never happened.  Refused,
+# not reported as a violation.
+expect "history across a target reboot: refused, not a violation" 2 <<'H'
+#% timeline target 77c1-boot
+c1 get a - missing 60000 60010
+#% timeline target 9e02-boot
+c2 put a 2 ok 5000 5010
+H
+check "refusal says the history spans a target restart" \
+	'echo "$last_out" | grep -q "refused (line 3): target clock of boot 9e02-boot here, of boot 77c1-boot at line 1: the history spans a target restart"'
+expect "the same without timeline lines: checked (a violation)" 1 <<'H'
+c1 get a - missing 60000 60010
+c2 put a 2 ok 5000 5010
+H
+expect "a recorder saw its clock restart: refused" 2 <<'H'
+#% timeline target 77c1-boot
+#% restart clock-went-back
+c1 put a 1 ok 0 10
+H
+check "refusal says why" 'echo "$last_out" | grep -q "clock-went-back"'
+expect "monotonic and target stamps mixed: refused" 2 <<'H'
+#% timeline monotonic 1f0e-boot
+#% timeline target 1f0e-boot
+H
+expect "bad input: unknown directive" 2 <<'H'
+#% epoch 3
+H
+expect "bad input: timeline without an epoch" 2 <<'H'
+#% timeline target
+H
+expect "plain comments starting with # are still ignored" 0 <<'H'
+#%timeline is not a directive without the space
+# timeline target x
+H
+
 # Random histories, linearizable by construction, and broken copies.
 for s in 1 2 3; do
 	"$here/gen_history" -n 3000 -c 6 -k 3 -s $s -e 3 > "$tmp/g" ||
@@ -225,6 +329,14 @@ for s in 1 2 3; do
 	"$here/gen_history" -n 3000 -c 6 -k 3 -s $s -e 3 -b > "$tmp/g"
 	expect "same history with one impossible read, seed $s" 1 < "$tmp/g"
 done
+
+# Values of mixed lengths (0 to 4096 bytes), as scalio_lin writes them.
+"$here/gen_history" -n 3000 -c 8 -k 2 -s 7 -e 2 -l 4096 > "$tmp/g"
+expect "random history, values of 0 to 4096 bytes" 0 < "$tmp/g"
+check "it has empty and 4 KiB-class values" \
+	'grep -q " put k[0-9] % " "$tmp/g" && [ "$(awk "length(\$4) > 3000" "$tmp/g" | wc -l)" -gt 10 ]'
+"$here/gen_history" -n 3000 -c 8 -k 2 -s 7 -e 2 -l 4096 -b > "$tmp/g"
+expect "the same with one impossible read" 1 < "$tmp/g"
 
 # A hot key: several thousand ops on one key in seconds.
 "$here/gen_history" -n 6000 -c 8 -k 1 -s 42 -e 2 > "$tmp/g"
@@ -240,11 +352,15 @@ n=$((n + 1))
 if [ $rc -eq 0 ]; then echo "ok $n - recorder writes a history"; else
 	echo "not ok $n - recorder failed ($rc)"; fail=$((fail + 1)); fi
 expect "recorded history of a locked map is linearizable" 0 < "$tmp/rec"
-check "recorded all ops (4 x 2000 + 6)" '[ "$last_out" = "OK 8006 5" ]'
+check "recorded all ops (4 x 2000 + 8)" '[ "$last_out" = "OK 8008 6" ]'
+check "timeline line and the never-returned put" \
+	'grep -q "^#% timeline monotonic [0-9a-f-]*$" "$tmp/rec" && grep -q "^nv put n pending ok 20 -$" "$tmp/rec"'
 check "escapes: empty value, lone '-', newline, space, percent" \
 	'grep -q "^t[0-9]* put e % ok" "$tmp/h" && grep -q " put e %2D ok" "$tmp/h" && grep -q " put e a%0Ab err" "$tmp/h" && grep -q "k%203" "$tmp/h" && grep -q "%25" "$tmp/h"'
 "$here/test_history" "$tmp/rec" -b
 expect "recorded history with a lying read is not" 1 < "$tmp/rec"
+"$here/test_history" "$tmp/rec" -r
+expect "recorded history with a restart is refused" 2 < "$tmp/rec"
 
 echo "1..$n"
 [ $fail -eq 0 ] || echo "# $fail of $n tests failed"

@@ -4,10 +4,13 @@
  * ops against a mutex-protected in-memory map (linearizable by
  * construction) and record them; the resulting file must pass lincheck.
  * With -b one recorded read lies about its value (must fail lincheck).
- * Also records keys and values that need escaping.
+ * Also records keys and values that need escaping, a timeline line, and
+ * a PUT that never returned (LC_NEVER) whose value a later GET reads.
+ * With -r the recorder also notes a clock restart (lincheck must refuse).
  *
- * usage: test_history FILE [-b]
+ * usage: test_history FILE [-b|-r]
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +81,7 @@ static void *worker(void *arg)
 int main(int argc, char **argv)
 {
 	pthread_t th[NTHREADS];
+	char boot[64];
 	long t;
 
 	if (argc < 2)
@@ -85,6 +89,13 @@ int main(int argc, char **argv)
 	lie = argc > 2 && !strcmp(argv[2], "-b");
 	if (lc_history_open(argv[1]))
 		return 2;
+	if (lc_boot_id(boot, sizeof(boot)) ||
+	    lc_history_timeline("monotonic", boot) ||
+	    lc_history_timeline("bad clock", boot) != -EINVAL)
+		return 3;
+	if (argc > 2 && !strcmp(argv[2], "-r") &&
+	    lc_history_restart("clock-went-back"))
+		return 3;
 	for (t = 0; t < NTHREADS; t++)
 		pthread_create(&th[t], NULL, worker, (void *)t);
 	for (t = 0; t < NTHREADS; t++)
@@ -96,5 +107,8 @@ int main(int argc, char **argv)
 	lc_record(NULL, LC_GET, "e", 1, "-", 1, LC_OK, 7, 8);
 	lc_record(NULL, LC_PUT, "e", 1, "a\nb", 3, LC_ERR, 9, 10);
 	lc_record(NULL, LC_GET, "e", 1, "a\nb", 3, LC_OK, 11, 12);
+	/* Its return never seen: pending forever, the read is explained. */
+	lc_record("nv", LC_PUT, "n", 1, "pending", 7, LC_OK, 20, LC_NEVER);
+	lc_record("nr", LC_GET, "n", 1, "pending", 7, LC_OK, 30, 40);
 	return lc_history_close() ? 1 : 0;
 }

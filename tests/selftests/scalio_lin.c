@@ -8,15 +8,26 @@
  * Threads issue a mix of GET/PUT/DELETE on -k keys "<prefix>.<i>" chosen
  * with a Zipf-like skew (key i with weight 1/(i+1)), so a few keys are hot
  * and many operations on them overlap.  Every PUT writes a value unique in
- * the whole test ("<client>.<thread>.<seq>": -c must differ between the
- * hosts), short enough to be cached inline.  Each op becomes one line of
- * the history file (-o; format in tests/lincheck/history.h), the files of
- * all hosts are concatenated and checked by tests/lincheck/lincheck.
+ * the whole test: it starts with "<client>.<thread>.<seq>" (-c must differ
+ * between the hosts) and is padded with letters derived from that tag to
+ * a random length (-L MAX): one PUT in 16 writes the empty value, half of
+ * the others a value short enough to be cached in a slot (up to
+ * SCALIO_INLINE_MAX, 72 bytes), half a longer one (73..MAX bytes, never
+ * cached: its GETs always take the seg READ and SSD read path), so both
+ * paths are exercised and checked; a torn mix of two values reads as a
+ * value never written.  -L 0 writes the bare tags.  Each op becomes one
+ * line of the history file (-o; format in tests/lincheck/history.h), the
+ * files of all hosts are concatenated and checked by
+ * tests/lincheck/lincheck.
  *
- * Timestamps: the target's clock word (SCALIO_IOC_CLOCK), read with one
- * RDMA READ just before each op is issued and again just after it
- * returned.  Why every recorded interval contains the op's true interval,
- * so that the checker never reports a violation that did not happen:
+ * Timestamps (-C target, the default): the target's clock word
+ * (SCALIO_IOC_CLOCK), read with one RDMA READ just before each op is
+ * issued and again just after it returned.  With -C monotonic: this
+ * machine's CLOCK_MONOTONIC (nanoseconds), read the same way: one sharp
+ * timeline for the threads of one host.  Why every recorded interval
+ * contains the op's true interval, so that the checker never reports a
+ * violation that did not happen (target clock; the monotonic clock is the
+ * same argument with a finer, local clock):
  *
  *  - The clock word is written only by the target, never decreases, and
  *    every host reads the same word: it is one global, monotonic clock.
@@ -33,10 +44,24 @@
  *    gives the checker more freedom.  The clock's coarse steps (the target
  *    advances it from a timer) likewise only widen the intervals: a
  *    coarser clock makes the check weaker, never wrong.
+ *  - If the closing clock read fails, the op is recorded as never returned
+ *    (history.h: LC_NEVER): pending forever, it may or may not have taken
+ *    effect.  Dropping it would be unsound (a dropped PUT leaves a later
+ *    GET of its value unexplained).  The thread then stops.
+ *  - A reboot of the target restarts its clock word near zero: stamps from
+ *    before and after it cannot be compared.  The history names its
+ *    timeline ("#% timeline target <epoch>", -E: the target's boot id,
+ *    which the test learns from the target; histories of other boots are
+ *    refused together).  During the run, a clock read lower than the
+ *    thread's previous one, or the target's boot time (this host's wall
+ *    clock minus the target clock: only comparable within one host, the
+ *    VMs' wall clocks differ by tens of seconds) moving by more than 2 s
+ *    between start and end, adds "#% restart": lincheck then refuses the
+ *    history instead of checking it.
  *
  * usage: scalio_lin [-s STORE] [-t THREADS] [-n OPS] [-T SECONDS] [-k KEYS]
  *                   [-S SEED] [-c CLIENT] [-p PREFIX] [-g GET%] [-w PUT%]
- *                   -o HISTORY
+ *                   [-C target|monotonic] [-E EPOCH] [-L MAX] -o HISTORY
  * Prints op counts and the host's counters (hit ratio, CAS, retries...).
  * Exit: 0 ran (every op recorded), 1 error (an op failed unexpectedly,
  * or the history could not be written), 2 usage, 4 store device absent.
@@ -62,6 +87,11 @@
 #define MAX_KEYS	256
 #define MAX_THREADS	64
 #define MAX_REPORTS	10
+#define INLINE_MAX	72	/* SCALIO_INLINE_MAX: largest cached value */
+#define BOOT_SLACK_MS	2000	/* boot estimate drift that means a reboot */
+
+/* Value length classes, for the statistics. */
+enum { LEN_EMPTY, LEN_SHORT, LEN_LONG, NR_LEN };
 
 struct params {
 	const char *store;
@@ -73,18 +103,23 @@ struct params {
 	unsigned int seconds;		/* 0: no time limit */
 	unsigned int keys;
 	unsigned int get_pct, put_pct;	/* rest: DELETE */
+	unsigned int max_len;		/* 0: bare tags */
+	bool monotonic;			/* stamps: CLOCK_MONOTONIC */
+	const char *epoch;		/* target clock: the target's boot id */
 	uint64_t seed;
 };
 
 static struct params P = {
 	.store = "kv0", .client = "h", .prefix = "lin", .threads = 4,
 	.ops = 1000, .keys = 8, .get_pct = 60, .put_pct = 30, .seed = 1,
+	.max_len = SCALIO_VALUE_MAX, .epoch = "unspecified",
 };
 
 static char dev_path[64];
 static double key_cdf[MAX_KEYS];
 static struct timespec deadline;
 static atomic_int reports;
+static atomic_bool clock_went_back;
 
 struct thread {
 	pthread_t tid;
@@ -93,6 +128,9 @@ struct thread {
 	uint64_t rng;
 	char client[48];
 	unsigned long n[3][3];		/* [op][result] */
+	unsigned long puts_len[NR_LEN];	/* PUTs ok by value length class */
+	unsigned long gets_len[NR_LEN];	/* GETs ok by value length class */
+	unsigned long never;		/* ops recorded as never returned */
 	unsigned long unexpected;
 	uint64_t ticks;			/* sum of recorded interval widths */
 	bool clock_failed, record_failed;
@@ -142,26 +180,89 @@ static bool time_up(void)
 		now.tv_nsec >= deadline.tv_nsec);
 }
 
-/* One RDMA READ of the target's clock word. */
-static int target_clock(int fd, uint64_t *ts)
+/* One RDMA READ of the target's clock word, or CLOCK_MONOTONIC. */
+static int stamp(int fd, uint64_t *ts)
 {
 	__u64 v;
 
+	if (P.monotonic) {
+		*ts = lc_now();
+		return 0;
+	}
 	if (ioctl(fd, SCALIO_IOC_CLOCK, &v))
 		return -errno;
 	*ts = v;
 	return 0;
 }
 
+/*
+ * The target's boot time on this host's wall clock (ms): wall clock minus
+ * the target clock (ms since the target booted).  Good to the wall clock
+ * and the READ's round trip; different after a reboot of the target.
+ */
+static int target_boot_ms(int fd, int64_t *boot)
+{
+	struct timespec a, b;
+	__u64 v;
+
+	clock_gettime(CLOCK_REALTIME, &a);
+	if (ioctl(fd, SCALIO_IOC_CLOCK, &v))
+		return -errno;
+	clock_gettime(CLOCK_REALTIME, &b);
+	*boot = ((int64_t)a.tv_sec + b.tv_sec) * 500 +
+		((int64_t)a.tv_nsec + b.tv_nsec) / 2000000 - (int64_t)v;
+	return 0;
+}
+
+static unsigned int len_class(size_t len)
+{
+	return !len ? LEN_EMPTY : len <= INLINE_MAX ? LEN_SHORT : LEN_LONG;
+}
+
+/*
+ * make_value - the value of one PUT: its unique tag, padded with letters
+ * derived from the tag to a random length (see the top comment).
+ * Returns the length.
+ */
+static size_t make_value(struct thread *t, char *val, unsigned long seq)
+{
+	int n = snprintf(val, SCALIO_VALUE_MAX + 1, "%s.%lu", t->client, seq);
+	uint64_t r = rnd(&t->rng), h = 1469598103934665603ULL;
+	size_t len, i;
+
+	if (!P.max_len)
+		return (size_t)n;
+	if (r % 16 == 0)
+		return 0;
+	if (P.max_len <= INLINE_MAX || (r >> 8) % 2)
+		len = (size_t)n + (r >> 16) %
+		      ((P.max_len < INLINE_MAX ? P.max_len : INLINE_MAX) -
+		       (size_t)n + 1);
+	else
+		len = INLINE_MAX + 1 + (r >> 16) % (P.max_len - INLINE_MAX);
+	for (i = 0; i < (size_t)n; i++)
+		h = (h ^ (unsigned char)val[i]) * 1099511628211ULL;
+	for (i = (size_t)n; i < len; i++) {
+		h ^= h >> 29;
+		h *= 0xbf58476d1ce4e5b9ULL;
+		val[i] = (char)('a' + (h >> 40) % 26);
+	}
+	return len;
+}
+
 static void *worker(void *arg)
 {
 	struct thread *t = arg;
-	char key[SCALIO_KEY_MAX + 1], val[64];
+	char key[SCALIO_KEY_MAX + 1], *val;
 	unsigned char *buf;
 	unsigned long i, seq = 0;
+	uint64_t last = 0;
 
 	buf = malloc(SCALIO_VALUE_MAX);
-	if (!buf) {
+	val = malloc(SCALIO_VALUE_MAX + 1);
+	if (!buf || !val) {
+		free(buf);
+		free(val);
 		t->record_failed = true;
 		return NULL;
 	}
@@ -185,9 +286,8 @@ static void *worker(void *arg)
 			kv.vlen = SCALIO_VALUE_MAX;
 		} else if (r < P.get_pct + P.put_pct) {
 			op = LC_PUT;
-			snprintf(val, sizeof(val), "%s.%lu", t->client, seq++);
 			kv.value = (uintptr_t)val;
-			kv.vlen = (uint32_t)strlen(val);
+			kv.vlen = (uint32_t)make_value(t, val, seq++);
 			v = val;
 			vlen = kv.vlen;
 		} else {
@@ -195,7 +295,7 @@ static void *worker(void *arg)
 		}
 
 		/* invoke_ts: this READ completes before the op is issued */
-		ret = target_clock(t->fd, &t0);
+		ret = stamp(t->fd, &t0);
 		if (ret) {
 			report("%s: clock read before an op on %s: %s\n",
 			       t->client, key, -ret);
@@ -206,19 +306,23 @@ static void *worker(void *arg)
 				   op == LC_PUT ? SCALIO_IOC_PUT :
 						  SCALIO_IOC_DELETE, &kv);
 		err = ret ? errno : 0;
+		if (t0 < last && !atomic_exchange(&clock_went_back, true))
+			lc_history_restart("target-clock-went-back");
 		/* return_ts: this READ is issued after the op returned */
-		ret = target_clock(t->fd, &t1);
+		ret = stamp(t->fd, &t1);
 		if (ret) {
 			/*
-			 * Without a return stamp the op cannot be recorded
-			 * soundly; an unrecorded write could explain a later
-			 * read, so stop: the history is incomplete.
+			 * No return stamp: record the op as never returned
+			 * (it may or may not have taken effect), never drop
+			 * it: an unrecorded PUT could leave a later GET of
+			 * its value unexplained.  Then stop this thread.
 			 */
 			report("%s: clock read after an op on %s: %s\n",
 			       t->client, key, -ret);
 			t->clock_failed = true;
-			break;
+			t1 = LC_NEVER;
 		}
+		last = t1;
 
 		if (!err) {
 			res = LC_OK;
@@ -242,9 +346,18 @@ static void *worker(void *arg)
 			break;
 		}
 		t->n[op][res]++;
+		if (t1 == LC_NEVER) {
+			t->never++;
+			break;
+		}
+		if (res == LC_OK && op == LC_PUT)
+			t->puts_len[len_class(vlen)]++;
+		if (res == LC_OK && op == LC_GET)
+			t->gets_len[len_class(vlen)]++;
 		t->ticks += t1 - t0;
 	}
 	free(buf);
+	free(val);
 	return NULL;
 }
 
@@ -294,8 +407,15 @@ static void usage(FILE *f)
 		"  -p PREFIX   key prefix, same on every host (default lin)\n"
 		"  -g PCT      GET share (default 60)\n"
 		"  -w PCT      PUT share (default 30; rest DELETE)\n"
+		"  -C CLOCK    stamps: target (default: the target's clock\n"
+		"              word, comparable across hosts) or monotonic\n"
+		"              (this host's CLOCK_MONOTONIC: one host only)\n"
+		"  -E EPOCH    target clock: the target's boot id, named in the\n"
+		"              history's timeline (default unspecified)\n"
+		"  -L MAX      value lengths 0..MAX (MAX >= 72), mixed around\n"
+		"              the 72-byte slot limit (default %d; 0: tags only)\n"
 		"  -o FILE     history output (required)\n",
-		MAX_THREADS, MAX_KEYS);
+		MAX_THREADS, MAX_KEYS, SCALIO_VALUE_MAX);
 }
 
 static bool parse_ul(const char *s, unsigned long max, unsigned long *out)
@@ -315,13 +435,19 @@ int main(int argc, char **argv)
 {
 	struct thread *th;
 	unsigned long v, tot[3][3] = { { 0 } }, unexpected = 0, nops = 0;
+	unsigned long puts_len[NR_LEN] = { 0 }, gets_len[NR_LEN] = { 0 };
+	unsigned long never = 0;
+	struct scalio_stats st0 = { .size = sizeof(st0) };
+	struct scalio_stats st1 = { .size = sizeof(st1) };
+	int64_t boot0 = 0, boot1 = 0;
+	char epoch[64];
 	uint64_t ticks = 0;
 	bool failed = false;
 	double sum = 0;
 	unsigned int i;
 	int c, fd, ret;
 
-	while ((c = getopt(argc, argv, "s:t:n:T:k:S:c:p:g:w:o:h")) != -1) {
+	while ((c = getopt(argc, argv, "s:t:n:T:k:S:c:p:g:w:o:C:E:L:h")) != -1) {
 		switch (c) {
 		case 's': P.store = optarg; break;
 		case 'c': P.client = optarg; break;
@@ -362,6 +488,20 @@ int main(int argc, char **argv)
 				goto bad;
 			P.put_pct = (unsigned int)v;
 			break;
+		case 'C':
+			if (!strcmp(optarg, "monotonic"))
+				P.monotonic = true;
+			else if (strcmp(optarg, "target"))
+				goto bad;
+			break;
+		case 'E':
+			P.epoch = optarg;
+			break;
+		case 'L':
+			if (!parse_ul(optarg, SCALIO_VALUE_MAX, &v))
+				goto bad;
+			P.max_len = (unsigned int)v;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -371,7 +511,9 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc || !P.out || P.get_pct + P.put_pct > 100 ||
 	    strlen(P.prefix) + 4 > SCALIO_KEY_MAX || strlen(P.client) > 24 ||
-	    strchr(P.client, ' ') || strchr(P.prefix, ' '))
+	    (P.max_len && P.max_len < INLINE_MAX) ||
+	    strchr(P.client, ' ') || strchr(P.prefix, ' ') ||
+	    !*P.epoch || strpbrk(P.epoch, " \t\n") || strlen(P.epoch) > 60)
 		goto bad;
 
 	snprintf(dev_path, sizeof(dev_path), SCALIO_STORE_DEV_FMT, P.store);
@@ -391,6 +533,23 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", P.out, strerror(-ret));
 		return 1;
 	}
+	/* The timeline of the stamps: lincheck refuses to mix two. */
+	if (P.monotonic)
+		ret = lc_boot_id(epoch, sizeof(epoch));
+	else
+		ret = target_boot_ms(fd, &boot0);
+	if (!ret && !P.monotonic)
+		snprintf(epoch, sizeof(epoch), "%s", P.epoch);
+	if (!ret)
+		ret = lc_history_timeline(P.monotonic ? "monotonic" : "target",
+					  epoch);
+	if (ret) {
+		fprintf(stderr, "%s: the clock's timeline: %s\n", P.out,
+			strerror(-ret));
+		return 1;
+	}
+	if (ioctl(fd, SCALIO_IOC_STATS, &st0))
+		perror("SCALIO_IOC_STATS");
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	deadline.tv_sec += P.seconds;
 
@@ -424,10 +583,33 @@ int main(int argc, char **argv)
 				nops += th[i].n[o][r];
 			}
 		unexpected += th[i].unexpected;
+		never += th[i].never;
+		for (o = 0; o < NR_LEN; o++) {
+			puts_len[o] += th[i].puts_len[o];
+			gets_len[o] += th[i].gets_len[o];
+		}
 		ticks += th[i].ticks;
 		if (th[i].clock_failed || th[i].record_failed)
 			failed = true;
 	}
+	/* A target reboot during the run: its clock restarted. */
+	if (!P.monotonic && !target_boot_ms(fd, &boot1) &&
+	    llabs(boot1 - boot0) > BOOT_SLACK_MS) {
+		fprintf(stderr, "%s: the target's boot time moved from %lld to %lld ms: it restarted\n",
+			P.client, (long long)boot0, (long long)boot1);
+		lc_history_restart("target-boot-time-moved");
+		failed = true;
+	}
+	if (atomic_load(&clock_went_back)) {
+		fprintf(stderr, "%s: the target clock went back: it restarted\n",
+			P.client);
+		failed = true;
+	}
+	if (!ioctl(fd, SCALIO_IOC_STATS, &st1) &&
+	    st1.host.reconnects != st0.host.reconnects)
+		printf("# %s: %llu reconnects during the run\n", P.client,
+		       (unsigned long long)(st1.host.reconnects -
+					    st0.host.reconnects));
 	ret = lc_history_close();
 	if (ret) {
 		fprintf(stderr, "%s: writing the history: %s\n", P.out,
@@ -441,6 +623,11 @@ int main(int argc, char **argv)
 	       tot[LC_PUT][LC_OK], tot[LC_PUT][LC_ERR],
 	       tot[LC_DEL][LC_OK], tot[LC_DEL][LC_MISSING], tot[LC_DEL][LC_ERR],
 	       nops ? (double)ticks / (double)nops : 0.0);
+	printf("# %s: values (ok) empty/short(1..%d)/long(>%d): put %lu/%lu/%lu get %lu/%lu/%lu; never returned %lu; clock %s\n",
+	       P.client, INLINE_MAX, INLINE_MAX, puts_len[LEN_EMPTY],
+	       puts_len[LEN_SHORT], puts_len[LEN_LONG], gets_len[LEN_EMPTY],
+	       gets_len[LEN_SHORT], gets_len[LEN_LONG], never,
+	       P.monotonic ? "monotonic (ns)" : "target (ticks)");
 	print_stats(fd);
 	close(fd);
 	free(th);

@@ -13,30 +13,45 @@
 #            debug_fill_jitter_ms=50 (a filler sleeps 0..50 ms holding its
 #            B lock before the seg read): the race windows the protocol's
 #            invalidation and double-read close are held open for long
+#   mono     the cache mode from host1 alone with LIN_MONO_THREADS (16)
+#            threads, stamped with host1's CLOCK_MONOTONIC (nanoseconds)
+#            instead of the target clock (milliseconds, in steps of a
+#            jiffy): one sharp timeline, so far fewer ops count as
+#            concurrent and the check is much stricter
 # both hosts run tests/selftests/scalio_lin at the same time (host2 through
 # `vmctl exec-host 2`, backgrounded in host1's shell) for a fixed time:
 # 4 threads each, mixed GET/PUT/DELETE on 8 hot keys (Zipf-like), every
 # op stamped with the target's clock (SCALIO_IOC_CLOCK) before and after.
+# PUT values have mixed lengths, 0 to 4096 bytes (scalio_lin -L 4096): one
+# in 16 empty, half of the rest up to 72 bytes (cached in slots), half
+# longer (never cached: seg READ and SSD read on every GET); each mode
+# must have read values of both kinds successfully.
 # The two histories of a mode are concatenated and checked on the build
 # machine by tests/lincheck/lincheck -s (strict delete: the store reports
-# "missing" for a DELETE of an absent key): it must exit 0.  The cache
-# mode must also have exercised the cache: cache_hits > 0 and rdma_cas > 0
-# summed over both hosts.  Modes are switched in the same boot
-# (detach, `scalioctl target-set`, attach), each with fresh keys.
+# "missing" for a DELETE of an absent key): it must exit 0 (a history
+# that spans a target restart is refused, exit 2: a failure too).  The
+# modes with the cache must also have exercised it: cache_hits > 0 and
+# rdma_cas > 0 summed over both hosts.  Modes are switched in the same
+# boot (detach, `scalioctl target-set`, attach), each with fresh keys.
 #
-# Env: LIN_SECONDS (default 30: the cache mode; the others get half),
-#      LIN_THREADS (4), LIN_KEYS (8),
-#      LIN_MODES ("cache widened nocache rpcfill").
+# Env: LIN_SECONDS (default 24: the cache mode; the others get half),
+#      LIN_THREADS (4), LIN_MONO_THREADS (16), LIN_KEYS (8),
+#      LIN_MODES ("cache mono widened nocache rpcfill"),
+#      LIN_HOST_PARAMS (host module parameters a=1,b=2 set in both hosts
+#      for the whole run, e.g. to run the correct module with the
+#      parameters of a 31-lin-broken variant minus its debug_skip_*).
 # Usage: 30-linearizable.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 # shellcheck source=tests/vm/lib.sh
 . "$top/tests/vm/lib.sh"
 suite_kver "$@"
-secs=${LIN_SECONDS:-30}
+secs=${LIN_SECONDS:-24}
 threads=${LIN_THREADS:-4}
+mono_threads=${LIN_MONO_THREADS:-16}
 keys=${LIN_KEYS:-8}
-modes=${LIN_MODES:-cache widened nocache rpcfill}
+modes=${LIN_MODES:-cache mono widened nocache rpcfill}
+host_params=${LIN_HOST_PARAMS:-}
 t_start=$(date +%s)
 
 make -C "$top/tests" > /dev/null ||
@@ -53,7 +68,10 @@ set -u
 X=/scalio/tests/selftests/scalio_lin
 S=\${SCALIO_STORE:-kv0}
 A=\${SCALIO_TARGET_ADDR:-10.77.0.1}
-ARGS="-t $threads -k $keys -n 100000000"
+# the target's boot id names the timeline of the target-clock stamps
+TB=\$(vmctl exec-target cat /proc/sys/kernel/random/boot_id) || {
+	echo "FAIL: reading the target's boot id"; exit 1; }
+ARGS="-t $threads -k $keys -n 100000000 -E \$TB -L 4096"
 WIDEN=debug_write_delay_ms=100,debug_fill_jitter_ms=50
 T0=\$(date +%s)
 fail() { echo "FAIL: \$*"; exit 1; }
@@ -88,6 +106,20 @@ run_mode() {
 		fail "\$n: scalio_lin exited \$r1 (host1), \$r2 (host2)"
 }
 
+# run_mono NAME SECONDS: scalio_lin on host1 alone, many threads,
+# stamped with host1's CLOCK_MONOTONIC.
+run_mono() {
+	step "\$1: scalio_lin on host1, $mono_threads threads, CLOCK_MONOTONIC, for \$2 s"
+	\$X -t $mono_threads -k $keys -n 100000000 -L 4096 -C monotonic \
+		-T \$2 -S 3 -c h1m -p \$1 -o /share/\$1.h1.hist \
+		> /share/\$1.h1.out 2>&1
+	r1=\$?
+	cat /share/\$1.h1.out
+	: > /share/\$1.h2.hist
+	: > /share/\$1.h2.out
+	[ \$r1 = 0 ] || fail "\$1: scalio_lin exited \$r1"
+}
+
 # set_params a=1,b=2: host module parameters in both hosts
 set_params() {
 	for kv in \$(echo "\$1" | tr ',' ' '); do
@@ -99,9 +131,10 @@ set_params() {
 }
 
 cur=cache	# the store as target-setup made it
+[ -z "$host_params" ] || set_params "$host_params"
 for m in $modes; do
 	case \$m in
-	cache|widened)	want=cache ;;
+	cache|widened|mono)	want=cache ;;
 	nocache|rpcfill) want=\$m ;;
 	*)		fail "unknown mode \$m" ;;
 	esac
@@ -114,6 +147,8 @@ for m in $modes; do
 	case \$m in
 	cache)
 		run_mode cache $secs ;;
+	mono)
+		run_mono mono $((secs / 2)) ;;
 	widened)
 		set_params \$WIDEN
 		run_mode widened $((secs / 2))
@@ -138,6 +173,15 @@ counter() {
 		awk -F= -v k="$2" '$1 == k { s += $2 } END { print s + 0 }'
 }
 
+# GETs that returned a value of length class $2 (1 empty, 2 short, 3
+# long), summed over both hosts of mode $1 (scalio_lin's "values" line:
+# "... get E/S/L; ...").
+gets_len() {
+	cat "$share/$1.h1.out" "$share/$1.h2.out" |
+		sed -n 's/^# .*: values .* get \([0-9/]*\);.*/\1/p' |
+		awk -F/ -v c="$2" '{ s += $c } END { print s + 0 }'
+}
+
 fail=0
 for m in $modes; do
 	cat "$share/$m.h1.hist" "$share/$m.h2.hist" > "$share/$m.hist" || {
@@ -155,11 +199,16 @@ for m in $modes; do
 	hits=$(counter "$m" cache_hits)
 	misses=$(counter "$m" cache_misses)
 	cas=$(counter "$m" rdma_cas)
+	short=$(gets_len "$m" 2)
+	long=$(gets_len "$m" 3)
 	echo "# $m: cache_hits=$hits cache_misses=$misses rdma_cas=$cas" \
 	     "invalidations=$(counter "$m" invalidations)" \
-	     "retries=$(counter "$m" retries) errors=$(counter "$m" errors)"
+	     "retries=$(counter "$m" retries) errors=$(counter "$m" errors)" \
+	     "ssd_reads=$(counter "$m" ssd_reads)" \
+	     "lease_reclaims=$(counter "$m" lease_reclaims);" \
+	     "GETs ok of values empty/short/long: $(gets_len "$m" 1)/$short/$long"
 	if [ $lrc != 0 ]; then
-		echo "FAIL: $m: the history is not linearizable (lincheck exit $lrc)"
+		echo "FAIL: $m: lincheck exit $lrc (1: not linearizable, 2: refused or bad input)"
 		fail=1
 	elif [ "$ops" -lt 200 ]; then
 		echo "FAIL: $m: only $ops ops recorded"
@@ -167,9 +216,12 @@ for m in $modes; do
 	elif [ "$m" != nocache ] && { [ "$hits" = 0 ] || [ "$cas" = 0 ]; }; then
 		echo "FAIL: $m: the cache was not exercised (hits $hits, CAS $cas)"
 		fail=1
+	elif [ "$short" = 0 ] || [ "$long" = 0 ]; then
+		echo "FAIL: $m: values of both paths were not read (short $short, long $long)"
+		fail=1
 	fi
 done
 echo "# 30-linearizable: $(($(date +%s) - t_start)) s wall"
 [ $fail = 0 ] || exit 1
-echo "PASS: linearizable histories of two hosts in modes: $modes"
+echo "PASS: linearizable histories (two hosts; mono: one host, CLOCK_MONOTONIC) in modes: $modes"
 exit 0
