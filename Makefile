@@ -9,6 +9,7 @@
 #   make check           THE test command: unit tests, builds, VM suite
 #   make check-debug     the VM suite on a KASAN/lockdep/kmemleak/UBSAN 6.1
 #                        kernel built here (slow: see Documentation/testing.rst)
+#   make coccicheck      the kernel's coccinelle reports over the modules
 #   make demo            boot the test bed and run a short YCSB mix
 #   make bench           the benchmark of Documentation/benchmarks.rst
 #
@@ -26,7 +27,7 @@ CHECK_KVER ?= $(if $(KVER),$(KVER),6.1)
 
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all modules tools unit clean deps check check-debug demo bench checkpatch sparse help
+.PHONY: all modules tools unit clean deps check check-debug coccicheck demo bench checkpatch sparse help
 
 all: modules tools
 
@@ -44,6 +45,9 @@ unit:
 
 sparse:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) C=1 modules
+
+coccicheck:
+	scripts/coccicheck.sh
 
 checkpatch:
 	scripts/checkpatch.sh
@@ -74,4 +78,4 @@ clean:
 	rm -rf build
 
 help:
-	@sed -n '3,15p' Makefile
+	@sed -n '3,16p' Makefile
