@@ -36,8 +36,9 @@ echo scan > "$k"
 report=$(cat "$k")
 [ -n "$report" ] || { echo "kmemleak: no leaks"; exit 0; }
 printf '%s\n' "$report"
-# One record per "unreferenced object" line; a record is scalio's when any
-# of its lines names scalio or holds an address inside a marked range.
+# One record per "unreferenced object" line; a record is scalio's when a
+# line of its backtrace names scalio or holds an address inside a marked
+# range.
 printf '%s\n' "$report" | awk -v marks="$marks" '
 	# Kernel text addresses all start 0xffffffff: compare the low 32
 	# bits, which awk numbers (doubles) hold exactly.
@@ -62,14 +63,16 @@ printf '%s\n' "$report" | awk -v marks="$marks" '
 	}
 	function judge() {
 		if (rec != "" && mine) { leaks++; printf "SCALIO LEAK:\n%s", rec }
-		rec = ""; mine = 0
+		rec = ""; mine = 0; bt = 0
 	}
 	/unreferenced object/ { judge() }
-	{
-		rec = rec $0 "\n"
+	{ rec = rec $0 "\n" }
+	/backtrace:/ { bt = 1; next }
+	# Only the allocation backtrace counts (not, e.g., comm "scalioctl").
+	bt {
 		if ($0 ~ /scalio/) mine = 1
 		line = $0
-		while (match(line, /0xffffffff[0-9a-f]+/)) {
+		while (match(line, /ffffffff[0-9a-f]+/)) {
 			a = hex(substr(line, RSTART, RLENGTH))
 			for (i = 0; i < n; i++)
 				if (a >= lo[i] && a < hi[i]) mine = 1
