@@ -7,6 +7,9 @@
 #   make KVER=6.12       modules against the newest installed 6.12.* headers
 #   make deps            install build/test dependencies (apt-get, idempotent)
 #   make check           THE test command: unit tests, builds, VM suite
+#   make check-debug     the VM suite on a KASAN/lockdep/kmemleak/UBSAN 6.1
+#                        kernel built here (slow: see Documentation/testing.rst)
+#   make coccicheck      the kernel's coccinelle reports over the modules
 #   make demo            boot the test bed and run a short YCSB mix
 #   make bench           the benchmark of Documentation/benchmarks.rst
 #
@@ -24,7 +27,7 @@ CHECK_KVER ?= $(if $(KVER),$(KVER),6.1)
 
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all modules tools unit clean deps check demo bench checkpatch sparse help
+.PHONY: all modules tools unit clean deps check check-debug coccicheck demo bench checkpatch sparse help
 
 all: modules tools
 
@@ -43,6 +46,9 @@ unit:
 sparse:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) C=1 modules
 
+coccicheck:
+	scripts/coccicheck.sh
+
 checkpatch:
 	scripts/checkpatch.sh
 
@@ -52,6 +58,10 @@ deps:
 check:
 	@scripts/need-deps.sh || scripts/install-deps.sh
 	tests/check.sh --kver $(CHECK_KVER)
+
+check-debug:
+	@scripts/need-deps.sh || scripts/install-deps.sh
+	tests/check.sh --kver 6.1-debug
 
 demo:
 	@scripts/need-deps.sh || scripts/install-deps.sh
@@ -68,4 +78,4 @@ clean:
 	rm -rf build
 
 help:
-	@sed -n '3,13p' Makefile
+	@sed -n '3,16p' Makefile

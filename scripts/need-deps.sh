@@ -3,11 +3,13 @@
 # Exit 0 when every dependency of make check is installed; with --list,
 # print the Debian packages instead; with --packages, check only those
 # (and the kernel headers), not fio's source in build/.
+# flex, bison, bc and libelf-dev build the debug-kernel lane's kernel
+# (tests/vm/debug-kernel/build, make check-debug).
 pkgs="build-essential linux-image-amd64 linux-headers-amd64
 linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.1
 qemu-system-x86 busybox-static nvme-cli rdma-core ibverbs-utils perftest dmsetup
 fio sparse spin libxxhash-dev iproute2 kmod cpio zstd xz-utils python3
-python3-matplotlib dpkg-dev"
+python3-matplotlib dpkg-dev flex bison bc libelf-dev"
 if [ "${1:-}" = --list ]; then
 	echo $pkgs
 	exit 0

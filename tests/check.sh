@@ -1,13 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# tests/check.sh [--kver 6.1|6.12]: the body of `make check`.
+# tests/check.sh [--kver 6.1|6.12|6.1-debug]: the body of `make check`
+# (and, with --kver 6.1-debug, of `make check-debug`).
 #   1. unit tests (make -C tests/unit run; its TAP lines are counted), and
 #      the tests of the user-space tools (make -C DIR test)
 #   2. module builds with W=1 against the newest 6.1 and 6.12 trees (any
 #      warning fails), sparse (C=2) on 6.1 (any warning in our files fails),
 #      checkpatch.pl (scripts/checkpatch.sh)
 #   3. every tests/vm/suite/*.sh in order, booting the --kver series
+# With --kver 6.1-debug (the debug-kernel lane), 1. and 2. are replaced by
+# building the debug kernel (tests/vm/debug-kernel/build; cached) and the
+# modules against it; the suite then runs on that kernel.
 # Prints TAP-ish progress and ends with exactly one summary line
 # "N passed, N failed[, N skipped]"; exits non-zero on any failure.  Logs go
 # to build/check/.
@@ -18,12 +22,13 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 kver=6.1
 while [ $# -gt 0 ]; do
 	case $1 in
-	--kver) kver=${2:?--kver needs 6.1 or 6.12}; shift ;;
-	*) echo "usage: tests/check.sh [--kver 6.1|6.12]" >&2; exit 2 ;;
+	--kver) kver=${2:?--kver needs 6.1, 6.12 or 6.1-debug}; shift ;;
+	*) echo "usage: tests/check.sh [--kver 6.1|6.12|6.1-debug]" >&2; exit 2 ;;
 	esac
 	shift
 done
 logs=$top/build/check
+vm_is_debug "$kver" && logs=$top/build/check-debug
 rm -rf "$logs"
 mkdir -p "$logs"
 pass=0 fail=0 skip=0 n=0 t0=$SECONDS
@@ -40,9 +45,35 @@ result() {
 # show_tail FILE: the end of a failing step's log, indented as TAP comments.
 show_tail() { tail -n "${2:-30}" "$1" | sed 's/^/#   /'; }
 
+declare -A built=()
+if vm_is_debug "$kver"; then
+	echo "# debug kernel and module build"
+	s=$SECONDS
+	krel=$(vm_krel "$kver" 2> "$logs/debug-kernel.log")
+	if [ -n "$krel" ]; then
+		result ok "debug kernel $krel" "$((SECONDS - s))s; $(grep -o 'built .* job(s)' \
+			"$vm_debug_dir/build.log" | tail -n1)"
+		s=$SECONDS
+		if flock -w 1800 "$top/build/.vm-lock-$krel" \
+				"$top/scripts/build-kmod.sh" "$(vm_kdir "$krel")" "$top/build/$krel" \
+				> "$logs/build-$krel.log" 2>&1; then
+			built[$krel]=1
+			result ok "build W=1 $krel" "$((SECONDS - s))s"
+		else
+			result fail "build W=1 $krel" "$((SECONDS - s))s"
+			show_tail "$logs/build-$krel.log" 40
+		fi
+	else
+		result fail "debug kernel" "see $logs/debug-kernel.log"
+		show_tail "$logs/debug-kernel.log" 40
+	fi
+fi
+
 # ------------------------------------------------------------ 1. unit tests
-echo "# unit tests"
-if [ -f "$top/tests/unit/Makefile" ]; then
+if vm_is_debug "$kver"; then
+	:
+elif [ -f "$top/tests/unit/Makefile" ]; then
+	echo "# unit tests"
 	# A guard, not a performance limit: CI must end within the hour.
 	timeout -k 10 "${SCALIO_UNIT_TIMEOUT:-1500}" \
 		make -C "$top/tests/unit" run > "$logs/unit.log" 2>&1
@@ -67,6 +98,7 @@ fi
 # User-space tools' own tests (TAP): the linearizability checker, the YCSB
 # driver against its LD_PRELOAD stand-in of the device, the fio engine.
 for d in tests/lincheck tools/ycsb tools/fio; do
+	vm_is_debug "$kver" && break
 	tl=$logs/test-${d//\//-}.log
 	timeout -k 10 600 make -C "$top/$d" test > "$tl" 2>&1
 	trc=$?
@@ -82,9 +114,9 @@ for d in tests/lincheck tools/ycsb tools/fio; do
 done
 
 # ------------------------------------------------------------ 2. builds
-echo "# module builds (W=1) and sparse"
-declare -A built=()
+vm_is_debug "$kver" || echo "# module builds (W=1) and sparse"
 for series in 6.1 6.12; do
+	vm_is_debug "$kver" && break
 	krel=$(vm_krel "$series")
 	if [ -z "$krel" ] || [ ! -d "/lib/modules/$krel/build" ]; then
 		result fail "build $series" "no $series kernel headers (make deps)"
@@ -103,7 +135,9 @@ for series in 6.1 6.12; do
 	fi
 done
 krel=$(vm_krel 6.1)
-if ! command -v sparse > /dev/null; then
+if vm_is_debug "$kver"; then
+	:
+elif ! command -v sparse > /dev/null; then
 	result fail "sparse" "sparse not installed (make deps)"
 elif [ -z "$krel" ] || [ -z "${built[$krel]:-}" ]; then
 	result skip "sparse C=2 ${krel:-6.1}" "the module does not build"
@@ -132,10 +166,11 @@ fi
 
 # checkpatch.pl --no-tree from linux-source-6.1 over the kernel sources
 s=$SECONDS
-"$top/scripts/checkpatch.sh" > "$logs/checkpatch.log" 2>&1
-case $? in
-0) result ok "checkpatch" "$((SECONDS - s))s" ;;
-4) result skip "checkpatch" "linux-source-6.1 not installed" ;;
+vm_is_debug "$kver" || "$top/scripts/checkpatch.sh" > "$logs/checkpatch.log" 2>&1
+case $?,$kver in
+*,6.1-debug) ;;
+0,*) result ok "checkpatch" "$((SECONDS - s))s" ;;
+4,*) result skip "checkpatch" "linux-source-6.1 not installed" ;;
 *) result fail "checkpatch" "$(grep -c '^\(WARNING\|ERROR\|CHECK\):' "$logs/checkpatch.log") finding(s)"
    show_tail "$logs/checkpatch.log" 40 ;;
 esac

@@ -25,6 +25,8 @@ export SCALIO_HOST_INDEX=$IDX SCALIO_NHOSTS=$NHOSTS SCALIO_NSSDS=$NSSDS
 export SCALIO_STORE=$STORE SCALIO_TARGET_ADDR=$TARGET_ADDR
 export SCALIO_MODULES=$MODULES SCALIO_BOOT_GEN=$GEN SCALIO_FRESH_DISKS=$FRESH_DISKS
 export SCALIO_BUILD=/scalio/build/$KREL SCALIO_KO_DIR=$CTL/ko
+# in-VM waits multiply their bounds by this (4 on the debug-kernel lane)
+export SCALIO_TIMEOUT_FACTOR=${TIMEOUT_FACTOR:-1}
 
 t0=$(cut -d' ' -f1 /proc/uptime)
 log() { echo "[$(cut -d' ' -f1 /proc/uptime)] $*"; }
