@@ -9,6 +9,7 @@
 #   make check           THE test command: unit tests, builds, VM suite
 #   make demo            boot the test bed and run a short YCSB mix
 #   make bench           the benchmark of Documentation/benchmarks.rst
+#   make man-check       man pages render without warnings and match the code
 #
 # With no KDIR and no KVER the newest /lib/modules/*/build is used.
 
@@ -24,7 +25,8 @@ CHECK_KVER ?= $(if $(KVER),$(KVER),6.1)
 
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all modules tools unit clean deps check demo bench checkpatch sparse help
+.PHONY: all modules tools unit clean deps check demo bench checkpatch sparse help \
+	man-check
 
 all: modules tools
 
@@ -39,6 +41,9 @@ tools:
 
 unit:
 	$(MAKE) -C tests/unit run
+
+man-check:
+	$(MAKE) -C man test
 
 sparse:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) C=1 modules
@@ -68,4 +73,4 @@ clean:
 	rm -rf build
 
 help:
-	@sed -n '3,13p' Makefile
+	@sed -n '3,14p' Makefile

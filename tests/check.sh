@@ -65,8 +65,9 @@ else
 fi
 
 # User-space tools' own tests (TAP): the linearizability checker, the YCSB
-# driver against its LD_PRELOAD stand-in of the device, the fio engine.
-for d in tests/lincheck tools/ycsb tools/fio; do
+# driver against its LD_PRELOAD stand-in of the device, the fio engine,
+# the man pages (render cleanly, document every command and option).
+for d in tests/lincheck tools/ycsb tools/fio man; do
 	tl=$logs/test-${d//\//-}.log
 	timeout -k 10 600 make -C "$top/$d" test > "$tl" 2>&1
 	trc=$?
