@@ -10,6 +10,7 @@
 #   make demo            boot the test bed and run a short YCSB mix
 #   make bench           the benchmark of Documentation/benchmarks.rst
 #   make man-check       man pages render without warnings and match the code
+#   make dkms-deb        Debian packages in build/deb (packaging/mkdeb.sh)
 #
 # With no KDIR and no KVER the newest /lib/modules/*/build is used.
 
@@ -26,7 +27,7 @@ CHECK_KVER ?= $(if $(KVER),$(KVER),6.1)
 MAKEFLAGS += --no-print-directory
 
 .PHONY: all modules tools unit clean deps check demo bench checkpatch sparse help \
-	man-check
+	man-check dkms-deb
 
 all: modules tools
 
@@ -41,6 +42,12 @@ tools:
 
 unit:
 	$(MAKE) -C tests/unit run
+
+# Prebuilt-module packages for these kernels (default: every one with headers).
+DEB_KERNELS ?= $(notdir $(patsubst %/build,%,$(wildcard /lib/modules/*/build)))
+
+dkms-deb: tools
+	packaging/mkdeb.sh --kernels "$(DEB_KERNELS)" build/deb
 
 man-check:
 	$(MAKE) -C man test
@@ -73,4 +80,4 @@ clean:
 	rm -rf build
 
 help:
-	@sed -n '3,14p' Makefile
+	@sed -n '3,15p' Makefile
