@@ -66,8 +66,10 @@ fi
 
 # User-space tools' own tests (TAP): the linearizability checker, the YCSB
 # driver against its LD_PRELOAD stand-in of the device, the fio engine,
-# the man pages (render cleanly, document every command and option).
-for d in tests/lincheck tools/ycsb tools/fio man; do
+# scalioctl save/restore on fake configfs trees (and its JSON reader),
+# the man pages (render cleanly, document every command and option), the
+# Debian packages (installed into a scratch root, DKMS builds the modules).
+for d in tests/lincheck tools/ycsb tools/fio tools/scalioctl man packaging; do
 	tl=$logs/test-${d//\//-}.log
 	timeout -k 10 600 make -C "$top/$d" test > "$tl" 2>&1
 	trc=$?
