@@ -12,6 +12,8 @@
 #   make coccicheck      the kernel's coccinelle reports over the modules
 #   make demo            boot the test bed and run a short YCSB mix
 #   make bench           the benchmark of Documentation/benchmarks.rst
+#   make man-check       man pages render without warnings and match the code
+#   make dkms-deb        Debian packages in build/deb (packaging/mkdeb.sh)
 #
 # With no KDIR and no KVER the newest /lib/modules/*/build is used.
 
@@ -27,7 +29,8 @@ CHECK_KVER ?= $(if $(KVER),$(KVER),6.1)
 
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all modules tools unit clean deps check check-debug coccicheck demo bench checkpatch sparse help
+.PHONY: all modules tools unit clean deps check check-debug coccicheck demo bench \
+	checkpatch sparse help man-check dkms-deb
 
 all: modules tools
 
@@ -42,6 +45,15 @@ tools:
 
 unit:
 	$(MAKE) -C tests/unit run
+
+# Prebuilt-module packages for these kernels (default: every one with headers).
+DEB_KERNELS ?= $(notdir $(patsubst %/build,%,$(wildcard /lib/modules/*/build)))
+
+dkms-deb: tools
+	packaging/mkdeb.sh --kernels "$(DEB_KERNELS)" build/deb
+
+man-check:
+	$(MAKE) -C man test
 
 sparse:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) C=1 modules
@@ -78,4 +90,4 @@ clean:
 	rm -rf build
 
 help:
-	@sed -n '3,16p' Makefile
+	@sed -n '3,18p' Makefile

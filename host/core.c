@@ -103,6 +103,56 @@ static const struct file_operations scalio_store_fops = {
 	.llseek		= noop_llseek,
 };
 
+/*
+ * Read-only attributes of the store device (/sys/class/misc/scalio-<store>/):
+ * where the store was attached, so that `scalioctl save` can record the
+ * attachment and `scalioctl restore` re-make it after a reboot.  Set
+ * before the device is registered and never changed while it exists.
+ */
+static struct scalio_hstore *scalio_dev_hstore(struct device *dev)
+{
+	struct miscdevice *misc = dev_get_drvdata(dev);
+
+	return container_of(misc, struct scalio_hstore, misc);
+}
+
+static ssize_t store_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%s\n", scalio_dev_hstore(dev)->name);
+}
+static DEVICE_ATTR_RO(store);
+
+static ssize_t traddr_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%s\n", scalio_dev_hstore(dev)->traddr);
+}
+static DEVICE_ATTR_RO(traddr);
+
+static ssize_t trsvcid_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%u\n", scalio_dev_hstore(dev)->trsvcid);
+}
+static DEVICE_ATTR_RO(trsvcid);
+
+static ssize_t timeout_ms_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", scalio_dev_hstore(dev)->timeout_ms);
+}
+static DEVICE_ATTR_RO(timeout_ms);
+
+static struct attribute *scalio_hstore_attrs[] = {
+	&dev_attr_store.attr,
+	&dev_attr_traddr.attr,
+	&dev_attr_trsvcid.attr,
+	&dev_attr_timeout_ms.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(scalio_hstore);
+
 /**
  * scalio_hstore_register_dev() - create /dev/scalio/<store>
  * @hs:	store, connected and through its handshake
@@ -118,6 +168,7 @@ int scalio_hstore_register_dev(struct scalio_hstore *hs)
 	hs->misc.nodename = hs->nodename;
 	hs->misc.mode = 0600;
 	hs->misc.fops = &scalio_store_fops;
+	hs->misc.groups = scalio_hstore_groups;
 	ret = misc_register(&hs->misc);
 	if (!ret)
 		hs->misc_registered = true;

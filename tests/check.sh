@@ -96,8 +96,12 @@ else
 fi
 
 # User-space tools' own tests (TAP): the linearizability checker, the YCSB
-# driver against its LD_PRELOAD stand-in of the device, the fio engine.
-for d in tests/lincheck tools/ycsb tools/fio; do
+# driver against its LD_PRELOAD stand-in of the device, the fio engine,
+# scalioctl save/restore on fake configfs trees (and its JSON reader),
+# the man pages (render cleanly, document every command and option), the
+# Debian packages (installed into a scratch root, DKMS builds the modules).
+# The debug lane skips them (the normal lane runs them).
+for d in tests/lincheck tools/ycsb tools/fio tools/scalioctl man packaging; do
 	vm_is_debug "$kver" && break
 	tl=$logs/test-${d//\//-}.log
 	timeout -k 10 600 make -C "$top/$d" test > "$tl" 2>&1

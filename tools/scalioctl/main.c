@@ -208,6 +208,59 @@ static const struct command commands[] = {
 		"  --json        one flat JSON object of \"name\": number pairs\n"
 		"  --host-only   do not fetch the target's counters\n"
 	},
+	{
+		"save", cmd_save,
+		"write this machine's whole configuration as JSON",
+		"Usage: scalioctl save [--target] [--host] [-v] [FILE]\n"
+		"\n"
+		"Writes the configuration as one JSON document to FILE (written\n"
+		"aside and renamed, mode 0600) or, without FILE or with '-', to\n"
+		"standard output.  Target: nvmet's hosts, subsystems (attributes,\n"
+		"allowed hosts, namespaces) and ports (attributes, referrals, ANA\n"
+		"groups, subsystem links), and the scalio stores (attributes, SSDs,\n"
+		"enable), from " CONFIGFS_ROOT ".  Host: the attached stores with\n"
+		"the address, ports and timeout each was attached with.\n"
+		"\n"
+		"Options:\n"
+		"  --target   save the target's configuration\n"
+		"  --host     save the host's attached stores\n"
+		"Without either: whatever this machine runs (nvmet or scalio-target\n"
+		"configfs present; scalio-host loaded).\n"
+	},
+	{
+		"restore", cmd_restore,
+		"bring back a saved configuration (on an empty one)",
+		"Usage: scalioctl restore [--target] [--host] [--dry-run] [-v] FILE\n"
+		"\n"
+		"Reads a document written by 'scalioctl save' (FILE '-': standard\n"
+		"input), checks all of it, and then rebuilds the target's\n"
+		"configuration in dependency order (nvmet hosts, subsystems and\n"
+		"namespaces, ports and their links, then scalio stores, each enabled\n"
+		"last) and/or attaches the host's stores ('scalioctl attach' each).\n"
+		"Refuses, changing nothing, when the file is malformed, when the\n"
+		"target's configfs already holds any nvmet host, subsystem or port or\n"
+		"scalio store, or when a store is attached on the host.\n"
+		"\n"
+		"Options:\n"
+		"  --target    restore only the target part\n"
+		"  --host      restore only the host part\n"
+		"  --dry-run   print what would be done, change nothing\n"
+	},
+	{
+		"clear", cmd_clear,
+		"remove the whole target configuration / detach every store",
+		"Usage: scalioctl clear [--target] [--host] [--dry-run] [-v]\n"
+		"\n"
+		"--target: disables and removes every scalio store, then every nvmet\n"
+		"port (links, referrals, ANA groups), subsystem (namespaces\n"
+		"disabled first) and host.  --host: 'scalioctl detach' of every\n"
+		"attached store.  One of them is required.\n"
+		"\n"
+		"Options:\n"
+		"  --target    clear the target's configfs\n"
+		"  --host      detach every store of this host\n"
+		"  --dry-run   print what would be done, change nothing\n"
+	},
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -5,7 +5,7 @@
  * Shared declarations of the command modules: main.c (dispatch, help,
  * helpers), target.c (nvmet + scalio configfs on the storage server),
  * host.c (attach/detach, nvme connect, sysfs lookup), kv.c (put, get,
- * del, stats).
+ * del, stats), config.c (save, restore, clear), json.c (their JSON).
  */
 #ifndef SCALIOCTL_H
 #define SCALIOCTL_H
@@ -90,5 +90,10 @@ int cmd_get(int argc, char **argv);
 int cmd_del(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int open_store(const char *name, int *fd);
+
+/* config.c */
+int cmd_save(int argc, char **argv);
+int cmd_restore(int argc, char **argv);
+int cmd_clear(int argc, char **argv);
 
 #endif /* SCALIOCTL_H */

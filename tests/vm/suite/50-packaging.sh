@@ -1,0 +1,172 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# 50-packaging: the Debian packages work on the machines of the bed, and a
+# saved configuration survives a reboot of the target.
+#
+# On the build machine: packaging/mkdeb.sh builds scalio-tools and
+# scalio-modules-<krel> (both modules built by DKMS from scalio-dkms's
+# sources; compiling them inside a TCG guest would take many minutes) into
+# build/deb-vm.  The bed runs with --no-modules --no-setup: nothing of the
+# build tree is loaded or configured.  In each VM (its /usr is the build
+# machine's, read-only, so an overlayfs with a tmpfs upper layer makes it
+# writable; dpkg's database is the build machine's status file, so
+# dependencies are checked for real) the packages are installed with
+# dpkg -i and the modules loaded with modprobe from /lib/modules
+# (scalio-target with a dash, scalio_host with an underscore).
+#   target, boot 0: target-setup with the packaged scalioctl on
+#     /dev/scalio-ssd<i> (links by QEMU serial, as /dev/disk/by-id would be)
+#   host: attach, PUT 64 keys, save --host; then the units' ExecStop
+#     lines: host (save + clear: detached), target (save + clear: configfs
+#     empty); the saved target.json goes to /ctl (the "disk" that survives)
+#   vmctl kill-target + start-target (same SSD images), boot 1: packages
+#     installed again (the VM's root is a tmpfs), the target unit's
+#     ExecStartPre + ExecStart lines (modprobe, restore): store enabled and
+#     recovered; a second restore is refused (configfs not empty)
+#   host: the host unit's ExecStartPre + ExecStart (restore --host:
+#     attach again); every key reads back; then clear both sides and
+#     unload the modules (the bed's teardown finds nothing left).
+# The unit files are read from the installed package, so their commands
+# are what runs.  Usage: 50-packaging.sh [--kver 6.1|6.12]; exit 0 pass,
+# 1 fail, 4 skip.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+# shellcheck source=tests/vm/lib.sh
+. "$top/tests/vm/lib.sh"
+suite_kver "$@"
+
+command -v dpkg-deb > /dev/null || { echo "SKIP: dpkg-deb not installed"; exit 4; }
+command -v dkms > /dev/null || { echo "FAIL: dkms not installed (make deps)"; exit 1; }
+[ -d "/lib/modules/$krel/build" ] || { echo "FAIL: no headers for $krel"; exit 1; }
+out=$top/build/deb-vm
+make -C "$top/tools" > /dev/null || { echo "FAIL: make -C tools"; exit 1; }
+# One builder at a time (the same lock as the bed's builds for this kernel).
+mkdir -p "$top/build"
+flock -w 1800 "$top/build/.vm-lock-$krel" nice -n 19 \
+	"$top/packaging/mkdeb.sh" --kernels "$krel" "$out" > "$out.log" 2>&1 ||
+	{ cat "$out.log"; echo "FAIL: packaging/mkdeb.sh"; exit 1; }
+cp /var/lib/dpkg/status "$out/status"
+
+# The guest side (bash; /scalio/build/deb-vm/guest.sh in every VM).
+cat > "$out/guest.sh" << 'EOF'
+set -u
+D=/scalio/build/deb-vm
+K=$SCALIO_KREL
+CTL=/usr/sbin/scalioctl
+fail() { echo "FAIL: $*"; exit 1; }
+
+# Writable /usr (overlay on the read-only 9p /usr), a dpkg database that
+# knows what the build machine has installed, then the packages.
+install_pkgs() {
+	mkdir -p /tmp/ovl/upper /tmp/ovl/work /var/lib/dpkg/info /var/lib/dpkg/updates || return 1
+	modprobe overlay || return 1
+	mount -t overlay overlay \
+		-o lowerdir=/usr,upperdir=/tmp/ovl/upper,workdir=/tmp/ovl/work /usr || return 1
+	cp "$D/status" /var/lib/dpkg/status && touch /var/lib/dpkg/available || return 1
+	dpkg --log=/dev/null -i "$D"/scalio-modules-"$K"_*.deb "$D"/scalio-tools_*.deb || return 1
+	echo "installed: $(dpkg-query -W -f='${Package} ${Version} ${Status}\n' 'scalio-*' | tr '\n' ';')"
+	[ -x $CTL ] && [ -f "/lib/modules/$K/updates/dkms/scalio-target.ko" ] || return 1
+	grep -q 'updates/dkms/scalio-host.ko:' "/lib/modules/$K/modules.dep" ||
+		{ echo "depmod did not index the modules"; return 1; }
+}
+
+# The Exec<what>= lines of an installed unit, run in order.
+unit() {
+	local f=/lib/systemd/system/$1.service l rc
+	[ -f "$f" ] || { echo "no $f"; return 1; }
+	while IFS= read -r l; do
+		case $l in "$2="*) ;; *) continue ;; esac
+		echo "+ ${l#*=}"
+		sh -c "${l#*=}"
+		rc=$?
+		[ $rc = 0 ] || { echo "unit $1 $2: '${l#*=}' exited $rc"; return 1; }
+	done < "$f"
+}
+
+ssd_links() {
+	local i=0 d
+	for d in $SCALIO_SSDS; do
+		ln -sf "$d" /dev/scalio-ssd$i
+		i=$((i + 1))
+	done
+}
+
+target_boot() {
+	install_pkgs || fail "installing the packages"
+	ssd_links
+	if [ "$SCALIO_BOOT_GEN" = 0 ]; then
+		modprobe scalio-target || fail "modprobe scalio-target"
+		echo "loaded $(modinfo -n scalio_target)"
+		modinfo -n scalio_target | grep -q "^/lib/modules/$K/updates/dkms/scalio-target.ko" ||
+			fail "scalio_target not loaded from updates/dkms"
+		$CTL target-setup --store kv0 --addr "$SCALIO_TARGET_ADDR" \
+			/dev/scalio-ssd0 /dev/scalio-ssd1 || fail "target-setup"
+		return 0
+	fi
+	mkdir -p /etc/scalio
+	cp /ctl/pkgtest/target.json /etc/scalio/target.json || fail "no saved target.json"
+	unit scalio-target ExecStartPre || fail "scalio-target.service ExecStartPre"
+	unit scalio-target ExecStart || fail "scalio-target.service ExecStart"
+	grep -q 1 /sys/kernel/config/scalio/stores/kv0/enable || fail "kv0 not enabled after restore"
+	echo "store kv0 restored: $(tr '\n' ' ' < /sys/kernel/config/scalio/stores/kv0/stats | cut -c1-200)"
+	out=$($CTL restore /etc/scalio/target.json 2>&1)
+	rc=$?
+	echo "second restore: exit $rc: $out"
+	[ $rc = 3 ] && echo "$out" | grep -q "not empty" || fail "a second restore was not refused"
+}
+
+host_main() {
+	local i v
+	install_pkgs || fail "installing the packages"
+	modprobe scalio_host || fail "modprobe scalio_host"
+	modinfo -n scalio-host | grep -q "^/lib/modules/$K/updates/dkms/scalio-host.ko" ||
+		fail "scalio-host not loaded from updates/dkms"
+	for i in $(seq 50); do [ -c /dev/scalio-ctl ] && break; sleep 0.1; done
+	$CTL attach kv0 --addr "$SCALIO_TARGET_ADDR" || fail "attach"
+	for i in $(seq 64); do
+		$CTL put kv0 "key$i" "value $i $(printf '%0*d' $((i * 7)) 0)" || fail "put key$i"
+	done
+	mkdir -p /etc/scalio
+	$CTL save --host /etc/scalio/host.json || fail "save --host"
+	cat /etc/scalio/host.json
+	grep -q '"nvme_port": 4420' /etc/scalio/host.json || fail "host.json lacks the nvme port"
+	echo "=== stop: host unit, then target unit"
+	unit scalio-host ExecStop || fail "scalio-host.service ExecStop"
+	[ ! -e /dev/scalio/kv0 ] || fail "kv0 still attached after the host unit stopped"
+	vmctl exec-target "bash -c '. $D/guest.sh && target_stop'" || fail "target stop"
+	grep -q '"kv0"' /ctl/pkgtest/target.json || fail "saved target.json has no kv0"
+	echo "=== reboot the target"
+	vmctl kill-target || fail "kill-target"
+	vmctl start-target || fail "start-target (restore)"
+	cat /ctl/vm/target/target-cmd.1.out
+	echo "=== start: host unit"
+	unit scalio-host ExecStartPre || fail "scalio-host.service ExecStartPre"
+	unit scalio-host ExecStart || fail "scalio-host.service ExecStart"
+	for i in $(seq 64); do
+		v=$($CTL get kv0 "key$i") || fail "get key$i after the reboot"
+		[ "$v" = "value $i $(printf '%0*d' $((i * 7)) 0)" ] || fail "key$i reads '$v'"
+	done
+	echo "64 keys read back after the target rebooted and restored its configuration"
+	$CTL clear --host || fail "clear --host"
+	rmmod scalio_host || fail "rmmod scalio_host"
+	vmctl exec-target "$CTL clear --target && rmmod scalio_target" || fail "target cleanup"
+	echo "PASS"
+}
+
+target_stop() {
+	unit scalio-target ExecStop || fail "scalio-target.service ExecStop"
+	for d in nvmet/subsystems nvmet/ports scalio/stores; do
+		[ -z "$(ls /sys/kernel/config/$d)" ] || fail "$d not empty after clear: $(ls /sys/kernel/config/$d)"
+	done
+	mkdir -p /ctl/pkgtest
+	cp /etc/scalio/target.json /ctl/pkgtest/target.json
+	echo "target saved and cleared"
+}
+EOF
+
+"$top/tests/vm/run" --kver "$kver" --no-modules --no-setup \
+	--target-cmd "bash -c '. /scalio/build/deb-vm/guest.sh && target_boot'" \
+	-- 'bash -c ". /scalio/build/deb-vm/guest.sh && host_main"'
+rc=$?
+[ $rc = 0 ] || { echo "FAIL: exit $rc"; exit 1; }
+echo PASS

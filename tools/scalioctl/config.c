@@ -1,0 +1,1289 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * scalioctl save / restore / clear: the whole configuration of a machine
+ * as one JSON document, as nvmetcli does for nvmet alone.
+ *
+ * Target: nvmet's hosts, subsystems (attributes, allowed hosts,
+ * namespaces, passthru) and ports (attributes, referrals, ANA groups,
+ * subsystem links), and scalio's stores (attributes, SSDs).  The tree is
+ * walked generically, driven by the table of groups below: every readable
+ * and writable attribute file is saved as its text, "enable" separately
+ * because it is written last.  Restore rebuilds the tree on an empty
+ * configfs in dependency order (nvmet hosts, subsystems with namespaces,
+ * ports with their links, then scalio stores), skipping attributes that
+ * already hold the saved value (defaults, and write-once attributes).
+ *
+ * Host: the attached stores with the address each was attached with (from
+ * the store device's sysfs attributes) and the nvmet port of its SSDs
+ * (from the NVMe-oF controllers); restore runs attach for each.
+ *
+ * SCALIO_CONFIGFS and SCALIO_SYSFS move /sys/kernel/config and /sys (for
+ * the tests, on a fake tree of plain files: attribute files are then
+ * created by writing them).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "scalioctl.h"
+
+#define CONFIG_VERSION	1
+#define ATTR_MAX	4096	/* a configfs attribute is at most a page */
+#define FILE_MAX	(16 << 20)
+
+/*
+ * A kind of configfs group: its directory holds one subdirectory per
+ * item; an item has attributes, maybe an "enable", child groups and link
+ * directories (symlinks to items elsewhere).  Arrays are in restore order.
+ */
+struct link_spec {
+	const char *dir;	/* in the item: "subsystems" */
+	const char *target;	/* the linked items' group, from the root */
+};
+
+struct group_spec {
+	const char *key;	/* JSON member and directory name */
+	bool has_enable;
+	bool single;		/* one default item named like the group */
+	const char *keep;	/* a default item (never created, removed) */
+	const struct group_spec *children;
+	const struct link_spec *links;
+};
+
+static const struct group_spec ns_groups[] = {
+	{ .key = "namespaces", .has_enable = true },
+	{ .key = "passthru", .has_enable = true, .single = true },
+	{ NULL },
+};
+
+static const struct link_spec subsys_links[] = {
+	{ "allowed_hosts", "nvmet/hosts" },
+	{ NULL },
+};
+
+static const struct group_spec port_groups[] = {
+	{ .key = "referrals", .has_enable = true },
+	{ .key = "ana_groups", .keep = "1" },
+	{ NULL },
+};
+
+static const struct link_spec port_links[] = {
+	{ "subsystems", "nvmet/subsystems" },
+	{ NULL },
+};
+
+static const struct group_spec nvmet_groups[] = {
+	{ .key = "hosts" },
+	{ .key = "subsystems", .children = ns_groups, .links = subsys_links },
+	{ .key = "ports", .children = port_groups, .links = port_links },
+	{ NULL },
+};
+
+static const struct group_spec scalio_store_groups[] = {
+	{ .key = "ssds" },
+	{ NULL },
+};
+
+static const struct group_spec scalio_groups[] = {
+	{ .key = "stores", .has_enable = true, .children = scalio_store_groups },
+	{ NULL },
+};
+
+/* The two configfs subsystems, in restore order. */
+static const struct {
+	const char *key;
+	const struct group_spec *groups;
+} roots[] = {
+	{ "nvmet", nvmet_groups },
+	{ "scalio", scalio_groups },
+};
+
+#define NR_ROOTS (sizeof(roots) / sizeof(roots[0]))
+
+static const char *cfs_root(void)
+{
+	const char *r = getenv("SCALIO_CONFIGFS");
+
+	return r && *r ? r : CONFIGFS_ROOT;
+}
+
+static bool cfs_fake(void)
+{
+	const char *r = getenv("SCALIO_CONFIGFS");
+
+	return r && *r;
+}
+
+static const char *sys_root(void)
+{
+	const char *r = getenv("SCALIO_SYSFS");
+
+	return r && *r ? r : "/sys";
+}
+
+static bool dry_run;
+
+/* ---- small file-system helpers ---- */
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Sorted names in @dir (no dot entries) whose type is @want (DT_DIR,
+ * DT_REG or DT_LNK, decided with lstat).  Returns the count, -errno.
+ */
+static int list_dir(const char *dir, int want, char ***out)
+{
+	char **v = NULL, p[PATH_MAX];
+	struct dirent *de;
+	struct stat st;
+	int n = 0, cap = 0;
+	DIR *d = opendir(dir);
+
+	*out = NULL;
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		int t;
+
+		if (de->d_name[0] == '.')
+			continue;
+		pathf(p, "%s/%s", dir, de->d_name);
+		if (lstat(p, &st))
+			continue;
+		t = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ?
+		    DT_REG : S_ISLNK(st.st_mode) ? DT_LNK : DT_UNKNOWN;
+		if (t != want)
+			continue;
+		if (n == cap) {
+			char **nv;
+
+			cap = cap ? 2 * cap : 16;
+			nv = realloc(v, (size_t)cap * sizeof(*v));
+			if (!nv)
+				goto nomem;
+			v = nv;
+		}
+		v[n] = strdup(de->d_name);
+		if (!v[n])
+			goto nomem;
+		n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(v, (size_t)n, sizeof(*v), name_cmp);
+	*out = v;
+	return n;
+nomem:
+	closedir(d);
+	while (n--)
+		free(v[n]);
+	free(v);
+	return -ENOMEM;
+}
+
+static void free_list(char **v, int n)
+{
+	while (n-- > 0)
+		free(v[n]);
+	free(v);
+}
+
+/* A saved attribute: readable and writable by its owner. */
+static bool is_rw_attr(const char *path)
+{
+	struct stat st;
+
+	return !lstat(path, &st) && S_ISREG(st.st_mode) &&
+	       (st.st_mode & S_IRUSR) && (st.st_mode & S_IWUSR);
+}
+
+/* Write an attribute (fake trees: create it); 0 or -errno. */
+static int put_attr(const char *path, const char *val)
+{
+	size_t len = strlen(val);
+	int fd, ret = 0;
+	ssize_t n;
+
+	if (dry_run) {
+		printf("write %s = %s\n", path, val);
+		return 0;
+	}
+	if (verbose)
+		fprintf(stderr, "  %s <- %s\n", path, val);
+	fd = open(path, O_WRONLY | O_CLOEXEC |
+		  (cfs_fake() ? O_CREAT | O_TRUNC : 0), 0644);
+	if (fd < 0)
+		return -errno;
+	/* configfs takes a value in one write(). */
+	n = write(fd, val, len);
+	if (n == (ssize_t)len && cfs_fake() && write(fd, "\n", 1) != 1)
+		n = -1;
+	if (n < 0)
+		ret = -errno;
+	else if ((size_t)n != len)
+		ret = -EIO;
+	if (close(fd) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+static int do_mkdir(const char *path)
+{
+	if (dry_run) {
+		printf("mkdir %s\n", path);
+		return 0;
+	}
+	if (verbose)
+		fprintf(stderr, "  mkdir %s\n", path);
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* ---- save ---- */
+
+/* Every rw attribute of @dir but "enable", into object "attrs". */
+static int save_attrs(struct json_writer *w, const char *dir)
+{
+	char p[PATH_MAX], val[ATTR_MAX], **names;
+	int i, n, r, ret = 0;
+
+	n = list_dir(dir, DT_REG, &names);
+	if (n < 0)
+		return n == -ENOENT ? 0 : n;
+	jw_obj_begin(w, "attrs");
+	for (i = 0; i < n; i++) {
+		if (!strcmp(names[i], "enable"))
+			continue;
+		pathf(p, "%s/%s", dir, names[i]);
+		if (!is_rw_attr(p))
+			continue;
+		r = read_file(p, val, sizeof(val));
+		if (r < 0) {
+			/* Some attributes refuse reads in some states. */
+			if (r == -EINVAL || r == -EOPNOTSUPP)
+				continue;
+			err_msg("read %s: %s", p, strerror(-r));
+			ret = r;
+			break;
+		}
+		jw_str(w, names[i], val);
+	}
+	jw_obj_end(w);
+	free_list(names, n);
+	return ret;
+}
+
+static int save_group(struct json_writer *w, const char *parent,
+		      const struct group_spec *g);
+
+/* One item @dir of group @g. */
+static int save_item(struct json_writer *w, const char *dir, const char *name,
+		     const struct group_spec *g)
+{
+	const struct group_spec *c;
+	const struct link_spec *l;
+	char p[PATH_MAX], val[64], **names;
+	int i, n, ret;
+
+	jw_obj_begin(w, g->single ? g->key : NULL);
+	if (!g->single)
+		jw_str(w, "name", name);
+	ret = save_attrs(w, dir);
+	for (c = g->children; !ret && c && c->key; c++)
+		ret = save_group(w, dir, c);
+	for (l = g->links; !ret && l && l->dir; l++) {
+		pathf(p, "%s/%s", dir, l->dir);
+		n = list_dir(p, DT_LNK, &names);
+		if (n < 0) {
+			if (n != -ENOENT)
+				ret = n;
+			continue;
+		}
+		jw_arr_begin(w, l->dir);
+		for (i = 0; i < n; i++)
+			jw_str(w, NULL, names[i]);
+		jw_arr_end(w);
+		free_list(names, n);
+	}
+	if (!ret && g->has_enable) {
+		pathf(p, "%s/enable", dir);
+		if (read_file(p, val, sizeof(val)) >= 0)
+			jw_str(w, "enable", val);
+	}
+	jw_obj_end(w);
+	return ret;
+}
+
+static int save_group(struct json_writer *w, const char *parent,
+		      const struct group_spec *g)
+{
+	char dir[PATH_MAX], item[PATH_MAX], **names;
+	int i, n, ret = 0;
+
+	pathf(dir, "%s/%s", parent, g->key);
+	if (g->single)
+		return path_exists(dir) ? save_item(w, dir, g->key, g) : 0;
+	n = list_dir(dir, DT_DIR, &names);
+	if (n < 0)
+		return n == -ENOENT ? 0 : n;
+	jw_arr_begin(w, g->key);
+	for (i = 0; i < n && !ret; i++) {
+		pathf(item, "%s/%s", dir, names[i]);
+		ret = save_item(w, item, names[i], g);
+	}
+	jw_arr_end(w);
+	free_list(names, n);
+	return ret;
+}
+
+static int save_target(struct json_writer *w)
+{
+	const struct group_spec *g;
+	char dir[PATH_MAX];
+	size_t i;
+	int ret = 0;
+
+	jw_obj_begin(w, "target");
+	for (i = 0; i < NR_ROOTS && !ret; i++) {
+		pathf(dir, "%s/%s", cfs_root(), roots[i].key);
+		if (!path_exists(dir))
+			continue;
+		jw_obj_begin(w, roots[i].key);
+		for (g = roots[i].groups; g->key && !ret; g++)
+			ret = save_group(w, dir, g);
+		jw_obj_end(w);
+	}
+	jw_obj_end(w);
+	if (ret)
+		err_msg("saving %s: %s", cfs_root(), strerror(-ret));
+	return ret;
+}
+
+/* The nvmet port ("trsvcid=" of a controller's address) of @store's SSDs. */
+static uint32_t host_nvme_port(const char *store)
+{
+	char dir[PATH_MAX], p[PATH_MAX], buf[SCALIO_NQN_MAX], **names;
+	uint32_t port = 0;
+	int i, n;
+
+	pathf(dir, "%s/class/nvme", sys_root());
+	n = list_dir(dir, DT_LNK, &names);
+	if (n <= 0)
+		n = list_dir(dir, DT_DIR, &names);
+	for (i = 0; i < n && !port; i++) {
+		char *s, *e;
+
+		pathf(p, "%s/%s/subsysnqn", dir, names[i]);
+		if (read_file(p, buf, sizeof(buf)) <= 0 ||
+		    !is_store_nqn(buf, store))
+			continue;
+		pathf(p, "%s/%s/address", dir, names[i]);
+		if (read_file(p, buf, sizeof(buf)) <= 0)
+			continue;
+		s = strstr(buf, "trsvcid=");
+		if (!s)
+			continue;
+		s += 8;
+		e = strchr(s, ',');
+		if (e)
+			*e = '\0';
+		if (parse_u32(s, 1, 65535, &port))
+			port = 0;
+	}
+	if (n > 0)
+		free_list(names, n);
+	return port;
+}
+
+/*
+ * The attached stores: misc devices with the host module's store
+ * attributes (store, traddr, trsvcid, timeout_ms).  Calls @fn for each;
+ * returns how many, or -errno.
+ */
+static int for_each_attached(int (*fn)(const char *dir, const char *name,
+				       void *arg), void *arg)
+{
+	char dir[PATH_MAX], p[PATH_MAX], name[SCALIO_NAME_MAX], **names;
+	int i, n, nr = 0, ret = 0;
+
+	pathf(dir, "%s/class/misc", sys_root());
+	n = list_dir(dir, DT_LNK, &names);
+	if (n <= 0)
+		n = list_dir(dir, DT_DIR, &names);
+	if (n < 0)
+		return n == -ENOENT ? 0 : n;
+	for (i = 0; i < n && !ret; i++) {
+		if (strncmp(names[i], "scalio-", 7))
+			continue;
+		pathf(p, "%s/%s/store", dir, names[i]);
+		if (read_file(p, name, sizeof(name)) <= 0 ||
+		    !valid_store_name(name))
+			continue;
+		pathf(p, "%s/%s", dir, names[i]);
+		ret = fn(p, name, arg);
+		nr++;
+	}
+	free_list(names, n);
+	return ret ? ret : nr;
+}
+
+static int save_one_host_store(const char *dir, const char *name, void *arg)
+{
+	struct json_writer *w = arg;
+	char p[PATH_MAX], addr[SCALIO_ADDR_MAX], num[32];
+	uint32_t v;
+
+	pathf(p, "%s/traddr", dir);
+	if (read_file(p, addr, sizeof(addr)) <= 0 || !valid_ip_literal(addr)) {
+		err_msg("store %s: no valid address in %s", name, p);
+		return -EINVAL;
+	}
+	jw_obj_begin(w, NULL);
+	jw_str(w, "name", name);
+	jw_str(w, "addr", addr);
+	pathf(p, "%s/trsvcid", dir);
+	if (read_file(p, num, sizeof(num)) > 0 && !parse_u32(num, 1, 65535, &v))
+		jw_uint(w, "port", v);
+	v = host_nvme_port(name);
+	if (v)
+		jw_uint(w, "nvme_port", v);
+	pathf(p, "%s/timeout_ms", dir);
+	if (read_file(p, num, sizeof(num)) > 0 &&
+	    !parse_u32(num, 1, 3600000, &v))
+		jw_uint(w, "timeout_ms", v);
+	jw_obj_end(w);
+	return 0;
+}
+
+static int save_host(struct json_writer *w)
+{
+	int ret;
+
+	jw_obj_begin(w, "host");
+	jw_arr_begin(w, "stores");
+	ret = for_each_attached(save_one_host_store, w);
+	jw_arr_end(w);
+	jw_obj_end(w);
+	return ret < 0 ? ret : 0;
+}
+
+static bool target_present(void)
+{
+	char p[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < NR_ROOTS; i++) {
+		pathf(p, "%s/%s", cfs_root(), roots[i].key);
+		if (path_exists(p))
+			return true;
+	}
+	return false;
+}
+
+static bool host_present(void)
+{
+	char p[PATH_MAX];
+
+	pathf(p, "%s/module/scalio_host", sys_root());
+	return path_exists(p) || (!getenv("SCALIO_SYSFS") &&
+				  path_exists(SCALIO_CTL_DEV));
+}
+
+enum { SIDE_TARGET = 1, SIDE_HOST = 2 };
+
+/* --target / --host / neither (= what this machine runs). */
+static int parse_side_opts(const char *cmd, int argc, char **argv, int *side,
+			   bool allow_dry)
+{
+	static const struct option opts[] = {
+		{ "target", no_argument, NULL, 't' },
+		{ "host", no_argument, NULL, 'H' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	*side = 0;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			*side |= SIDE_TARGET;
+			break;
+		case 'H':
+			*side |= SIDE_HOST;
+			break;
+		case 'n':
+			if (!allow_dry)
+				return usage_error(cmd, "unknown option '--dry-run'");
+			dry_run = true;
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		case 'h':
+			return print_command_help(cmd);
+		default:
+			return usage_error(cmd, "unknown option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	return -1;
+}
+
+int cmd_save(int argc, char **argv)
+{
+	char tmp[PATH_MAX];
+	const char *file = NULL;
+	struct json_writer w;
+	int side, ret, fd;
+	FILE *f = stdout;
+
+	ret = parse_side_opts("save", argc, argv, &side, false);
+	if (ret >= 0)
+		return ret;
+	if (argc - optind > 1)
+		return usage_error("save", "unexpected argument '%s'",
+				   argv[optind + 1]);
+	if (argc - optind == 1 && strcmp(argv[optind], "-"))
+		file = argv[optind];
+	if (!side) {
+		side = (target_present() ? SIDE_TARGET : 0) |
+		       (host_present() ? SIDE_HOST : 0);
+		if (!side) {
+			err_msg("neither the target's configfs (%s/nvmet, %s/scalio) nor the scalio-host module is there: nothing to save (use --target or --host)",
+				cfs_root(), cfs_root());
+			return EXIT_FAIL;
+		}
+	}
+	if (file) {
+		/* Written aside and renamed: a failed save keeps the old file. */
+		pathf(tmp, "%s.tmp", file);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (fd < 0 || !(f = fdopen(fd, "w"))) {
+			err_msg("create %s: %s", tmp, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return EXIT_FAIL;
+		}
+	}
+	jw_init(&w, f);
+	jw_obj_begin(&w, NULL);
+	jw_uint(&w, "scalio_config", CONFIG_VERSION);
+	ret = 0;
+	if (side & SIDE_TARGET)
+		ret = save_target(&w);
+	if (!ret && (side & SIDE_HOST))
+		ret = save_host(&w);
+	jw_obj_end(&w);
+	if (!ret) {
+		ret = jw_finish(&w);
+		if (ret == -EILSEQ)
+			err_msg("a configuration value is not valid UTF-8: not saved");
+		else if (ret)
+			err_msg("write %s: %s", file ? tmp : "standard output",
+				strerror(-ret));
+	}
+	if (file) {
+		if (!ret && fsync(fileno(f)))
+			ret = -errno;
+		if (fclose(f) && !ret)
+			ret = -errno;
+		if (!ret && rename(tmp, file)) {
+			ret = -errno;
+			err_msg("rename %s to %s: %s", tmp, file, strerror(errno));
+		}
+		if (ret)
+			unlink(tmp);
+	}
+	return ret ? EXIT_FAIL : EXIT_OK;
+}
+
+/* ---- restore: validation ---- */
+
+/* A configfs entry name taken from the file: one plain path component. */
+static bool valid_entry(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n > 0 && n < NAME_MAX && !strchr(s, '/') && strcmp(s, ".") &&
+	       strcmp(s, "..");
+}
+
+static int bad(const char *where, const char *what)
+{
+	err_msg("malformed configuration: %s: %s", where, what);
+	return -EINVAL;
+}
+
+static int check_item(const struct json *it, const struct group_spec *g,
+		      const char *where);
+
+static int check_group(const struct json *arr, const struct group_spec *g,
+		       const char *where)
+{
+	const struct json *e, *f;
+	char w[512];
+
+	if (g->single) {
+		if (arr->type != JSON_OBJ)
+			return bad(where, "not an object");
+		snprintf(w, sizeof(w), "%s/%s", where, g->key);
+		return check_item(arr, g, w);
+	}
+	if (arr->type != JSON_ARR)
+		return bad(where, "not an array");
+	for (e = arr->child; e; e = e->next) {
+		const struct json *n = json_get(e, "name");
+
+		if (e->type != JSON_OBJ)
+			return bad(where, "an element is not an object");
+		if (!n || n->type != JSON_STR || !valid_entry(n->str))
+			return bad(where, "an element has no valid \"name\"");
+		for (f = arr->child; f != e; f = f->next)
+			if (!strcmp(json_get(f, "name")->str, n->str))
+				return bad(where, "duplicate name");
+		snprintf(w, sizeof(w), "%s/%s", where, n->str);
+		if (check_item(e, g, w))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static int check_item(const struct json *it, const struct group_spec *g,
+		      const char *where)
+{
+	const struct group_spec *c;
+	const struct link_spec *l;
+	const struct json *m, *a;
+	char w[512];
+
+	for (m = it->child; m; m = m->next) {
+		snprintf(w, sizeof(w), "%s: \"%s\"", where, m->key);
+		if (!strcmp(m->key, "name") && !g->single)
+			continue;
+		if (!strcmp(m->key, "attrs")) {
+			if (m->type != JSON_OBJ)
+				return bad(w, "not an object");
+			for (a = m->child; a; a = a->next)
+				if (!valid_entry(a->key) ||
+				    !strcmp(a->key, "enable") ||
+				    a->type != JSON_STR)
+					return bad(w, "attributes must be \"file\": \"text\"");
+			continue;
+		}
+		if (!strcmp(m->key, "enable") && g->has_enable) {
+			if (m->type != JSON_STR ||
+			    (strcmp(m->str, "0") && strcmp(m->str, "1")))
+				return bad(w, "must be \"0\" or \"1\"");
+			continue;
+		}
+		for (c = g->children; c && c->key; c++)
+			if (!strcmp(m->key, c->key))
+				break;
+		if (c && c->key) {
+			if (check_group(m, c, w))
+				return -EINVAL;
+			continue;
+		}
+		for (l = g->links; l && l->dir; l++)
+			if (!strcmp(m->key, l->dir))
+				break;
+		if (l && l->dir) {
+			if (m->type != JSON_ARR)
+				return bad(w, "not an array");
+			for (a = m->child; a; a = a->next)
+				if (a->type != JSON_STR || !valid_entry(a->str))
+					return bad(w, "links must be names");
+			continue;
+		}
+		return bad(w, "unknown member");
+	}
+	return 0;
+}
+
+static int check_host(const struct json *h)
+{
+	const struct json *st, *e, *m, *f;
+	uint32_t v;
+
+	if (h->type != JSON_OBJ)
+		return bad("host", "not an object");
+	for (m = h->child; m; m = m->next)
+		if (strcmp(m->key, "stores"))
+			return bad("host", "unknown member");
+	st = json_get(h, "stores");
+	if (!st)
+		return 0;
+	if (st->type != JSON_ARR)
+		return bad("host: stores", "not an array");
+	for (e = st->child; e; e = e->next) {
+		const struct json *n = json_get(e, "name"), *a = json_get(e, "addr");
+
+		if (e->type != JSON_OBJ || !n || n->type != JSON_STR ||
+		    !valid_store_name(n->str))
+			return bad("host: stores", "an element has no valid \"name\"");
+		for (f = st->child; f != e; f = f->next)
+			if (!strcmp(json_get(f, "name")->str, n->str))
+				return bad("host: stores", "duplicate name");
+		if (!a || a->type != JSON_STR || !valid_ip_literal(a->str))
+			return bad(n->str, "no valid \"addr\"");
+		for (m = e->child; m; m = m->next) {
+			if (!strcmp(m->key, "name") || !strcmp(m->key, "addr"))
+				continue;
+			if (!strcmp(m->key, "port") || !strcmp(m->key, "nvme_port")) {
+				if (json_u32(m, 65535, &v) || !v)
+					return bad(n->str, "ports must be 1..65535");
+			} else if (!strcmp(m->key, "timeout_ms")) {
+				if (json_u32(m, 3600000, &v) || !v)
+					return bad(n->str, "timeout_ms must be 1..3600000");
+			} else {
+				return bad(n->str, "unknown member");
+			}
+		}
+	}
+	return 0;
+}
+
+static int check_config(const struct json *cfg)
+{
+	const struct json *m, *t, *r;
+	const struct group_spec *g;
+	uint32_t v;
+	size_t i;
+
+	if (cfg->type != JSON_OBJ)
+		return bad("top level", "not an object");
+	m = json_get(cfg, "scalio_config");
+	if (json_u32(m, UINT32_MAX, &v) || v != CONFIG_VERSION)
+		return bad("top level", "\"scalio_config\" must be 1");
+	for (m = cfg->child; m; m = m->next)
+		if (strcmp(m->key, "scalio_config") && strcmp(m->key, "target") &&
+		    strcmp(m->key, "host"))
+			return bad("top level", "unknown member");
+	t = json_get(cfg, "target");
+	if (t) {
+		if (t->type != JSON_OBJ)
+			return bad("target", "not an object");
+		for (m = t->child; m; m = m->next) {
+			for (i = 0; i < NR_ROOTS; i++)
+				if (!strcmp(m->key, roots[i].key))
+					break;
+			if (i == NR_ROOTS || m->type != JSON_OBJ)
+				return bad("target", "unknown member or not an object");
+			for (r = m->child; r; r = r->next) {
+				for (g = roots[i].groups; g->key; g++)
+					if (!strcmp(r->key, g->key))
+						break;
+				if (!g->key)
+					return bad(m->key, "unknown member");
+				if (check_group(r, g, g->key))
+					return -EINVAL;
+			}
+		}
+	}
+	m = json_get(cfg, "host");
+	if (m && check_host(m))
+		return -EINVAL;
+	return 0;
+}
+
+/* ---- restore: apply ---- */
+
+static int restore_item(const char *dir, const struct json *it,
+			const struct group_spec *g);
+
+static int restore_group(const char *parent, const struct json *arr,
+			 const struct group_spec *g)
+{
+	char dir[PATH_MAX], item[PATH_MAX];
+	const struct json *e;
+	int ret;
+
+	pathf(dir, "%s/%s", parent, g->key);
+	if (g->single) {
+		if (!dry_run && !cfs_fake() && !path_exists(dir)) {
+			err_msg("%s does not exist on this kernel", dir);
+			return -ENOENT;
+		}
+		if (cfs_fake()) {
+			ret = do_mkdir(dir);
+			if (ret)
+				return ret;
+		}
+		return restore_item(dir, arr, g);
+	}
+	/* A default group in configfs; only a fake tree needs it made. */
+	if (cfs_fake()) {
+		ret = do_mkdir(dir);
+		if (ret)
+			goto fail_dir;
+	}
+	for (e = arr->child; e; e = e->next) {
+		const char *name = json_get(e, "name")->str;
+
+		pathf(item, "%s/%s", dir, name);
+		if (!g->keep || strcmp(name, g->keep) || cfs_fake()) {
+			ret = do_mkdir(item);
+			if (ret) {
+				pathf(dir, "%s", item);
+				goto fail_dir;
+			}
+		}
+		ret = restore_item(item, e, g);
+		if (ret)
+			return ret;
+	}
+	return 0;
+fail_dir:
+	err_msg("mkdir %s: %s", dir, strerror(-ret));
+	return ret;
+}
+
+static int restore_item(const char *dir, const struct json *it,
+			const struct group_spec *g)
+{
+	const struct json *attrs = json_get(it, "attrs"), *a, *m;
+	const struct group_spec *c;
+	const struct link_spec *l;
+	char p[PATH_MAX], lk[PATH_MAX], cur[ATTR_MAX];
+	int ret;
+
+	for (a = attrs ? attrs->child : NULL; a; a = a->next) {
+		pathf(p, "%s/%s", dir, a->key);
+		if (!cfs_fake() && !path_exists(p)) {
+			err_msg("%s: attribute not supported by this kernel", p);
+			return -ENOENT;
+		}
+		/* Defaults and write-once values need no write. */
+		if (read_file(p, cur, sizeof(cur)) >= 0 && !strcmp(cur, a->str))
+			continue;
+		ret = put_attr(p, a->str);
+		if (ret) {
+			err_msg("write '%s' to %s: %s", a->str, p, strerror(-ret));
+			return ret;
+		}
+	}
+	for (c = g->children; c && c->key; c++) {
+		m = json_get(it, c->key);
+		if (m) {
+			ret = restore_group(dir, m, c);
+			if (ret)
+				return ret;
+		}
+	}
+	for (l = g->links; l && l->dir; l++) {
+		m = json_get(it, l->dir);
+		if (m && cfs_fake()) {
+			pathf(cur, "%s/%s", dir, l->dir);
+			do_mkdir(cur);
+		}
+		for (a = m ? m->child : NULL; a; a = a->next) {
+			pathf(p, "%s/%s/%s", cfs_root(), l->target, a->str);
+			pathf(lk, "%s/%s/%s", dir, l->dir, a->str);
+			if (dry_run) {
+				printf("link %s -> %s\n", lk, p);
+				continue;
+			}
+			if (verbose)
+				fprintf(stderr, "  ln -s %s %s\n", p, lk);
+			if (symlink(p, lk) && errno != EEXIST) {
+				ret = -errno;
+				err_msg("link %s -> %s: %s", lk, p, strerror(errno));
+				return ret;
+			}
+		}
+	}
+	m = json_get(it, "enable");
+	pathf(p, "%s/enable", dir);
+	if (g->has_enable && m && (read_file(p, cur, sizeof(cur)) < 0 ||
+				   strcmp(cur, m->str))) {
+		ret = put_attr(p, m->str);
+		if (ret) {
+			err_msg("enable %s: %s%s", dir, strerror(-ret),
+				strstr(dir, "/scalio/") ? " (see dmesg for the reason)" : "");
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* Names of what exists in the target's configfs groups, for the refusal. */
+static int target_nonempty(char *what, size_t len)
+{
+	const struct group_spec *g;
+	char dir[PATH_MAX], **names;
+	size_t i;
+	int n;
+
+	for (i = 0; i < NR_ROOTS; i++) {
+		for (g = roots[i].groups; g->key; g++) {
+			pathf(dir, "%s/%s/%s", cfs_root(), roots[i].key, g->key);
+			n = list_dir(dir, DT_DIR, &names);
+			if (n > 0) {
+				/* Only for a message: a cut name is fine. */
+				if (snprintf(what, len, "%s/%s", dir, names[0]) < 0)
+					what[0] = '\0';
+				free_list(names, n);
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+static int restore_target(const struct json *t)
+{
+	const struct group_spec *g;
+	const struct json *sub, *m;
+	char dir[PATH_MAX], what[PATH_MAX];
+	size_t i;
+	int ret;
+
+	if (target_nonempty(what, sizeof(what))) {
+		err_msg("configfs is not empty (%s exists): restore needs an empty target configuration (scalioctl clear --target)",
+			what);
+		return EXIT_FAIL;
+	}
+	for (i = 0; i < NR_ROOTS; i++) {
+		sub = json_get(t, roots[i].key);
+		if (!sub)
+			continue;
+		pathf(dir, "%s/%s", cfs_root(), roots[i].key);
+		if (!dry_run && !path_exists(dir)) {
+			if (!cfs_fake()) {
+				err_msg("%s does not exist: load %s first", dir,
+					i ? "scalio-target" : "nvmet (and nvmet-rdma)");
+				return EXIT_FAIL;
+			}
+			do_mkdir(dir);
+		}
+		for (g = roots[i].groups; g->key; g++) {
+			m = json_get(sub, g->key);
+			if (!m)
+				continue;
+			ret = restore_group(dir, m, g);
+			if (ret) {
+				err_msg("restore stopped; 'scalioctl clear --target' removes what was restored");
+				return EXIT_FAIL;
+			}
+		}
+	}
+	if (!dry_run)
+		info_msg("target configuration restored");
+	return EXIT_OK;
+}
+
+static int count_one(const char *dir, const char *name, void *arg)
+{
+	(void)dir;
+	snprintf(arg, SCALIO_NAME_MAX, "%s", name);
+	return 0;
+}
+
+static int restore_host(const struct json *h)
+{
+	const struct json *st = json_get(h, "stores"), *e, *m;
+	char first[SCALIO_NAME_MAX] = "", nums[3][16];
+	int n, ret = EXIT_OK;
+
+	n = for_each_attached(count_one, first);
+	if (n > 0) {
+		err_msg("store %s is attached: restore needs a host with no store attached (scalioctl clear --host)",
+			first);
+		return EXIT_FAIL;
+	}
+	for (e = st ? st->child : NULL; e; e = e->next) {
+		char *argv[12];
+		int argc = 0;
+
+		argv[argc++] = "attach";
+		argv[argc++] = json_get(e, "name")->str;
+		argv[argc++] = "--addr";
+		argv[argc++] = json_get(e, "addr")->str;
+		m = json_get(e, "port");
+		if (m) {
+			snprintf(nums[0], sizeof(nums[0]), "%s", m->str);
+			argv[argc++] = "--port";
+			argv[argc++] = nums[0];
+		}
+		m = json_get(e, "nvme_port");
+		if (m) {
+			snprintf(nums[1], sizeof(nums[1]), "%s", m->str);
+			argv[argc++] = "--nvme-port";
+			argv[argc++] = nums[1];
+		}
+		m = json_get(e, "timeout_ms");
+		if (m) {
+			snprintf(nums[2], sizeof(nums[2]), "%s", m->str);
+			argv[argc++] = "--timeout-ms";
+			argv[argc++] = nums[2];
+		}
+		argv[argc] = NULL;
+		if (dry_run) {
+			int i;
+
+			printf("scalioctl");
+			for (i = 0; i < argc; i++)
+				printf(" %s", argv[i]);
+			putchar('\n');
+			continue;
+		}
+		/* One store's failure does not keep the others away. */
+		if (cmd_attach(argc, argv))
+			ret = EXIT_FAIL;
+	}
+	return ret;
+}
+
+/* Read all of @file ("-": standard input) into a new buffer. */
+static char *slurp(const char *file, size_t *len)
+{
+	FILE *f = strcmp(file, "-") ? fopen(file, "re") : stdin;
+	size_t cap = 4096, n = 0;
+	char *buf = NULL, *nb;
+
+	if (!f) {
+		err_msg("open %s: %s", file, strerror(errno));
+		return NULL;
+	}
+	for (;;) {
+		nb = n + 1 >= cap || !buf ? realloc(buf, cap *= 2) : buf;
+		if (!nb) {
+			err_msg("out of memory");
+			goto fail;
+		}
+		buf = nb;
+		n += fread(buf + n, 1, cap - n - 1, f);
+		if (ferror(f)) {
+			err_msg("read %s: %s", file, strerror(errno));
+			goto fail;
+		}
+		if (feof(f))
+			break;
+		if (n > FILE_MAX) {
+			err_msg("%s: larger than %d bytes", file, FILE_MAX);
+			goto fail;
+		}
+	}
+	if (f != stdin)
+		fclose(f);
+	*len = n;
+	return buf;
+fail:
+	if (f != stdin)
+		fclose(f);
+	free(buf);
+	return NULL;
+}
+
+int cmd_restore(int argc, char **argv)
+{
+	const struct json *t, *h;
+	struct json *cfg;
+	char err[256], *text;
+	int side, ret;
+	size_t len;
+
+	ret = parse_side_opts("restore", argc, argv, &side, true);
+	if (ret >= 0)
+		return ret;
+	if (argc - optind != 1)
+		return usage_error("restore", "expected one FILE");
+	text = slurp(argv[optind], &len);
+	if (!text)
+		return EXIT_FAIL;
+	cfg = json_parse(text, len, err, sizeof(err));
+	free(text);
+	if (!cfg) {
+		err_msg("%s: not valid JSON: %s", argv[optind], err);
+		return EXIT_FAIL;
+	}
+	if (check_config(cfg)) {
+		err_msg("%s: nothing restored", argv[optind]);
+		json_free(cfg);
+		return EXIT_FAIL;
+	}
+	t = json_get(cfg, "target");
+	h = json_get(cfg, "host");
+	if (!side)
+		side = SIDE_TARGET | SIDE_HOST;
+	if (((side & SIDE_TARGET) && !t && !(side & SIDE_HOST)) ||
+	    ((side & SIDE_HOST) && !h && !(side & SIDE_TARGET)) || (!t && !h)) {
+		err_msg("%s: no %s configuration in it", argv[optind],
+			side == SIDE_HOST ? "host" : side == SIDE_TARGET ?
+			"target" : "target or host");
+		json_free(cfg);
+		return EXIT_FAIL;
+	}
+	ret = EXIT_OK;
+	if ((side & SIDE_TARGET) && t)
+		ret = restore_target(t);
+	if (ret == EXIT_OK && (side & SIDE_HOST) && h)
+		ret = restore_host(h);
+	json_free(cfg);
+	return ret;
+}
+
+/* ---- clear ---- */
+
+static int clear_group(const char *parent, const struct group_spec *g);
+
+static int fake_rm_one(const char *path, const struct stat *st, int flag,
+		       struct FTW *ftw)
+{
+	(void)st;
+	if (ftw->level == 0)
+		return 0;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/* Empty @dir of a fake tree (its files stand for configfs attributes). */
+static void fake_rm(const char *dir)
+{
+	nftw(dir, fake_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Undo one item: disable, children, links, then (unless default) rmdir. */
+static int clear_item(const char *dir, const struct group_spec *g, bool rm)
+{
+	const struct group_spec *c;
+	const struct link_spec *l;
+	char p[PATH_MAX], en[16], **names;
+	int i, n, ret = 0;
+
+	if (g->has_enable) {
+		pathf(p, "%s/enable", dir);
+		if (read_file(p, en, sizeof(en)) > 0 && strcmp(en, "0") &&
+		    put_attr(p, "0")) {
+			err_msg("disable %s failed", dir);
+			ret = -EIO;
+		}
+	}
+	for (l = g->links; l && l->dir; l++) {
+		char lk[PATH_MAX];
+
+		pathf(p, "%s/%s", dir, l->dir);
+		n = list_dir(p, DT_LNK, &names);
+		for (i = 0; i < n; i++) {
+			pathf(lk, "%s/%s", p, names[i]);
+			if (dry_run) {
+				printf("unlink %s\n", lk);
+			} else if (unlink(lk) && errno != ENOENT) {
+				err_msg("unlink %s: %s", lk, strerror(errno));
+				ret = -errno;
+			}
+		}
+		if (n > 0)
+			free_list(names, n);
+	}
+	for (c = g->children; c && c->key; c++)
+		if (clear_group(dir, c))
+			ret = -EIO;
+	if (rm) {
+		if (dry_run) {
+			printf("rmdir %s\n", dir);
+		} else {
+			if (verbose)
+				fprintf(stderr, "  rmdir %s\n", dir);
+			/* A fake tree holds plain files configfs would drop. */
+			if (cfs_fake())
+				fake_rm(dir);
+			if (rmdir(dir) && errno != ENOENT) {
+				err_msg("rmdir %s: %s", dir, strerror(errno));
+				ret = -errno;
+			}
+		}
+	}
+	return ret;
+}
+
+static int clear_group(const char *parent, const struct group_spec *g)
+{
+	char dir[PATH_MAX], item[PATH_MAX], **names;
+	int i, n, ret = 0;
+
+	pathf(dir, "%s/%s", parent, g->key);
+	if (g->single)
+		return path_exists(dir) ? clear_item(dir, g, false) : 0;
+	n = list_dir(dir, DT_DIR, &names);
+	if (n <= 0)
+		return n == -ENOENT ? 0 : n;
+	for (i = 0; i < n; i++) {
+		pathf(item, "%s/%s", dir, names[i]);
+		if (clear_item(item, g, !g->keep || strcmp(names[i], g->keep)))
+			ret = -EIO;
+	}
+	free_list(names, n);
+	return ret;
+}
+
+static int clear_target(void)
+{
+	const struct group_spec *g;
+	char dir[PATH_MAX];
+	int i, ret = 0;
+
+	/* Reverse restore order: scalio stores, ports, subsystems, hosts. */
+	for (i = (int)NR_ROOTS - 1; i >= 0; i--) {
+		pathf(dir, "%s/%s", cfs_root(), roots[i].key);
+		if (!path_exists(dir))
+			continue;
+		for (g = roots[i].groups; g->key; g++)
+			;
+		while (g-- != roots[i].groups)
+			if (clear_group(dir, g))
+				ret = -EIO;
+	}
+	return ret;
+}
+
+static int detach_one(const char *dir, const char *name, void *arg)
+{
+	char *argv[] = { "detach", (char *)name, NULL };
+	int *ret = arg;
+
+	(void)dir;
+	if (dry_run) {
+		printf("scalioctl detach %s\n", name);
+		return 0;
+	}
+	if (cmd_detach(2, argv))
+		*ret = EXIT_FAIL;
+	return 0;
+}
+
+int cmd_clear(int argc, char **argv)
+{
+	int side, ret, r = EXIT_OK;
+
+	ret = parse_side_opts("clear", argc, argv, &side, true);
+	if (ret >= 0)
+		return ret;
+	if (optind != argc)
+		return usage_error("clear", "unexpected argument '%s'",
+				   argv[optind]);
+	if (!side)
+		return usage_error("clear", "give --target and/or --host");
+	if ((side & SIDE_HOST) && for_each_attached(detach_one, &r) < 0)
+		r = EXIT_FAIL;
+	if ((side & SIDE_TARGET) && clear_target())
+		r = EXIT_FAIL;
+	return r;
+}

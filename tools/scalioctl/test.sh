@@ -1,0 +1,236 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tools/scalioctl/test.sh: save / restore / clear on fake configfs and sysfs
+# trees of plain files (SCALIO_CONFIGFS, SCALIO_SYSFS), no kernel needed.
+#   - save writes every rw attribute, links and enables, not read-only or
+#     write-only files; restore on an empty tree rebuilds the same tree
+#     (save of the copy == the original save), in dependency order;
+#   - restore refuses a non-empty configfs, an attached host and every kind
+#     of malformed file, and then changes nothing;
+#   - clear empties the tree; host save/restore --dry-run.
+# TAP output.  SCALIOCTL overrides the binary.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+ctl=${SCALIOCTL:-$here/scalioctl}
+t=$(mktemp -d /tmp/scalioctl-test.XXXXXX)
+trap 'rm -rf "$t"' EXIT
+n=0 bad=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+notok() { n=$((n + 1)); bad=$((bad + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
+attr() { printf '%s\n' "$2" > "$1"; chmod "${3:-644}" "$1"; }
+# tree DIR: what a tree holds (paths, types, contents; links by name only)
+tree() {
+	(cd "$1" && find . -mindepth 1 | LC_ALL=C sort | while read -r f; do
+		if [ -L "$f" ]; then echo "L $f"
+		elif [ -d "$f" ]; then echo "D $f"
+		else echo "F $f $(stat -c %a "$f") $(cat "$f" 2>/dev/null)"; fi
+	done)
+}
+# empty_cfs DIR: what an empty configfs with nvmet and scalio-target looks like
+empty_cfs() { mkdir -p "$1/nvmet/hosts" "$1/nvmet/subsystems" "$1/nvmet/ports" "$1/scalio/stores"; }
+
+# ---- a populated fake target
+C=$t/cfs
+empty_cfs "$C"
+H=$C/nvmet/hosts/nqn.2014-08.org.nvmexpress:uuid:host1
+mkdir -p "$H"
+attr "$H/dhchap_key" ""
+attr "$H/dhchap_hash" "hmac(sha256)"
+nqn0=nqn.2024-11.io.scalio:kv0-ssd0
+nqn1=nqn.2024-11.io.scalio:kv0-ssd1
+for i in 0 1; do
+	S=$C/nvmet/subsystems/nqn.2024-11.io.scalio:kv0-ssd$i
+	mkdir -p "$S/namespaces/1" "$S/allowed_hosts" "$S/passthru"
+	attr "$S/attr_allow_any_host" $((1 - i))
+	attr "$S/attr_serial" "serial \"$i\" é"
+	attr "$S/attr_model" "Linux"
+	attr "$S/namespaces/1/device_path" "/dev/ssd$i"
+	attr "$S/namespaces/1/device_uuid" "0000000$i-1111-4222-8333-444444444444"
+	attr "$S/namespaces/1/enable" 1
+	attr "$S/namespaces/1/revalidate_size" "" 200
+	attr "$S/passthru/device_path" ""
+	attr "$S/passthru/enable" 0
+done
+ln -s "$H" "$C/nvmet/subsystems/$nqn1/allowed_hosts/$(basename "$H")"
+P=$C/nvmet/ports/1
+mkdir -p "$P/subsystems" "$P/referrals/ref0" "$P/ana_groups/1"
+attr "$P/addr_trtype" rdma
+attr "$P/addr_adrfam" ipv4
+attr "$P/addr_traddr" 10.77.0.1
+attr "$P/addr_trsvcid" 4420
+attr "$P/ana_groups/1/ana_state" optimized
+attr "$P/referrals/ref0/addr_traddr" 10.77.0.9
+attr "$P/referrals/ref0/enable" 1
+ln -s "$C/nvmet/subsystems/$nqn0" "$P/subsystems/$nqn0"
+ln -s "$C/nvmet/subsystems/$nqn1" "$P/subsystems/$nqn1"
+T=$C/scalio/stores/kv0
+for i in 0 1; do
+	mkdir -p "$T/ssds/$i"
+	attr "$T/ssds/$i/device_path" "/dev/ssd$i"
+	attr "$T/ssds/$i/nqn" "nqn.2024-11.io.scalio:kv0-ssd$i"
+	attr "$T/ssds/$i/nsid" 1
+done
+attr "$T/attr_batch_max" 16
+attr "$T/attr_nr_blocks" 1024
+attr "$T/addr_traddr" 10.77.0.1
+attr "$T/addr_trsvcid" 4800
+attr "$T/enable" 1
+attr "$T/stats" "rpc_gets 5" 444
+attr "$T/features" "attr_nr_blocks,enable" 444
+mkdir -p "$C/scalio/stores/kv1/ssds"
+attr "$C/scalio/stores/kv1/enable" 0
+attr "$C/scalio/stores/kv1/attr_batch_max" 64
+
+export SCALIO_CONFIGFS=$C SCALIO_SYSFS=$t/nosys
+if "$ctl" save --target "$t/a.json" 2> "$t/err"; then ok "save --target"; else notok "save --target" "$(cat "$t/err")"; fi
+if [ "$(stat -c %a "$t/a.json")" = 600 ]; then ok "saved file is mode 0600"; else notok "saved file is mode 0600"; fi
+"$ctl" save --target > "$t/a2.json" 2>/dev/null
+if cmp -s "$t/a.json" "$t/a2.json"; then ok "save to stdout = save to FILE"; else notok "save to stdout = save to FILE"; fi
+if grep -q '"attr_batch_max": "16"' "$t/a.json" && grep -q '"enable": "1"' "$t/a.json" &&
+   grep -q '"attr_serial": "serial \\"0\\" é"' "$t/a.json" &&
+   grep -q "\"$(basename "$H")\"" "$t/a.json"; then
+	ok "save holds attributes, enables and links"
+else
+	notok "save holds attributes, enables and links" "$(head -c 1500 "$t/a.json")"
+fi
+if ! grep -qE '"(stats|features|revalidate_size)"' "$t/a.json"; then
+	ok "read-only and write-only files are not saved"
+else
+	notok "read-only and write-only files are not saved"
+fi
+
+# ---- restore on an empty tree gives the same tree
+C2=$t/cfs2
+empty_cfs "$C2"
+if SCALIO_CONFIGFS=$C2 "$ctl" restore "$t/a.json" > "$t/out" 2>&1; then ok "restore on an empty tree"; else notok "restore on an empty tree" "$(cat "$t/out")"; fi
+SCALIO_CONFIGFS=$C2 "$ctl" save --target "$t/b.json" 2>/dev/null
+if cmp -s "$t/a.json" "$t/b.json"; then ok "save of the restored tree = original save"; else notok "save of the restored tree = original save" "$(diff "$t/a.json" "$t/b.json" | head)"; fi
+tree "$C" | grep -vE '/(stats|features|revalidate_size) ' > "$t/ta"
+tree "$C2" > "$t/tb"
+if diff -q "$t/ta" "$t/tb" > /dev/null; then ok "restored tree = original tree"; else notok "restored tree = original tree" "$(diff "$t/ta" "$t/tb" | head)"; fi
+if [ "$(readlink "$C2/nvmet/ports/1/subsystems/$nqn0")" = "$C2/nvmet/subsystems/$nqn0" ]; then
+	ok "links point into the restored tree"
+else
+	notok "links point into the restored tree" "$(readlink "$C2/nvmet/ports/1/subsystems/$nqn0")"
+fi
+
+# ---- the order of a restore (dry run on an empty tree)
+C3=$t/cfs3
+empty_cfs "$C3"
+SCALIO_CONFIGFS=$C3 "$ctl" restore --dry-run "$t/a.json" > "$t/plan" 2>&1
+line() { grep -n -m1 -F -- "$1" "$t/plan" | cut -d: -f1; }
+host=$(line "mkdir $C3/nvmet/hosts/")
+sub=$(line "mkdir $C3/nvmet/subsystems/$nqn0")
+nsen=$(line "write $C3/nvmet/subsystems/$nqn1/namespaces/1/enable = 1")
+nspath=$(line "write $C3/nvmet/subsystems/$nqn1/namespaces/1/device_path")
+allow=$(line "link $C3/nvmet/subsystems/$nqn1/allowed_hosts/")
+port=$(line "mkdir $C3/nvmet/ports/1")
+padr=$(line "write $C3/nvmet/ports/1/addr_traddr")
+plink=$(line "link $C3/nvmet/ports/1/subsystems/$nqn0")
+ssd=$(line "mkdir $C3/scalio/stores/kv0/ssds/1")
+sen=$(line "write $C3/scalio/stores/kv0/enable = 1")
+last=$(grep -n "/stores/kv0" "$t/plan" | tail -n 1 | cut -d: -f1)
+if [ -n "$host" ] && [ -n "$sen" ] && [ "$host" -lt "$sub" ] && [ "$nspath" -lt "$nsen" ] &&
+   [ "$host" -lt "$allow" ] && [ "$nsen" -lt "$port" ] && [ "$padr" -lt "$plink" ] &&
+   [ "$plink" -lt "$ssd" ] && [ "$ssd" -lt "$sen" ] && [ "$sen" = "$last" ] &&
+   ! grep -q "kv1/enable = 1" "$t/plan"; then
+	ok "restore order: hosts, subsystems + namespaces (enabled last), ports + links, stores, enable last"
+else
+	notok "restore order" "$(cat "$t/plan")"
+fi
+if [ -z "$(find "$C3" -mindepth 3)" ]; then ok "--dry-run changes nothing"; else notok "--dry-run changes nothing"; fi
+
+# ---- refusals: nothing may change
+before=$(tree "$C")
+out=$("$ctl" restore "$t/a.json" 2>&1); rc=$?
+if [ $rc = 3 ] && grep -q "configfs is not empty" <<< "$out" && [ "$(tree "$C")" = "$before" ]; then
+	ok "restore refuses a non-empty configfs"
+else
+	notok "restore refuses a non-empty configfs" "exit $rc: $out"
+fi
+bad_file() {	# bad_file WHAT EXPECTED-MESSAGE TEXT
+	printf '%s' "$3" > "$t/bad.json"
+	local out rc
+	out=$(SCALIO_CONFIGFS=$C3 "$ctl" restore "$t/bad.json" 2>&1); rc=$?
+	if [ $rc = 3 ] && grep -qF -- "$2" <<< "$out" && [ -z "$(find "$C3" -mindepth 3)" ] &&
+	   [ ! -e "$t/escaped" ]; then
+		ok "restore refuses $1"
+	else
+		notok "restore refuses $1" "exit $rc: $out"
+	fi
+}
+bad_file "a truncated file" "not valid JSON" "$(head -c 200 "$t/a.json")"
+bad_file "another version" '"scalio_config" must be 1' '{"scalio_config": 2, "target": {}}'
+bad_file "a file without configuration" "no target or host configuration" '{"scalio_config": 1}'
+bad_file "a name with '/'" 'no valid "name"' '{"scalio_config": 1, "target": {"nvmet": {"hosts": [{"name": "../../../escaped"}]}}}'
+bad_file "the name '..'" 'no valid "name"' '{"scalio_config": 1, "target": {"nvmet": {"hosts": [{"name": ".."}]}}}'
+bad_file "an attribute path" "attributes must be" '{"scalio_config": 1, "target": {"scalio": {"stores": [{"name": "a", "attrs": {"../../escaped": "1"}}]}}}'
+bad_file "enable among attributes" "attributes must be" '{"scalio_config": 1, "target": {"scalio": {"stores": [{"name": "a", "attrs": {"enable": "1"}}]}}}'
+bad_file "a bad enable" 'must be "0" or "1"' '{"scalio_config": 1, "target": {"scalio": {"stores": [{"name": "a", "enable": "yes"}]}}}'
+bad_file "a number as attribute value" "attributes must be" '{"scalio_config": 1, "target": {"scalio": {"stores": [{"name": "a", "attrs": {"x": 1}}]}}}'
+bad_file "duplicate store names" "duplicate name" '{"scalio_config": 1, "target": {"scalio": {"stores": [{"name": "a"}, {"name": "a"}]}}}'
+bad_file "an unknown member" "unknown member" '{"scalio_config": 1, "target": {"scalio": {"stores": [{"name": "a", "bogus": []}]}}}'
+bad_file "a link name with '/'" "links must be names" '{"scalio_config": 1, "target": {"nvmet": {"ports": [{"name": "1", "subsystems": ["a/b"]}]}}}'
+bad_file "a late error (nothing applied first)" 'no valid "name"' '{"scalio_config": 1, "target": {"nvmet": {"hosts": [{"name": "h"}]}, "scalio": {"stores": [{"name": "b/c"}]}}}'
+bad_file "duplicate keys" "duplicate member" '{"scalio_config": 1, "scalio_config": 1}'
+bad_file "invalid UTF-8" "invalid UTF-8" "$(printf '{"scalio_config": 1, "target": {"nvmet": {"hosts": [{"name": "\xff"}]}}}')"
+bad_file "a host name instead of an address" 'no valid "addr"' '{"scalio_config": 1, "host": {"stores": [{"name": "kv0", "addr": "host.example"}]}}'
+bad_file "a port out of range" "ports must be 1..65535" '{"scalio_config": 1, "host": {"stores": [{"name": "kv0", "addr": "10.0.0.1", "port": 70000}]}}'
+out=$(SCALIO_CONFIGFS=$C3 "$ctl" restore "$t/missing.json" 2>&1); rc=$?
+if [ $rc = 3 ] && grep -q "No such file" <<< "$out"; then ok "restore of a missing file fails"; else notok "restore of a missing file fails" "$out"; fi
+out=$("$ctl" restore 2>&1); rc=$?
+if [ $rc = 2 ]; then ok "restore without FILE is a usage error"; else notok "restore without FILE is a usage error" "exit $rc"; fi
+
+# ---- clear
+if SCALIO_CONFIGFS=$C2 "$ctl" clear --target > "$t/out" 2>&1 &&
+   [ -z "$(find "$C2" -mindepth 3)" ]; then
+	ok "clear --target empties the tree"
+else
+	notok "clear --target empties the tree" "$(cat "$t/out")" "$(find "$C2" -mindepth 3 | head)"
+fi
+if SCALIO_CONFIGFS=$C2 "$ctl" restore "$t/a.json" > /dev/null 2>&1; then ok "restore after clear"; else notok "restore after clear"; fi
+out=$("$ctl" clear 2>&1); rc=$?
+if [ $rc = 2 ]; then ok "clear without --target/--host is a usage error"; else notok "clear without --target/--host is a usage error" "exit $rc"; fi
+
+# ---- host side: sysfs of the host module and of nvme
+Y=$t/sys
+mkdir -p "$Y/module/scalio_host" "$Y/class/misc/scalio-ctl" "$Y/class/misc/scalio-kv0" \
+	"$Y/class/misc/scalio-kv2" "$Y/class/nvme/nvme0" "$Y/class/nvme/nvme1"
+attr "$Y/class/misc/scalio-kv0/store" kv0
+attr "$Y/class/misc/scalio-kv0/traddr" 10.77.0.1
+attr "$Y/class/misc/scalio-kv0/trsvcid" 4801
+attr "$Y/class/misc/scalio-kv0/timeout_ms" 7000
+attr "$Y/class/misc/scalio-kv2/store" kv2
+attr "$Y/class/misc/scalio-kv2/traddr" fd00::1
+attr "$Y/class/misc/scalio-kv2/trsvcid" 4800
+attr "$Y/class/nvme/nvme0/subsysnqn" "$nqn1"
+attr "$Y/class/nvme/nvme0/address" "traddr=10.77.0.1,trsvcid=4421,src_addr=10.77.0.2"
+attr "$Y/class/nvme/nvme1/subsysnqn" "nqn.other"
+attr "$Y/class/nvme/nvme1/address" "traddr=10.77.0.5,trsvcid=9999"
+export SCALIO_CONFIGFS=$t/nocfs
+if SCALIO_SYSFS=$Y "$ctl" save "$t/h.json" 2> "$t/err"; then ok "save on a host"; else notok "save on a host" "$(cat "$t/err")"; fi
+if ! grep -q '"target"' "$t/h.json" && grep -q '"nvme_port": 4421' "$t/h.json" &&
+   grep -q '"timeout_ms": 7000' "$t/h.json" && grep -q '"addr": "fd00::1"' "$t/h.json" &&
+   ! grep -q 9999 "$t/h.json"; then
+	ok "host save: stores with address, ports and timeout"
+else
+	notok "host save: stores with address, ports and timeout" "$(cat "$t/h.json")"
+fi
+mkdir -p "$t/sys-empty/class/misc/scalio-ctl"
+out=$(SCALIO_SYSFS=$t/sys-empty "$ctl" restore --dry-run --host "$t/h.json" 2>&1)
+if [ "$out" = "scalioctl attach kv0 --addr 10.77.0.1 --port 4801 --nvme-port 4421 --timeout-ms 7000
+scalioctl attach kv2 --addr fd00::1 --port 4800" ]; then
+	ok "host restore attaches each store with its parameters"
+else
+	notok "host restore attaches each store with its parameters" "$out"
+fi
+out=$(SCALIO_SYSFS=$Y "$ctl" restore --host "$t/h.json" 2>&1); rc=$?
+if [ $rc = 3 ] && grep -q "store kv[02] is attached" <<< "$out"; then ok "host restore refuses while a store is attached"; else notok "host restore refuses while a store is attached" "exit $rc: $out"; fi
+out=$(SCALIO_SYSFS=$Y "$ctl" clear --host --dry-run 2>&1)
+if [ "$out" = "scalioctl detach kv0
+scalioctl detach kv2" ]; then ok "clear --host detaches every store"; else notok "clear --host detaches every store" "$out"; fi
+out=$(SCALIO_SYSFS=$t/sys-empty "$ctl" restore --target "$t/h.json" 2>&1); rc=$?
+if [ $rc = 3 ] && grep -q "no target configuration" <<< "$out"; then ok "restore --target of a host file fails"; else notok "restore --target of a host file fails" "exit $rc: $out"; fi
+echo "1..$n"
+[ $bad = 0 ]
