@@ -218,7 +218,10 @@ struct scalio_target_stats {
 	__u64	log_used_units;
 	__u64	log_total_units;
 	__u64	keys;
-	__u64	reserved[15];
+	__u64	seg_cache_hits;		/* commit path found a block's segment in DRAM */
+	__u64	seg_cache_misses;	/* ... and had to read it from the SSD */
+	__u64	seg_cache_evictions;
+	__u64	reserved[12];
 };
 
 /**

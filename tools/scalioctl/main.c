@@ -28,7 +28,7 @@ static const struct command commands[] = {
 		"           [--nvme-port PORT] [--nblocks N] [--slots S]\n"
 		"           [--batch-max N] [--batch-timeout-us N]\n"
 		"           [--offload-read 0|1] [--inline-cache 0|1]\n"
-		"           [--lease-ms N] DEV...\n"
+		"           [--lease-ms N] [--seg-cache-mb N] DEV...\n"
 		"\n"
 		"On the storage server (modules nvmet, nvmet-rdma and scalio-target\n"
 		"loaded; nvmet and nvmet-rdma are modprobed when missing, configfs is\n"
@@ -60,6 +60,8 @@ static const struct command commands[] = {
 		"  --offload-read 0|1      GET misses read the SSD directly (default 1)\n"
 		"  --inline-cache 0|1      cache values in index slots (default 1)\n"
 		"  --lease-ms N            slot lock lease (default 2000)\n"
+		"  --seg-cache-mb N        MiB of recently written segments kept in\n"
+		"                          target DRAM, 0 = off (default 32)\n"
 		"  -v, --verbose           print every configfs write\n"
 		"Attributes not given keep their current (or default) values.\n"
 	},
