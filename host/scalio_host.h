@@ -6,6 +6,7 @@
  *   core.c   module init/exit, /dev/scalio-ctl (ATTACH, DETACH), the store
  *            list, per-store misc devices /dev/scalio/<store>
  *   ioctl.c  the store device's ioctls: copying and validating arguments
+ *   uring.c  the store device's io_uring commands (asynchronous ioctls)
  *   rdma.c   rdma_cm connection, QP/CQ, tagged RPCs, one-sided READ,
  *            WRITE and compare-and-swap, the handshake
  *   read.c   GET: the one-sided slot protocol (DESIGN.md section 3)
@@ -269,6 +270,9 @@ enum scalio_hstore_state {
  * @misc_name:	"scalio-<store>"
  * @nodename:	"scalio/<store>"
  * @open_lock:	protects @opens and @removing
+ * @uring_wq:	runs the store's io_uring commands (uring.c), at most
+ *		queue_depth at once
+ * @uring_inflight: io_uring commands accepted and not yet completed
  * @stats:	host counters (enum scalio_hstat)
  */
 struct scalio_hstore {
@@ -312,6 +316,9 @@ struct scalio_hstore {
 	struct mutex		open_lock;
 	int			opens;
 	bool			removing;
+
+	struct workqueue_struct	*uring_wq;
+	atomic_t		uring_inflight;
 
 	atomic64_t		stats[SCALIO_HS_NR];
 };
@@ -361,6 +368,32 @@ static inline void scalio_conn_exit(struct scalio_conn *conn)
 	up_read(&conn->io_rwsem);
 }
 
+/**
+ * struct scalio_kop - one operation on kernel buffers
+ * @hs:		store
+ * @op:		enum scalio_opcode
+ * @key:	copied key
+ * @klen:	key length
+ * @value:	GET: SCALIO_VALUE_MAX bytes out; PUT: the copied value
+ * @vlen:	PUT: in; GET: out
+ * @result:	0 or a negative errno
+ * @work:	MULTI, io_uring: runs scalio_kop_run()
+ * @pending:	MULTI: ops still running
+ * @done:	MULTI: completed by the last op
+ */
+struct scalio_kop {
+	struct scalio_hstore	*hs;
+	u32			op;
+	u8			key[SCALIO_KEY_MAX];
+	u32			klen;
+	u8			*value;
+	u32			vlen;
+	int			result;
+	struct work_struct	work;
+	atomic_t		*pending;
+	struct completion	*done;
+};
+
 /* Module parameters (core.c). */
 extern bool scalio_debug_skip_double_read;
 extern bool scalio_debug_skip_invalidate;
@@ -376,6 +409,16 @@ int scalio_ioctl_init(void);
 void scalio_ioctl_exit(void);
 long scalio_store_ioctl(struct file *file, unsigned int cmd,
 			unsigned long arg);
+int scalio_kop_prepare(struct scalio_kop *k, struct scalio_hstore *hs,
+		       u32 op, const struct scalio_kv *kv);
+void scalio_kop_run(struct scalio_kop *k);
+int scalio_kop_finish(struct scalio_kop *k, struct scalio_kv *kv);
+void scalio_kop_free(struct scalio_kop *k);
+
+/* uring.c */
+int scalio_uring_store_init(struct scalio_hstore *hs);
+void scalio_uring_store_exit(struct scalio_hstore *hs);
+int scalio_store_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags);
 
 /* rdma.c */
 int scalio_rdma_init(void);
