@@ -11,6 +11,8 @@
 # succeeding (within 60 s: abandoned rings are torn down asynchronously,
 # and each command is bounded by its own timeouts) shows that no command
 # leaked; then attach again, and the bed's teardown and kernel log check.
+# Before the detach, scalio-ycsb --depth 16 (workload F, 2 threads, every
+# value checked): the store's GET and PUT counters must equal its ops.
 # Usage: 15-uring.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -26,6 +28,19 @@ trap 'rm -f "$log"' EXIT
 "$top/tests/vm/run" --kver "$kver" -- '
 	S=${SCALIO_STORE:-kv0}
 	make -C /scalio/tests run_tests TESTS=scalio_uring || exit 1
+	scalio-ycsb --store "$S" --workload f --records 500 --ops 3000 \
+		--threads 2 --depth 16 --load --run --quiet --json /tmp/y.json \
+		> /tmp/y.out 2>&1 || { cat /tmp/y.out; exit 1; }
+	grep -E "throughput|READ" /tmp/y.out
+	python3 -c "
+import json
+r = json.load(open(\"/tmp/y.json\"))[\"phases\"][\"run\"]
+lat, h = r[\"latency_us\"], r[\"host_delta\"]
+n = lambda k: lat.get(k, {}).get(\"count\", 0)
+print(\"# ycsb --depth 16: store GETs\", h[\"gets\"], \"PUTs\", h[\"puts\"])
+assert r[\"errors\"] == 0 and r[\"ops\"] == 3000, r
+assert h[\"gets\"] == n(\"READ\") + n(\"READ-MODIFY-WRITE\"), (h, lat)
+assert h[\"puts\"] == n(\"READ-MODIFY-WRITE\"), (h, lat)" || exit 1
 	i=0
 	until scalioctl detach "$S" 2> /tmp/detach.err; do
 		i=$((i + 1))
