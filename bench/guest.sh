@@ -22,6 +22,12 @@
 #        batch    offload_read=1 inline_cache=1 batch_max=64  (defaults)
 #        batchtcg as batch, batch_timeout_us=$BENCH_TCG_TIMEOUT_US (A, F)
 #   4. scaling: YCSB C and A on sc1, sc2, sc4.
+#   5. group-commit sweep on kv0 (batch configuration): one fio job of
+#      $SWEEP_IOS PUTs (1 KiB, random keys) at each iodepth of $SWEEP
+#      through the engine's io_uring path, store counters before/after.
+#
+# BENCH_ONLY="limits breakdown scaling sweep" (any subset) runs only those
+# sections (the stores are always set up); unset: all of them.
 #
 # Every point: one `scalio-ycsb --run --json`, with /proc/stat of the
 # target VM (through vmctl) and of this VM sampled just before and after.
@@ -44,6 +50,10 @@ SCALE_WORKLOADS=${BENCH_SCALE_WORKLOADS:-c a}
 LIMIT_SECS=${BENCH_LIMIT_SECS:-6}
 LAT_ITERS=${BENCH_LAT_ITERS:-300}
 RDMA_SIZE=${BENCH_RDMA_SIZE:-1088}	# one hash block: 64 B + 8 x 128 B
+SWEEP=${BENCH_SWEEP:-1 4 16 64 128}
+SWEEP_IOS=${BENCH_SWEEP_IOS:-2000}
+ONLY=${BENCH_ONLY:-}
+FIO_ENGINE=/scalio/tools/fio/scalio-fio.so
 
 A=${SCALIO_TARGET_ADDR:-10.77.0.1}
 OUT=/share
@@ -52,6 +62,7 @@ PHASE=
 PHASE_T=0
 
 fail() { echo "bench: FAIL: $*" >&2; exit 1; }
+want() { [ -z "$ONLY" ] || case " $ONLY " in *" $1 "*) ;; *) false ;; esac; }
 now() { echo $(($(date +%s) - T0)); }
 phase() {	# phase NAME: end the current phase, start NAME ("" ends)
 	local t
@@ -74,6 +85,8 @@ phase() {	# phase NAME: end the current phase, start NAME ("" ends)
 	echo "tcg_timeout_us $TCG_TIMEOUT_US"
 	echo "rdma_size $RDMA_SIZE"
 	echo "limit_secs $LIMIT_SECS"
+	echo "sweep $SWEEP"
+	echo "sweep_ios $SWEEP_IOS"
 } > $OUT/meta.txt
 
 # ---------------------------------------------------------------- setup
@@ -128,26 +141,28 @@ perf() {
 	cat $OUT/limits/$name.txt >&2
 	return 1
 }
-phase "limits: RDMA READ rate (ib_read_bw, $RDMA_SIZE B, $LIMIT_SECS s)"
-perf rdma_read_bw ib_read_bw -d rxe0 -R -s $RDMA_SIZE -D $LIMIT_SECS
-grep -A1 '#bytes' $OUT/limits/rdma_read_bw.txt
-phase "limits: RDMA READ latency (ib_read_lat, $RDMA_SIZE B, $LAT_ITERS iterations)"
-perf rdma_read_lat ib_read_lat -d rxe0 -R -s $RDMA_SIZE -n $LAT_ITERS
-grep -A1 '#bytes' $OUT/limits/rdma_read_lat.txt
+if want limits; then
+	phase "limits: RDMA READ rate (ib_read_bw, $RDMA_SIZE B, $LIMIT_SECS s)"
+	perf rdma_read_bw ib_read_bw -d rxe0 -R -s $RDMA_SIZE -D $LIMIT_SECS
+	grep -A1 '#bytes' $OUT/limits/rdma_read_bw.txt
+	phase "limits: RDMA READ latency (ib_read_lat, $RDMA_SIZE B, $LAT_ITERS iterations)"
+	perf rdma_read_lat ib_read_lat -d rxe0 -R -s $RDMA_SIZE -n $LAT_ITERS
+	grep -A1 '#bytes' $OUT/limits/rdma_read_lat.txt
 
-dev=$(sed -n 's/^store kv0: ssd 0 = \(\/dev\/[^ ]*\).*/\1/p' $OUT/attach-kv0.txt)
-[ -b "$dev" ] || fail "no block device for kv0 ssd 0 (attach said '$dev')"
-echo "$dev" > $OUT/limits/nvmeof_dev.txt
-phase "limits: NVMe-oF 4 KiB random read, libaio iodepth 16 ($dev)"
-fio --name=nvmeof-qd16 --filename="$dev" --readonly --rw=randread --bs=4k \
-	--ioengine=libaio --iodepth=16 --direct=1 --runtime=$LIMIT_SECS \
-	--time_based --output-format=json > $OUT/limits/fio_qd16.json ||
-	fail "fio (libaio)"
-phase "limits: NVMe-oF 4 KiB random read, psync iodepth 1 ($dev)"
-fio --name=nvmeof-qd1 --filename="$dev" --readonly --rw=randread --bs=4k \
-	--ioengine=psync --direct=1 --runtime=$LIMIT_SECS \
-	--time_based --output-format=json > $OUT/limits/fio_qd1.json ||
-	fail "fio (psync)"
+	dev=$(sed -n 's/^store kv0: ssd 0 = \(\/dev\/[^ ]*\).*/\1/p' $OUT/attach-kv0.txt)
+	[ -b "$dev" ] || fail "no block device for kv0 ssd 0 (attach said '$dev')"
+	echo "$dev" > $OUT/limits/nvmeof_dev.txt
+	phase "limits: NVMe-oF 4 KiB random read, libaio iodepth 16 ($dev)"
+	fio --name=nvmeof-qd16 --filename="$dev" --readonly --rw=randread --bs=4k \
+		--ioengine=libaio --iodepth=16 --direct=1 --runtime=$LIMIT_SECS \
+		--time_based --output-format=json > $OUT/limits/fio_qd16.json ||
+		fail "fio (libaio)"
+	phase "limits: NVMe-oF 4 KiB random read, psync iodepth 1 ($dev)"
+	fio --name=nvmeof-qd1 --filename="$dev" --readonly --rw=randread --bs=4k \
+		--ioengine=psync --direct=1 --runtime=$LIMIT_SECS \
+		--time_based --output-format=json > $OUT/limits/fio_qd1.json ||
+		fail "fio (psync)"
+fi
 
 # ---------------------------------------------------------------- points
 # The target VM's /proc/stat is sampled by a loop in the target (started
@@ -249,24 +264,52 @@ setcfg() {
 	echo "kv0: $(tr '\n' ' ' < $OUT/config-$1.txt)"
 }
 
-load kv0
-for c in $CONFIGS; do
-	wl=$WORKLOADS
-	[ "$c" = batchtcg ] && wl=$TCG_WORKLOADS
-	setcfg $c
-	warm kv0 $c
-	for w in $wl; do
-		point brk $c kv0 $w $OPS
+if want breakdown; then
+	load kv0
+	for c in $CONFIGS; do
+		wl=$WORKLOADS
+		[ "$c" = batchtcg ] && wl=$TCG_WORKLOADS
+		setcfg $c
+		warm kv0 $c
+		for w in $wl; do
+			point brk $c kv0 $w $OPS
+		done
 	done
-done
+fi
 
-for n in $SCALE; do
-	load sc$n
-	warm sc$n scale
-	for w in $SCALE_WORKLOADS; do
-		point scale ${n}ssd sc$n $w $OPS
+if want scaling; then
+	for n in $SCALE; do
+		load sc$n
+		warm sc$n scale
+		for w in $SCALE_WORKLOADS; do
+			point scale ${n}ssd sc$n $w $OPS
+		done
 	done
-done
+fi
+
+# sweep DEPTH: one job of SWEEP_IOS PUTs with DEPTH in flight on kv0.
+sweep() {
+	local d=$1 f=$OUT/sweep-$1
+	phase "sweep: $SWEEP_IOS PUTs, one thread, $d in flight (kv0)"
+	scalioctl stats kv0 --json > $f.before || fail "stats kv0"
+	fio --name=sweep$d --ioengine=external:$FIO_ENGINE --store=kv0 \
+		--filename=scalio --size=4m --bs=1k --rw=randwrite \
+		--iodepth=$d --number_ios=$SWEEP_IOS --thread \
+		--output-format=json > $f.json 2> $f.err ||
+		fail "fio sweep at depth $d: $(tail -3 $f.err)"
+	scalioctl stats kv0 --json > $f.after || fail "stats kv0"
+	python3 -c "import json,sys; t=open('$f.json').read()
+w=json.loads(t[t.index('{'):])['jobs'][0]['write']
+print('  %.0f PUT/s, p50 %.2f ms, p99 %.2f ms' % (w['iops'],
+	w['clat_ns']['percentile']['50.000000'] / 1e6,
+	w['clat_ns']['percentile']['99.000000'] / 1e6))"
+}
+if want sweep; then
+	setcfg batch
+	for d in $SWEEP; do
+		sweep $d
+	done
+fi
 stop_sampler
 cp $TSTAT $OUT/target-stat.txt
 phase ""

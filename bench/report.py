@@ -136,6 +136,33 @@ def fio(path):
         return None
 
 
+def json_after_notes(path):
+    """A JSON object from a file that may start with other text."""
+    txt = open(path).read()
+    return json.loads(txt[txt.index("{"):])
+
+
+def load_sweep(raw, depth):
+    """One point of the group-commit sweep, or None."""
+    base = os.path.join(raw, "sweep-%s" % depth)
+    try:
+        w = json_after_notes(base + ".json")["jobs"][0]["write"]
+        b = json_after_notes(base + ".before")
+        a = json_after_notes(base + ".after")
+    except (OSError, ValueError, KeyError, IndexError):
+        return None
+    d = lambda k: a.get(k, 0) - b.get(k, 0)
+    pct = w.get("clat_ns", {}).get("percentile", {})
+    puts = d("puts")
+    return {"depth": int(depth), "ios": w["total_ios"], "puts": puts,
+            "iops": w["iops"],
+            "p50": pct.get("50.000000", 0) / 1e6,
+            "p99": pct.get("99.000000", 0) / 1e6,
+            "wr_put": (d("target_ssd_writes") / puts) if puts else None,
+            "per_batch": (d("target_batched_ops") / d("target_batches")
+                          if d("target_batches") else None)}
+
+
 def f(v, fmt="{:.0f}", none="n/a"):
     return none if v is None else fmt.format(v)
 
@@ -409,6 +436,34 @@ def main():
                              f(p["per_batch"], "{:.2f}"),
                              f(p["cpu_us"], "{:.1f}"), pct(p["tvm"]),
                              pct(p["hvm"])))
+        L.append("")
+
+    # ---------------------------------------------------------- sweep
+    sweep = [p for p in (load_sweep(raw, x)
+                         for x in gm.get("sweep", "").split()) if p]
+    if sweep:
+        one = next((p for p in sweep if p["depth"] == 1), None)
+        L.append("## Group commit: PUTs in flight from one thread")
+        L.append("")
+        L.append("Store `kv0` in the batch configuration (batch_max=64, "
+                 "batch_timeout_us=100); one fio job (the scalio engine, "
+                 "io_uring) of %s PUTs of 1 KiB at random keys per depth. "
+                 "SSD writes per PUT and PUTs per batch are target counter "
+                 "deltas; latency is fio's completion latency." %
+                 gm.get("sweep_ios", "?"))
+        L.append("")
+        L.append("| PUTs in flight | PUT/s | x depth 1 | p50 ms | p99 ms | "
+                 "SSD wr/PUT | PUTs/batch | fio PUTs = store PUTs |")
+        L.append("| ---: |" + " ---: |" * 6 + " --- |")
+        for p in sweep:
+            L.append("| %d | %.1f | %s | %.2f | %.2f | %s | %s | %s |" % (
+                p["depth"], p["iops"],
+                f(p["iops"] / one["iops"], "{:.2f}x")
+                if one and one["iops"] else "",
+                p["p50"], p["p99"], f(p["wr_put"], "{:.3f}"),
+                f(p["per_batch"], "{:.1f}"),
+                "yes" if p["ios"] == p["puts"] else
+                "NO (%d vs %d)" % (p["ios"], p["puts"])))
         L.append("")
 
     # ---------------------------------------------------------- checks

@@ -8,8 +8,8 @@
 # Boots the VM test bed ONCE (tests/vm/run --no-setup, one host, nine
 # emulated SSDs) and runs bench/guest.sh in the host: test-bed limits,
 # the YCSB breakdown (base / +offloaded read / +inline cache / +batched
-# write) and the 1-2-4 SSD scaling, all in that one boot so the figures
-# compare.  Then bench/report.py turns the raw files into results.md,
+# write), the 1-2-4 SSD scaling and the group-commit sweep (one thread,
+# 1..128 PUTs in flight), all in that one boot so the figures compare.  Then bench/report.py turns the raw files into results.md,
 # breakdown.png and scaling.png.
 #
 #   --quick       a tiny version (a few hundred ops, two workloads, 1 and 2
@@ -61,7 +61,8 @@ raw=$out/raw
 if [ $quick = 1 ]; then
 	vars="BENCH_RECORDS=200 BENCH_OPS=100 BENCH_WARM=50 BENCH_THREADS=8
 	      BENCH_WORKLOADS='a c' BENCH_TCG_WORKLOADS=a BENCH_SCALE='1 2'
-	      BENCH_SCALE_WORKLOADS=c BENCH_LIMIT_SECS=2 BENCH_LAT_ITERS=50"
+	      BENCH_SCALE_WORKLOADS=c BENCH_LIMIT_SECS=2 BENCH_LAT_ITERS=50
+	      BENCH_SWEEP_IOS=300"
 	timeout=900
 else
 	vars=

@@ -79,4 +79,54 @@ static inline void scalio_bdev_close(struct scalio_bdev *sb)
 	sb->handle = NULL;
 }
 
+/*
+ * io_uring passthrough (IORING_OP_URING_CMD), host/uring.c.
+ *
+ * 6.1: <linux/io_uring.h>, the command payload at cmd->cmd, and no way for
+ * a driver to be told that a ring or task is going away: io_uring waits
+ * for every uring_cmd in flight to complete (each scalio op is bounded by
+ * its own timeouts).  io_uring_cmd_done() takes issue_flags in the
+ * Debian 6.1 series (the 6.3 change was backported to 6.1.y).
+ * 6.12: <linux/io_uring/cmd.h>, the payload in cmd->sqe, and cancelable
+ * commands: after io_uring_cmd_mark_cancelable(), ->uring_cmd() is called
+ * again with IO_URING_F_CANCEL when the ring or the submitting task exits.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#include <linux/io_uring/cmd.h>
+#define SCALIO_URING_F_CANCEL	IO_URING_F_CANCEL
+
+static inline const void *scalio_uring_payload(struct io_uring_cmd *cmd)
+{
+	return io_uring_sqe_cmd(cmd->sqe);
+}
+
+static inline void scalio_uring_mark_cancelable(struct io_uring_cmd *cmd,
+						unsigned int issue_flags)
+{
+	io_uring_cmd_mark_cancelable(cmd, issue_flags);
+}
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#error "kernels 6.2..6.11 are not supported"
+#else
+#include <linux/io_uring.h>
+#define SCALIO_URING_F_CANCEL	0	/* never passed: nothing is cancelable */
+
+static inline const void *scalio_uring_payload(struct io_uring_cmd *cmd)
+{
+	return cmd->cmd;
+}
+
+static inline void scalio_uring_mark_cancelable(struct io_uring_cmd *cmd,
+						unsigned int issue_flags)
+{
+}
+#endif
+
+/* The command's private area: a pointer to the driver's state. */
+static inline void **scalio_uring_pdu(struct io_uring_cmd *cmd)
+{
+	BUILD_BUG_ON(sizeof(cmd->pdu) < sizeof(void *));
+	return (void **)cmd->pdu;
+}
+
 #endif /* _SCALIO_COMPAT_H */

@@ -100,6 +100,7 @@ static const struct file_operations scalio_store_fops = {
 	.release	= scalio_store_release,
 	.unlocked_ioctl	= scalio_store_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
+	.uring_cmd	= scalio_store_uring_cmd,
 	.llseek		= noop_llseek,
 };
 
@@ -161,6 +162,9 @@ int scalio_hstore_register_dev(struct scalio_hstore *hs)
 {
 	int ret;
 
+	ret = scalio_uring_store_init(hs);
+	if (ret)
+		return ret;
 	snprintf(hs->misc_name, sizeof(hs->misc_name), "scalio-%s", hs->name);
 	snprintf(hs->nodename, sizeof(hs->nodename), "scalio/%s", hs->name);
 	hs->misc.minor = MISC_DYNAMIC_MINOR;
@@ -237,6 +241,8 @@ static void scalio_hstore_teardown(struct scalio_hstore *hs)
 		misc_deregister(&hs->misc);
 		hs->misc_registered = false;
 	}
+	/* No open device: no io_uring command is left in flight. */
+	scalio_uring_store_exit(hs);
 	scalio_conn_destroy(&hs->conn);
 	scalio_ssd_unbind_all(hs);
 	kvfree(hs->chunks);

@@ -47,37 +47,11 @@ static int scalio_kv_check(const struct scalio_kv *kv, u32 op)
 	return 0;
 }
 
-/**
- * struct scalio_kop - one operation on kernel buffers
- * @hs:		store
- * @op:		enum scalio_opcode
- * @key:	copied key
- * @klen:	key length
- * @value:	GET: SCALIO_VALUE_MAX bytes out; PUT: the copied value
- * @vlen:	PUT: in; GET: out
- * @result:	0 or a negative errno
- * @work:	MULTI: runs scalio_kop_run()
- * @pending:	MULTI: ops still running
- * @done:	MULTI: completed by the last op
- */
-struct scalio_kop {
-	struct scalio_hstore	*hs;
-	u32			op;
-	u8			key[SCALIO_KEY_MAX];
-	u32			klen;
-	u8			*value;
-	u32			vlen;
-	int			result;
-	struct work_struct	work;
-	atomic_t		*pending;
-	struct completion	*done;
-};
-
 /*
  * Copy key and (PUT) value in and allocate the GET buffer.  On error the
  * op must not run; its result is the error.
  */
-static int scalio_kop_prepare(struct scalio_kop *k, struct scalio_hstore *hs,
+int scalio_kop_prepare(struct scalio_kop *k, struct scalio_hstore *hs,
 			      u32 op, const struct scalio_kv *kv)
 {
 	int ret;
@@ -119,7 +93,7 @@ static int scalio_kop_prepare(struct scalio_kop *k, struct scalio_hstore *hs,
 	return 0;
 }
 
-static void scalio_kop_run(struct scalio_kop *k)
+void scalio_kop_run(struct scalio_kop *k)
 {
 	switch (k->op) {
 	case SCALIO_OP_GET:
@@ -143,7 +117,7 @@ static void scalio_kop_run(struct scalio_kop *k)
  * Hand a finished op's outcome back into @kv (and, for a GET, the value to
  * the user's buffer).  Return: the op's final result.
  */
-static int scalio_kop_finish(struct scalio_kop *k, struct scalio_kv *kv)
+int scalio_kop_finish(struct scalio_kop *k, struct scalio_kv *kv)
 {
 	int ret = k->result;
 
@@ -159,7 +133,7 @@ static int scalio_kop_finish(struct scalio_kop *k, struct scalio_kv *kv)
 	return ret;
 }
 
-static void scalio_kop_free(struct scalio_kop *k)
+void scalio_kop_free(struct scalio_kop *k)
 {
 	kvfree(k->value);
 	k->value = NULL;

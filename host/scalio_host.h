@@ -11,6 +11,7 @@
  *   conn.c   the connection lifecycle: rdma_cm, teardown, reconnect (which
  *            pays owed invalidations), RDMA device removal
  *   handshake.c HELLO, CHUNKS, SSD_INFO and STATS
+ *   uring.c  the store device's io_uring commands (asynchronous ioctls)
  *   read.c   GET: the one-sided slot protocol (DESIGN.md section 3)
  *   write.c  PUT/DELETE by RPC, then slot invalidation
  *   ssd.c    SSD binding and segment reads with bios
@@ -287,6 +288,9 @@ enum scalio_hstore_state {
  * @misc_name:	"scalio-<store>"
  * @nodename:	"scalio/<store>"
  * @open_lock:	protects @opens and @removing
+ * @uring_wq:	runs the store's io_uring commands (uring.c), at most
+ *		queue_depth at once
+ * @uring_inflight: io_uring commands accepted and not yet completed
  * @stats:	host counters (enum scalio_hstat)
  */
 struct scalio_hstore {
@@ -336,6 +340,9 @@ struct scalio_hstore {
 	struct mutex		open_lock;
 	int			opens;
 	bool			removing;
+
+	struct workqueue_struct	*uring_wq;
+	atomic_t		uring_inflight;
 
 	atomic64_t		stats[SCALIO_HS_NR];
 };
@@ -402,6 +409,32 @@ extern bool scalio_debug_skip_reclaim;		/* read.c */
 #define scalio_debug_skip_reclaim	false
 #endif
 
+/**
+ * struct scalio_kop - one operation on kernel buffers
+ * @hs:		store
+ * @op:		enum scalio_opcode
+ * @key:	copied key
+ * @klen:	key length
+ * @value:	GET: SCALIO_VALUE_MAX bytes out; PUT: the copied value
+ * @vlen:	PUT: in; GET: out
+ * @result:	0 or a negative errno
+ * @work:	MULTI, io_uring: runs scalio_kop_run()
+ * @pending:	MULTI: ops still running
+ * @done:	MULTI: completed by the last op
+ */
+struct scalio_kop {
+	struct scalio_hstore	*hs;
+	u32			op;
+	u8			key[SCALIO_KEY_MAX];
+	u32			klen;
+	u8			*value;
+	u32			vlen;
+	int			result;
+	struct work_struct	work;
+	atomic_t		*pending;
+	struct completion	*done;
+};
+
 /* Module parameters (core.c). */
 extern unsigned int scalio_queue_depth;
 extern char scalio_hostnqn[SCALIO_NQN_MAX];
@@ -417,6 +450,16 @@ int scalio_ioctl_init(void);
 void scalio_ioctl_exit(void);
 long scalio_store_ioctl(struct file *file, unsigned int cmd,
 			unsigned long arg);
+int scalio_kop_prepare(struct scalio_kop *k, struct scalio_hstore *hs,
+		       u32 op, const struct scalio_kv *kv);
+void scalio_kop_run(struct scalio_kop *k);
+int scalio_kop_finish(struct scalio_kop *k, struct scalio_kv *kv);
+void scalio_kop_free(struct scalio_kop *k);
+
+/* uring.c */
+int scalio_uring_store_init(struct scalio_hstore *hs);
+void scalio_uring_store_exit(struct scalio_hstore *hs);
+int scalio_store_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags);
 
 /* rdma.c: the transport */
 void scalio_conn_fail(struct scalio_conn *conn);

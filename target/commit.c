@@ -8,7 +8,8 @@
  *      come soon, wait (at most batch_timeout_us) for company;
  *   2. if the log is short of space, run the cleaner;
  *   3. take up to batch_max requests; for each block they touch read the
- *      block's current segment (its seg word says where) and apply the
+ *      block's current segment (its seg word says where; from the segment
+ *      cache, segcache.c, when it holds it) and apply the
  *      operations in arrival order to an in-memory copy of its records;
  *   4. lay the batch out at the log tail -- a header unit, then one new
  *      segment per changed block, all with generation = the batch's
@@ -79,7 +80,8 @@ int scalio_commit_alloc(struct scalio_ssd *ssd)
 	c->tb_of = kvcalloc(nr_owned, sizeof(*c->tb_of), GFP_KERNEL);
 	c->tbs = kvcalloc(SCALIO_TB_MAX, sizeof(*c->tbs), GFP_KERNEL);
 	ssd->gens = kvcalloc(nr_owned, sizeof(*ssd->gens), GFP_KERNEL);
-	if (!c->buf || !c->arena || !c->tb_of || !c->tbs || !ssd->gens) {
+	if (!c->buf || !c->arena || !c->tb_of || !c->tbs || !ssd->gens ||
+	    scalio_segcache_alloc(ssd)) {
 		scalio_commit_free(ssd);
 		return -ENOMEM;
 	}
@@ -102,6 +104,7 @@ void scalio_commit_free(struct scalio_ssd *ssd)
 
 	if (!c)
 		return;
+	scalio_segcache_free(ssd);
 	if (c->tbs) {
 		for (i = 0; i < SCALIO_TB_MAX; i++)
 			kvfree(c->tbs[i].ents);
@@ -320,7 +323,7 @@ int scalio_batch_write(struct scalio_ssd *ssd, u64 reserve)
 	}
 
 	/* Durable: publish. */
-	for (i = 0; i < c->nr_tbs; i++) {
+	for (i = 0, off = 1; i < c->nr_tbs; i++) {
 		struct scalio_tblock *tb = &c->tbs[i];
 
 		if (!tb->dirty)
@@ -328,6 +331,12 @@ int scalio_batch_write(struct scalio_ssd *ssd, u64 reserve)
 		scalio_index_set_seg(&st->index, tb->block, tb->seg);
 		ssd->gens[scalio_owned_idx(ssd, tb->block)] = seq;
 		dkeys += (s64)tb->nr - tb->old_nr;
+		/* The images are all built: the cache may now evict. */
+		scalio_segcache_publish(ssd, tb->block, tb->seg, seq,
+					c->buf + ((size_t)off <<
+						  SCALIO_UNIT_SHIFT),
+					scalio_tb_units(tb));
+		off += scalio_tb_units(tb);
 	}
 	WRITE_ONCE(c->keys, c->keys + dkeys);
 	ssd->log.tail = pos + n == end ? start : pos + n;
@@ -338,7 +347,8 @@ int scalio_batch_write(struct scalio_ssd *ssd, u64 reserve)
 }
 
 /*
- * Bring @block into the batch, reading its current segment into the arena.
+ * Bring @block into the batch: its current segment comes from the segment
+ * cache if that holds exactly it, else is read into the arena.
  * Return: the block, NULL if the arena has no room (defer the request),
  * or an ERR_PTR.
  */
@@ -358,6 +368,9 @@ static struct scalio_tblock *scalio_tb_load(struct scalio_ssd *ssd,
 	seg = scalio_index_get_seg(&st->index, block);
 	if (!seg)
 		return scalio_tb_get(ssd, block, NULL);
+	buf = (void *)scalio_segcache_lookup(ssd, block, seg, gen);
+	if (buf)
+		return scalio_tb_get(ssd, block, buf);
 	len = scalio_seg_len(seg);
 	if (c->arena_used + len > SCALIO_BUF_UNITS)
 		return NULL;

@@ -7,3 +7,4 @@
 #include "../common/scalio_proto.c"
 #include "../common/scalio_slot.c"
 #include "../common/scalio_batch.c"
+#include "../common/scalio_segcache.c"

@@ -5,8 +5,8 @@
  *   /sys/kernel/config/scalio/stores/<name>/
  *	attr_nr_blocks attr_slots_per_block attr_batch_max
  *	attr_batch_timeout_us attr_offload_read attr_inline_cache
- *	attr_lease_ms addr_traddr addr_trsvcid enable stats features
- *	attr_format_on_enable attr_force_recover report
+ *	attr_lease_ms attr_seg_cache_mb addr_traddr addr_trsvcid enable
+ *	stats features attr_format_on_enable attr_force_recover report
  *	ssds/<n>/{device_path,nqn,nsid}		(n = 0..15)
  *	attr_allow_any_host attr_max_clients
  *	allowed_hosts/<host NQN>/dhchap_key
@@ -93,6 +93,11 @@ static bool scalio_chk_lease(u32 v)
 	return v >= SCALIO_LEASE_MIN_MS && v <= SCALIO_LEASE_MAX_MS;
 }
 
+static bool scalio_chk_seg_cache(u32 v)
+{
+	return v <= SCALIO_SEG_CACHE_MB_MAX;
+}
+
 static bool scalio_chk_port(u32 v)
 {
 	return v >= 1 && v <= 65535;
@@ -174,6 +179,8 @@ SCALIO_STORE_U32_ATTR(attr_batch_max, batch_max, scalio_chk_batch_max);
 SCALIO_STORE_U32_ATTR(attr_batch_timeout_us, batch_timeout_us,
 		      scalio_chk_timeout);
 SCALIO_STORE_U32_ATTR(attr_lease_ms, lease_ms, scalio_chk_lease);
+SCALIO_STORE_U32_ATTR(attr_seg_cache_mb, seg_cache_mb,
+		      scalio_chk_seg_cache);
 SCALIO_STORE_U32_ATTR(addr_trsvcid, trsvcid, scalio_chk_port);
 SCALIO_STORE_BOOL_ATTR(attr_offload_read, offload_read);
 SCALIO_STORE_BOOL_ATTR(attr_inline_cache, inline_cache);
@@ -313,6 +320,7 @@ static const struct {
 	S(batches), S(batched_ops), S(cleaner_runs), S(cleaner_moved),
 	S(cpu_ns_commit), S(cpu_ns_rpc), S(cpu_ns_cleaner),
 	S(log_used_units), S(log_total_units), S(keys), S(ssd_failed),
+	S(seg_cache_hits), S(seg_cache_misses), S(seg_cache_evictions),
 #undef S
 };
 
@@ -364,9 +372,10 @@ CONFIGFS_ATTR_RO(scalio_store_, stats);
 static const char * const scalio_store_features[] = {
 	"attr_nr_blocks", "attr_slots_per_block", "attr_batch_max",
 	"attr_batch_timeout_us", "attr_offload_read", "attr_inline_cache",
-	"attr_lease_ms", "addr_traddr", "addr_trsvcid", "enable", "stats",
-	"ssds", "attr_allow_any_host", "attr_max_clients", "allowed_hosts",
-	"attr_format_on_enable", "attr_force_recover", "report",
+	"attr_lease_ms", "attr_seg_cache_mb", "addr_traddr", "addr_trsvcid",
+	"enable", "stats", "ssds", "attr_allow_any_host", "attr_max_clients",
+	"allowed_hosts", "attr_format_on_enable", "attr_force_recover",
+	"report",
 };
 
 static ssize_t scalio_store_features_show(struct config_item *item,
@@ -391,6 +400,7 @@ static struct configfs_attribute *scalio_store_attrs[] = {
 	&scalio_store_attr_attr_offload_read,
 	&scalio_store_attr_attr_inline_cache,
 	&scalio_store_attr_attr_lease_ms,
+	&scalio_store_attr_attr_seg_cache_mb,
 	&scalio_store_attr_addr_traddr,
 	&scalio_store_attr_addr_trsvcid,
 	&scalio_store_attr_enable,

@@ -61,6 +61,11 @@ static bool inline_cache = true;
 module_param(inline_cache, bool, 0444);
 MODULE_PARM_DESC(inline_cache, "Default: values cached in index slots");
 
+static unsigned int seg_cache_mb = SCALIO_DEF_SEG_CACHE_MB;
+module_param(seg_cache_mb, uint, 0444);
+MODULE_PARM_DESC(seg_cache_mb,
+		 "Default MiB of recently written segments kept in DRAM per store (0 = off)");
+
 void scalio_store_set_defaults(struct scalio_store *st)
 {
 	st->nr_blocks = nr_blocks;
@@ -70,6 +75,7 @@ void scalio_store_set_defaults(struct scalio_store *st)
 	st->lease_ms = lease_ms;
 	st->offload_read = offload_read;
 	st->inline_cache = inline_cache;
+	st->seg_cache_mb = seg_cache_mb;
 	st->trsvcid = SCALIO_DEFAULT_PORT;
 	st->max_clients = SCALIO_DEF_MAX_CLIENTS;
 }
@@ -81,7 +87,8 @@ static int scalio_params_check(void)
 	     slots_per_block != 16) ||
 	    !batch_max || batch_max > SCALIO_BATCH_MAX_LIMIT ||
 	    batch_timeout_us > SCALIO_BATCH_TIMEOUT_MAX_US ||
-	    lease_ms < SCALIO_LEASE_MIN_MS || lease_ms > SCALIO_LEASE_MAX_MS) {
+	    lease_ms < SCALIO_LEASE_MIN_MS || lease_ms > SCALIO_LEASE_MAX_MS ||
+	    seg_cache_mb > SCALIO_SEG_CACHE_MB_MAX) {
 		pr_err("invalid module parameters\n");
 		return -EINVAL;
 	}
@@ -165,6 +172,11 @@ static int scalio_store_validate(struct scalio_store *st)
 	if (!st->batch_max || st->batch_max > SCALIO_BATCH_MAX_LIMIT ||
 	    st->batch_timeout_us > SCALIO_BATCH_TIMEOUT_MAX_US) {
 		pr_err("%s: bad batch attributes\n", st->name);
+		return -EINVAL;
+	}
+	if (st->seg_cache_mb > SCALIO_SEG_CACHE_MB_MAX) {
+		pr_err("%s: attr_seg_cache_mb must be at most %u\n",
+		       st->name, SCALIO_SEG_CACHE_MB_MAX);
 		return -EINVAL;
 	}
 	if (!st->traddr[0] || !st->trsvcid || st->trsvcid > 65535) {
@@ -359,6 +371,12 @@ void scalio_store_stats(struct scalio_store *st,
 	out->cpu_ns_rpc = atomic64_read(&st->stats[SCALIO_TS_CPU_NS_RPC]);
 	out->cpu_ns_cleaner =
 		atomic64_read(&st->stats[SCALIO_TS_CPU_NS_CLEANER]);
+	out->seg_cache_hits =
+		atomic64_read(&st->stats[SCALIO_TS_SEGCACHE_HITS]);
+	out->seg_cache_misses =
+		atomic64_read(&st->stats[SCALIO_TS_SEGCACHE_MISSES]);
+	out->seg_cache_evictions =
+		atomic64_read(&st->stats[SCALIO_TS_SEGCACHE_EVICTIONS]);
 
 	if (!st->enabled)
 		return;

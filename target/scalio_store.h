@@ -24,6 +24,7 @@
 #define _SCALIO_STORE_H
 
 #include "scalio_target.h"
+#include "../common/scalio_segcache.h"
 
 /* Largest batch, in units; also the size of the read arena. */
 #define SCALIO_BUF_UNITS	512U
@@ -94,6 +95,8 @@ struct scalio_tblock {
  * @keys:	keys stored on this SSD
  * @failed:	a log write failed: no more writes until re-enabled
  * @status:	result of each request of the batch being built
+ * @sc:		segment cache (segcache.c)
+ * @sc_ents:	its entries, one per owned block
  */
 struct scalio_commit {
 	void			*buf;
@@ -111,6 +114,8 @@ struct scalio_commit {
 	u64			keys;
 	bool			failed;
 	int			status[SCALIO_BATCH_MAX_LIMIT];
+	struct scalio_segcache	sc;
+	struct scalio_sc_ent	*sc_ents;
 };
 
 /* core.c */
@@ -131,6 +136,14 @@ static inline bool scalio_commit_failed(const struct scalio_ssd *ssd)
 {
 	return READ_ONCE(ssd->commit->failed);
 }
+
+/* segcache.c: the commit kthread's cache of recently written segments. */
+int scalio_segcache_alloc(struct scalio_ssd *ssd);
+void scalio_segcache_free(struct scalio_ssd *ssd);
+const void *scalio_segcache_lookup(struct scalio_ssd *ssd, u32 block,
+				   u64 seg, u64 gen);
+void scalio_segcache_publish(struct scalio_ssd *ssd, u32 block, u64 seg,
+			     u64 gen, const void *img, u32 units);
 
 /* commit.c: log space. */
 u64 scalio_log_end(const struct scalio_ssd *ssd);

@@ -44,6 +44,8 @@
 #define SCALIO_DEF_BATCH_MAX		64
 #define SCALIO_DEF_BATCH_TIMEOUT_US	100
 #define SCALIO_DEF_LEASE_MS		2000
+#define SCALIO_DEF_SEG_CACHE_MB		32
+#define SCALIO_SEG_CACHE_MB_MAX		65536
 /* HELLO waits at most this long for earlier writes to be answered. */
 #define SCALIO_HELLO_BARRIER_MS		5000
 #define SCALIO_INDEX_CHUNK_BYTES	(2U << 20)	/* rxe: 512 pages per MR */
@@ -64,6 +66,9 @@ enum scalio_tstat {
 	SCALIO_TS_CPU_NS_COMMIT,
 	SCALIO_TS_CPU_NS_RPC,
 	SCALIO_TS_CPU_NS_CLEANER,
+	SCALIO_TS_SEGCACHE_HITS,
+	SCALIO_TS_SEGCACHE_MISSES,
+	SCALIO_TS_SEGCACHE_EVICTIONS,
 	SCALIO_TS_NR,
 };
 
@@ -234,7 +239,7 @@ struct scalio_host {
  * @live:	see the top of this file
  * @live_done:	completed when @live reaches zero after a kill
  * @nr_blocks, @slots, @batch_max, @batch_timeout_us, @offload_read,
- * @inline_cache, @lease_ms: attributes (attr_*)
+ * @inline_cache, @lease_ms, @seg_cache_mb: attributes (attr_*)
  * @traddr, @trsvcid: RDMA listen address (addr_*)
  * @allow_any_host: admit hosts not in @hosts (attr_allow_any_host)
  * @max_clients: connections allowed at once (attr_max_clients)
@@ -272,6 +277,7 @@ struct scalio_store {
 	u32				lease_ms;
 	bool				offload_read;
 	bool				inline_cache;
+	u32				seg_cache_mb;
 	char				traddr[SCALIO_ADDR_MAX];
 	u32				trsvcid;
 	bool				allow_any_host;

@@ -257,7 +257,10 @@ struct scalio_target_stats {
 	__u64	log_total_units;
 	__u64	keys;
 	__u64	ssd_failed;
-	__u64	reserved[14];
+	__u64	seg_cache_hits;		/* commit path found a block's segment in DRAM */
+	__u64	seg_cache_misses;	/* ... and had to read it from the SSD */
+	__u64	seg_cache_evictions;
+	__u64	reserved[11];
 };
 
 /**
@@ -310,5 +313,53 @@ struct scalio_stats {
  * The target advances it from a timer, so it moves in steps of a few ticks.
  */
 #define SCALIO_IOC_CLOCK	_IOR(SCALIO_IOC_MAGIC, 0x17, __u64)
+
+/*
+ * Asynchronous GET, PUT and DELETE: IORING_OP_URING_CMD on
+ * /dev/scalio/<store> (Documentation/uapi.rst has a liburing example).
+ *
+ *   sqe->opcode	IORING_OP_URING_CMD
+ *   sqe->fd		the open store device
+ *   sqe->cmd_op	SCALIO_URING_CMD_GET, _PUT or _DELETE
+ *   sqe->cmd		struct scalio_uring_cmd (the first 16 bytes; with
+ *			IORING_SETUP_SQE128 the other 64 must be zero)
+ *   sqe->uring_cmd_flags  0 (registered buffers are not supported)
+ *
+ * At submission the struct scalio_kv, the key and a PUT's value are
+ * copied in and checked as by the ioctls; a bad field completes the
+ * command at once with cqe->res = -EINVAL, -E2BIG or -EFAULT, an unknown
+ * cmd_op with -ENOTTY, and more than SCALIO_URING_MAX_INFLIGHT commands in
+ * flight on one store with -EBUSY.  The command then runs in the
+ * background; its completion has
+ *   cqe->res		GET: the value's length (>= 0); PUT, DELETE: 0;
+ *			or a negative errno as the ioctl would return it
+ *   cqe->big_cqe[0]	(IORING_SETUP_CQE32 only) GET: the value's length,
+ *			also with -EOVERFLOW (the size needed)
+ * and, as the ioctls do, kv.vlen (GET) and kv.result are written back to
+ * the struct scalio_kv, whose memory (and a GET's value buffer) must
+ * therefore stay valid until the completion.  Operations in flight
+ * together are independent: no order among them is guaranteed.  Closing
+ * the ring or the device with commands in flight is safe: each finishes
+ * (in bounded time) or is cancelled with -ECANCELED.  IORING_SETUP_IOPOLL
+ * rings are refused (-EOPNOTSUPP).
+ */
+
+/**
+ * struct scalio_uring_cmd - the payload of a scalio IORING_OP_URING_CMD
+ * @kv:		user pointer to the operation's struct scalio_kv
+ * @flags:	must be 0
+ * @reserved:	must be 0
+ */
+struct scalio_uring_cmd {
+	__u64	kv;
+	__u32	flags;
+	__u32	reserved;
+};
+
+#define SCALIO_URING_MAX_INFLIGHT	1024	/* per store, all rings */
+
+#define SCALIO_URING_CMD_GET	_IOWR(SCALIO_IOC_MAGIC, 0x20, struct scalio_uring_cmd)
+#define SCALIO_URING_CMD_PUT	_IOWR(SCALIO_IOC_MAGIC, 0x21, struct scalio_uring_cmd)
+#define SCALIO_URING_CMD_DELETE	_IOWR(SCALIO_IOC_MAGIC, 0x22, struct scalio_uring_cmd)
 
 #endif /* _UAPI_LINUX_SCALIO_H */

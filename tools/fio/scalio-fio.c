@@ -5,6 +5,9 @@
  *   ioengine=external:/path/to/scalio-fio.so
  *   store=kv0            the store device /dev/scalio/<store>
  *   binary_keys=0|1      key format (below)
+ *   uring=1|0            1 (default): asynchronous, through io_uring
+ *                        (SCALIO_URING_CMD_*), iodepth= ops in flight per
+ *                        job; 0: one synchronous ioctl at a time
  *
  * Each fio block is one key-value pair: a read is a GET, a write a PUT of
  * the whole block, a trim a DELETE.  The key is the block number,
@@ -19,7 +22,9 @@
  * stored value shorter than the block is returned zero-padded.  Syncs
  * complete at once: a PUT is durable when it returns.
  *
- * The engine is synchronous (FIO_SYNCIO); use numjobs= for parallelism.
+ * With uring=1 fio's iodepth, iodepth_batch* and iodepth_low apply: ->queue
+ * prepares an SQE, ->commit submits them, ->getevents reaps CQEs (in any
+ * order: operations in flight are independent).  numjobs= adds threads.
  * It is built against fio's source headers (build/fio-src, fio 3.33,
  * FIO_IOOPS_VERSION 31) and fio refuses it if its ABI version differs.
  */
@@ -30,6 +35,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+#include <liburing.h>
 
 #include "fio.h"
 #include "optgroup.h"
@@ -40,6 +46,14 @@ struct scalio_fio_options {
 	void *pad;		/* fio: an option's off1 must not be 0 */
 	char *store;
 	unsigned int binary_keys;
+	unsigned int uring;
+};
+
+/* Per io_u: what an operation in flight needs until its CQE. */
+struct scalio_fio_req {
+	struct scalio_kv kv;
+	struct scalio_uring_cmd uc;
+	char key[SCALIO_KEY_MAX + 1];
 };
 
 struct scalio_fio_data {
@@ -49,6 +63,11 @@ struct scalio_fio_data {
 	unsigned long long short_reads;
 	unsigned long long enoent_trims;
 	char path[64 + SCALIO_NAME_MAX];
+	int ring_ok;			/* @ring is set up (uring=1) */
+	struct io_uring ring;
+	unsigned int depth;		/* ring entries, >= iodepth */
+	unsigned int inflight;		/* queued or submitted, not reaped */
+	struct io_u **events;		/* reaped by the last getevents */
 };
 
 static struct fio_option options[] = {
@@ -69,6 +88,17 @@ static struct fio_option options[] = {
 		.off1	= offsetof(struct scalio_fio_options, binary_keys),
 		.def	= "0",
 		.help	= "keys as 8 big-endian bytes instead of \"blk<n>\"",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
+		.name	= "uring",
+		.lname	= "scalio io_uring",
+		.type	= FIO_OPT_BOOL,
+		.off1	= offsetof(struct scalio_fio_options, uring),
+		.def	= "1",
+		.help	= "asynchronous operations through io_uring (iodepth "
+			  "in flight); 0: synchronous ioctls",
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_INVALID,
 	},
@@ -119,6 +149,21 @@ static int scalio_fio_init(struct thread_data *td)
 		return 1;
 	}
 	td->io_ops_data = sd;
+	if (o->uring) {
+		int ret;
+
+		sd->depth = td->o.iodepth ? td->o.iodepth : 1;
+		sd->events = calloc(sd->depth, sizeof(*sd->events));
+		ret = sd->events ? io_uring_queue_init(sd->depth, &sd->ring, 0) :
+				   -ENOMEM;
+		if (ret) {
+			log_err("scalio: io_uring setup for iodepth %u: %s "
+				"(uring=0 uses ioctls)\n", sd->depth,
+				strerror(-ret));
+			return 1;	/* cleanup frees sd */
+		}
+		sd->ring_ok = 1;
+	}
 	return 0;
 }
 
@@ -133,9 +178,52 @@ static void scalio_fio_cleanup(struct thread_data *td)
 			 "returned zeroes, %llu short values zero-padded, "
 			 "%llu trims of absent keys\n", sd->path,
 			 sd->enoent_reads, sd->short_reads, sd->enoent_trims);
+	if (sd->ring_ok)
+		io_uring_queue_exit(&sd->ring);
+	free(sd->events);
 	close(sd->fd);
 	free(sd);
 	td->io_ops_data = NULL;
+}
+
+static int scalio_fio_io_u_init(struct thread_data *td, struct io_u *io_u)
+{
+	io_u->engine_data = calloc(1, sizeof(struct scalio_fio_req));
+	return io_u->engine_data ? 0 : 1;
+}
+
+static void scalio_fio_io_u_free(struct thread_data *td, struct io_u *io_u)
+{
+	free(io_u->engine_data);
+	io_u->engine_data = NULL;
+}
+
+/*
+ * An operation's outcome (@res: a GET's length, 0, or -errno) into @io_u:
+ * never-written keys read as zeroes, short values are zero-padded.
+ */
+static void scalio_fio_done(struct scalio_fio_data *sd, struct io_u *io_u,
+			    int res)
+{
+	if (res == -ENOENT && io_u->ddir == DDIR_READ) {
+		memset(io_u->xfer_buf, 0, io_u->xfer_buflen);
+		sd->enoent_reads++;
+		return;
+	}
+	if (res == -ENOENT && io_u->ddir == DDIR_TRIM) {
+		sd->enoent_trims++;
+		return;
+	}
+	if (res < 0) {
+		io_u->error = -res;
+		return;
+	}
+	if (io_u->ddir == DDIR_READ && (unsigned long long)res <
+	    io_u->xfer_buflen) {
+		memset((char *)io_u->xfer_buf + res, 0,
+		       io_u->xfer_buflen - res);
+		sd->short_reads++;
+	}
 }
 
 static unsigned int make_key(const struct scalio_fio_options *o,
@@ -156,54 +244,121 @@ static enum fio_q_status scalio_fio_queue(struct thread_data *td,
 {
 	struct scalio_fio_data *sd = td->io_ops_data;
 	struct scalio_fio_options *o = td->eo;
-	char key[SCALIO_KEY_MAX + 1];
-	struct scalio_kv kv;
+	struct scalio_fio_req *r = io_u->engine_data;
+	struct io_uring_sqe *sqe;
 	unsigned long req;
+	unsigned int cmd_op;
 
 	fio_ro_check(td, io_u);
 	if (io_u->ddir == DDIR_SYNC || io_u->ddir == DDIR_DATASYNC ||
 	    io_u->ddir == DDIR_SYNC_FILE_RANGE)
 		return FIO_Q_COMPLETED;	/* PUTs are durable on return */
 
-	memset(&kv, 0, sizeof(kv));
-	kv.klen = make_key(o, io_u->offset / sd->unit, key);
-	kv.key = (uintptr_t)key;
+	memset(&r->kv, 0, sizeof(r->kv));
+	r->kv.klen = make_key(o, io_u->offset / sd->unit, r->key);
+	r->kv.key = (uintptr_t)r->key;
 	switch (io_u->ddir) {
 	case DDIR_READ:
 		req = SCALIO_IOC_GET;
-		kv.value = (uintptr_t)io_u->xfer_buf;
-		kv.vlen = (__u32)io_u->xfer_buflen;
+		cmd_op = SCALIO_URING_CMD_GET;
+		r->kv.value = (uintptr_t)io_u->xfer_buf;
+		r->kv.vlen = (__u32)io_u->xfer_buflen;
 		break;
 	case DDIR_WRITE:
 		req = SCALIO_IOC_PUT;
-		kv.value = (uintptr_t)io_u->xfer_buf;
-		kv.vlen = (__u32)io_u->xfer_buflen;
+		cmd_op = SCALIO_URING_CMD_PUT;
+		r->kv.value = (uintptr_t)io_u->xfer_buf;
+		r->kv.vlen = (__u32)io_u->xfer_buflen;
 		break;
 	case DDIR_TRIM:
 		req = SCALIO_IOC_DELETE;
+		cmd_op = SCALIO_URING_CMD_DELETE;
 		break;
 	default:
 		io_u->error = EINVAL;
 		return FIO_Q_COMPLETED;
 	}
-	if (ioctl(sd->fd, req, &kv) < 0) {
-		if (errno == ENOENT && io_u->ddir == DDIR_READ) {
-			memset(io_u->xfer_buf, 0, io_u->xfer_buflen);
-			sd->enoent_reads++;
-		} else if (errno == ENOENT && io_u->ddir == DDIR_TRIM) {
-			sd->enoent_trims++;
-		} else {
-			io_u->error = errno;
+
+	if (!sd->ring_ok) {
+		int res = ioctl(sd->fd, req, &r->kv) < 0 ? -errno :
+			  (io_u->ddir == DDIR_READ ? (int)r->kv.vlen : 0);
+
+		scalio_fio_done(sd, io_u, res);
+		if (io_u->error)
 			td_verror(td, io_u->error, "scalio ioctl");
-		}
 		return FIO_Q_COMPLETED;
 	}
-	if (io_u->ddir == DDIR_READ && kv.vlen < io_u->xfer_buflen) {
-		memset((char *)io_u->xfer_buf + kv.vlen, 0,
-		       io_u->xfer_buflen - kv.vlen);
-		sd->short_reads++;
+
+	if (sd->inflight >= sd->depth)
+		return FIO_Q_BUSY;
+	sqe = io_uring_get_sqe(&sd->ring);
+	if (!sqe)
+		return FIO_Q_BUSY;
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = sd->fd;
+	sqe->cmd_op = cmd_op;
+	sqe->user_data = (uintptr_t)io_u;
+	memset(&r->uc, 0, sizeof(r->uc));
+	r->uc.kv = (uintptr_t)&r->kv;
+	memcpy(sqe->cmd, &r->uc, sizeof(r->uc));
+	sd->inflight++;
+	return FIO_Q_QUEUED;
+}
+
+static int scalio_fio_commit(struct thread_data *td)
+{
+	struct scalio_fio_data *sd = td->io_ops_data;
+	int ret;
+
+	if (!sd->ring_ok)
+		return 0;
+	do {
+		ret = io_uring_submit(&sd->ring);
+	} while (ret == -EINTR);
+	return ret < 0 ? ret : 0;
+}
+
+/* Reap at least @min and at most @max completions. */
+static int scalio_fio_getevents(struct thread_data *td, unsigned int min,
+				unsigned int max, const struct timespec *t)
+{
+	struct scalio_fio_data *sd = td->io_ops_data;
+	unsigned int n = 0;
+
+	if (!sd->ring_ok)
+		return 0;
+	if (max > sd->depth)
+		max = sd->depth;
+	while (n < max) {
+		struct io_uring_cqe *cqe = NULL;
+		struct io_u *io_u;
+		int ret;
+
+		ret = n < min ? io_uring_wait_cqe(&sd->ring, &cqe) :
+				io_uring_peek_cqe(&sd->ring, &cqe);
+		if (ret == -EINTR)
+			continue;
+		if (ret == -EAGAIN && n >= min)
+			break;
+		if (ret < 0)
+			return n ? (int)n : ret;
+		if (!cqe)
+			break;
+		io_u = (struct io_u *)(uintptr_t)cqe->user_data;
+		scalio_fio_done(sd, io_u, cqe->res);
+		io_uring_cqe_seen(&sd->ring, cqe);
+		sd->inflight--;
+		sd->events[n++] = io_u;
 	}
-	return FIO_Q_COMPLETED;
+	return (int)n;
+}
+
+static struct io_u *scalio_fio_event(struct thread_data *td, int event)
+{
+	struct scalio_fio_data *sd = td->io_ops_data;
+
+	return sd->events[event];
 }
 
 /* No file behind the engine: fio's file is only the size of the key space. */
@@ -222,9 +377,14 @@ static int scalio_fio_close(struct thread_data fio_unused *td,
 struct ioengine_ops ioengine = {
 	.name			= "scalio",
 	.version		= FIO_IOOPS_VERSION,
-	.flags			= FIO_SYNCIO | FIO_DISKLESSIO | FIO_NOEXTEND,
+	.flags			= FIO_DISKLESSIO | FIO_NOEXTEND,
 	.init			= scalio_fio_init,
 	.queue			= scalio_fio_queue,
+	.commit			= scalio_fio_commit,
+	.getevents		= scalio_fio_getevents,
+	.event			= scalio_fio_event,
+	.io_u_init		= scalio_fio_io_u_init,
+	.io_u_free		= scalio_fio_io_u_free,
 	.cleanup		= scalio_fio_cleanup,
 	.open_file		= scalio_fio_open,
 	.close_file		= scalio_fio_close,

@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Runs the engine inside the installed fio against mock_scalio.so (the
-# LD_PRELOAD stand-in for /dev/scalio/<store> from tools/ycsb): checks that
-# fio accepts the engine's ABI, that written blocks verify on read-back,
+# LD_PRELOAD stand-in for /dev/scalio/<store> and its io_uring commands,
+# from tools/ycsb): checks that fio accepts the engine's ABI, that written
+# blocks verify on read-back (also at iodepth 32, with completions out of
+# order, and with uring=0),
 # that reads of never-written keys succeed as zeroes, and that bs > 4096
 # is refused at init.  Prints TAP.
 set -u
@@ -44,6 +46,21 @@ MOCK_SCALIO_CORRUPT=50 runfio --name=w --ioengine=external:"$eng" \
 	--do_verify=1 --thread
 rc=$?
 tap $(( rc == 0 )) "a corrupted GET fails fio's verification (fio exit $rc)"
+
+# iodepth through io_uring (the mock completes each batch in reverse
+# order), and the synchronous ioctl path (uring=0).
+runfio --name=w --ioengine=external:"$eng" --filename=scalio --size=1m \
+	--bs=4k --rw=randwrite --verify=crc32c --do_verify=1 --thread \
+	--iodepth=32 --iodepth_batch_submit=8
+rc=$?
+tap $(( rc != 0 )) "iodepth=32: randwrite + verify, completions out of order (fio exit $rc)"
+grep -q "issued rwts: total=256,256," "$tmp/out" &&
+	grep -Eq "IO depths.* 32=[1-9]" "$tmp/out"
+tap $? "iodepth=32: all 256 blocks read back, depth 32 reached"
+runfio --name=w --ioengine=external:"$eng" --uring=0 --filename=scalio \
+	--size=256k --bs=4k --rw=randwrite --verify=crc32c --do_verify=1 --thread
+rc=$?
+tap $(( rc != 0 )) "uring=0: synchronous ioctls, randwrite + verify (fio exit $rc)"
 
 # Reads of never-written keys on a fresh store: zeroes, counted.
 runfio --name=r --ioengine=external:"$eng" --filename=scalio --size=256k \

@@ -329,6 +329,7 @@ static const struct counter target_counters[] = {
 	TC(batched_ops), TC(cleaner_runs), TC(cleaner_moved),
 	TC(cpu_ns_commit), TC(cpu_ns_rpc), TC(cpu_ns_cleaner),
 	TC(log_used_units), TC(log_total_units), TC(keys), TC(ssd_failed),
+	TC(seg_cache_hits), TC(seg_cache_misses), TC(seg_cache_evictions),
 };
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))

@@ -14,6 +14,16 @@
  *
  * MOCK_SCALIO_CORRUPT=N in the environment flips the last byte of every
  * Nth successful GET's value, to test that readers detect bad values.
+ *
+ * io_uring: the mock also stands in for liburing's ring functions
+ * (io_uring_queue_init/exit, io_uring_submit, __io_uring_get_cqe; the
+ * inline helpers of liburing.h work on the rings it sets up in plain
+ * memory).  A submit runs every queued SCALIO_URING_CMD_* on a mock
+ * descriptor as the module does (cqe->res = a GET's length, 0, or
+ * -errno; kv.vlen and kv.result written back) and posts the CQEs in
+ * REVERSE order of submission, so a tool that assumes completions come in
+ * order is caught.  Any other SQE completes with -EOPNOTSUPP.  Only
+ * 64-byte SQEs and 16-byte CQEs, no SQPOLL.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -29,6 +39,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <liburing.h>
 #include <scalio.h>
 
 #define MAX_FDS		4096
@@ -302,4 +313,160 @@ int ioctl(int fd, unsigned long req, ...)
 		return -1;
 	}
 	return 0;
+}
+
+/* ------------------------------------------------------------ io_uring */
+
+/* The "kernel" side of a fake ring, in plain memory. */
+struct fake_ring {
+	unsigned int sq_head, sq_tail, sq_flags, sq_dropped;
+	unsigned int cq_head, cq_tail, cq_flags, cq_overflow;
+	unsigned int entries;
+};
+
+int io_uring_queue_init(unsigned int entries, struct io_uring *ring,
+			unsigned int flags)
+{
+	struct fake_ring *f;
+	unsigned int n = 1;
+
+	if (!entries || entries > 32768 || flags)
+		return -EINVAL;
+	while (n < entries)
+		n <<= 1;
+	memset(ring, 0, sizeof(*ring));
+	f = calloc(1, sizeof(*f));
+	ring->sq.sqes = calloc(n, sizeof(struct io_uring_sqe));
+	ring->cq.cqes = calloc(2 * n, sizeof(struct io_uring_cqe));
+	if (!f || !ring->sq.sqes || !ring->cq.cqes) {
+		free(f);
+		free(ring->sq.sqes);
+		free(ring->cq.cqes);
+		return -ENOMEM;
+	}
+	f->entries = n;
+	ring->sq.khead = &f->sq_head;
+	ring->sq.ktail = &f->sq_tail;
+	ring->sq.kflags = &f->sq_flags;
+	ring->sq.kdropped = &f->sq_dropped;
+	ring->sq.ring_mask = n - 1;
+	ring->sq.ring_entries = n;
+	ring->sq.kring_mask = &ring->sq.ring_mask;
+	ring->sq.kring_entries = &ring->sq.ring_entries;
+	ring->cq.khead = &f->cq_head;
+	ring->cq.ktail = &f->cq_tail;
+	ring->cq.kflags = &f->cq_flags;
+	ring->cq.koverflow = &f->cq_overflow;
+	ring->cq.ring_mask = 2 * n - 1;
+	ring->cq.ring_entries = 2 * n;
+	ring->cq.kring_mask = &ring->cq.ring_mask;
+	ring->cq.kring_entries = &ring->cq.ring_entries;
+	ring->sq.ring_ptr = f;
+	ring->ring_fd = -1;
+	ring->enter_ring_fd = -1;
+	ring->features = IORING_FEAT_EXT_ARG;
+	return 0;
+}
+
+int io_uring_queue_init_params(unsigned int entries, struct io_uring *ring,
+			       struct io_uring_params *p)
+{
+	return io_uring_queue_init(entries, ring, p ? p->flags : 0);
+}
+
+void io_uring_queue_exit(struct io_uring *ring)
+{
+	free(ring->sq.ring_ptr);
+	free(ring->sq.sqes);
+	free(ring->cq.cqes);
+	memset(ring, 0, sizeof(*ring));
+	ring->ring_fd = -1;
+}
+
+/* One SQE, as the module's ->uring_cmd and completion would do it. */
+static int mock_uring_cmd(const struct io_uring_sqe *sqe)
+{
+	const struct scalio_uring_cmd *uc = (const void *)sqe->cmd;
+	struct scalio_kv *kv;
+	int op, r;
+
+	if (sqe->opcode != IORING_OP_URING_CMD || sqe->fd < 0 ||
+	    sqe->fd >= MAX_FDS || !mock_fd[sqe->fd])
+		return -EOPNOTSUPP;
+	switch (sqe->cmd_op) {
+	case SCALIO_URING_CMD_GET:
+		op = SCALIO_OP_GET;
+		break;
+	case SCALIO_URING_CMD_PUT:
+		op = SCALIO_OP_PUT;
+		break;
+	case SCALIO_URING_CMD_DELETE:
+		op = SCALIO_OP_DELETE;
+		break;
+	default:
+		return -ENOTTY;
+	}
+	if (uc->flags || uc->reserved || sqe->uring_cmd_flags)
+		return -EINVAL;
+	kv = (void *)(uintptr_t)uc->kv;
+	if (!kv)
+		return -EFAULT;
+	if (op == SCALIO_OP_DELETE && (kv->value || kv->vlen))
+		return -EINVAL;
+	pthread_mutex_lock(&lock);
+	r = do_op(op, kv);
+	pthread_mutex_unlock(&lock);
+	kv->result = r;
+	return op == SCALIO_OP_GET && !r ? (int)kv->vlen : r;
+}
+
+int io_uring_submit(struct io_uring *ring)
+{
+	struct fake_ring *f = ring->sq.ring_ptr;
+	unsigned int n = ring->sq.sqe_tail - ring->sq.sqe_head, i;
+	unsigned int tail = f->cq_tail;
+	struct io_uring_cqe *cqe;
+
+	resolve();
+	if (tail + n - f->cq_head > ring->cq.ring_entries)
+		return -EBUSY;	/* the kernel would overflow; tools must reap */
+	for (i = 0; i < n; i++) {
+		const struct io_uring_sqe *sqe = &ring->sq.sqes[
+			(ring->sq.sqe_head + i) & ring->sq.ring_mask];
+
+		/* Reverse order: the last SQE of the batch completes first. */
+		cqe = &ring->cq.cqes[(tail + n - 1 - i) & ring->cq.ring_mask];
+		cqe->user_data = sqe->user_data;
+		cqe->res = mock_uring_cmd(sqe);
+		cqe->flags = 0;
+	}
+	ring->sq.sqe_head += n;
+	__atomic_store_n(&f->sq_head, ring->sq.sqe_head, __ATOMIC_RELEASE);
+	__atomic_store_n(&f->cq_tail, tail + n, __ATOMIC_RELEASE);
+	return (int)n;
+}
+
+int io_uring_submit_and_wait(struct io_uring *ring, unsigned int wait_nr)
+{
+	(void)wait_nr;		/* everything completes at submission */
+	return io_uring_submit(ring);
+}
+
+/* Nothing is ever pending past a submit: waiting for more is a tool bug. */
+int __io_uring_get_cqe(struct io_uring *ring, struct io_uring_cqe **cqe_ptr,
+		       unsigned int submit, unsigned int wait_nr,
+		       sigset_t *sigmask)
+{
+	struct fake_ring *f = ring->sq.ring_ptr;
+
+	(void)sigmask;
+	(void)wait_nr;
+	if (submit)
+		io_uring_submit(ring);
+	*cqe_ptr = NULL;
+	if (f->cq_tail != f->cq_head) {
+		*cqe_ptr = &ring->cq.cqes[f->cq_head & ring->cq.ring_mask];
+		return 0;
+	}
+	return -EAGAIN;		/* as liburing: nothing there, none coming */
 }

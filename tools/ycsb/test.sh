@@ -38,6 +38,27 @@ for w in a b c d f; do
 	t "workload $w: history is linearizable" "$lc" "$tmp/$w.hist"
 done
 
+# --depth: operations in flight through io_uring (the mock completes each
+# batch in reverse order); the store's counters must match the driver's.
+for w in a f; do
+	t "workload $w --depth 16: values verified" \
+		ycsb --workload $w --records 2000 --ops 20000 --threads 2 \
+		--depth 16 --load --run --json "$tmp/d$w.json" --seed 3
+	t "workload $w --depth 16: store GETs/PUTs = the driver's ops" python3 -c "
+import json
+d = json.load(open('$tmp/d$w.json'))
+r = d['phases']['run']; lat = r['latency_us']; h = r['host_delta']
+n = lambda k: lat.get(k, {}).get('count', 0)
+assert d['depth'] == 16 and r['ops'] == 20000 and r['errors'] == 0, d
+assert h['gets'] == n('READ') + n('READ-MODIFY-WRITE'), (h, lat)
+assert h['puts'] == n('UPDATE') + n('READ-MODIFY-WRITE'), (h, lat)"
+done
+n=$((n + 1))
+ycsb --workload a --records 100 --ops 10 --depth 4 --run --history "$tmp/x" \
+	> /dev/null 2>&1
+if [ $? -eq 2 ]; then echo "ok $n - --depth with --history is a usage error";
+else echo "not ok $n - --depth with --history accepted"; fail=$((fail + 1)); fi
+
 t "workload c: hit ratio is a measured delta (mock: 0 hits)" \
 	grep -q '"cache_hit_ratio": 0,' "$tmp/c.json"
 t "workload d: inserts happened" python3 -c \

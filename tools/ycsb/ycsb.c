@@ -9,6 +9,11 @@
  * every GET checks the whole value: a value of another key, a torn value
  * or a version never written by this run is counted as an error.
  *
+ * --depth N keeps N operations in flight per thread, submitted as io_uring
+ * commands (SCALIO_URING_CMD_*): each of a thread's N slots runs YCSB
+ * operations one after the other (a read-modify-write's PUT after its
+ * GET), and a latency is measured from submission to completion.
+ *
  * Store counters come from SCALIO_IOC_STATS (with the target's, when
  * available) before and after each phase: hit ratio, SSD reads per GET,
  * SSD writes per PUT and target CPU per op are measured deltas, not
@@ -29,6 +34,7 @@
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
+#include <liburing.h>
 
 #include <scalio.h>
 
@@ -72,6 +78,7 @@ static const char *opt_history;
 static int opt_dist = -1;
 static unsigned int opt_load_batch = 16;
 static int opt_quiet;
+static unsigned int opt_depth = 1;
 
 /* Shared run state. */
 static int store_fd = -1;
@@ -343,17 +350,13 @@ static void record(struct worker *w, enum lc_op op, const char *key,
 }
 
 /* One GET with verification.  Returns 0, or -1 on any error. */
-static int do_read(struct worker *w, struct op_stats *st, uint64_t keynum,
-		   uint64_t *lat)
+/* Check a GET's outcome @r (0 or -errno) and value; 0 or -1. */
+static int read_done(struct worker *w, struct op_stats *st, uint64_t keynum,
+		     const char *key, unsigned int klen, const char *val,
+		     unsigned int vlen, int r, uint64_t t0, uint64_t t1)
 {
-	char key[SCALIO_KEY_MAX + 1], val[SCALIO_VALUE_MAX];
 	char why[128];
-	unsigned int klen = make_key(key, keynum), vlen = sizeof(val);
-	uint64_t t0 = now_ns(), t1;
-	int r = kv_ioctl(SCALIO_IOC_GET, key, klen, val, &vlen);
 
-	t1 = now_ns();
-	*lat += t1 - t0;
 	if (r == -ENOENT) {
 		st->missing++;
 		note_error(w, "GET %s: key missing", key);
@@ -384,6 +387,34 @@ static int do_read(struct worker *w, struct op_stats *st, uint64_t keynum,
 	return 0;
 }
 
+static int do_read(struct worker *w, struct op_stats *st, uint64_t keynum,
+		   uint64_t *lat)
+{
+	char key[SCALIO_KEY_MAX + 1], val[SCALIO_VALUE_MAX];
+	unsigned int klen = make_key(key, keynum), vlen = sizeof(val);
+	uint64_t t0 = now_ns(), t1;
+	int r = kv_ioctl(SCALIO_IOC_GET, key, klen, val, &vlen);
+
+	t1 = now_ns();
+	*lat += t1 - t0;
+	return read_done(w, st, keynum, key, klen, val, vlen, r, t0, t1);
+}
+
+/* Account a PUT's outcome @r (0 or -errno); 0 or -1. */
+static int write_done(struct worker *w, struct op_stats *st, const char *key,
+		      unsigned int klen, uint32_t ver, int r, uint64_t t0,
+		      uint64_t t1)
+{
+	record(w, LC_PUT, key, klen, run_id, ver, 1, r ? LC_ERR : LC_OK, t0,
+	       t1);
+	if (r) {
+		st->errors++;
+		note_error(w, "PUT %s: %s", key, strerror(-r));
+		return -1;
+	}
+	return 0;
+}
+
 /* One PUT of the next version of @keynum (0 for an insert). */
 static int do_write(struct worker *w, struct op_stats *st, uint64_t keynum,
 		    int insert, uint64_t *lat)
@@ -399,14 +430,7 @@ static int do_write(struct worker *w, struct op_stats *st, uint64_t keynum,
 	r = kv_ioctl(SCALIO_IOC_PUT, key, klen, val, &vlen);
 	t1 = now_ns();
 	*lat += t1 - t0;
-	record(w, LC_PUT, key, klen, run_id, ver, 1, r ? LC_ERR : LC_OK, t0,
-	       t1);
-	if (r) {
-		st->errors++;
-		note_error(w, "PUT %s: %s", key, strerror(-r));
-		return -1;
-	}
-	return 0;
+	return write_done(w, st, key, klen, ver, r, t0, t1);
 }
 
 /* D: mark @keynum inserted and advance the acknowledged limit. */
@@ -438,25 +462,164 @@ static uint64_t choose_key(struct worker *w)
 	}
 }
 
+static enum op_type choose_type(struct worker *w)
+{
+	double r = ycsb_rng_double(&w->rng);
+
+	if (r < wl->read)
+		return OPT_READ;
+	if (r < wl->read + wl->update)
+		return OPT_UPDATE;
+	if (r < wl->read + wl->update + wl->insert)
+		return OPT_INSERT;
+	return OPT_RMW;
+}
+
+/* --depth: one of a thread's operations in flight. */
+struct slot {
+	struct scalio_kv kv;
+	struct scalio_uring_cmd uc;
+	enum op_type t;
+	int writing;		/* the PUT (of an update, insert or RMW) */
+	uint64_t k;
+	uint32_t ver;
+	uint64_t t0;		/* submission of the current GET or PUT */
+	uint64_t lat;		/* the YCSB operation's latency so far */
+	unsigned int klen;
+	char key[SCALIO_KEY_MAX + 1];
+	char val[SCALIO_VALUE_MAX + 1];
+};
+
+/* Queue @s's current GET or PUT on @ring. */
+static void slot_queue(struct io_uring *ring, struct slot *s)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+	if (!sqe)	/* never: at most ring-size slots, each one op */
+		die(3, "io_uring: no free SQE");
+	memset(&s->kv, 0, sizeof(s->kv));
+	s->kv.key = (uintptr_t)s->key;
+	s->kv.klen = s->klen;
+	s->kv.value = (uintptr_t)s->val;
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = store_fd;
+	if (s->writing) {
+		s->ver = s->t == OPT_INSERT ? 0 :
+			 atomic_fetch_add(&versions[s->k], 1) + 1;
+		s->kv.vlen = make_value(s->val, s->key, run_id, s->ver);
+		sqe->cmd_op = SCALIO_URING_CMD_PUT;
+	} else {
+		s->kv.vlen = SCALIO_VALUE_MAX;
+		sqe->cmd_op = SCALIO_URING_CMD_GET;
+	}
+	memset(&s->uc, 0, sizeof(s->uc));
+	s->uc.kv = (uintptr_t)&s->kv;
+	memcpy(sqe->cmd, &s->uc, sizeof(s->uc));
+	sqe->user_data = (uintptr_t)s;
+	s->t0 = now_ns();
+}
+
+/* Start @s's next YCSB operation; 0 if there was none to start. */
+static int slot_start(struct worker *w, struct io_uring *ring, struct slot *s,
+		      uint64_t *issued)
+{
+	while (*issued < w->nr_ops && !atomic_load(&stop_now)) {
+		(*issued)++;
+		s->t = choose_type(w);
+		s->lat = 0;
+		if (s->t == OPT_INSERT) {
+			s->k = atomic_fetch_add(&insert_next, 1);
+			if (s->k >= nr_keys) {	/* cannot happen */
+				note_error(w, "insert space exhausted");
+				w->st[s->t].errors++;
+				continue;
+			}
+		} else {
+			s->k = choose_key(w);
+		}
+		s->writing = s->t == OPT_UPDATE || s->t == OPT_INSERT;
+		s->klen = make_key(s->key, s->k);
+		slot_queue(ring, s);
+		return 1;
+	}
+	return 0;
+}
+
+/* Run phase with opt_depth operations in flight, through io_uring. */
+static void run_worker_depth(struct worker *w)
+{
+	struct io_uring ring;
+	struct slot *slots = calloc(opt_depth, sizeof(*slots));
+	uint64_t issued = 0;
+	unsigned int i, inflight = 0;
+	int ret;
+
+	if (!slots)
+		die(3, "out of memory");
+	ret = io_uring_queue_init(opt_depth, &ring, 0);
+	if (ret)
+		die(3, "io_uring_queue_init(%u): %s", opt_depth, strerror(-ret));
+	for (i = 0; i < opt_depth; i++)
+		inflight += slot_start(w, &ring, &slots[i], &issued);
+	while (inflight) {
+		struct io_uring_cqe *cqe;
+		struct slot *s;
+		uint64_t t1;
+		int r, err;
+
+		ret = io_uring_submit(&ring);
+		if (ret < 0 && ret != -EINTR)
+			die(3, "io_uring_submit: %s", strerror(-ret));
+		ret = io_uring_wait_cqe(&ring, &cqe);
+		if (ret == -EINTR)
+			continue;
+		if (ret)
+			die(3, "io_uring_wait_cqe: %s", strerror(-ret));
+		s = (struct slot *)(uintptr_t)cqe->user_data;
+		r = cqe->res;
+		io_uring_cqe_seen(&ring, cqe);
+		t1 = now_ns();
+		s->lat += t1 - s->t0;
+		if (!s->writing) {
+			err = read_done(w, &w->st[s->t], s->k, s->key, s->klen,
+					s->val, r >= 0 ? (unsigned int)r : 0,
+					r >= 0 ? 0 : r, s->t0, t1);
+			if (!err && s->t == OPT_RMW) {
+				s->writing = 1;	/* its PUT, same slot */
+				slot_queue(&ring, s);
+				continue;
+			}
+		} else {
+			err = write_done(w, &w->st[s->t], s->key, s->klen,
+					 s->ver, r, s->t0, t1);
+			if (!err && s->t == OPT_INSERT)
+				ack_insert(s->k);
+		}
+		hist_add(&w->st[s->t].lat, s->lat);
+		atomic_fetch_add_explicit(&progress, 1, memory_order_relaxed);
+		inflight--;
+		inflight += slot_start(w, &ring, s, &issued);
+	}
+	io_uring_queue_exit(&ring);
+	free(slots);
+}
+
 static void *run_worker(void *arg)
 {
 	struct worker *w = arg;
 	uint64_t i;
 
+	if (opt_depth > 1) {
+		run_worker_depth(w);
+		w->t_end = now_ns();
+		return NULL;
+	}
 	for (i = 0; i < w->nr_ops && !atomic_load(&stop_now); i++) {
-		double r = ycsb_rng_double(&w->rng);
-		enum op_type t;
+		enum op_type t = choose_type(w);
 		uint64_t k, lat = 0;
 		int err = 0;
 
-		if (r < wl->read)
-			t = OPT_READ;
-		else if (r < wl->read + wl->update)
-			t = OPT_UPDATE;
-		else if (r < wl->read + wl->update + wl->insert)
-			t = OPT_INSERT;
-		else
-			t = OPT_RMW;
 		if (t == OPT_INSERT) {
 			k = atomic_fetch_add(&insert_next, 1);
 			if (k >= nr_keys) {	/* cannot happen: sized for ops */
@@ -976,10 +1139,11 @@ static void write_json(const struct phase *load, const struct phase *run)
 		die(3, "%s: %s", opt_json, strerror(errno));
 	fprintf(f, "{\n  \"tool\": \"scalio-ycsb\", \"store\": \"%s\", "
 		"\"workload\": \"%c\", \"records\": %" PRIu64 ", \"ops\": %"
-		PRIu64 ", \"threads\": %u, \"zipfian_constant\": %g, "
+		PRIu64 ", \"threads\": %u, \"depth\": %u, "
+		"\"zipfian_constant\": %g, "
 		"\"key_size\": %u, \"value_size\": %u, \"seed\": %" PRIu64
 		", \"run_id\": \"%08x\",\n  \"phases\": {\n", opt_store,
-		wl->name, opt_records, opt_ops, opt_threads, opt_theta,
+		wl->name, opt_records, opt_ops, opt_threads, opt_depth, opt_theta,
 		opt_key_size, opt_value_size, opt_seed, run_id);
 	if (load)
 		json_phase(f, load);
@@ -1011,6 +1175,8 @@ static void usage(FILE *f)
 "  --value-size N      value bytes (default 64, up to %d)\n"
 "  --load              load phase: insert the records\n"
 "  --load-batch N      PUTs per SCALIO_IOC_MULTI while loading (default 16)\n"
+"  --depth N           run phase: operations in flight per thread, through\n"
+"                      io_uring (default 1: one synchronous ioctl at a time)\n"
 "  --run               run phase: the workload's operations\n"
 "  --json FILE         also write results as JSON (- for stdout)\n"
 "  --history FILE      record every op for tests/lincheck/lincheck\n"
@@ -1053,6 +1219,7 @@ int main(int argc, char **argv)
 		{ "history", required_argument, NULL, 'H' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "depth", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -1142,6 +1309,10 @@ int main(int argc, char **argv)
 		case 'q':
 			opt_quiet = 1;
 			break;
+		case 'd':
+			opt_depth = (unsigned int)parse_u64(optarg, "--depth", 1,
+						SCALIO_URING_MAX_INFLIGHT);
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -1160,6 +1331,13 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (opt_depth > 1 && opt_history)
+		die(2, "--history records one operation at a time per client: "
+		    "not with --depth > 1");
+	if ((uint64_t)opt_depth * opt_threads > SCALIO_URING_MAX_INFLIGHT)
+		die(2, "--depth %u x --threads %u exceeds the %u operations a "
+		    "store accepts in flight", opt_depth, opt_threads,
+		    SCALIO_URING_MAX_INFLIGHT);
 	/* Keys: "user" + (key-size - 4) digits must hold every key number. */
 	max_keynum = opt_records + (wl->insert > 0 ? opt_ops : 0);
 	digits = opt_key_size - 4;

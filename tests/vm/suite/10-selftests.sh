@@ -35,11 +35,11 @@ trap 'rm -f "$log"' EXIT
 	exit \$rc" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 [ "$rc" = 0 ] || { echo "FAIL: tests/vm/run exited $rc"; exit 1; }
-for t in scalio_uapi scalio_stress scalioctl_cli.sh; do
+for t in scalio_uapi scalio_uring scalio_stress scalioctl_cli.sh; do
 	if ! grep -q "^ok [0-9]* selftests: scalio: $t\$" "$log"; then
 		echo "FAIL: $t did not pass (skipped or missing)"
 		exit 1
 	fi
 done
-echo "PASS: scalio_uapi, scalio_stress ($stress), scalioctl_cli.sh"
+echo "PASS: scalio_uapi, scalio_uring, scalio_stress ($stress), scalioctl_cli.sh"
 exit 0

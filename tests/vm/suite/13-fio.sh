@@ -46,6 +46,7 @@ random_distribution=zipf:0.99
 rw=randrw
 rwmixread=70
 number_ios=1500
+iodepth=16
 EOF
 cat > "$share/verify.fio" << 'EOF'
 [global]
@@ -56,6 +57,7 @@ size=256k
 bs=1k
 
 [verify]
+iodepth=8
 rw=randwrite
 verify=md5
 do_verify=1
