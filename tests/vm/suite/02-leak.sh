@@ -6,9 +6,10 @@
 # GET, then the bytes held in the kmalloc-* slabs (active objects x object
 # size, /proc/slabinfo) on host1 and on the target, 12 more cycles, and the
 # same bytes again.  Each cycle builds and tears down a whole connection on
-# both sides (host: about 1 MiB of message and bounce buffers; target: its
-# receive and response buffers) and the NVMe-oF bindings, so a leak of any
-# of them grows by that much per cycle; the noise seen across 12 cycles is
+# both sides (host: about 1 MiB of message and bounce buffers; target:
+# about 500 KiB, its receive buffers and the request buffers it used) and
+# the NVMe-oF bindings, so a leak of any of them grows by that much per
+# cycle (12 times that over the run); the noise seen across 12 cycles is
 # under 100 KiB.  Fails when either side grew by SCALIO_LEAK_MAX_KB (default
 # 1024) or more.  Small objects leaked once per cycle stay under the noise:
 # this guards against leaking what a connection is made of.
