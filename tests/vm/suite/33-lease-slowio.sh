@@ -49,7 +49,8 @@ vmctl exec-target '
 	modprobe dm-delay
 	dev=\$SCALIO_SSDS
 	sz=\$(blockdev --getsz \$dev)
-	echo "0 \$sz delay \$dev 0 0 \$dev 0 0" | dmsetup create slow
+	echo "0 \$sz delay \$dev 0 0 \$dev 0 0" | dmsetup create --noudevsync slow
+	dmsetup mknodes slow	# no udev in the bed
 	scalioctl target-setup --store '\$S' --addr '\$A' --nblocks 16 /dev/mapper/slow
 ' || fail "target setup on dm-delay"
 scalioctl attach \$S --addr \$A || fail "host1: attach"
@@ -67,9 +68,9 @@ vmctl exec-target '
 	set -e
 	dev=\$SCALIO_SSDS
 	sz=\$(blockdev --getsz \$dev)
-	dmsetup suspend slow
+	dmsetup suspend --noudevsync slow
 	echo "0 \$sz delay \$dev 0 $delay_ms \$dev 0 0" | dmsetup load slow
-	dmsetup resume slow
+	dmsetup resume --noudevsync slow
 	dmsetup table slow
 ' || fail "switching the dm table"
 
