@@ -218,6 +218,7 @@ struct scalio_ssd {
  * @nr_ssds:	SSDs present, contiguous from 0 when enabled
  * @index:	DRAM index while enabled
  * @uuid:	store identity (from the superblocks, or new)
+ * @hash_seed:	key-hash seed (from the superblocks, or new)
  * @stats:	counters
  * @transport:	owned by rdma.c
  */
@@ -247,6 +248,7 @@ struct scalio_store {
 
 	struct scalio_index		index;
 	u8				uuid[16];
+	u64				hash_seed;
 	atomic64_t			stats[SCALIO_TS_NR];
 
 	void				*transport;

@@ -916,7 +916,7 @@ static struct result search(void)
 	clock_t t0 = clock();
 	struct state next;
 
-	key_fp = scalio_hash_fp(scalio_key_hash(KEY, KLEN));
+	key_fp = scalio_hash_fp(scalio_key_hash(SCALIO_HASH_SEED, KEY, KLEN));
 	memset(events, 0, sizeof(events));
 	free(table);
 	table = NULL;

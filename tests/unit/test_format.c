@@ -147,7 +147,8 @@ static void sb_geometry(void)
 	SB_BAD(log_units, cpu_to_le64((1 << 20) - 34), 0);
 	SB_BAD(nr_units, cpu_to_le64(0), -EBADMSG);
 	SB_BAD(pad, cpu_to_le32(1), -EBADMSG);
-	SB_BAD(reserved[6], cpu_to_le64(1), -EBADMSG);
+	SB_BAD(reserved[5], cpu_to_le64(1), -EBADMSG);
+	SB_BAD(hash_seed, cpu_to_le64(~0ULL), 0);
 	SB_BAD(seq, cpu_to_le64(~0ULL), 0);
 }
 
