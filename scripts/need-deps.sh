@@ -6,7 +6,7 @@
 pkgs="build-essential linux-image-amd64 linux-headers-amd64
 linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.1
 qemu-system-x86 busybox-static nvme-cli rdma-core ibverbs-utils perftest
-fio sparse spin libxxhash-dev iproute2 kmod cpio zstd xz-utils python3
+fio sparse spin libxxhash-dev libibverbs-dev librdmacm-dev iproute2 kmod cpio zstd xz-utils python3
 python3-matplotlib dpkg-dev"
 if [ "${1:-}" = --list ]; then
 	echo $pkgs
