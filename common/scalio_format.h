@@ -56,6 +56,9 @@
  * @log_start:	first unit of the log
  * @log_units:	units in the log
  * @seq:	incremented on every superblock write
+ * @hash_seed:	the store's secret key-hash seed (random at format, equal on
+ *		all SSDs); 0 in stores formatted before it existed, which
+ *		keep SCALIO_HASH_SEED
  * @reserved:	0
  * @crc:	see file comment
  */
@@ -71,7 +74,8 @@ struct scalio_sb {
 	__le64	log_start;
 	__le64	log_units;
 	__le64	seq;
-	__le64	reserved[7];
+	__le64	hash_seed;
+	__le64	reserved[6];
 	__le32	pad;
 	__le32	crc;
 };

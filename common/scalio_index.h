@@ -268,12 +268,17 @@ static inline u32 scalio_seg_gen(u64 seg)
 	return seg & SCALIO_SEG_GEN_MASK;
 }
 
-/* Hash placement: one xxh64 of the key gives block and fingerprint. */
+/*
+ * Hash placement: one xxh64 of the key gives block and fingerprint.  The
+ * seed is the store's own secret (superblock hash_seed, handed to admitted
+ * hosts in HELLO) so that nobody can choose keys that pile into one block.
+ * SCALIO_HASH_SEED is the seed of stores formatted before that existed.
+ */
 #define SCALIO_HASH_SEED	0x5ca11005ca11005ULL
 
-static inline u64 scalio_key_hash(const void *key, u32 klen)
+static inline u64 scalio_key_hash(u64 seed, const void *key, u32 klen)
 {
-	return xxh64(key, klen, SCALIO_HASH_SEED);
+	return xxh64(key, klen, seed);
 }
 
 /* @nr_blocks is a power of two. */

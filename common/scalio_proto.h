@@ -216,7 +216,8 @@ struct scalio_msg_hello_rep {
 	__le64	hdr_addr;	/* struct scalio_index_hdr (clock word) */
 	__le32	hdr_rkey;
 	__le32	lease_ticks;	/* lease length, target clock ticks */
-	__le64	reserved[4];
+	__le64	hash_seed;	/* the store's key-hash seed: keep it secret */
+	__le64	reserved[3];
 };
 
 /* CHUNKS: request names the first chunk wanted. */

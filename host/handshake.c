@@ -104,8 +104,10 @@ static int scalio_hello(struct scalio_hstore *hs, bool again)
 	nr_blocks = le32_to_cpu(rep->nr_blocks);
 	slots = le32_to_cpu(rep->slots_per_block);
 	nr_ssds = le32_to_cpu(rep->nr_ssds);
+	/* Another seed places every key elsewhere: as bad as a new geometry. */
 	if (again && (nr_blocks != hs->nr_blocks || slots != hs->slots ||
-		      nr_ssds != hs->nr_ssds)) {
+		      nr_ssds != hs->nr_ssds ||
+		      le64_to_cpu(rep->hash_seed) != hs->hash_seed)) {
 		pr_err("%s: the store came back with another geometry: detach and attach it again\n",
 		       hs->name);
 		ret = -ESTALE;
@@ -120,6 +122,7 @@ static int scalio_hello(struct scalio_hstore *hs, bool again)
 	hs->hdr_addr = le64_to_cpu(rep->hdr_addr);
 	hs->hdr_rkey = le32_to_cpu(rep->hdr_rkey);
 	hs->lease_ticks = le32_to_cpu(rep->lease_ticks);
+	hs->hash_seed = le64_to_cpu(rep->hash_seed);
 	if (!hs->nr_blocks || !is_power_of_2(hs->nr_blocks) ||
 	    (hs->slots != 4 && hs->slots != 8 && hs->slots != 16) ||
 	    hs->block_size != SCALIO_BLOCK_SIZE(hs->slots) ||

@@ -830,7 +830,7 @@ int scalio_get(struct scalio_hstore *hs, const u8 *key, u32 klen,
 		.klen	= klen,
 		.value	= value,
 	};
-	u64 hash = scalio_key_hash(key, klen);
+	u64 hash = scalio_key_hash(hs->hash_seed, key, klen);
 	int ret;
 
 	g.block = scalio_hash_block(hash, hs->nr_blocks);

@@ -260,6 +260,7 @@ enum scalio_hstore_state {
  * @conn:	the connection
  * @nr_blocks, @slots, @block_size, @nr_ssds, @features, @lease_ticks:
  *		geometry and settings from HELLO
+ * @hash_seed:	the store's key-hash seed, from HELLO
  * @hdr_addr, @hdr_rkey: the target's region header (clock word)
  * @chunks:	@nr_chunks index chunks, in block order, covering every block
  * @ssds:	per-SSD information and bindings
@@ -305,6 +306,7 @@ struct scalio_hstore {
 	u32			nr_ssds;
 	u32			features;
 	u32			lease_ticks;
+	u64			hash_seed;
 	u64			hdr_addr;
 	u32			hdr_rkey;
 	u32			nr_chunks;

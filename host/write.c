@@ -165,7 +165,7 @@ out:
 static int scalio_invalidate(struct scalio_hstore *hs, const u8 *key,
 			     u32 klen)
 {
-	u64 hash = scalio_key_hash(key, klen);
+	u64 hash = scalio_key_hash(hs->hash_seed, key, klen);
 
 	return scalio_invalidate_block(hs, scalio_hash_block(hash, hs->nr_blocks),
 				       key, klen, scalio_hash_fp(hash));

@@ -425,7 +425,7 @@ static int scalio_tb_apply(struct scalio_tblock *tb, struct scalio_treq *req)
 	if (k >= 0)
 		bytes -= scalio_rec_size(tb->ents[k].klen, tb->ents[k].vlen);
 	if (bytes > SCALIO_SEG_MAX_BYTES)
-		return -ENOSPC;	/* this block's segment is full */
+		return -EFBIG;	/* this block's segment is full */
 	if (k < 0) {
 		ret = scalio_tb_reserve(tb, tb->nr + 1);
 		if (ret)
@@ -682,7 +682,7 @@ void scalio_store_write(struct scalio_store *st, struct scalio_treq *req)
 	if (req->op == SCALIO_MSG_DELETE)
 		req->vlen = 0;
 	bytes = req->klen + req->vlen;
-	req->block = scalio_hash_block(scalio_key_hash(req->key, req->klen),
+	req->block = scalio_hash_block(scalio_key_hash(st->hash_seed, req->key, req->klen),
 				       st->nr_blocks);
 	req->seg = 0;
 	ssd = st->ssds[scalio_block_ssd(req->block, st->nr_ssds)];
@@ -757,7 +757,7 @@ int scalio_store_read(struct scalio_store *st, const u8 *key, u32 klen,
 	*segp = 0;
 	if (!klen || klen > SCALIO_KEY_MAX)
 		return -EINVAL;
-	block = scalio_hash_block(scalio_key_hash(key, klen), st->nr_blocks);
+	block = scalio_hash_block(scalio_key_hash(st->hash_seed, key, klen), st->nr_blocks);
 	ssd = st->ssds[scalio_block_ssd(block, st->nr_ssds)];
 
 	/*

@@ -225,6 +225,7 @@ static int scalio_format_ssd(struct scalio_ssd *ssd)
 	sb->nr_ssds = cpu_to_le32(st->nr_ssds);
 	sb->nr_blocks = cpu_to_le32(st->nr_blocks);
 	memcpy(sb->uuid, st->uuid, sizeof(sb->uuid));
+	sb->hash_seed = cpu_to_le64(st->hash_seed);
 	sb->nr_units = cpu_to_le64(nr_units);
 	sb->ckpt_units = cpu_to_le64(ckpt_units);
 	sb->log_start = cpu_to_le64(log_start);
@@ -281,6 +282,8 @@ static int scalio_format_store(struct scalio_store *st)
 	int ret;
 
 	generate_random_uuid(st->uuid);
+	/* Secret, so that keys cannot be chosen to fill one block. */
+	st->hash_seed = get_random_u64() | 1;
 	for (j = 0; j < st->nr_ssds; j++) {
 		ret = scalio_format_ssd(st->ssds[j]);
 		if (ret)
@@ -329,7 +332,14 @@ static int scalio_sb_match(struct scalio_ssd *ssd, const struct scalio_sb *sb)
 		       st->name, ssd->index, ssd->device_path);
 		return -EINVAL;
 	}
+	if (ssd->index && st->hash_seed !=
+	    (le64_to_cpu(sb->hash_seed) ?: SCALIO_HASH_SEED)) {
+		pr_err("%s: ssd %u: %s: hash seed differs from ssd 0's\n",
+		       st->name, ssd->index, ssd->device_path);
+		return -EINVAL;
+	}
 	memcpy(st->uuid, sb->uuid, sizeof(st->uuid));
+	st->hash_seed = le64_to_cpu(sb->hash_seed) ?: SCALIO_HASH_SEED;
 	return 0;
 }
 

@@ -250,6 +250,7 @@ struct scalio_host {
  * @nr_ssds:	SSDs present, contiguous from 0 when enabled
  * @index:	DRAM index while enabled
  * @uuid:	store identity (from the superblocks, or new)
+ * @hash_seed:	key-hash seed (from the superblocks, or new)
  * @stats:	counters
  * @format_on_enable: the next enable formats every SSD (attribute;
  *		cleared by a successful enable)
@@ -291,6 +292,7 @@ struct scalio_store {
 
 	struct scalio_index		index;
 	u8				uuid[16];
+	u64				hash_seed;
 	atomic64_t			stats[SCALIO_TS_NR];
 
 	bool				format_on_enable;

@@ -53,6 +53,10 @@
  * @flags:	must be 0
  * @result:	MULTI only: 0 or a negative errno for this op (out)
  * @reserved:	must be 0
+ *
+ * Errors of a PUT that the target refuses: -EFBIG, the key's hash block
+ * is full (its segment would exceed 255 units; other keys still go in);
+ * -ENOSPC, the store's log is full (the cleaner cannot free space).
  */
 struct scalio_kv {
 	__u64	key;

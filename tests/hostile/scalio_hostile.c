@@ -478,21 +478,17 @@ static int attack_scribble(void)
 {
 	struct hc c;
 	uint64_t total = 0;
-	uint32_t i, nb, bs;
+	uint32_t i, nb;
 	int ret;
 
 	srandom(time(NULL));
 	if (handshake(&c))
 		return 1;
-	bs = 0;
 	for (i = 0; i < c.nr_chunks; i++) {
 		const struct scalio_wire_chunk *w = &c.chunks[i];
 		uint64_t a = le64_to_cpu(w->addr), off, n;
 
 		nb = le32_to_cpu(w->nr_blocks);
-		/* Block size from the chunk spacing is unknown: use the max. */
-		bs = SCALIO_BLOCK_SIZE(SCALIO_SLOTS_MAX);
-		(void)bs;
 		/* Write until the target refuses (end of the MR). */
 		for (off = 0;; off += n) {
 			n = GARBAGE;

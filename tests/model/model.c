@@ -1116,7 +1116,8 @@ static struct result search(void)
 	struct state next;
 
 	for (k = 1; k < 4; k++)
-		key_fp[k] = scalio_hash_fp(scalio_key_hash(keys[k], KLEN));
+		key_fp[k] = scalio_hash_fp(scalio_key_hash(SCALIO_HASH_SEED, keys[k],
+						       KLEN));
 	memset(events, 0, sizeof(events));
 	free(table);
 	table = NULL;

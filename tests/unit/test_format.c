@@ -154,7 +154,8 @@ static void sb_geometry(void)
 	SB_BAD(nr_units, cpu_to_le64(0), -ERANGE);
 	SB_BAD(nr_units, cpu_to_le64(1ULL << 32), -ERANGE);
 	SB_BAD(pad, cpu_to_le32(1), -ERANGE);
-	SB_BAD(reserved[6], cpu_to_le64(1), -ERANGE);
+	SB_BAD(reserved[5], cpu_to_le64(1), -ERANGE);
+	SB_BAD(hash_seed, cpu_to_le64(~0ULL), 0);
 	SB_BAD(seq, cpu_to_le64(~0ULL), 0);
 }
 

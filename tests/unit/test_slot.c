@@ -195,7 +195,7 @@ static void hash_placement(void)
 	char key[16];
 	u64 h;
 
-	h = scalio_key_hash("key", 3);
+	h = scalio_key_hash(SCALIO_HASH_SEED, "key", 3);
 	CHECK_EQ(h, xxh64("key", 3, SCALIO_HASH_SEED));
 	CHECK(h != xxh64("key", 3, 0));
 	for (i = 0; i < ARRAY_SIZE(nblocks); i++)
@@ -210,7 +210,7 @@ static void hash_placement(void)
 	for (i = 0; i < 64000; i++) {
 		int n = snprintf(key, sizeof(key), "k%u", i);
 
-		h = scalio_key_hash(key, n);
+		h = scalio_key_hash(SCALIO_HASH_SEED, key, n);
 		counts[scalio_hash_block(h, 64)]++;
 		CHECK(scalio_hash_fp(h) != 0);
 	}

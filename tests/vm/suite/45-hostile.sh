@@ -59,6 +59,13 @@ stat() {
 BAD='WARNING|BUG|Oops|Call Trace|refcount|lockdep|general protection|UBSAN'
 # check WHAT: target alive, the keys written before intact, logs clean.
 check() {
+	# An attack on a shared MR drops every client: host1 reconnects.
+	n=0
+	until scalioctl stats "$S" > /dev/null 2>&1; do
+		n=$((n + 1))
+		[ $n -le 60 ] || fail "$1: host1 not reconnected after 60 s"
+		sleep 1
+	done
 	vmctl exec-target "test -d /sys/kernel/config/scalio/stores/$S" ||
 		fail "$1: target lost the store"
 	$X verify $PRE -F > /tmp/verify.out 2>&1 ||
