@@ -353,7 +353,7 @@ static int __init scalio_host_init(void)
 	ret = scalio_ioctl_init();
 	if (ret)
 		return ret;
-	ret = scalio_rdma_init();
+	ret = scalio_conn_module_init();
 	if (ret)
 		goto out_ioctl;
 	ret = misc_register(&scalio_ctl_dev);
@@ -363,7 +363,7 @@ static int __init scalio_host_init(void)
 	return 0;
 
 out_rdma:
-	scalio_rdma_exit();
+	scalio_conn_module_exit();
 out_ioctl:
 	scalio_ioctl_exit();
 	return ret;
@@ -388,7 +388,7 @@ static void __exit scalio_host_exit(void)
 		kfree(hs);
 	}
 	mutex_unlock(&scalio_hstores_lock);
-	scalio_rdma_exit();
+	scalio_conn_module_exit();
 	scalio_ioctl_exit();
 }
 

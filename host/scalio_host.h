@@ -6,8 +6,11 @@
  *   core.c   module init/exit, /dev/scalio-ctl (ATTACH, DETACH), the store
  *            list, per-store misc devices /dev/scalio/<store>
  *   ioctl.c  the store device's ioctls: copying and validating arguments
- *   rdma.c   rdma_cm connection, QP/CQ, tagged RPCs, one-sided READ,
- *            WRITE and compare-and-swap, the handshake
+ *   rdma.c   the transport: QP/CQ, buffers, tagged RPCs, one-sided READ,
+ *            WRITE and compare-and-swap; calls nothing above it
+ *   conn.c   the connection lifecycle: rdma_cm, teardown, reconnect (which
+ *            pays owed invalidations), RDMA device removal
+ *   handshake.c HELLO, CHUNKS, SSD_INFO and STATS
  *   read.c   GET: the one-sided slot protocol (DESIGN.md section 3)
  *   write.c  PUT/DELETE by RPC, then slot invalidation
  *   ssd.c    SSD binding and segment reads with bios
@@ -377,21 +380,13 @@ void scalio_ioctl_exit(void);
 long scalio_store_ioctl(struct file *file, unsigned int cmd,
 			unsigned long arg);
 
-/* rdma.c */
-int scalio_rdma_init(void);
-void scalio_rdma_exit(void);
-void scalio_conn_init(struct scalio_hstore *hs);
-int scalio_conn_connect(struct scalio_hstore *hs, const char *traddr,
-			u32 trsvcid, u32 timeout_ms);
-int scalio_conn_handshake(struct scalio_hstore *hs, bool again);
+/* rdma.c: the transport */
 void scalio_conn_fail(struct scalio_conn *conn);
-void scalio_conn_destroy(struct scalio_conn *conn);
-int scalio_conn_reconnect(struct scalio_hstore *hs);
-int scalio_inval_flush(struct scalio_hstore *hs);
-void scalio_inval_work(struct work_struct *work);
-void scalio_inval_forget(struct scalio_hstore *hs);
-void scalio_reconnect_work(struct work_struct *work);
-void scalio_reconnect_schedule(struct scalio_hstore *hs);
+void scalio_rpc_fail_all(struct scalio_conn *conn);
+int scalio_conn_create_qp(struct scalio_conn *conn);
+int scalio_conn_alloc_bufs(struct scalio_conn *conn);
+void scalio_conn_free_bufs(struct scalio_conn *conn);
+int scalio_post_recv(struct scalio_conn *conn, struct scalio_recv *rv);
 struct scalio_rpc *scalio_rpc_get(struct scalio_conn *conn);
 struct scalio_rpc *scalio_kv_rpc_get(struct scalio_conn *conn, const u8 *key,
 				     u32 klen);
@@ -409,6 +404,20 @@ int scalio_rdma_cas(struct scalio_conn *conn, struct scalio_io *io,
 		    u64 raddr, u32 rkey, u64 compare, u64 swap, u64 *old);
 void scalio_rdma_write_ts(struct scalio_conn *conn, u64 raddr, u32 rkey,
 			  u64 ts);
+
+/* conn.c: the connection lifecycle */
+int scalio_conn_module_init(void);
+void scalio_conn_module_exit(void);
+void scalio_conn_init(struct scalio_hstore *hs);
+int scalio_conn_connect(struct scalio_hstore *hs, const char *traddr,
+			u32 trsvcid, u32 timeout_ms);
+void scalio_conn_destroy(struct scalio_conn *conn);
+int scalio_conn_reconnect(struct scalio_hstore *hs);
+void scalio_reconnect_work(struct work_struct *work);
+void scalio_reconnect_schedule(struct scalio_hstore *hs);
+
+/* handshake.c */
+int scalio_conn_handshake(struct scalio_hstore *hs, bool again);
 int scalio_rpc_stats(struct scalio_hstore *hs,
 		     struct scalio_target_stats *out);
 
@@ -423,6 +432,9 @@ u64 scalio_clock_now(struct scalio_hstore *hs);
 void scalio_backoff(unsigned int attempt);
 
 /* write.c */
+int scalio_inval_flush(struct scalio_hstore *hs);
+void scalio_inval_work(struct work_struct *work);
+void scalio_inval_forget(struct scalio_hstore *hs);
 int scalio_put(struct scalio_hstore *hs, const u8 *key, u32 klen,
 	       const u8 *value, u32 vlen);
 int scalio_delete(struct scalio_hstore *hs, const u8 *key, u32 klen);

@@ -171,6 +171,12 @@ static struct scalio_rdev *scalio_rdev_create(struct scalio_rstore *rs,
 	int ret;
 	u32 i;
 
+	/* The slot protocol is compare-and-swap on the index. */
+	if (ibdev->attrs.atomic_cap == IB_ATOMIC_NONE) {
+		pr_err("%s: no RDMA atomics: cannot serve store %s\n",
+		       dev_name(&ibdev->dev), rs->st->name);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
 	if (!(ibdev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS)) {
 		pr_err("%s: no fast memory registration support\n",
 		       dev_name(&ibdev->dev));
@@ -233,6 +239,32 @@ static struct scalio_rdev *scalio_rdev_find(struct scalio_rstore *rs,
 	return NULL;
 }
 
+/*
+ * IB atomics are atomic only among the operations of one adapter (unless
+ * it reports IB_ATOMIC_GLOB), while the index is one memory: a CAS through
+ * one device and a CAS through another could both succeed.  So a store
+ * served over a second device needs global atomics on every device.
+ * rs->lock held.  Return: 0 or -EOPNOTSUPP.
+ */
+static int scalio_rdev_check_atomics(struct scalio_rstore *rs,
+				     struct ib_device *ibdev)
+{
+	struct scalio_rdev *other;
+
+	lockdep_assert_held(&rs->lock);
+	list_for_each_entry(other, &rs->devs, entry) {
+		if (other->ibdev->attrs.atomic_cap == IB_ATOMIC_GLOB &&
+		    ibdev->attrs.atomic_cap == IB_ATOMIC_GLOB)
+			continue;
+		pr_err("store %s: refusing a client on %s: the store is already served over %s, and RDMA atomics across devices need IB_ATOMIC_GLOB on both (have %d and %d)\n",
+		       rs->st->name, dev_name(&ibdev->dev),
+		       dev_name(&other->ibdev->dev), ibdev->attrs.atomic_cap,
+		       other->ibdev->attrs.atomic_cap);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
 /* Find or create the device state and count a connection on it. */
 static struct scalio_rdev *scalio_rdev_get(struct scalio_rstore *rs,
 					   struct ib_device *ibdev)
@@ -250,6 +282,12 @@ static struct scalio_rdev *scalio_rdev_get(struct scalio_rstore *rs,
 		goto out;
 	}
 	if (!rdev) {
+		int err = scalio_rdev_check_atomics(rs, ibdev);
+
+		if (err) {
+			rdev = ERR_PTR(err);
+			goto out;
+		}
 		rdev = scalio_rdev_create(rs, ibdev);
 		if (IS_ERR(rdev))
 			goto out;

@@ -1,0 +1,527 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * scalio-host connection lifecycle: rdma_cm (resolve, connect, events),
+ * teardown, reconnect with its backoff, and RDMA device removal.
+ *
+ * A connection is built by scalio_conn_connect() + scalio_conn_handshake()
+ * (handshake.c), and lost one way only: scalio_conn_fail() (rdma.c) marks
+ * it dead and queues conn->fail_work, which stops the QP here and, for a
+ * live store, schedules a reconnect.  The reconnect rebuilds the
+ * connection, repeats the handshake and pays the invalidations the loss
+ * left owed (write.c) before the store serves anything again.  As in
+ * nvme-rdma, this error recovery is kept apart from the queue code: the
+ * transport (rdma.c) never calls up into this file or the protocol.
+ */
+#define pr_fmt(fmt) "scalio-host: " fmt
+
+#include <linux/slab.h>
+#include <linux/inet.h>
+#include <linux/jiffies.h>
+
+#include "scalio_host.h"
+
+static void scalio_conn_fail_work(struct work_struct *work);
+static void scalio_conn_release(struct scalio_conn *conn);
+
+/* ------------------------------------------------------------------ */
+/* connection state and failure                                        */
+
+/**
+ * scalio_conn_init() - initialize the parts of a connection that teardown
+ * relies on, before anything can fail
+ * @hs:	owner
+ */
+void scalio_conn_init(struct scalio_hstore *hs)
+{
+	struct scalio_conn *conn = &hs->conn;
+
+	conn->hs = hs;
+	init_completion(&conn->cm_done);
+	spin_lock_init(&conn->rpc_lock);
+	INIT_LIST_HEAD(&conn->rpc_free);
+	init_waitqueue_head(&conn->rpc_wq);
+	spin_lock_init(&conn->io_lock);
+	INIT_LIST_HEAD(&conn->io_free);
+	init_waitqueue_head(&conn->io_wq);
+	atomic_set(&conn->ts_inflight, 0);
+	init_rwsem(&conn->io_rwsem);
+	mutex_init(&conn->teardown_lock);
+	INIT_WORK(&conn->fail_work, scalio_conn_fail_work);
+}
+
+/*
+ * Stop the QP: rdma_disconnect() moves it to the error state, which
+ * flushes every posted work request (one-sided waiters get their
+ * completion); then fail the RPC waiters.  conn->teardown_lock held.
+ */
+static void scalio_conn_stop(struct scalio_conn *conn)
+{
+	if (conn->cm_id && test_bit(SCALIO_CONN_CONNECTED, &conn->flags))
+		rdma_disconnect(conn->cm_id);
+	if (conn->qp) {
+		struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+		ib_modify_qp(conn->qp, &attr, IB_QP_STATE);
+	}
+	scalio_rpc_fail_all(conn);
+}
+
+static void scalio_conn_fail_work(struct work_struct *work)
+{
+	struct scalio_conn *conn = container_of(work, struct scalio_conn,
+					       fail_work);
+
+	struct scalio_hstore *hs = conn->hs;
+
+	bool lost;
+
+	mutex_lock(&conn->teardown_lock);
+	/*
+	 * Once freed, teardown has done all of this itself; and a reconnect
+	 * may have built a new, healthy connection since we were queued.
+	 */
+	lost = !test_bit(SCALIO_CONN_FREED, &conn->flags) &&
+	       scalio_conn_dead(conn);
+	if (lost)
+		scalio_conn_stop(conn);
+	mutex_unlock(&conn->teardown_lock);
+	/*
+	 * A live store reconnects by itself; detach cancels the reconnect
+	 * after moving the store out of SCALIO_HS_LIVE, then flushes us.
+	 */
+	if (lost && READ_ONCE(hs->state) == SCALIO_HS_LIVE)
+		scalio_reconnect_schedule(hs);
+}
+
+/**
+ * scalio_reconnect_schedule() - queue a reconnect attempt of a store
+ * @hs:	store
+ *
+ * After the current retry delay: SCALIO_RECONNECT_MIN_MS after a working
+ * connection was lost, doubling with each failed attempt.
+ */
+void scalio_reconnect_schedule(struct scalio_hstore *hs)
+{
+	queue_delayed_work(system_long_wq, &hs->reconnect_work,
+			   READ_ONCE(hs->reconnect_delay));
+}
+
+/* ------------------------------------------------------------------ */
+/* rdma_cm                                                             */
+
+static int scalio_cm_rejected(struct scalio_conn *conn,
+			      struct rdma_cm_id *id,
+			      struct rdma_cm_event *ev)
+{
+	const struct scalio_cm_rej *rej;
+	u8 len = 0;
+	u16 status;
+
+	rej = rdma_consumer_reject_data(id, ev, &len);
+	if (!rej) {
+		/* Not the target's decision: nobody listens there, typically. */
+		pr_info("%s: connection rejected: %s\n", conn->hs->name,
+			rdma_reject_msg(id, ev->status));
+		return -ECONNREFUSED;
+	}
+	if (len < sizeof(*rej) ||
+	    le16_to_cpu(rej->magic) != SCALIO_PROTO_MAGIC)
+		return -ECONNREFUSED;
+	status = le16_to_cpu(rej->status);
+	if (!status || status >= MAX_ERRNO)
+		return -ECONNREFUSED;
+	pr_info("%s: target refused the connection: %d\n", conn->hs->name,
+		-status);
+	return -status;
+}
+
+static int scalio_cm_established(struct scalio_conn *conn,
+				 struct rdma_cm_event *ev)
+{
+	const struct scalio_cm_rep *rep = ev->param.conn.private_data;
+	u16 qd, cid;
+
+	if (!rep || ev->param.conn.private_data_len < sizeof(*rep) ||
+	    le16_to_cpu(rep->magic) != SCALIO_PROTO_MAGIC ||
+	    rep->major != SCALIO_PROTO_MAJOR)
+		return -EPROTO;
+	qd = le16_to_cpu(rep->queue_depth);
+	cid = le16_to_cpu(rep->client_id);
+	if (!qd || qd > conn->qd_req || !cid || cid > SCALIO_MAX_CLIENTS)
+		return -EPROTO;
+	conn->qd = qd;
+	conn->client_id = cid;
+	set_bit(SCALIO_CONN_CONNECTED, &conn->flags);
+	return 0;
+}
+
+static int scalio_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct scalio_conn *conn = id->context;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		conn->cm_error = 0;
+		complete(&conn->cm_done);
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		conn->cm_error = scalio_cm_established(conn, ev);
+		complete(&conn->cm_done);
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+		conn->cm_error = scalio_cm_rejected(conn, id, ev);
+		complete(&conn->cm_done);
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+		conn->cm_error = -EHOSTUNREACH;
+		complete(&conn->cm_done);
+		break;
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+		conn->cm_error = -ECONNRESET;
+		complete(&conn->cm_done);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		if (test_bit(SCALIO_CONN_CONNECTED, &conn->flags)) {
+			scalio_conn_fail(conn);
+		} else {
+			conn->cm_error = -ECONNRESET;
+			complete(&conn->cm_done);
+		}
+		break;
+	default:
+		pr_debug("%s: ignored cm event %s\n", conn->hs->name,
+			 rdma_event_msg(ev->event));
+		break;
+	}
+	/* Never destroy the id from here: teardown does it, once. */
+	return 0;
+}
+
+/* Wait for the CM handler to report the step just started. */
+static int scalio_cm_wait(struct scalio_conn *conn, unsigned long timeout)
+{
+	long ret;
+
+	ret = wait_for_completion_killable_timeout(&conn->cm_done, timeout);
+	if (ret < 0)
+		return -EINTR;
+	if (!ret)
+		return -ETIMEDOUT;
+	return conn->cm_error;
+}
+
+/**
+ * scalio_conn_connect() - resolve, create the QP, connect to the store
+ * @hs:		store (name set)
+ * @traddr:	IPv4/IPv6 literal
+ * @trsvcid:	port
+ * @timeout_ms:	for each step
+ *
+ * On failure the caller runs scalio_conn_destroy(), which undoes whatever
+ * part was set up.
+ *
+ * Return: 0, or -EINVAL (bad address), -ETIMEDOUT, -ECONNREFUSED, an errno
+ * the target's reject carried (-ENOENT: no such store...), -EPROTO...
+ */
+int scalio_conn_connect(struct scalio_hstore *hs, const char *traddr,
+			u32 trsvcid, u32 timeout_ms)
+{
+	struct scalio_conn *conn = &hs->conn;
+	unsigned long tmo = msecs_to_jiffies(timeout_ms);
+	struct sockaddr_storage addr;
+	struct rdma_conn_param param = {};
+	struct scalio_cm_req req = {};
+	char port[8];
+	u32 i;
+	int ret;
+
+	snprintf(port, sizeof(port), "%u", trsvcid);
+	ret = inet_pton_with_scope(&init_net, AF_UNSPEC, traddr, port, &addr);
+	if (ret)
+		return -EINVAL;
+
+	conn->qd_req = clamp_t(u32, scalio_queue_depth, 1,
+			       SCALIO_QUEUE_DEPTH_MAX);
+	conn->cm_id = rdma_create_id(&init_net, scalio_cm_handler, conn,
+				     RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(conn->cm_id)) {
+		ret = PTR_ERR(conn->cm_id);
+		conn->cm_id = NULL;
+		return ret;
+	}
+
+	reinit_completion(&conn->cm_done);
+	ret = rdma_resolve_addr(conn->cm_id, NULL, (struct sockaddr *)&addr,
+				timeout_ms);
+	if (ret)
+		return ret;
+	ret = scalio_cm_wait(conn, tmo);
+	if (ret)
+		return ret;
+
+	reinit_completion(&conn->cm_done);
+	ret = rdma_resolve_route(conn->cm_id, timeout_ms);
+	if (ret)
+		return ret;
+	ret = scalio_cm_wait(conn, tmo);
+	if (ret)
+		return ret;
+
+	conn->dev = conn->cm_id->device;
+	/* GETs lock slots by compare-and-swap on the target's index. */
+	if (conn->dev->attrs.atomic_cap == IB_ATOMIC_NONE) {
+		pr_err("%s: RDMA device %s has no atomics\n", hs->name,
+		       dev_name(&conn->dev->dev));
+		return -EOPNOTSUPP;
+	}
+	ret = scalio_conn_create_qp(conn);
+	if (ret)
+		return ret;
+	ret = scalio_conn_alloc_bufs(conn);
+	if (ret)
+		return ret;
+	for (i = 0; i < conn->qd_req; i++) {
+		ret = scalio_post_recv(conn, &conn->recvs[i]);
+		if (ret)
+			return ret;
+	}
+
+	req.magic = cpu_to_le16(SCALIO_PROTO_MAGIC);
+	req.major = SCALIO_PROTO_MAJOR;
+	req.minor = SCALIO_PROTO_MINOR;
+	req.queue_depth = cpu_to_le16(conn->qd_req);
+	strscpy(req.store, hs->name, sizeof(req.store));
+	param.private_data = &req;
+	param.private_data_len = sizeof(req);
+	param.initiator_depth = min_t(u32, 16,
+				      conn->dev->attrs.max_qp_init_rd_atom);
+	param.responder_resources = min_t(u32, 16,
+					  conn->dev->attrs.max_qp_rd_atom);
+	param.retry_count = 7;
+	param.rnr_retry_count = 7;
+
+	reinit_completion(&conn->cm_done);
+	ret = rdma_connect(conn->cm_id, &param);
+	if (ret)
+		return ret;
+	ret = scalio_cm_wait(conn, tmo);
+	if (ret)
+		return ret;
+
+	/* Only the granted depth of tags is ever used. */
+	for (i = 0; i < conn->qd; i++)
+		list_add_tail(&conn->rpcs[i].entry, &conn->rpc_free);
+	pr_info("%s: connected to %s:%u, client id %u, queue depth %u\n",
+		hs->name, traddr, trsvcid, conn->client_id, conn->qd);
+	return 0;
+}
+
+/**
+ * scalio_conn_destroy() - tear a connection down; safe to repeat, and safe
+ * on a partly set up connection
+ * @conn:	connection
+ *
+ * Marks the connection dead, disconnects (flushing every posted request
+ * and failing every RPC waiter), waits until no operation uses the QP,
+ * drains it and frees everything in reverse order of creation.
+ */
+void scalio_conn_destroy(struct scalio_conn *conn)
+{
+	if (test_and_set_bit(SCALIO_CONN_FREED, &conn->flags))
+		return;
+	set_bit(SCALIO_CONN_DEAD, &conn->flags);
+
+	mutex_lock(&conn->teardown_lock);
+	scalio_conn_stop(conn);
+	/* Every operation holds io_rwsem for reading; all were woken above. */
+	down_write(&conn->io_rwsem);
+	scalio_conn_release(conn);
+	up_write(&conn->io_rwsem);
+	mutex_unlock(&conn->teardown_lock);
+	/*
+	 * Nothing can queue the failure work any more (no handler, no
+	 * completion, no operation is left): wait for a queued one.
+	 */
+	flush_work(&conn->fail_work);
+}
+
+/*
+ * Free the RDMA resources of a stopped connection in reverse order of
+ * creation; teardown_lock and io_rwsem (for writing) held.
+ */
+static void scalio_conn_release(struct scalio_conn *conn)
+{
+	if (conn->qp) {
+		/* Draining needs a QP that got to RTS (rxe refuses posts before). */
+		if (test_bit(SCALIO_CONN_CONNECTED, &conn->flags))
+			ib_drain_qp(conn->qp);
+		rdma_destroy_qp(conn->cm_id);
+		conn->qp = NULL;
+	}
+	if (conn->cq) {
+		ib_free_cq(conn->cq);
+		conn->cq = NULL;
+	}
+	/* Flushed completions have run: nothing references the buffers. */
+	scalio_conn_free_bufs(conn);
+	if (conn->pd) {
+		ib_dealloc_pd(conn->pd);
+		conn->pd = NULL;
+	}
+	if (conn->cm_id) {
+		/* Waits for a running CM handler; none is called after. */
+		rdma_destroy_id(conn->cm_id);
+		conn->cm_id = NULL;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* reconnect                                                           */
+
+/**
+ * scalio_conn_reconnect() - replace a lost connection by a new one
+ * @hs:	live store whose connection failed
+ *
+ * Releases what is left of the old connection (failing whatever still used
+ * it), then, holding teardown_lock and io_rwsem for writing so that no
+ * operation sees a half-built connection, connects again to the address
+ * the store was attached with, repeats the handshake and pays the
+ * invalidations the loss left owed (scalio_inval_flush()).  Operations fail
+ * with -ENOTCONN meanwhile (scalio_conn_enter()).  The store must come
+ * back with the geometry and SSDs it had: the SSD bindings depend on them.
+ *
+ * Return: 0, -ESTALE when the store came back different (it stays down
+ * until detached), or the error of this attempt (try again later).
+ */
+int scalio_conn_reconnect(struct scalio_hstore *hs)
+{
+	struct scalio_conn *conn = &hs->conn;
+	int ret;
+
+	scalio_conn_destroy(conn);
+
+	mutex_lock(&conn->teardown_lock);
+	down_write(&conn->io_rwsem);
+	/* Until the end of the attempt, operations keep failing at once. */
+	set_bit(SCALIO_CONN_RECONNECTING, &conn->flags);
+	clear_bit(SCALIO_CONN_CONNECTED, &conn->flags);
+	clear_bit(SCALIO_CONN_FREED, &conn->flags);
+	clear_bit(SCALIO_CONN_DEAD, &conn->flags);
+	conn->cm_error = 0;
+	/*
+	 * A restarted target's clock starts again from its boot: forget the
+	 * old one, or lease checks would run ahead of the target.
+	 */
+	spin_lock(&hs->clock_lock);
+	hs->clock = 0;
+	hs->clock_jiffies = jiffies;
+	spin_unlock(&hs->clock_lock);
+	ret = scalio_conn_connect(hs, hs->traddr, hs->trsvcid, hs->timeout_ms);
+	if (!ret)
+		ret = scalio_conn_handshake(hs, true);
+	/*
+	 * Writes whose invalidation the loss cut short: pay for them before
+	 * anyone can hit the old values through this client again.
+	 */
+	if (!ret)
+		ret = scalio_inval_flush(hs);
+	if (!ret && scalio_conn_dead(conn))
+		ret = -ENOTCONN;	/* lost again already */
+	if (ret) {
+		set_bit(SCALIO_CONN_DEAD, &conn->flags);
+		set_bit(SCALIO_CONN_FREED, &conn->flags);
+		scalio_conn_stop(conn);
+		scalio_conn_release(conn);
+	}
+	clear_bit(SCALIO_CONN_RECONNECTING, &conn->flags);
+	up_write(&conn->io_rwsem);
+	mutex_unlock(&conn->teardown_lock);
+	return ret;
+}
+
+/**
+ * scalio_reconnect_work() - try to re-establish a live store's connection
+ * @work:	&hs->reconnect_work
+ *
+ * Retries with a delay that doubles up to SCALIO_RECONNECT_MAX_MS, for as
+ * long as the store is attached, unless it came back different (-ESTALE).
+ */
+void scalio_reconnect_work(struct work_struct *work)
+{
+	struct scalio_hstore *hs = container_of(to_delayed_work(work),
+						struct scalio_hstore,
+						reconnect_work);
+	int ret;
+
+	if (READ_ONCE(hs->state) != SCALIO_HS_LIVE ||
+	    !scalio_conn_dead(&hs->conn))
+		return;
+	ret = scalio_conn_reconnect(hs);
+	if (!ret) {
+		WRITE_ONCE(hs->reconnect_delay,
+			   msecs_to_jiffies(SCALIO_RECONNECT_MIN_MS));
+		scalio_hstat_inc(hs, SCALIO_HS_RECONNECTS);
+		pr_info("%s: reconnected to %s:%u\n", hs->name, hs->traddr,
+			hs->trsvcid);
+		return;
+	}
+	if (ret == -ESTALE)
+		return;
+	pr_info_ratelimited("%s: reconnect failed (%d), retrying\n",
+			    hs->name, ret);
+	WRITE_ONCE(hs->reconnect_delay,
+		   min_t(unsigned long, hs->reconnect_delay * 2,
+			 msecs_to_jiffies(SCALIO_RECONNECT_MAX_MS)));
+	if (READ_ONCE(hs->state) == SCALIO_HS_LIVE)
+		scalio_reconnect_schedule(hs);
+}
+
+/* ------------------------------------------------------------------ */
+/* device removal                                                      */
+
+static int scalio_ib_add(struct ib_device *dev)
+{
+	return 0;
+}
+
+/*
+ * An RDMA device goes away: release every connection on it now (rdma_cm
+ * waits for its ids to be destroyed).  The stores stay, dead: their ops
+ * fail with -ENOTCONN until they are detached.
+ */
+static void scalio_ib_remove(struct ib_device *dev, void *client_data)
+{
+	struct scalio_hstore *hs;
+
+	mutex_lock(&scalio_hstores_lock);
+	list_for_each_entry(hs, &scalio_hstores, entry) {
+		if (hs->state != SCALIO_HS_LIVE || hs->conn.dev != dev)
+			continue;
+		pr_warn("%s: RDMA device %s removed\n", hs->name,
+			dev_name(&dev->dev));
+		scalio_conn_destroy(&hs->conn);
+	}
+	mutex_unlock(&scalio_hstores_lock);
+}
+
+static struct ib_client scalio_ib_client = {
+	.name	= "scalio-host",
+	.add	= scalio_ib_add,
+	.remove	= scalio_ib_remove,
+};
+
+int scalio_conn_module_init(void)
+{
+	return ib_register_client(&scalio_ib_client);
+}
+
+void scalio_conn_module_exit(void)
+{
+	ib_unregister_client(&scalio_ib_client);
+}

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * scalio-host handshake and control RPCs: HELLO (geometry, settings),
+ * CHUNKS (where the index lives), SSD_INFO (what to bind), and STATS.
+ * Every reply is checked against its received length and the store's
+ * geometry before anything is kept.
+ */
+#define pr_fmt(fmt) "scalio-host: " fmt
+
+#include <linux/slab.h>
+#include <linux/log2.h>
+#include <linux/overflow.h>
+
+#include "scalio_host.h"
+
+static int scalio_hello(struct scalio_hstore *hs, bool again)
+{
+	struct scalio_conn *conn = &hs->conn;
+	const struct scalio_msg_hello_rep *rep;
+	struct scalio_rpc *rpc;
+	u32 known = SCALIO_F_OFFLOAD_READ | SCALIO_F_INLINE_CACHE;
+	u32 nr_blocks, slots, nr_ssds;
+	int ret;
+
+	rpc = scalio_rpc_get(conn);
+	if (IS_ERR(rpc))
+		return PTR_ERR(rpc);
+	ret = scalio_rpc_exec(conn, rpc, SCALIO_MSG_HELLO,
+			      sizeof(struct scalio_msg_hdr));
+	if (ret)
+		goto out;
+	ret = scalio_rpc_status(rpc);
+	if (ret)
+		goto out;
+	ret = -EPROTO;
+	if (rpc->rsp_len < sizeof(*rep))
+		goto out;
+	rep = rpc->rsp;
+	nr_blocks = le32_to_cpu(rep->nr_blocks);
+	slots = le32_to_cpu(rep->slots_per_block);
+	nr_ssds = le32_to_cpu(rep->nr_ssds);
+	if (again && (nr_blocks != hs->nr_blocks || slots != hs->slots ||
+		      nr_ssds != hs->nr_ssds)) {
+		pr_err("%s: the store came back with another geometry: detach and attach it again\n",
+		       hs->name);
+		ret = -ESTALE;
+		goto out;
+	}
+	hs->nr_blocks = nr_blocks;
+	hs->slots = slots;
+	hs->block_size = le32_to_cpu(rep->block_size);
+	hs->nr_ssds = nr_ssds;
+	hs->nr_chunks = le32_to_cpu(rep->nr_chunks);
+	hs->features = le32_to_cpu(rep->features);
+	hs->hdr_addr = le64_to_cpu(rep->hdr_addr);
+	hs->hdr_rkey = le32_to_cpu(rep->hdr_rkey);
+	hs->lease_ticks = le32_to_cpu(rep->lease_ticks);
+	if (!hs->nr_blocks || !is_power_of_2(hs->nr_blocks) ||
+	    (hs->slots != 4 && hs->slots != 8 && hs->slots != 16) ||
+	    hs->block_size != SCALIO_BLOCK_SIZE(hs->slots) ||
+	    !hs->nr_ssds || hs->nr_ssds > SCALIO_MAX_SSDS ||
+	    !hs->nr_chunks || hs->nr_chunks > hs->nr_blocks ||
+	    !hs->lease_ticks || hs->lease_ticks >= (1U << 15) ||
+	    (hs->features & ~known)) {
+		pr_err("%s: HELLO with bad geometry\n", hs->name);
+		goto out;
+	}
+	ret = 0;
+out:
+	scalio_rpc_put(conn, rpc);
+	return ret;
+}
+
+static int scalio_fetch_chunks(struct scalio_hstore *hs)
+{
+	struct scalio_conn *conn = &hs->conn;
+	struct scalio_hchunk *chunks;
+	u32 got = 0, next_block = 0, i, nr;
+	int ret = 0;
+
+	/* A new array: on a reconnect the old one is in use until the end. */
+	chunks = kvcalloc(hs->nr_chunks, sizeof(*chunks), GFP_KERNEL);
+	if (!chunks)
+		return -ENOMEM;
+
+	while (got < hs->nr_chunks) {
+		struct scalio_msg_chunks_req *req;
+		const struct scalio_msg_chunks_rep *rep;
+		struct scalio_rpc *rpc;
+
+		rpc = scalio_rpc_get(conn);
+		if (IS_ERR(rpc)) {
+			ret = PTR_ERR(rpc);
+			goto fail;
+		}
+		req = rpc->req;
+		req->first = cpu_to_le32(got);
+		req->reserved = 0;
+		ret = scalio_rpc_exec(conn, rpc, SCALIO_MSG_CHUNKS,
+				      sizeof(*req));
+		if (!ret)
+			ret = scalio_rpc_status(rpc);
+		if (ret)
+			goto put;
+		rep = rpc->rsp;
+		nr = le32_to_cpu(rep->nr);
+		ret = -EPROTO;
+		if (rpc->rsp_len < struct_size(rep, chunk, nr) ||
+		    le32_to_cpu(rep->first) != got || !nr ||
+		    nr > hs->nr_chunks - got)
+			goto put;
+		for (i = 0; i < nr; i++) {
+			const struct scalio_wire_chunk *w = &rep->chunk[i];
+			struct scalio_hchunk *c = &chunks[got + i];
+
+			c->addr = le64_to_cpu(w->addr);
+			c->rkey = le32_to_cpu(w->rkey);
+			c->first_block = le32_to_cpu(w->first_block);
+			c->nr_blocks = le32_to_cpu(w->nr_blocks);
+			/* In order, contiguous, never past the table. */
+			if (c->first_block != next_block || !c->nr_blocks ||
+			    c->nr_blocks > hs->nr_blocks - next_block)
+				goto put;
+			next_block += c->nr_blocks;
+		}
+		got += nr;
+		ret = 0;
+put:
+		scalio_rpc_put(conn, rpc);
+		if (ret)
+			goto fail;
+	}
+	if (next_block != hs->nr_blocks) {
+		pr_err("%s: index chunks do not cover the table\n", hs->name);
+		ret = -EPROTO;
+		goto fail;
+	}
+	kvfree(hs->chunks);
+	hs->chunks = chunks;
+	return 0;
+fail:
+	kvfree(chunks);
+	return ret;
+}
+
+static int scalio_fetch_ssd_info(struct scalio_hstore *hs, u32 index,
+				 bool again)
+{
+	struct scalio_conn *conn = &hs->conn;
+	struct scalio_msg_ssd_info_req *req;
+	const struct scalio_msg_ssd_info_rep *rep;
+	struct scalio_hssd *ssd = &hs->ssds[index];
+	struct scalio_rpc *rpc;
+	int ret;
+
+	rpc = scalio_rpc_get(conn);
+	if (IS_ERR(rpc))
+		return PTR_ERR(rpc);
+	req = rpc->req;
+	req->index = cpu_to_le32(index);
+	req->reserved = 0;
+	ret = scalio_rpc_exec(conn, rpc, SCALIO_MSG_SSD_INFO, sizeof(*req));
+	if (!ret)
+		ret = scalio_rpc_status(rpc);
+	if (ret)
+		goto out;
+	rep = rpc->rsp;
+	ret = -EPROTO;
+	if (rpc->rsp_len < sizeof(*rep) || le32_to_cpu(rep->index) != index ||
+	    !memchr(rep->nqn, '\0', sizeof(rep->nqn)))
+		goto out;
+	/* The host's binding of this SSD must still name the same namespace. */
+	if (again && (strcmp(ssd->nqn, rep->nqn) ||
+		      ssd->nsid != le32_to_cpu(rep->nsid))) {
+		pr_err("%s: ssd %u came back as another namespace: detach and attach again\n",
+		       hs->name, index);
+		ret = -ESTALE;
+		goto out;
+	}
+	memcpy(ssd->nqn, rep->nqn, sizeof(ssd->nqn));
+	ssd->nsid = le32_to_cpu(rep->nsid);
+	ssd->capacity_sectors = le64_to_cpu(rep->capacity_sectors);
+	ret = 0;
+out:
+	scalio_rpc_put(conn, rpc);
+	return ret;
+}
+
+/**
+ * scalio_conn_handshake() - HELLO, CHUNKS (all), SSD_INFO (each SSD)
+ * @hs:		connected store
+ * @again:	a reconnect: the geometry and SSDs must be the ones the store
+ *		had (-ESTALE otherwise); settings and index chunks are renewed
+ *
+ * Return: 0 or a negative errno; the caller tears down on failure.
+ */
+int scalio_conn_handshake(struct scalio_hstore *hs, bool again)
+{
+	struct scalio_io *io;
+	u64 now;
+	u32 i;
+	int ret;
+
+	ret = scalio_hello(hs, again);
+	if (ret)
+		return ret;
+	ret = scalio_fetch_chunks(hs);
+	if (ret)
+		return ret;
+	for (i = 0; i < hs->nr_ssds; i++) {
+		ret = scalio_fetch_ssd_info(hs, i, again);
+		if (ret)
+			return ret;
+	}
+	/* Prove the one-sided path works now rather than on the first GET. */
+	io = scalio_io_get(&hs->conn);
+	if (!io)
+		return -ENOTCONN;
+	ret = scalio_clock_refresh(hs, io, &now);
+	scalio_io_put(&hs->conn, io);
+	return ret;
+}
+
+
+/**
+ * scalio_rpc_stats() - fetch the target's counters
+ * @hs:		store
+ * @out:	filled in CPU order
+ */
+int scalio_rpc_stats(struct scalio_hstore *hs,
+		     struct scalio_target_stats *out)
+{
+	struct scalio_conn *conn = &hs->conn;
+	const struct scalio_msg_stats_rep *rep;
+	struct scalio_rpc *rpc;
+	const __le64 *src;
+	u64 *dst = (u64 *)out;
+	size_t i;
+	int ret;
+
+	rpc = scalio_rpc_get(conn);
+	if (IS_ERR(rpc))
+		return PTR_ERR(rpc);
+	ret = scalio_rpc_exec(conn, rpc, SCALIO_MSG_STATS,
+			      sizeof(struct scalio_msg_hdr));
+	if (!ret)
+		ret = scalio_rpc_status(rpc);
+	if (ret)
+		goto out;
+	ret = -EPROTO;
+	if (rpc->rsp_len < sizeof(*rep))
+		goto out;
+	rep = rpc->rsp;
+	src = (const __le64 *)&rep->stats;
+	/* struct scalio_target_stats is an array of u64 on both sides. */
+	BUILD_BUG_ON(sizeof(*out) % sizeof(u64));
+	for (i = 0; i < sizeof(*out) / sizeof(u64); i++)
+		dst[i] = le64_to_cpu(src[i]);
+	ret = 0;
+out:
+	scalio_rpc_put(conn, rpc);
+	return ret;
+}
