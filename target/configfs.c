@@ -327,7 +327,7 @@ static const struct {
 /*
  * One "ssd<i> ok|failed|down" line per SSD: failed once a log write
  * failed (writes fail with -EIO until the store is re-enabled; reads go
- * on), down while the store is disabled.
+ * on) or while its last I/O failed, down while the store is disabled.
  */
 static size_t scalio_store_ssd_states(struct scalio_store *st, char *p,
 				      size_t room)

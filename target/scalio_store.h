@@ -131,10 +131,13 @@ struct scalio_tblock *scalio_tb_get(struct scalio_ssd *ssd, u32 block,
 int scalio_batch_write(struct scalio_ssd *ssd, u64 reserve);
 void scalio_batch_reset(struct scalio_ssd *ssd);
 
-/* Has a log write of @ssd failed (writes refused until re-enabled)? */
+/*
+ * Is @ssd failed: a log write failed (writes refused until re-enabled),
+ * or its last I/O did (a read error, a device that went away)?
+ */
 static inline bool scalio_commit_failed(const struct scalio_ssd *ssd)
 {
-	return READ_ONCE(ssd->commit->failed);
+	return READ_ONCE(ssd->commit->failed) || READ_ONCE(ssd->io_failed);
 }
 
 /* segcache.c: the commit kthread's cache of recently written segments. */

@@ -183,6 +183,7 @@ struct scalio_ssd {
 
 	struct scalio_bdev		bdev;
 	u64				capacity_sectors;
+	bool				io_failed;	/* last I/O failed */
 
 	spinlock_t			lock;
 	struct list_head		pending;

@@ -111,6 +111,8 @@ static int scalio_ssd_rw(struct scalio_ssd *ssd, u64 unit, void *buf,
 	}
 	ret = submit_bio_wait(bio);
 	bio_put(bio);
+	/* For the SSD's state in stats: failing until an I/O succeeds. */
+	WRITE_ONCE(ssd->io_failed, ret != 0);
 	return ret;
 }
 

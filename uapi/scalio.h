@@ -239,8 +239,9 @@ struct scalio_host_stats {
  * Fetched from the target over the connection; summed over all clients.
  * CPU times are in nanoseconds of task time spent by the target's
  * commit/cleaner kthreads and by its RPC handlers.  @ssd_failed has bit i
- * set when a log write of SSD i failed: its writes fail with -EIO until
- * the store is re-enabled (0 from targets that predate it).
+ * set when a log write of SSD i failed (its writes fail with -EIO until
+ * the store is re-enabled) or its last I/O failed (0 from targets that
+ * predate it).
  */
 struct scalio_target_stats {
 	__u64	rpc_gets;

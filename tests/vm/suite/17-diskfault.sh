@@ -51,11 +51,14 @@ table() {
 	flakey-w) t=\"0 \$sz flakey \$SCALIO_SSDS 0 0 1 1 error_writes\" ;;
 	error) t=\"0 \$sz error\" ;;
 	esac
+	# No udev in the VMs: dmsetup makes the node itself.
 	if [ -e /dev/mapper/sd0 ]; then
-		dmsetup suspend --noflush sd0 && dmsetup load sd0 --table \"\$t\" &&
-			dmsetup resume sd0
+		dmsetup suspend --noudevsync --noflush sd0 &&
+			dmsetup load sd0 --table \"\$t\" &&
+			dmsetup resume --noudevsync sd0
 	else
-		dmsetup create sd0 --table \"\$t\"
+		dmsetup create --noudevsync sd0 --table \"\$t\" &&
+			dmsetup mknodes sd0 && [ -b /dev/mapper/sd0 ]
 	fi" || fail "dm table $1"
 }
 setup() {
