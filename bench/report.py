@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""bench/report.py RAWDIR OUTDIR: results.md, breakdown.png, scaling.png.
+"""bench/report.py RAWDIR OUTDIR: results.md, breakdown.png, scaling.png, sweep.png.
 
 Reads what bench/guest.sh left in RAWDIR (scalio-ycsb --json files, /proc/stat
 samples of both VMs, perftest and fio outputs, phase times) and what
@@ -567,7 +567,7 @@ def main():
     if "wall" in hm:
         L.append("| **total wall time** | **%s** |" % hm["wall"])
     L.append("")
-    L.append("Plots: `breakdown.png`, `scaling.png`. Raw data: the run's "
+    L.append("Plots: `breakdown.png`, `scaling.png`, `sweep.png`. Raw data: the run's "
              "`raw/` directory (scalio-ycsb JSON per point, /proc/stat "
              "samples, perftest and fio outputs).")
     L.append("")
@@ -575,69 +575,97 @@ def main():
 
     # ---------------------------------------------------------- plots
     colors = ["#888888", "#4c72b0", "#55a868", "#c44e52", "#dd8452"]
-    fig, axs = plt.subplots(1, 3, figsize=(15, 4.5))
-    width = 0.8 / max(1, len(cfgs))
-    for i, c in enumerate(cfgs):
-        xs, ys, hs, cs = [], [], [], []
-        for j, w in enumerate(wls):
-            p, b = brk.get((c, w)), brk.get(("base", w))
-            if p and b and b["thr"]:
-                xs.append(j + (i - (len(cfgs) - 1) / 2) * width)
-                ys.append(p["thr"] / b["thr"])
-                hs.append((p["hit"] or 0) * 100)
-                cs.append(p["cpu_us"] or 0)
-        kw = dict(width=width, color=colors[i % len(colors)],
-                  label=CFG_LABEL[c])
-        axs[0].bar(xs, ys, **kw)
-        axs[1].bar(xs, cs, **kw)
-        axs[2].bar(xs, hs, **kw)
-    for ax in axs:
-        ax.set_xticks(range(len(wls)))
-        ax.set_xticklabels(["YCSB " + w.upper() for w in wls])
-    axs[0].axhline(1.0, color="black", linewidth=0.8)
-    axs[0].set_ylabel("throughput / baseline (same run)")
-    axs[0].set_title("Throughput relative to baseline")
-    axs[1].set_ylabel("scalio target CPU per op (us)")
-    axs[1].set_title("Target CPU per op (scalio's own)")
-    axs[2].set_ylabel("cache hit ratio (%)")
-    axs[2].set_title("Inline cache hit ratio")
-    axs[2].set_ylim(0, 100)
-    hs, ls = axs[0].get_legend_handles_labels()
-    fig.legend(hs, ls, loc="lower center", ncol=len(ls), fontsize=9)
-    fig.suptitle("scalio breakdown on the QEMU TCG + soft-RoCE bed (%s)%s"
-                 % (gm.get("guest_kernel", "?"), " QUICK" if quick else ""))
-    fig.tight_layout(rect=(0, 0.07, 1, 1))
-    fig.savefig(os.path.join(out, "breakdown.png"), dpi=100)
-    plt.close(fig)
+    if cfgs:
+        fig, axs = plt.subplots(1, 3, figsize=(15, 4.5))
+        width = 0.8 / max(1, len(cfgs))
+        for i, c in enumerate(cfgs):
+            xs, ys, hs, cs = [], [], [], []
+            for j, w in enumerate(wls):
+                p, b = brk.get((c, w)), brk.get(("base", w))
+                if p and b and b["thr"]:
+                    xs.append(j + (i - (len(cfgs) - 1) / 2) * width)
+                    ys.append(p["thr"] / b["thr"])
+                    hs.append((p["hit"] or 0) * 100)
+                    cs.append(p["cpu_us"] or 0)
+            kw = dict(width=width, color=colors[i % len(colors)],
+                      label=CFG_LABEL[c])
+            axs[0].bar(xs, ys, **kw)
+            axs[1].bar(xs, cs, **kw)
+            axs[2].bar(xs, hs, **kw)
+        for ax in axs:
+            ax.set_xticks(range(len(wls)))
+            ax.set_xticklabels(["YCSB " + w.upper() for w in wls])
+        axs[0].axhline(1.0, color="black", linewidth=0.8)
+        axs[0].set_ylabel("throughput / baseline (same run)")
+        axs[0].set_title("Throughput relative to baseline")
+        axs[1].set_ylabel("scalio target CPU per op (us)")
+        axs[1].set_title("Target CPU per op (scalio's own)")
+        axs[2].set_ylabel("cache hit ratio (%)")
+        axs[2].set_title("Inline cache hit ratio")
+        axs[2].set_ylim(0, 100)
+        hs, ls = axs[0].get_legend_handles_labels()
+        fig.legend(hs, ls, loc="lower center", ncol=len(ls), fontsize=9)
+        fig.suptitle("scalio breakdown on the QEMU TCG + soft-RoCE bed (%s)%s"
+                     % (gm.get("guest_kernel", "?"), " QUICK" if quick else ""))
+        fig.tight_layout(rect=(0, 0.07, 1, 1))
+        fig.savefig(os.path.join(out, "breakdown.png"), dpi=100)
+        plt.close(fig)
 
-    fig, axs = plt.subplots(1, 2, figsize=(11, 4.5))
-    for k, w in enumerate(sw):
-        ns = [n for n in sn if scale.get((n, w))]
-        ys = [scale[(n, w)]["thr"] for n in ns]
-        axs[0].plot(ns, ys, "o-", color=colors[(k + 1) % len(colors)],
-                    label="YCSB " + w.upper())
-        if ys and ys[0]:
-            axs[1].plot(ns, [y / ys[0] for y in ys], "o-",
-                        color=colors[(k + 1) % len(colors)],
+    if scale:
+        fig, axs = plt.subplots(1, 2, figsize=(11, 4.5))
+        for k, w in enumerate(sw):
+            ns = [n for n in sn if scale.get((n, w))]
+            ys = [scale[(n, w)]["thr"] for n in ns]
+            axs[0].plot(ns, ys, "o-", color=colors[(k + 1) % len(colors)],
                         label="YCSB " + w.upper())
-    if sn:
-        axs[1].plot(sn, [n / sn[0] for n in sn], "--", color="black",
-                    linewidth=0.8, label="linear")
-    for ax in axs:
-        ax.set_xlabel("SSDs in the store")
-        ax.set_xticks(sn)
-        ax.legend(fontsize=8)
-    axs[0].set_ylabel("throughput (ops/s, TCG bed)")
-    axs[0].set_ylim(bottom=0)
-    axs[0].set_title("Throughput")
-    axs[1].set_ylabel("throughput / 1 SSD")
-    axs[1].set_ylim(bottom=0)
-    axs[1].set_title("Relative to one SSD")
-    fig.suptitle("scalio scaling, full configuration (%s)%s"
-                 % (gm.get("guest_kernel", "?"), " QUICK" if quick else ""))
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "scaling.png"), dpi=100)
-    plt.close(fig)
+            if ys and ys[0]:
+                axs[1].plot(ns, [y / ys[0] for y in ys], "o-",
+                            color=colors[(k + 1) % len(colors)],
+                            label="YCSB " + w.upper())
+        if sn:
+            axs[1].plot(sn, [n / sn[0] for n in sn], "--", color="black",
+                        linewidth=0.8, label="linear")
+        for ax in axs:
+            ax.set_xlabel("SSDs in the store")
+            ax.set_xticks(sn)
+            ax.legend(fontsize=8)
+        axs[0].set_ylabel("throughput (ops/s, TCG bed)")
+        axs[0].set_ylim(bottom=0)
+        axs[0].set_title("Throughput")
+        axs[1].set_ylabel("throughput / 1 SSD")
+        axs[1].set_ylim(bottom=0)
+        axs[1].set_title("Relative to one SSD")
+        fig.suptitle("scalio scaling, full configuration (%s)%s"
+                     % (gm.get("guest_kernel", "?"), " QUICK" if quick else ""))
+        fig.tight_layout()
+        fig.savefig(os.path.join(out, "scaling.png"), dpi=100)
+        plt.close(fig)
+
+    if sweep:
+        fig, axs = plt.subplots(1, 2, figsize=(11, 4.5))
+        ds = [p["depth"] for p in sweep]
+        axs[0].plot(ds, [p["iops"] for p in sweep], "o-", color=colors[1])
+        axs[0].set_ylabel("PUT/s, one thread (TCG bed)")
+        axs[0].set_ylim(bottom=0)
+        axs[0].set_title("Throughput")
+        axs[1].plot(ds, [p["per_batch"] or 0 for p in sweep], "o-",
+                    color=colors[2], label="PUTs per batch")
+        axs[1].plot(ds, [(p["wr_put"] or 0) * 100 for p in sweep], "s--",
+                    color=colors[3], label="SSD writes per 100 PUTs")
+        axs[1].set_ylim(bottom=0)
+        axs[1].legend(fontsize=8)
+        axs[1].set_title("Group commit")
+        for ax in axs:
+            ax.set_xscale("log", base=2)
+            ax.set_xticks(ds)
+            ax.set_xticklabels([str(d) for d in ds])
+            ax.set_xlabel("PUTs in flight")
+        fig.suptitle("scalio group-commit sweep (%s)%s"
+                     % (gm.get("guest_kernel", "?"),
+                        " QUICK" if quick else ""))
+        fig.tight_layout()
+        fig.savefig(os.path.join(out, "sweep.png"), dpi=100)
+        plt.close(fig)
     print("report: %s" % os.path.join(out, "results.md"))
 
 
