@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * scalio_hotkey: a writer of one hot key and readers of it, for the
- * starvation measurement of issue 13 (tests/vm/suite/33-hotkey.sh).
+ * starvation measurement of issue 13 (tests/vm/suite/34-hotkey.sh).
  *
  *   scalio_hotkey put -k KEY -n N -s FIRST -o LATFILE [-P PAUSEFILE -r R
  *		-b BUSYFILE]

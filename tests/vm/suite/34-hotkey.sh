@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# 33-hotkey: a writer of one hot key is not starved by its readers
+# 34-hotkey: a writer of one hot key is not starved by its readers
 # (issue 13, "No starvation"), measured.
 #
 # One run with two host VMs, store in its default (cache) mode.  8 reader
@@ -24,7 +24,7 @@
 # already read (the writer's PUTs are sequential: per reader the values
 # never go back), or if the readers made no GET.
 #
-# Usage: 33-hotkey.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
+# Usage: 34-hotkey.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 # shellcheck source=tests/vm/lib.sh
@@ -102,7 +102,7 @@ EOF
 "$top/tests/vm/run" --kver "$kver" --hosts 2 --share "$share" --timeout 900 \
 	-- 'sh /share/hot.sh'
 rc=$?
-echo "# 33-hotkey: $(($(date +%s) - t_start)) s wall"
+echo "# 34-hotkey: $(($(date +%s) - t_start)) s wall"
 [ $rc = 0 ] || { echo "FAIL: tests/vm/run exited $rc"; exit 1; }
 out=$("$top/tests/selftests/scalio_hotkey" report "$share/alone.lat" \
 	"$share/busy.lat") || { echo "FAIL: no latencies to report"; exit 1; }
