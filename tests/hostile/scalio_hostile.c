@@ -457,6 +457,13 @@ static int attack_rpc_bad(void)
 				send_raw(&c, i, len, IBV_WR_SEND, 0);
 			}
 			sleep(2);
+			/* Drop what the first qd requests got back. */
+			{
+				struct ibv_wc wc;
+
+				while (ibv_poll_cq(c.cq, 1, &wc) > 0)
+					;
+			}
 			/* Now a fine HELLO must fail: we were disconnected. */
 			req_hdr(&c, 0, SCALIO_MSG_HELLO,
 				sizeof(struct scalio_msg_hdr));
