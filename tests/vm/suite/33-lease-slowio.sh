@@ -53,8 +53,16 @@ vmctl exec-target '
 	dmsetup mknodes slow	# no udev in the bed
 	scalioctl target-setup --store '\$S' --addr '\$A' --nblocks 16 /dev/mapper/slow
 ' || fail "target setup on dm-delay"
-scalioctl attach \$S --addr \$A || fail "host1: attach"
-vmctl exec-host 2 "scalioctl attach \$S --addr \$A" || fail "host2: attach"
+# attach, retried: on a loaded bed the connect can time out once
+attach() {
+	for _ in 1 2 3; do
+		\$1 "scalioctl attach \$S --addr \$A" && return 0
+		sleep 2
+	done
+	return 1
+}
+attach "sh -c" || fail "host1: attach"
+attach "vmctl exec-host 2" || fail "host2: attach"
 
 step "PUT \$N keys"
 i=0
