@@ -228,6 +228,10 @@ int scalio_store_enable(struct scalio_store *st)
 	lockdep_assert_held(&st->lock);
 	if (st->enabled)
 		return 0;
+	/* The report tells about this enable only. */
+	st->report_len = 0;
+	if (st->report)
+		st->report[0] = '\0';
 	ret = scalio_store_validate(st);
 	if (ret)
 		return ret;

@@ -841,15 +841,10 @@ int scalio_recover_ssd(struct scalio_ssd *ssd)
 	u64 replayed;
 	int ret;
 
-	if (!ssd->index) {
-		st->report_len = 0;
-		if (st->report)
-			st->report[0] = '\0';
-		if (st->format_on_enable) {
-			ret = scalio_format_store(st);
-			if (ret)
-				return ret;
-		}
+	if (!ssd->index && st->format_on_enable) {
+		ret = scalio_format_store(st);
+		if (ret)
+			return ret;
 	}
 	ret = scalio_sb_load(ssd);
 	if (ret)
