@@ -242,8 +242,15 @@ setup_host() {
 	fi
 	if [ "$SETUP" = 1 ]; then
 		if [ "$MODULES" = 1 ]; then
-			scalioctl attach "$STORE" --addr "$TARGET_ADDR" --port "$PORT" \
-				--nvme-port "$NVME_PORT" || return 1
+			# Up to three tries: under TCG on a loaded build machine an
+			# ARP or CM exchange of the first connect can time out.
+			for try in 1 2 3; do
+				scalioctl attach "$STORE" --addr "$TARGET_ADDR" \
+					--port "$PORT" --nvme-port "$NVME_PORT" && break
+				[ $try = 3 ] && return 1
+				log "attach failed (try $try), again in 2 s"
+				sleep 2
+			done
 		else
 			bare_host_setup || return 1
 		fi
