@@ -51,7 +51,7 @@ vmctl exec-target '
 	sz=\$(blockdev --getsz \$dev)
 	echo "0 \$sz delay \$dev 0 0 \$dev 0 0" | dmsetup create --noudevsync slow
 	dmsetup mknodes slow	# no udev in the bed
-	scalioctl target-setup --store '\$S' --addr '\$A' --nblocks 16 /dev/mapper/slow
+	scalioctl target-setup --store '\$S' --addr '\$A' --nblocks 16 --format /dev/mapper/slow
 ' || fail "target setup on dm-delay"
 # attach, retried: on a loaded bed the connect can time out once
 attach() {
