@@ -14,6 +14,7 @@
 #   make bench           the benchmark of Documentation/benchmarks.rst
 #   make man-check       man pages render without warnings and match the code
 #   make dkms-deb        Debian packages in build/deb (packaging/mkdeb.sh)
+#   make install         tools, man pages, systemd units (DESTDIR=...)
 #
 # With no KDIR and no KVER the newest /lib/modules/*/build is used.
 
@@ -30,7 +31,7 @@ CHECK_KVER ?= $(if $(KVER),$(KVER),6.1)
 MAKEFLAGS += --no-print-directory
 
 .PHONY: all modules tools unit clean deps check check-debug coccicheck demo bench \
-	checkpatch sparse help man-check dkms-deb
+	checkpatch sparse help man-check dkms-deb install
 
 all: modules tools
 
@@ -51,6 +52,19 @@ DEB_KERNELS ?= $(notdir $(patsubst %/build,%,$(wildcard /lib/modules/*/build)))
 
 dkms-deb: tools
 	packaging/mkdeb.sh --kernels "$(DEB_KERNELS)" build/deb
+
+# What scalio-tools installs, for installing without packages (the modules:
+# dkms add/install from /usr/src, see Documentation/admin-guide.rst).
+MULTIARCH ?= $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo $$(uname -m)-linux-gnu)
+
+install: tools
+	install -D -m 755 tools/scalioctl/scalioctl $(DESTDIR)/usr/sbin/scalioctl
+	install -D -m 755 tools/ycsb/scalio-ycsb $(DESTDIR)/usr/bin/scalio-ycsb
+	if [ -f tools/fio/scalio-fio.so ]; then install -D -m 644 tools/fio/scalio-fio.so \
+		$(DESTDIR)/usr/lib/$(MULTIARCH)/fio/scalio-fio.so; fi
+	$(MAKE) -C man install DESTDIR=$(DESTDIR)
+	install -d $(DESTDIR)/lib/systemd/system $(DESTDIR)/etc/scalio
+	install -m 644 systemd/*.service $(DESTDIR)/lib/systemd/system/
 
 man-check:
 	$(MAKE) -C man test
@@ -90,4 +104,4 @@ clean:
 	rm -rf build
 
 help:
-	@sed -n '3,18p' Makefile
+	@sed -n '3,19p' Makefile

@@ -67,13 +67,15 @@ for b in /lib/modules/*/build; do
 	k=${k%/build}
 	nk=$((nk + 1))
 	m=$root/lib/modules/$k
-	if [ -f "$m/updates/dkms/scalio-target.ko" ] && [ -f "$m/updates/dkms/scalio-host.ko" ]; then
+	# .ko, or .ko.xz where the kernel compresses its modules
+	tko=$(ls "$m"/updates/dkms/scalio-target.ko* 2>/dev/null | head -n 1)
+	if [ -n "$tko" ] && ls "$m"/updates/dkms/scalio-host.ko* > /dev/null 2>&1; then
 		ok "$k: both modules in updates/dkms"
 	else
 		notok "$k: both modules in updates/dkms" "$(ls -R "$m" 2>&1 | head)"
 		continue
 	fi
-	v=$(modinfo -F vermagic "$m/updates/dkms/scalio-target.ko" | awk '{ print $1 }')
+	v=$(modinfo -F vermagic "$tko" | awk '{ print $1 }')
 	if [ "$v" = "$k" ]; then ok "$k: vermagic matches"; else notok "$k: vermagic matches" "got '$v'"; fi
 	# The kernel's own modules next to ours (a symlink farm), so that
 	# depmod -b resolves our dependencies as it does on a real system.

@@ -10,8 +10,8 @@
 # build/deb-vm.  The bed runs with --no-modules --no-setup: nothing of the
 # build tree is loaded or configured.  In each VM (its /usr is the build
 # machine's, read-only, so an overlayfs with a tmpfs upper layer makes it
-# writable; dpkg's database is the build machine's status file, so
-# dependencies are checked for real) the packages are installed with
+# writable; dpkg's database holds the build machine's entries of the packages'
+# dependencies, so those are checked for real) the packages are installed with
 # dpkg -i and the modules loaded with modprobe from /lib/modules
 # (scalio-target with a dash, scalio_host with an underscore).
 #   target, boot 0: target-setup with the packaged scalioctl on
@@ -19,8 +19,9 @@
 #   host: attach, PUT 64 keys, save --host; then the units' ExecStop
 #     lines: host (save + clear: detached), target (save + clear: configfs
 #     empty); the saved target.json goes to /ctl (the "disk" that survives)
-#   vmctl kill-target + start-target (same SSD images), boot 1: packages
-#     installed again (the VM's root is a tmpfs), the target unit's
+#   vmctl kill-target + start-target (same SSD images), boot 1: the
+#     installed files kept in /ctl at the stop are put back (the VM's root
+#     is a tmpfs; a disk would keep them), the target unit's
 #     ExecStartPre + ExecStart lines (modprobe, restore): store enabled and
 #     recovered; a second restore is refused (configfs not empty)
 #   host: the host unit's ExecStartPre + ExecStart (restore --host:
@@ -45,7 +46,13 @@ mkdir -p "$top/build"
 flock -w 1800 "$top/build/.vm-lock-$krel" nice -n 19 \
 	"$top/packaging/mkdeb.sh" --kernels "$krel" "$out" > "$out.log" 2>&1 ||
 	{ cat "$out.log"; echo "FAIL: packaging/mkdeb.sh"; exit 1; }
-cp /var/lib/dpkg/status "$out/status"
+# dpkg's database in the VMs: the build machine's entries of what the
+# packages depend on (they are installed there, and so in the VMs' /usr).
+pkgs=$(dpkg-query -W -f='${binary:Package}\n' libc6 kmod "linux-image-$krel") ||
+	{ echo "FAIL: dependencies of the packages not installed"; exit 1; }
+echo "$pkgs" > "$out/pkgs"
+# shellcheck disable=SC2086
+dpkg-query -s $pkgs > "$out/status" || exit 1
 
 # The guest side (bash; /scalio/build/deb-vm/guest.sh in every VM).
 cat > "$out/guest.sh" << 'EOF'
@@ -55,18 +62,39 @@ K=$SCALIO_KREL
 CTL=/usr/sbin/scalioctl
 fail() { echo "FAIL: $*"; exit 1; }
 
-# Writable /usr (overlay on the read-only 9p /usr), a dpkg database that
-# knows what the build machine has installed, then the packages.
-install_pkgs() {
+# Writable /usr: an overlay on the read-only 9p /usr.
+mount_usr() {
 	mkdir -p /tmp/ovl/upper /tmp/ovl/work /var/lib/dpkg/info /var/lib/dpkg/updates || return 1
 	modprobe overlay || return 1
 	mount -t overlay overlay \
-		-o lowerdir=/usr,upperdir=/tmp/ovl/upper,workdir=/tmp/ovl/work /usr || return 1
+		-o lowerdir=/usr,upperdir=/tmp/ovl/upper,workdir=/tmp/ovl/work /usr
+}
+
+# The target's "disk" across its reboot: the VM's root is a tmpfs, so what
+# dpkg installed (the overlay's upper layer and dpkg's database) is kept in
+# /ctl at shutdown and put back at the next boot, as a root fs would keep it.
+keep_root() {
+	tar --xattrs -C /tmp/ovl/upper -cf /ctl/pkgtest/usr-upper.tar . &&
+		tar -C /var/lib -cf /ctl/pkgtest/dpkg.tar dpkg
+}
+
+reuse_root() {
+	mkdir -p /tmp/ovl/upper /var/lib && tar --xattrs -C /tmp/ovl/upper -xf /ctl/pkgtest/usr-upper.tar &&
+		tar -C /var/lib -xf /ctl/pkgtest/dpkg.tar && mount_usr || return 1
+	dpkg-query -W -f='${Status}\n' scalio-tools | grep -q 'ok installed' || return 1
+	echo "packages still installed: $(dpkg-query -W -f='${Package} ${Version}; ' 'scalio-*')"
+}
+
+# A dpkg database that knows what the packages depend on, then dpkg -i.
+install_pkgs() {
+	mount_usr || return 1
 	cp "$D/status" /var/lib/dpkg/status && touch /var/lib/dpkg/available || return 1
+	for p in $(cat "$D/pkgs"); do touch "/var/lib/dpkg/info/$p.list"; done
+	echo "[$(cut -d' ' -f1 /proc/uptime)] dpkg -i"
 	dpkg --log=/dev/null -i "$D"/scalio-modules-"$K"_*.deb "$D"/scalio-tools_*.deb || return 1
-	echo "installed: $(dpkg-query -W -f='${Package} ${Version} ${Status}\n' 'scalio-*' | tr '\n' ';')"
-	[ -x $CTL ] && [ -f "/lib/modules/$K/updates/dkms/scalio-target.ko" ] || return 1
-	grep -q 'updates/dkms/scalio-host.ko:' "/lib/modules/$K/modules.dep" ||
+	echo "[$(cut -d' ' -f1 /proc/uptime)] installed: $(dpkg-query -W -f='${Package} ${Version} ${Status}\n' 'scalio-*' | tr '\n' ';')"
+	[ -x $CTL ] && ls "/lib/modules/$K/updates/dkms/scalio-target.ko"* > /dev/null || return 1
+	grep -q 'updates/dkms/scalio-host.ko[.a-z]*:' "/lib/modules/$K/modules.dep" ||
 		{ echo "depmod did not index the modules"; return 1; }
 }
 
@@ -92,9 +120,9 @@ ssd_links() {
 }
 
 target_boot() {
-	install_pkgs || fail "installing the packages"
 	ssd_links
 	if [ "$SCALIO_BOOT_GEN" = 0 ]; then
+		install_pkgs || fail "installing the packages"
 		modprobe scalio-target || fail "modprobe scalio-target"
 		echo "loaded $(modinfo -n scalio_target)"
 		modinfo -n scalio_target | grep -q "^/lib/modules/$K/updates/dkms/scalio-target.ko" ||
@@ -103,6 +131,7 @@ target_boot() {
 			/dev/scalio-ssd0 /dev/scalio-ssd1 || fail "target-setup"
 		return 0
 	fi
+	reuse_root || fail "the installed packages did not survive the reboot"
 	mkdir -p /etc/scalio
 	cp /ctl/pkgtest/target.json /etc/scalio/target.json || fail "no saved target.json"
 	unit scalio-target ExecStartPre || fail "scalio-target.service ExecStartPre"
@@ -159,7 +188,8 @@ target_stop() {
 		[ -z "$(ls /sys/kernel/config/$d)" ] || fail "$d not empty after clear: $(ls /sys/kernel/config/$d)"
 	done
 	mkdir -p /ctl/pkgtest
-	cp /etc/scalio/target.json /ctl/pkgtest/target.json
+	cp /etc/scalio/target.json /ctl/pkgtest/target.json || fail "keeping target.json"
+	keep_root || fail "keeping the installed packages"
 	echo "target saved and cleared"
 }
 EOF
