@@ -145,11 +145,28 @@ static ssize_t timeout_ms_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(timeout_ms);
 
+/* The identity the store admitted; the secret has no attribute. */
+static ssize_t hostnqn_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%s\n", scalio_dev_hstore(dev)->hostnqn);
+}
+static DEVICE_ATTR_RO(hostnqn);
+
+static ssize_t hostid_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%pUb\n", scalio_dev_hstore(dev)->host_id);
+}
+static DEVICE_ATTR_RO(hostid);
+
 static struct attribute *scalio_hstore_attrs[] = {
 	&dev_attr_store.attr,
 	&dev_attr_traddr.attr,
 	&dev_attr_trsvcid.attr,
 	&dev_attr_timeout_ms.attr,
+	&dev_attr_hostnqn.attr,
+	&dev_attr_hostid.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(scalio_hstore);

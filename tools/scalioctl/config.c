@@ -21,6 +21,7 @@
  * the tests, on a fake tree of plain files: attribute files are then
  * created by writing them).
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -55,6 +56,7 @@ struct group_spec {
 	bool has_enable;
 	bool single;		/* one default item named like the group */
 	const char *keep;	/* a default item (never created, removed) */
+	bool keyed;		/* items hold a write-only "dhchap_key" */
 	const struct group_spec *children;
 	const struct link_spec *links;
 };
@@ -90,6 +92,7 @@ static const struct group_spec nvmet_groups[] = {
 
 static const struct group_spec scalio_store_groups[] = {
 	{ .key = "ssds" },
+	{ .key = "allowed_hosts", .keyed = true },
 	{ NULL },
 };
 
@@ -131,6 +134,64 @@ static const char *sys_root(void)
 }
 
 static bool dry_run;
+
+/*
+ * Attributes never saved nor restored: one-shot actions of the next
+ * enable.  A restored store recovers what is on its SSDs; formatting or
+ * forcing recovery stays an explicit target-setup --format/--force-recover.
+ */
+static bool one_shot_attr(const char *name)
+{
+	return !strcmp(name, "attr_format_on_enable") ||
+	       !strcmp(name, "attr_force_recover");
+}
+
+/* 8-4-4-4-12 hex digits, as /etc/nvme/hostid holds. */
+static bool valid_uuid(const char *s)
+{
+	int i;
+
+	for (i = 0; i < 36; i++) {
+		if (i == 8 || i == 13 || i == 18 || i == 23) {
+			if (s[i] != '-')
+				return false;
+		} else if (!isxdigit((unsigned char)s[i])) {
+			return false;
+		}
+	}
+	return !s[36];
+}
+
+/* The hosts file of target-setup: "NQN [KEYFILE]" lines. */
+static const char *hosts_file(void)
+{
+	const char *r = getenv("SCALIO_HOSTS_FILE");
+
+	return r && *r ? r : "/etc/scalio/allowed_hosts";
+}
+
+/* The key file of @nqn in the hosts file, into @out; 0 or -ENOENT. */
+static int hosts_file_key(const char *nqn, char *out, size_t len)
+{
+	FILE *f = fopen(hosts_file(), "re");
+	char line[PATH_MAX + SCALIO_NQN_MAX], *n, *k, *save;
+	int ret = -ENOENT;
+
+	if (!f)
+		return ret;
+	while (ret && fgets(line, sizeof(line), f)) {
+		n = strtok_r(line, " \t\n", &save);
+		if (!n || *n == '#' || strcmp(n, nqn))
+			continue;
+		k = strtok_r(NULL, " \t\n", &save);
+		if (k && *k == '/' && strlen(k) < len) {
+			snprintf(out, len, "%s", k);
+			ret = 0;
+		}
+	}
+	fclose(f);
+	return ret;
+}
 
 /* ---- small file-system helpers ---- */
 
@@ -255,7 +316,7 @@ static int do_mkdir(const char *path)
 /* ---- save ---- */
 
 /* Every rw attribute of @dir but "enable", into object "attrs". */
-static int save_attrs(struct json_writer *w, const char *dir)
+static int save_attrs(struct json_writer *w, const char *dir, bool keyed)
 {
 	char p[PATH_MAX], val[ATTR_MAX], **names;
 	int i, n, r, ret = 0;
@@ -265,7 +326,8 @@ static int save_attrs(struct json_writer *w, const char *dir)
 		return n == -ENOENT ? 0 : n;
 	jw_obj_begin(w, "attrs");
 	for (i = 0; i < n; i++) {
-		if (!strcmp(names[i], "enable"))
+		if (!strcmp(names[i], "enable") || one_shot_attr(names[i]) ||
+		    (keyed && !strcmp(names[i], "dhchap_key")))
 			continue;
 		pathf(p, "%s/%s", dir, names[i]);
 		if (!is_rw_attr(p))
@@ -289,6 +351,26 @@ static int save_attrs(struct json_writer *w, const char *dir)
 static int save_group(struct json_writer *w, const char *parent,
 		      const struct group_spec *g);
 
+/*
+ * An allowed host's secret is write-only ("(set)" when read): record the
+ * path of its key file from the hosts file instead, "" when unknown (then
+ * restore refuses the host rather than admit it without its secret).
+ */
+static void save_key(struct json_writer *w, const char *dir, const char *nqn)
+{
+	char p[PATH_MAX], val[64], key[PATH_MAX];
+
+	pathf(p, "%s/dhchap_key", dir);
+	if (read_file(p, val, sizeof(val)) <= 0 || strcmp(val, "(set)"))
+		return;
+	if (hosts_file_key(nqn, key, sizeof(key))) {
+		fprintf(stderr, "%s: warning: %s has a secret but %s names no key file for it: restore will refuse this host until it does\n",
+			progname, dir, hosts_file());
+		key[0] = '\0';
+	}
+	jw_str(w, "dhchap_key_file", key);
+}
+
 /* One item @dir of group @g. */
 static int save_item(struct json_writer *w, const char *dir, const char *name,
 		     const struct group_spec *g)
@@ -301,7 +383,9 @@ static int save_item(struct json_writer *w, const char *dir, const char *name,
 	jw_obj_begin(w, g->single ? g->key : NULL);
 	if (!g->single)
 		jw_str(w, "name", name);
-	ret = save_attrs(w, dir);
+	ret = save_attrs(w, dir, g->keyed);
+	if (!ret && g->keyed)
+		save_key(w, dir, name);
 	for (c = g->children; !ret && c && c->key; c++)
 		ret = save_group(w, dir, c);
 	for (l = g->links; !ret && l && l->dir; l++) {
@@ -443,7 +527,8 @@ static int for_each_attached(int (*fn)(const char *dir, const char *name,
 static int save_one_host_store(const char *dir, const char *name, void *arg)
 {
 	struct json_writer *w = arg;
-	char p[PATH_MAX], addr[SCALIO_ADDR_MAX], num[32];
+	char p[PATH_MAX], addr[SCALIO_ADDR_MAX], num[40];
+	char nqn[PATH_MAX + 16];
 	uint32_t v;
 
 	pathf(p, "%s/traddr", dir);
@@ -464,6 +549,17 @@ static int save_one_host_store(const char *dir, const char *name, void *arg)
 	if (read_file(p, num, sizeof(num)) > 0 &&
 	    !parse_u32(num, 1, 3600000, &v))
 		jw_uint(w, "timeout_ms", v);
+	/* Older modules have no hostnqn/hostid: attach's defaults then. */
+	pathf(p, "%s/hostnqn", dir);
+	if (read_file(p, nqn, sizeof(nqn)) > 0 && valid_nqn(nqn))
+		jw_str(w, "hostnqn", nqn);
+	pathf(p, "%s/hostid", dir);
+	if (read_file(p, num, sizeof(num)) > 0 && valid_uuid(num))
+		jw_str(w, "hostid", num);
+	attach_state_path(p, sizeof(p), name);
+	if (read_file(p, nqn, sizeof(nqn)) > 0 &&
+	    !strncmp(nqn, "key_file=/", 10))
+		jw_str(w, "key_file", nqn + 9);
 	jw_obj_end(w);
 	return 0;
 }
@@ -684,8 +780,15 @@ static int check_item(const struct json *it, const struct group_spec *g,
 			for (a = m->child; a; a = a->next)
 				if (!valid_entry(a->key) ||
 				    !strcmp(a->key, "enable") ||
+				    (g->keyed && !strcmp(a->key, "dhchap_key")) ||
 				    a->type != JSON_STR)
 					return bad(w, "attributes must be \"file\": \"text\"");
+			continue;
+		}
+		if (!strcmp(m->key, "dhchap_key_file") && g->keyed) {
+			if (m->type != JSON_STR ||
+			    (m->str[0] && m->str[0] != '/'))
+				return bad(w, "must be an absolute path or \"\"");
 			continue;
 		}
 		if (!strcmp(m->key, "enable") && g->has_enable) {
@@ -753,6 +856,17 @@ static int check_host(const struct json *h)
 			} else if (!strcmp(m->key, "timeout_ms")) {
 				if (json_u32(m, 3600000, &v) || !v)
 					return bad(n->str, "timeout_ms must be 1..3600000");
+			} else if (!strcmp(m->key, "hostnqn")) {
+				if (m->type != JSON_STR || !valid_nqn(m->str))
+					return bad(n->str, "hostnqn must be an NQN");
+			} else if (!strcmp(m->key, "hostid")) {
+				if (m->type != JSON_STR || !valid_uuid(m->str))
+					return bad(n->str, "hostid must be a UUID");
+			} else if (!strcmp(m->key, "key_file")) {
+				/* A path, never a secret. */
+				if (m->type != JSON_STR || m->str[0] != '/' ||
+				    strlen(m->str) >= PATH_MAX)
+					return bad(n->str, "key_file must be an absolute path");
 			} else {
 				return bad(n->str, "unknown member");
 			}
@@ -808,6 +922,7 @@ static int check_config(const struct json *cfg)
 
 static int restore_item(const char *dir, const struct json *it,
 			const struct group_spec *g);
+static int restore_key(const char *dir, const char *file);
 
 static int restore_group(const char *parent, const struct json *arr,
 			 const struct group_spec *g)
@@ -866,6 +981,12 @@ static int restore_item(const char *dir, const struct json *it,
 	int ret;
 
 	for (a = attrs ? attrs->child : NULL; a; a = a->next) {
+		if (one_shot_attr(a->key)) {
+			if (strcmp(a->str, "0"))
+				fprintf(stderr, "%s: warning: %s/%s not restored: restore never formats nor forces recovery (target-setup --format/--force-recover does)\n",
+					progname, dir, a->key);
+			continue;
+		}
 		pathf(p, "%s/%s", dir, a->key);
 		if (!cfs_fake() && !path_exists(p)) {
 			err_msg("%s: attribute not supported by this kernel", p);
@@ -879,6 +1000,12 @@ static int restore_item(const char *dir, const struct json *it,
 			err_msg("write '%s' to %s: %s", a->str, p, strerror(-ret));
 			return ret;
 		}
+	}
+	m = json_get(it, "dhchap_key_file");
+	if (g->keyed && m) {
+		ret = restore_key(dir, m->str);
+		if (ret)
+			return ret;
 	}
 	for (c = g->children; c && c->key; c++) {
 		m = json_get(it, c->key);
@@ -922,6 +1049,46 @@ static int restore_item(const char *dir, const struct json *it,
 		}
 	}
 	return 0;
+}
+
+/*
+ * Give allowed host @dir its secret from @file, or when "" (save did not
+ * know it) from the hosts file; without one the restore fails: a host
+ * that had a secret is not admitted without it.
+ */
+static int restore_key(const char *dir, const char *file)
+{
+	const char *nqn = strrchr(dir, '/') + 1;
+	char key[PATH_MAX], p[PATH_MAX];
+	uint8_t secret[SCALIO_SECRET_MAX + 1];
+	uint32_t len;
+	int ret, v;
+
+	if (file[0])
+		pathf(key, "%s", file);
+	else if (hosts_file_key(nqn, key, sizeof(key))) {
+		err_msg("%s had a secret that save could not record: name its key file in %s (\"%s KEYFILE\")",
+			dir, hosts_file(), nqn);
+		return -ENOKEY;
+	}
+	pathf(p, "%s/dhchap_key", dir);
+	if (dry_run) {
+		printf("write %s = (secret from %s)\n", p, key);
+		return 0;
+	}
+	if (read_secret(key, secret, &len)) {
+		err_msg("%s: no secret from %s", dir, key);
+		return -ENOKEY;
+	}
+	secret[len] = '\0';
+	v = verbose;
+	verbose = 0;	/* never print the secret */
+	ret = put_attr(p, (char *)secret);
+	verbose = v;
+	memset(secret, 0, sizeof(secret));
+	if (ret)
+		err_msg("write the secret of %s to %s: %s", nqn, p, strerror(-ret));
+	return ret;
 }
 
 /* Names of what exists in the target's configfs groups, for the refusal. */
@@ -1010,7 +1177,12 @@ static int restore_host(const struct json *h)
 		return EXIT_FAIL;
 	}
 	for (e = st ? st->child : NULL; e; e = e->next) {
-		char *argv[12];
+		static const char *const idopt[][2] = {
+			{ "hostnqn", "--hostnqn" }, { "hostid", "--hostid" },
+			{ "key_file", "--key-file" },
+		};
+		char *argv[18];
+		size_t k;
 		int argc = 0;
 
 		argv[argc++] = "attach";
@@ -1034,6 +1206,13 @@ static int restore_host(const struct json *h)
 			snprintf(nums[2], sizeof(nums[2]), "%s", m->str);
 			argv[argc++] = "--timeout-ms";
 			argv[argc++] = nums[2];
+		}
+		for (k = 0; k < sizeof(idopt) / sizeof(idopt[0]); k++) {
+			m = json_get(e, idopt[k][0]);
+			if (m) {
+				argv[argc++] = (char *)idopt[k][1];
+				argv[argc++] = m->str;
+			}
 		}
 		argv[argc] = NULL;
 		if (dry_run) {

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -390,6 +391,52 @@ static int host_ident_init(struct host_ident *hi, const char *nqn,
 	return EXIT_OK;
 }
 
+/**
+ * attach_state_path() - where attach records what save cannot read back
+ * @buf:	result
+ * @len:	its size
+ * @store:	store name
+ *
+ * $SCALIO_RUNDIR (default /run/scalio)/<store>.attach: the path of the
+ * key file the store was attached with ("key_file=PATH"), never the
+ * secret; the module shows the host NQN and id but not where the secret
+ * came from.  /run goes away at reboot, as the attachment does.
+ */
+void attach_state_path(char *buf, size_t len, const char *store)
+{
+	const char *r = getenv("SCALIO_RUNDIR");
+
+	snprintf(buf, len, "%s/%s.attach", r && *r ? r : "/run/scalio", store);
+}
+
+/* Record @key_file (or no key file) for @store; failure only warns. */
+static void write_attach_state(const char *store, const char *key_file)
+{
+	char p[PATH_MAX], abs[PATH_MAX], *slash;
+	FILE *f;
+
+	attach_state_path(p, sizeof(p), store);
+	if (!key_file) {
+		unlink(p);
+		return;
+	}
+	if (!realpath(key_file, abs))
+		snprintf(abs, sizeof(abs), "%s", key_file);
+	slash = strrchr(p, '/');
+	if (slash) {
+		*slash = '\0';
+		mkdir(p, 0755);
+		*slash = '/';
+	}
+	f = fopen(p, "we");
+	if (!f || fprintf(f, "key_file=%s\n", abs) < 0 || fclose(f)) {
+		fprintf(stderr, "%s: warning: cannot record the key file in %s: %s (save will not know it)\n",
+			progname, p, strerror(errno));
+		if (f)
+			fclose(f);
+	}
+}
+
 /* What an ATTACH refusal means, for the operator. */
 static const char *attach_hint(int err)
 {
@@ -485,6 +532,8 @@ int cmd_attach(int argc, char **argv)
 	if (hostnqn && !valid_nqn(hostnqn))
 		return usage_error("attach", "--hostnqn '%s' is not a valid NQN",
 				   hostnqn);
+	if (!key_file && !access(SCALIO_HOSTKEY, F_OK))
+		key_file = SCALIO_HOSTKEY;
 	if (host_ident_init(&hi, hostnqn, hostid, key_file))
 		return EXIT_FAIL;
 
@@ -515,6 +564,7 @@ int cmd_attach(int argc, char **argv)
 	} else {
 		info_msg("store %s: attached to %s:%u", name, addr, port);
 	}
+	write_attach_state(name, key_file);
 	ret = EXIT_OK;
 	close(ctl);
 
@@ -667,6 +717,8 @@ int cmd_detach(int argc, char **argv)
 		close(ctl);
 		info_msg("store %s: detached", name);
 	}
+	attach_state_path(p, sizeof(p), name);
+	unlink(p);
 
 	for (i = 0; i < nr_nqns; i++) {
 		char *argv_dc[] = { "nvme", "disconnect", "-n", nqns[i], NULL };

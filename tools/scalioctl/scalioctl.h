@@ -83,6 +83,7 @@ int read_secret(const char *path, uint8_t *secret, uint32_t *len);
 int cmd_attach(int argc, char **argv);
 int cmd_detach(int argc, char **argv);
 int find_nvme_blockdev(const char *nqn, uint32_t nsid, char *path, size_t len);
+void attach_state_path(char *buf, size_t len, const char *store);
 
 /* kv.c */
 int cmd_put(int argc, char **argv);

@@ -176,6 +176,8 @@ bad_file "a late error (nothing applied first)" 'no valid "name"' '{"scalio_conf
 bad_file "duplicate keys" "duplicate member" '{"scalio_config": 1, "scalio_config": 1}'
 bad_file "invalid UTF-8" "invalid UTF-8" "$(printf '{"scalio_config": 1, "target": {"nvmet": {"hosts": [{"name": "\xff"}]}}}')"
 bad_file "a host name instead of an address" 'no valid "addr"' '{"scalio_config": 1, "host": {"stores": [{"name": "kv0", "addr": "host.example"}]}}'
+bad_file "a host key_file that is not a path" "key_file must be an absolute path" '{"scalio_config": 1, "host": {"stores": [{"name": "kv0", "addr": "10.0.0.1", "key_file": "c2VjcmV0"}]}}'
+bad_file "a bad host id" "hostid must be a UUID" '{"scalio_config": 1, "host": {"stores": [{"name": "kv0", "addr": "10.0.0.1", "hostid": "x"}]}}'
 bad_file "a port out of range" "ports must be 1..65535" '{"scalio_config": 1, "host": {"stores": [{"name": "kv0", "addr": "10.0.0.1", "port": 70000}]}}'
 out=$(SCALIO_CONFIGFS=$C3 "$ctl" restore "$t/missing.json" 2>&1); rc=$?
 if [ $rc = 3 ] && grep -q "No such file" <<< "$out"; then ok "restore of a missing file fails"; else notok "restore of a missing file fails" "$out"; fi
@@ -190,6 +192,82 @@ else
 	notok "clear --target empties the tree" "$(cat "$t/out")" "$(find "$C2" -mindepth 3 | head)"
 fi
 if SCALIO_CONFIGFS=$C2 "$ctl" restore "$t/a.json" > /dev/null 2>&1; then ok "restore after clear"; else notok "restore after clear"; fi
+
+# ---- admission secrets and one-shot attributes of a store
+nA=nqn.2014-08.org.nvmexpress:uuid:aaaaaaaa-0000-4000-8000-000000000001
+nB=nqn.2014-08.org.nvmexpress:uuid:bbbbbbbb-0000-4000-8000-000000000002
+nC=nqn.2014-08.org.nvmexpress:uuid:cccccccc-0000-4000-8000-000000000003
+secret=c2VjcmV0LXNlY3JldC1zZWNyZXQK0123
+C4=$t/cfs4
+empty_cfs "$C4"
+K=$C4/scalio/stores/kv5
+mkdir -p "$K/ssds" "$K/allowed_hosts/$nA" "$K/allowed_hosts/$nB" "$K/allowed_hosts/$nC"
+attr "$K/attr_batch_max" 8
+attr "$K/attr_format_on_enable" 1
+attr "$K/attr_force_recover" 1
+attr "$K/enable" 1
+attr "$K/allowed_hosts/$nA/dhchap_key" "(set)"
+attr "$K/allowed_hosts/$nB/dhchap_key" "(set)"
+attr "$K/allowed_hosts/$nC/dhchap_key" ""
+printf '%s\n' "$secret" > "$t/keyA"
+printf '%s\n' "$secret-B" > "$t/keyB"
+printf '# NQN KEYFILE\n%s %s\n%s\n' "$nA" "$t/keyA" "$nC" > "$t/hosts"
+export SCALIO_HOSTS_FILE=$t/hosts
+SCALIO_CONFIGFS=$C4 "$ctl" save --target "$t/k.json" 2> "$t/err"; rc=$?
+if [ $rc = 0 ] && grep -q "\"dhchap_key_file\": \"$t/keyA\"" "$t/k.json" &&
+   grep -q '"dhchap_key_file": ""' "$t/k.json" && grep -q "$nB.*names no key file" "$t/err" &&
+   ! grep -qE '\(set\)|"dhchap_key"|'"$secret" "$t/k.json"; then
+	ok "save records key file paths, never '(set)' or a secret; warns of an unknown one"
+else
+	notok "save records key file paths" "exit $rc: $(cat "$t/err")" "$(cat "$t/k.json")"
+fi
+if ! grep -qE 'attr_format_on_enable|attr_force_recover' "$t/k.json" && grep -q '"attr_batch_max": "8"' "$t/k.json"; then
+	ok "save leaves out attr_format_on_enable and attr_force_recover"
+else
+	notok "save leaves out attr_format_on_enable and attr_force_recover" "$(cat "$t/k.json")"
+fi
+C5=$t/cfs5
+empty_cfs "$C5"
+out=$(SCALIO_CONFIGFS=$C5 "$ctl" restore "$t/k.json" 2>&1); rc=$?
+if [ $rc = 3 ] && grep -q "$nB had a secret that save could not record" <<< "$out" &&
+   [ ! -e "$C5/scalio/stores/kv5/enable" ]; then
+	ok "restore refuses a host whose secret is unknown (store not enabled)"
+else
+	notok "restore refuses a host whose secret is unknown" "exit $rc: $out"
+fi
+printf '%s %s\n' "$nB" "$t/keyB" >> "$t/hosts"
+C6=$t/cfs6
+empty_cfs "$C6"
+out=$(SCALIO_CONFIGFS=$C6 "$ctl" restore -v "$t/k.json" 2>&1); rc=$?
+R=$C6/scalio/stores/kv5
+if [ $rc = 0 ] && [ "$(cat "$R/allowed_hosts/$nA/dhchap_key")" = "$secret" ] &&
+   [ "$(cat "$R/allowed_hosts/$nB/dhchap_key")" = "$secret-B" ] &&
+   [ ! -e "$R/allowed_hosts/$nC/dhchap_key" ] && [ -d "$R/allowed_hosts/$nC" ] &&
+   [ "$(cat "$R/enable")" = 1 ] && ! grep -q "$secret" <<< "$out"; then
+	ok "restore gives each allowed host its secret from its key file (never printed)"
+else
+	notok "restore gives each allowed host its secret" "exit $rc: $out" "$(tree "$C6")"
+fi
+if [ ! -e "$R/attr_format_on_enable" ] && [ ! -e "$R/attr_force_recover" ]; then
+	ok "restore enables without format_on_enable / force_recover"
+else
+	notok "restore enables without format_on_enable / force_recover" "$(tree "$C6")"
+fi
+printf '{"scalio_config": 1, "target": {"scalio": {"stores": [{"name": "kv6", "attrs": {"attr_format_on_enable": "1", "attr_force_recover": "1"}, "enable": "1"}]}}}' > "$t/fmt.json"
+C7=$t/cfs7
+empty_cfs "$C7"
+out=$(SCALIO_CONFIGFS=$C7 "$ctl" restore "$t/fmt.json" 2>&1); rc=$?
+if [ $rc = 0 ] && [ ! -e "$C7/scalio/stores/kv6/attr_format_on_enable" ] &&
+   [ ! -e "$C7/scalio/stores/kv6/attr_force_recover" ] &&
+   [ "$(grep -c "restore never formats" <<< "$out")" = 2 ]; then
+	ok "restore of a file asking for format_on_enable / force_recover recovers instead, with a warning"
+else
+	notok "restore of a file asking for format_on_enable" "exit $rc: $out" "$(tree "$C7")"
+fi
+bad_file "a relative key file" "absolute path" '{"scalio_config": 1, "target": {"scalio": {"stores": [{"name": "a", "allowed_hosts": [{"name": "h", "dhchap_key_file": "k"}]}]}}}'
+bad_file "a secret among the attributes" "attributes must be" '{"scalio_config": 1, "target": {"scalio": {"stores": [{"name": "a", "allowed_hosts": [{"name": "h", "attrs": {"dhchap_key": "s3cr3t-s3cr3t-s3cr3t"}}]}]}}}'
+unset SCALIO_HOSTS_FILE
+
 out=$("$ctl" clear 2>&1); rc=$?
 if [ $rc = 2 ]; then ok "clear without --target/--host is a usage error"; else notok "clear without --target/--host is a usage error" "exit $rc"; fi
 
@@ -201,6 +279,11 @@ attr "$Y/class/misc/scalio-kv0/store" kv0
 attr "$Y/class/misc/scalio-kv0/traddr" 10.77.0.1
 attr "$Y/class/misc/scalio-kv0/trsvcid" 4801
 attr "$Y/class/misc/scalio-kv0/timeout_ms" 7000
+attr "$Y/class/misc/scalio-kv0/hostnqn" "$nA"
+attr "$Y/class/misc/scalio-kv0/hostid" aaaaaaaa-0000-4000-8000-000000000001
+mkdir -p "$t/run"
+printf 'key_file=%s\n' "$t/keyA" > "$t/run/kv0.attach"
+export SCALIO_RUNDIR=$t/run
 attr "$Y/class/misc/scalio-kv2/store" kv2
 attr "$Y/class/misc/scalio-kv2/traddr" fd00::1
 attr "$Y/class/misc/scalio-kv2/trsvcid" 4800
@@ -217,9 +300,16 @@ if ! grep -q '"target"' "$t/h.json" && grep -q '"nvme_port": 4421' "$t/h.json" &
 else
 	notok "host save: stores with address, ports and timeout" "$(cat "$t/h.json")"
 fi
+if grep -q "\"hostnqn\": \"$nA\"" "$t/h.json" && grep -q '"hostid": "aaaaaaaa-0000-4000-8000-000000000001"' "$t/h.json" &&
+   grep -q "\"key_file\": \"$t/keyA\"" "$t/h.json" && ! grep -q "$secret" "$t/h.json" &&
+   [ "$(grep -c hostnqn "$t/h.json")" = 1 ]; then
+	ok "host save: host NQN, host id and key file path (never the secret)"
+else
+	notok "host save: host NQN, host id and key file path" "$(cat "$t/h.json")"
+fi
 mkdir -p "$t/sys-empty/class/misc/scalio-ctl"
 out=$(SCALIO_SYSFS=$t/sys-empty "$ctl" restore --dry-run --host "$t/h.json" 2>&1)
-if [ "$out" = "scalioctl attach kv0 --addr 10.77.0.1 --port 4801 --nvme-port 4421 --timeout-ms 7000
+if [ "$out" = "scalioctl attach kv0 --addr 10.77.0.1 --port 4801 --nvme-port 4421 --timeout-ms 7000 --hostnqn $nA --hostid aaaaaaaa-0000-4000-8000-000000000001 --key-file $t/keyA
 scalioctl attach kv2 --addr fd00::1 --port 4800" ]; then
 	ok "host restore attaches each store with its parameters"
 else

@@ -127,7 +127,7 @@ target_boot() {
 		echo "loaded $(modinfo -n scalio_target)"
 		modinfo -n scalio_target | grep -q "^/lib/modules/$K/updates/dkms/scalio-target.ko" ||
 			fail "scalio_target not loaded from updates/dkms"
-		$CTL target-setup --store kv0 --addr "$SCALIO_TARGET_ADDR" \
+		$CTL target-setup --store kv0 --addr "$SCALIO_TARGET_ADDR" --format \
 			/dev/scalio-ssd0 /dev/scalio-ssd1 || fail "target-setup"
 		return 0
 	fi
@@ -145,13 +145,22 @@ target_boot() {
 }
 
 host_main() {
-	local i v
+	local i v nqn
 	install_pkgs || fail "installing the packages"
 	modprobe scalio_host || fail "modprobe scalio_host"
 	modinfo -n scalio-host | grep -q "^/lib/modules/$K/updates/dkms/scalio-host.ko" ||
 		fail "scalio-host not loaded from updates/dkms"
 	for i in $(seq 50); do [ -c /dev/scalio-ctl ] && break; sleep 0.1; done
-	$CTL attach kv0 --addr "$SCALIO_TARGET_ADDR" || fail "attach"
+	# Admission: the target admits this host by NQN and secret; its
+	# hosts file names the key file (in /ctl: it survives the reboot),
+	# which is what the saved target.json records, never the secret.
+	nqn=$(cat /etc/nvme/hostnqn)
+	mkdir -p /ctl/pkgtest /etc/scalio/keys
+	head -c 24 /dev/urandom | base64 > /ctl/pkgtest/host.key
+	vmctl exec-target "bash -c 'echo $nqn /ctl/pkgtest/host.key > /etc/scalio/allowed_hosts && $CTL allow-host kv0 $nqn --key-file /ctl/pkgtest/host.key'" ||
+		fail "allow-host"
+	install -m 600 /ctl/pkgtest/host.key /etc/scalio/keys/kv0.key
+	$CTL attach kv0 --addr "$SCALIO_TARGET_ADDR" --key-file /etc/scalio/keys/kv0.key || fail "attach"
 	for i in $(seq 64); do
 		$CTL put kv0 "key$i" "value $i $(printf '%0*d' $((i * 7)) 0)" || fail "put key$i"
 	done
@@ -159,11 +168,23 @@ host_main() {
 	$CTL save --host /etc/scalio/host.json || fail "save --host"
 	cat /etc/scalio/host.json
 	grep -q '"nvme_port": 4420' /etc/scalio/host.json || fail "host.json lacks the nvme port"
+	grep -q "\"hostnqn\": \"$(cat /sys/class/misc/scalio-kv0/hostnqn)\"" /etc/scalio/host.json ||
+		fail "host.json lacks the host NQN"
+	grep -q '"key_file": "/etc/scalio/keys/kv0.key"' /etc/scalio/host.json ||
+		fail "host.json lacks the key file"
+	! grep -qF "$(cat /ctl/pkgtest/host.key)" /etc/scalio/host.json ||
+		fail "host.json holds the secret"
 	echo "=== stop: host unit, then target unit"
 	unit scalio-host ExecStop || fail "scalio-host.service ExecStop"
 	[ ! -e /dev/scalio/kv0 ] || fail "kv0 still attached after the host unit stopped"
 	vmctl exec-target "bash -c '. $D/guest.sh && target_stop'" || fail "target stop"
 	grep -q '"kv0"' /ctl/pkgtest/target.json || fail "saved target.json has no kv0"
+	! grep -qE '\(set\)|attr_format_on_enable|attr_force_recover' /ctl/pkgtest/target.json ||
+		fail "target.json holds a one-shot attribute or '(set)'"
+	grep -q '"dhchap_key_file": "/ctl/pkgtest/host.key"' /ctl/pkgtest/target.json ||
+		fail "target.json does not name the host's key file"
+	! grep -qF "$(cat /ctl/pkgtest/host.key)" /ctl/pkgtest/target.json ||
+		fail "target.json holds the secret"
 	echo "=== reboot the target"
 	vmctl kill-target || fail "kill-target"
 	vmctl start-target || fail "start-target (restore)"
