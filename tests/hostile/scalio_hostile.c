@@ -15,6 +15,7 @@
  *
  * Usage: scalio_hostile ADDR PORT STORE ATTACK [N]
  *   connect-bad   malformed connect private data, one variant a connect
+ *   admit-bad     ADMIT as an unlisted host NQN, and with a wrong HMAC
  *   rpc-bad       each malformed RPC, one per connection
  *   scribble      RDMA WRITE garbage over every byte of every index chunk,
  *                 then try the read-only seg table and header
@@ -32,6 +33,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <netdb.h>
+#include <sys/socket.h>
+#include <linux/if_alg.h>
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
@@ -51,6 +54,9 @@ struct hc {
 	struct ibv_mr *mr;
 	uint8_t *buf;		/* NBUF receive, NBUF send, garbage */
 	uint16_t qd;
+	uint16_t client_id;
+	uint8_t challenge[SCALIO_CHALLENGE_LEN];
+	bool norepost;		/* norecv: do not repost a used receive */
 	uint64_t tag;
 	/* from HELLO / CHUNKS */
 	uint32_t nr_chunks;
@@ -60,6 +66,18 @@ struct hc {
 };
 
 static const char *g_addr, *g_port, *g_store;
+/* Admission: the host VM's NQN and secret, our own host id. */
+static char g_nqn[SCALIO_NQN_MAX];
+static char g_secret[SCALIO_SECRET_MAX + 2];
+static size_t g_secret_len;
+/*
+ * Not the host module's id: an admitted connection with the same id and
+ * NQN would retire host1's own connection.
+ */
+static const uint8_t g_host_id[SCALIO_HOSTID_LEN] = {
+	0x68, 0x6f, 0x73, 0x74, 0x69, 0x6c, 0x65, 0x2d,
+	0x40, 0x00, 0x80, 0x00, 0x00, 0x00, 0x00, 0x45,
+};
 
 static uint8_t *rbuf(struct hc *c, int i) { return c->buf + i * MSG; }
 static uint8_t *sbuf(struct hc *c, int i) { return c->buf + (NBUF + i) * MSG; }
@@ -186,6 +204,8 @@ static int hc_connect(struct hc *c, const void *priv, uint8_t len, bool recvs)
 		const struct scalio_cm_rep *rep = ev.param.conn.private_data;
 
 		c->qd = le16_to_cpu(rep->queue_depth);
+		c->client_id = le16_to_cpu(rep->client_id);
+		memcpy(c->challenge, rep->challenge, sizeof(c->challenge));
 	}
 	return 0;
 }
@@ -198,14 +218,115 @@ static void cm_req_fill(struct scalio_cm_req *r, uint16_t qd)
 	r->minor = SCALIO_PROTO_MINOR;
 	r->queue_depth = cpu_to_le16(qd);
 	snprintf(r->store, sizeof(r->store), "%s", g_store);
+	memcpy(r->host_id, g_host_id, sizeof(r->host_id));
+}
+
+static int rpc(struct hc *c, uint32_t len, void **rsp);
+static struct scalio_msg_hdr *req_hdr(struct hc *c, int i, uint16_t op,
+				      uint32_t len);
+
+/* Read a one-line file into @buf, trailing blanks cut; its length or -1. */
+static int read_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f)
+		return -1;
+	n = fread(buf, 1, size - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r' ||
+		     buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return n;
+}
+
+/* HMAC-SHA256 through the kernel's AF_ALG socket: no library needed. */
+static int hmac_sha256(const void *key, size_t klen, const void *in,
+		       size_t len, uint8_t *out)
+{
+	struct sockaddr_alg sa = {
+		.salg_family = AF_ALG,
+		.salg_type = "hash",
+		.salg_name = "hmac(sha256)",
+	};
+	int tfm, op, ret = -1;
+
+	tfm = socket(AF_ALG, SOCK_SEQPACKET, 0);
+	if (tfm < 0)
+		return -errno;
+	if (bind(tfm, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    setsockopt(tfm, SOL_ALG, ALG_SET_KEY, key, klen)) {
+		ret = -errno;
+		close(tfm);
+		return ret;
+	}
+	op = accept(tfm, NULL, NULL);
+	if (op >= 0) {
+		if (write(op, in, len) == (ssize_t)len &&
+		    read(op, out, SCALIO_MAC_LEN) == SCALIO_MAC_LEN)
+			ret = 0;
+		else
+			ret = -EIO;
+		close(op);
+	} else {
+		ret = -errno;
+	}
+	close(tfm);
+	return ret;
+}
+
+enum admit_how { ADMIT_OK, ADMIT_UNLISTED, ADMIT_BADMAC };
+
+/*
+ * ADMIT as the host VM (@how ADMIT_OK), as a host NQN not in
+ * allowed_hosts, or with a proof made with a wrong secret.
+ * Return: the response's status, or -errno.
+ */
+static int admit(struct hc *c, enum admit_how how)
+{
+	struct scalio_msg_admit_req *m;
+	uint8_t input[SCALIO_ADMIT_MAC_INPUT_LEN];
+	const char *nqn = g_nqn;
+	int ret;
+
+	if (how == ADMIT_UNLISTED)
+		nqn = "nqn.2014-08.org.nvmexpress:uuid:deadbeef-0000-4000-8000-000000000bad";
+	m = (void *)req_hdr(c, 0, SCALIO_MSG_ADMIT, sizeof(*m));
+	memcpy(m->host_id, g_host_id, sizeof(m->host_id));
+	snprintf(m->hostnqn, sizeof(m->hostnqn), "%s", nqn);
+	if (g_secret_len || how == ADMIT_BADMAC) {
+		scalio_admit_mac_input(input, c->challenge, c->client_id,
+				       g_store, nqn, g_host_id);
+		ret = how == ADMIT_BADMAC ?
+		      hmac_sha256("not-the-secret-at-all", 21, input,
+				  sizeof(input), m->mac) :
+		      hmac_sha256(g_secret, g_secret_len, input,
+				  sizeof(input), m->mac);
+		if (ret) {
+			fprintf(stderr, "  HMAC-SHA256 via AF_ALG: %s\n",
+				strerror(-ret));
+			return ret;
+		}
+		m->flags = cpu_to_le32(SCALIO_ADMIT_F_MAC);
+	}
+	return rpc(c, sizeof(*m), NULL);
 }
 
 static int hc_open(struct hc *c)
 {
 	struct scalio_cm_req r;
+	int ret;
 
 	cm_req_fill(&r, 4);
-	return hc_connect(c, &r, sizeof(r), true);
+	ret = hc_connect(c, &r, sizeof(r), true);
+	if (!ret) {
+		ret = admit(c, ADMIT_OK);
+		if (ret)
+			fprintf(stderr, "  ADMIT refused: %d\n", ret);
+	}
+	return ret;
 }
 
 /* Wait for one completion of @want opcode class; 0 or -errno/-EIO. */
@@ -283,7 +404,8 @@ static int rpc(struct hc *c, uint32_t len, void **rsp)
 			st = (int32_t)le32_to_cpu(h->status);
 			if (rsp)
 				*rsp = rbuf(c, wc.wr_id);
-			post_recv(c, wc.wr_id);
+			if (!c->norepost)
+				post_recv(c, wc.wr_id);
 		} else {
 			got_send = 1;
 		}
@@ -383,7 +505,7 @@ static int attack_connect_bad(void)
 	struct hc c;
 	int v, ret, fails = 0;
 
-	for (v = 0; v < 7; v++) {
+	for (v = 0; v < 8; v++) {
 		uint8_t len = sizeof(r);
 
 		cm_req_fill(&r, 4);
@@ -395,6 +517,7 @@ static int attack_connect_bad(void)
 		case 4: r.queue_depth = 0; break;
 		case 5: snprintf(r.store, sizeof(r.store), "nosuchstore"); break;
 		case 6: r.queue_depth = cpu_to_le16(0xffff); break;
+		case 7: memset(r.host_id, 0, sizeof(r.host_id)); break;
 		}
 		ret = hc_connect(&c, &r, len, true);
 		printf("connect-bad variant %d: %s\n", v,
@@ -473,7 +596,13 @@ static int attack_rpc_bad(void)
 		}
 		printf("rpc-bad variant %d: %s (%d)\n", v,
 		       ret < 0 && ret != -ENOENT ? "refused" : "ANSWERED", ret);
-		if (ret == 0 || ret == -ENOENT)
+		/*
+		 * Over the depth is not a sure violation: the target keeps
+		 * only qd receives posted, so an extra SEND waits in RNR
+		 * until it reposts one, and fast GETs may never overlap.
+		 * Surviving it is what counts there.
+		 */
+		if ((ret == 0 || ret == -ENOENT) && v != 8)
 			fails++;
 		hc_close(&c);
 	}
@@ -596,6 +725,12 @@ static int attack_norecv(void)
 	cm_req_fill(&r, 4);
 	if (hc_connect(&c, &r, sizeof(r), false))
 		return 1;
+	/* One receive, for the ADMIT response; none after it. */
+	c.norepost = true;
+	if (post_recv(&c, 0) || admit(&c, ADMIT_OK)) {
+		hc_close(&c);
+		return 1;
+	}
 	for (i = 0; i < 4; i++) {
 		req_hdr(&c, i, SCALIO_MSG_HELLO, sizeof(struct scalio_msg_hdr));
 		send_raw(&c, i, sizeof(struct scalio_msg_hdr), IBV_WR_SEND, 0);
@@ -604,6 +739,46 @@ static int attack_norecv(void)
 	printf("norecv: 4 requests sent, no receive posted, disconnecting\n");
 	hc_close(&c);
 	return 0;
+}
+
+/*
+ * Admission refusals: an NQN not in allowed_hosts (-EACCES) and a proof
+ * made with a wrong secret (-EKEYREJECTED).  Each must be refused with
+ * that status and the connection dropped: a HELLO after it gets nothing.
+ */
+static int attack_admit_bad(void)
+{
+	static const struct {
+		enum admit_how how;
+		int want;
+		const char *what;
+	} v[] = {
+		{ ADMIT_UNLISTED, -EACCES, "unlisted host NQN" },
+		{ ADMIT_BADMAC, -EKEYREJECTED, "wrong HMAC" },
+	};
+	struct scalio_cm_req r;
+	struct hc c;
+	int i, ret, ret2, fails = 0;
+
+	for (i = 0; i < 2; i++) {
+		cm_req_fill(&r, 4);
+		if (hc_connect(&c, &r, sizeof(r), true)) {
+			fprintf(stderr, "admit-bad: cannot connect\n");
+			return 1;
+		}
+		ret = admit(&c, v[i].how);
+		sleep(1);
+		req_hdr(&c, 0, SCALIO_MSG_HELLO, sizeof(struct scalio_msg_hdr));
+		ret2 = rpc(&c, sizeof(struct scalio_msg_hdr), NULL);
+		printf("admit-bad: %s: ADMIT %d (want %d), then HELLO %d: %s\n",
+		       v[i].what, ret, v[i].want, ret2,
+		       ret == v[i].want && ret2 < 0 && ret2 != -EACCES ?
+		       "refused, disconnected" : "LET THROUGH");
+		if (ret != v[i].want || ret2 >= 0 || ret2 == -EACCES)
+			fails++;
+		hc_close(&c);
+	}
+	return fails ? 1 : 0;
 }
 
 static int attack_cycles(int n)
@@ -625,13 +800,21 @@ int main(int argc, char **argv)
 	if (argc < 5) {
 		fprintf(stderr,
 			"Usage: scalio_hostile ADDR PORT STORE ATTACK [N]\n"
-			"  ATTACK: connect-bad rpc-bad scribble inval norecv cycles\n");
+			"  ATTACK: connect-bad admit-bad rpc-bad scribble inval norecv cycles\n");
 		return 2;
 	}
 	g_addr = argv[1];
 	g_port = argv[2];
 	g_store = argv[3];
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (read_line("/etc/nvme/hostnqn", g_nqn, sizeof(g_nqn)) <= 0) {
+		fprintf(stderr, "no host NQN in /etc/nvme/hostnqn\n");
+		return 1;
+	}
+	if (read_line("/etc/scalio/hostkey", g_secret, sizeof(g_secret)) > 0)
+		g_secret_len = strlen(g_secret);
+	if (!strcmp(argv[4], "admit-bad"))
+		return attack_admit_bad();
 	if (!strcmp(argv[4], "connect-bad"))
 		return attack_connect_bad();
 	if (!strcmp(argv[4], "rpc-bad"))
