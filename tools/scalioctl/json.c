@@ -243,7 +243,7 @@ static char *parse_string(struct parser *ps)
 				perr(ps, "\\u0000 is not allowed");
 				goto fail;
 			}
-			/* A \uXXXX escape never decodes longer than its 6 bytes. */
+			/* A \u escape (six bytes) never decodes to more than six. */
 			d += put_utf8(d, cp);
 			break;
 		}

@@ -13,7 +13,7 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 ctl=${SCALIOCTL:-$here/scalioctl}
-t=$(mktemp -d /tmp/scalioctl-test.XXXXXX)
+t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 n=0 bad=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
