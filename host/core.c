@@ -117,48 +117,24 @@ static struct scalio_hstore *scalio_dev_hstore(struct device *dev)
 	return container_of(misc, struct scalio_hstore, misc);
 }
 
-static ssize_t store_show(struct device *dev, struct device_attribute *attr,
-			  char *buf)
-{
-	return sysfs_emit(buf, "%s\n", scalio_dev_hstore(dev)->name);
-}
-static DEVICE_ATTR_RO(store);
+/*
+ * Read-only attach parameters, for scalioctl save: one show function per
+ * field.  The identity the store admitted is here; the secret has none.
+ */
+#define SCALIO_HSTORE_ATTR(_name, _fmt, _field)				\
+static ssize_t _name##_show(struct device *dev,				\
+			    struct device_attribute *attr, char *buf)	\
+{									\
+	return sysfs_emit(buf, _fmt "\n", scalio_dev_hstore(dev)->_field);	\
+}									\
+static DEVICE_ATTR_RO(_name)
 
-static ssize_t traddr_show(struct device *dev, struct device_attribute *attr,
-			   char *buf)
-{
-	return sysfs_emit(buf, "%s\n", scalio_dev_hstore(dev)->traddr);
-}
-static DEVICE_ATTR_RO(traddr);
-
-static ssize_t trsvcid_show(struct device *dev, struct device_attribute *attr,
-			    char *buf)
-{
-	return sysfs_emit(buf, "%u\n", scalio_dev_hstore(dev)->trsvcid);
-}
-static DEVICE_ATTR_RO(trsvcid);
-
-static ssize_t timeout_ms_show(struct device *dev,
-			       struct device_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%u\n", scalio_dev_hstore(dev)->timeout_ms);
-}
-static DEVICE_ATTR_RO(timeout_ms);
-
-/* The identity the store admitted; the secret has no attribute. */
-static ssize_t hostnqn_show(struct device *dev, struct device_attribute *attr,
-			    char *buf)
-{
-	return sysfs_emit(buf, "%s\n", scalio_dev_hstore(dev)->hostnqn);
-}
-static DEVICE_ATTR_RO(hostnqn);
-
-static ssize_t hostid_show(struct device *dev, struct device_attribute *attr,
-			   char *buf)
-{
-	return sysfs_emit(buf, "%pUb\n", scalio_dev_hstore(dev)->host_id);
-}
-static DEVICE_ATTR_RO(hostid);
+SCALIO_HSTORE_ATTR(store, "%s", name);
+SCALIO_HSTORE_ATTR(traddr, "%s", traddr);
+SCALIO_HSTORE_ATTR(trsvcid, "%u", trsvcid);
+SCALIO_HSTORE_ATTR(timeout_ms, "%u", timeout_ms);
+SCALIO_HSTORE_ATTR(hostnqn, "%s", hostnqn);
+SCALIO_HSTORE_ATTR(hostid, "%pUb", host_id);
 
 static struct attribute *scalio_hstore_attrs[] = {
 	&dev_attr_store.attr,
