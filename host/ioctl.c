@@ -264,6 +264,8 @@ static void scalio_fill_host_stats(struct scalio_hstore *hs,
 		atomic64_read(&hs->stats[SCALIO_HS_HEADER_MISMATCHES]);
 	h->errors = atomic64_read(&hs->stats[SCALIO_HS_ERRORS]);
 	h->reconnects = atomic64_read(&hs->stats[SCALIO_HS_RECONNECTS]);
+	h->waits = atomic64_read(&hs->stats[SCALIO_HS_WAITS]);
+	h->lease_renewals = atomic64_read(&hs->stats[SCALIO_HS_LEASE_RENEWALS]);
 }
 
 static int scalio_ioctl_stats(struct scalio_hstore *hs,

@@ -461,6 +461,10 @@ int scalio_rpc_exec(struct scalio_conn *conn, struct scalio_rpc *rpc,
 	ret = -ENOTCONN;
 	if (!scalio_conn_dead(conn))
 		ret = ib_post_send(conn->qp, &wr, NULL);
+	/* A KV operation's wait (not the control plane's: HELLO, stats...) */
+	if (!ret && (opcode == SCALIO_MSG_GET || opcode == SCALIO_MSG_PUT ||
+		     opcode == SCALIO_MSG_DELETE))
+		scalio_hstat_inc(conn->hs, SCALIO_HS_WAITS);
 	if (ret) {
 		spin_lock_irqsave(&conn->rpc_lock, flags);
 		if (rpc->rsp_pending) {
@@ -547,104 +551,242 @@ void scalio_io_put(struct scalio_conn *conn, struct scalio_io *io)
 	wake_up(&conn->io_wq);
 }
 
-struct scalio_wr_wait {
-	struct ib_cqe		cqe;
-	struct completion	done;
-	enum ib_wc_status	status;
-};
-
-static void scalio_wr_wait_done(struct ib_cq *cq, struct ib_wc *wc)
+/*
+ * One wait for a whole chain: every work request of the chain is signaled
+ * (an unsignaled one that fails still completes, and then needs a cqe) and
+ * completes here; the waiter wakes when the last one has.  The first
+ * failure is kept: the QP flushes everything after it.
+ */
+static void scalio_chain_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct scalio_wr_wait *w = container_of(wc->wr_cqe,
-						struct scalio_wr_wait, cqe);
+	struct scalio_chain *ch = container_of(wc->wr_cqe, struct scalio_chain,
+					       cqe);
 
-	w->status = wc->status;
-	complete(&w->done);
+	if (wc->status != IB_WC_SUCCESS && ch->status == IB_WC_SUCCESS)
+		ch->status = wc->status;
+	if (atomic_dec_and_test(&ch->pending))
+		complete(&ch->done);
 }
 
-/*
- * Post one signaled one-sided work request and wait for it.  If the target
- * does not answer in time the connection is failed, which flushes the
- * request: we still wait for that flush, because the request points at our
- * stack and at the bounce page.
+/**
+ * scalio_chain_init() - start an empty chain of one-sided operations
+ * @ch:		the chain (on the caller's stack)
+ * @conn:	connection (io_rwsem held for reading by the caller)
+ * @io:		bounce page the operations read into and write from
  */
-static int scalio_post_wait(struct scalio_conn *conn, struct ib_send_wr *wr,
-			    struct scalio_wr_wait *w)
+void scalio_chain_init(struct scalio_chain *ch, struct scalio_conn *conn,
+		       struct scalio_io *io)
 {
+	ch->conn = conn;
+	ch->io = io;
+	ch->n = 0;
+	ch->cas = false;
+	ch->broken = false;
+}
+
+/* Append a request (its opcode-specific fields are the caller's). */
+static union scalio_chain_wr *scalio_chain_add(struct scalio_chain *ch,
+					       enum ib_wr_opcode op, u32 off,
+					       u32 len, int flags)
+{
+	union scalio_chain_wr *cw = &ch->wr[ch->n];
+	struct ib_sge *sge = &ch->sge[ch->n];
+	struct ib_send_wr *wr = &cw->rdma.wr;
+
+	/* A CAS decides what comes next: nothing is chained behind it. */
+	if (WARN_ON_ONCE(ch->n >= SCALIO_CHAIN_MAX || ch->cas ||
+			 off + len > SCALIO_IO_SIZE)) {
+		ch->broken = true;
+		return NULL;
+	}
+	memset(cw, 0, sizeof(*cw));
+	sge->addr = ch->io->dma + off;
+	sge->length = len;
+	sge->lkey = ch->conn->pd->local_dma_lkey;
+	wr->sg_list = sge;
+	wr->num_sge = 1;
+	wr->opcode = op;
+	wr->send_flags = IB_SEND_SIGNALED | flags;
+	wr->wr_cqe = &ch->cqe;
+	if (ch->n)
+		ch->wr[ch->n - 1].rdma.wr.next = wr;
+	ch->n++;
+	ib_dma_sync_single_for_device(ch->conn->dev, sge->addr, len,
+				      op == IB_WR_RDMA_WRITE ?
+				      DMA_TO_DEVICE : DMA_FROM_DEVICE);
+	return cw;
+}
+
+/**
+ * scalio_chain_read() - add an RDMA READ of @len bytes at @raddr into the
+ * bounce page at @off
+ * @ch:		chain
+ * @off:	offset in the bounce page
+ * @len:	bytes
+ * @raddr:	remote address
+ * @rkey:	its rkey
+ * @fence:	start only after every earlier READ and atomic of the chain
+ *		completed (IB_SEND_FENCE)
+ */
+void scalio_chain_read(struct scalio_chain *ch, u32 off, u32 len, u64 raddr,
+		       u32 rkey, bool fence)
+{
+	union scalio_chain_wr *cw = scalio_chain_add(ch, IB_WR_RDMA_READ, off,
+						     len, fence ?
+						     IB_SEND_FENCE : 0);
+
+	if (!cw)
+		return;
+	cw->rdma.remote_addr = raddr;
+	cw->rdma.rkey = rkey;
+	scalio_hstat_inc(ch->conn->hs, SCALIO_HS_RDMA_READS);
+}
+
+/**
+ * scalio_chain_write() - add an RDMA WRITE of @len bytes of the bounce
+ * page at @off to @raddr
+ * @ch:		chain
+ * @off:	offset in the bounce page
+ * @len:	bytes
+ * @raddr:	remote address
+ * @rkey:	its rkey
+ */
+void scalio_chain_write(struct scalio_chain *ch, u32 off, u32 len, u64 raddr,
+			u32 rkey)
+{
+	union scalio_chain_wr *cw = scalio_chain_add(ch, IB_WR_RDMA_WRITE, off,
+						     len, 0);
+
+	if (!cw)
+		return;
+	cw->rdma.remote_addr = raddr;
+	cw->rdma.rkey = rkey;
+}
+
+/**
+ * scalio_chain_cas() - end the chain with a remote 64-bit compare-and-swap
+ * @ch:		chain
+ * @raddr:	remote address (8-byte aligned)
+ * @rkey:	its rkey
+ * @compare:	expected value
+ * @swap:	new value
+ *
+ * The value found is scalio_chain_cas_old() after scalio_chain_exec().
+ */
+void scalio_chain_cas(struct scalio_chain *ch, u64 raddr, u32 rkey,
+		      u64 compare, u64 swap)
+{
+	union scalio_chain_wr *cw = scalio_chain_add(ch,
+						     IB_WR_ATOMIC_CMP_AND_SWP,
+						     SCALIO_IO_ATOMIC_OFF,
+						     sizeof(u64), 0);
+
+	if (!cw)
+		return;
+	cw->atomic.remote_addr = raddr;
+	cw->atomic.rkey = rkey;
+	cw->atomic.compare_add = compare;
+	cw->atomic.swap = swap;
+	ch->cas = true;
+	ch->compare = compare;
+	scalio_hstat_inc(ch->conn->hs, SCALIO_HS_RDMA_CAS);
+}
+
+/**
+ * scalio_chain_exec() - post the chain as one list and wait for it once
+ * @ch:		chain of at least one operation
+ *
+ * The responder executes the chain's requests in order (one RC QP), so a
+ * READ sees an earlier WRITE of the chain and a CAS lands after it; a READ
+ * added with @fence starts only after the earlier READs returned.  If the
+ * target does not answer in time the connection is failed, which flushes
+ * the chain: we still wait for that flush, because the requests point at
+ * our stack and at the bounce page.
+ *
+ * Return: 0, -ENOTCONN (a request failed: the connection is failed),
+ * -ETIMEDOUT, or -EINVAL for a chain that was built wrong.
+ */
+int scalio_chain_exec(struct scalio_chain *ch)
+{
+	struct scalio_conn *conn = ch->conn;
+	const struct ib_send_wr *bad = NULL;
+	struct ib_send_wr *wr;
+	unsigned int i, posted;
 	int ret;
 
+	if (WARN_ON_ONCE(!ch->n) || ch->broken)
+		return -EINVAL;
 	if (scalio_conn_dead(conn))
 		return -ENOTCONN;
-	w->cqe.done = scalio_wr_wait_done;
-	init_completion(&w->done);
-	wr->wr_cqe = &w->cqe;
-	wr->send_flags |= IB_SEND_SIGNALED;
-	ret = ib_post_send(conn->qp, wr, NULL);
+	scalio_hstat_inc(conn->hs, SCALIO_HS_WAITS);
+	ch->cqe.done = scalio_chain_done;
+	ch->status = IB_WC_SUCCESS;
+	atomic_set(&ch->pending, ch->n);
+	init_completion(&ch->done);
+	ret = ib_post_send(conn->qp, &ch->wr[0].rdma.wr, &bad);
 	if (ret) {
 		pr_err_ratelimited("%s: post failed: %d\n", conn->hs->name,
 				   ret);
 		scalio_conn_fail(conn);
+		posted = 0;
+		for (wr = &ch->wr[0].rdma.wr; wr && wr != bad; wr = wr->next)
+			posted++;
+		/* Those posted complete (flushed): wait for them. */
+		if (atomic_sub_and_test(ch->n - posted, &ch->pending))
+			complete(&ch->done);
+		if (posted)
+			wait_for_completion(&ch->done);
 		return -ENOTCONN;
 	}
-	if (!wait_for_completion_timeout(&w->done,
+	if (!wait_for_completion_timeout(&ch->done,
 				msecs_to_jiffies(SCALIO_RPC_TIMEOUT_MS))) {
 		struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 
 		pr_err("%s: one-sided operation timed out\n", conn->hs->name);
 		scalio_conn_fail(conn);
 		/*
-		 * Flush the request ourselves rather than rely on the failure
+		 * Flush the requests ourselves rather than rely on the failure
 		 * work, which may wait for teardown_lock held by a reconnect
 		 * attempt that is us.  We hold io_rwsem: the QP stays.
 		 */
 		ib_modify_qp(conn->qp, &attr, IB_QP_STATE);
-		wait_for_completion(&w->done);
+		wait_for_completion(&ch->done);
 		return -ETIMEDOUT;
 	}
-	if (w->status != IB_WC_SUCCESS) {
-		if (w->status != IB_WC_WR_FLUSH_ERR)
+	if (ch->status != IB_WC_SUCCESS) {
+		if (ch->status != IB_WC_WR_FLUSH_ERR)
 			pr_err_ratelimited("%s: one-sided op failed: %s\n",
 					   conn->hs->name,
-					   ib_wc_status_msg(w->status));
+					   ib_wc_status_msg(ch->status));
 		scalio_conn_fail(conn);
 		return -ENOTCONN;
 	}
+	for (i = 0; i < ch->n; i++)
+		if (ch->wr[i].rdma.wr.opcode != IB_WR_RDMA_WRITE)
+			ib_dma_sync_single_for_cpu(conn->dev,
+						   ch->sge[i].addr,
+						   ch->sge[i].length,
+						   DMA_FROM_DEVICE);
+	if (ch->cas && scalio_chain_cas_old(ch) != ch->compare)
+		scalio_hstat_inc(conn->hs, SCALIO_HS_CAS_FAILURES);
 	return 0;
 }
 
-static int scalio_rdma_rw(struct scalio_conn *conn, struct scalio_io *io,
-			  enum ib_wr_opcode op, u32 off, u32 len, u64 raddr,
-			  u32 rkey)
+/**
+ * scalio_chain_cas_old() - the value the chain's CAS found
+ * @ch:		an executed chain ending with scalio_chain_cas()
+ *
+ * The swap happened iff this equals the compare value.
+ */
+u64 scalio_chain_cas_old(const struct scalio_chain *ch)
 {
-	struct scalio_wr_wait w;
-	struct ib_sge sge = {
-		.addr	= io->dma + off,
-		.length	= len,
-		.lkey	= conn->pd->local_dma_lkey,
-	};
-	struct ib_rdma_wr wr = {
-		.wr.sg_list	= &sge,
-		.wr.num_sge	= 1,
-		.wr.opcode	= op,
-		.remote_addr	= raddr,
-		.rkey		= rkey,
-	};
-	int ret;
-
-	if (WARN_ON_ONCE(off + len > SCALIO_IO_SIZE))
-		return -EINVAL;
-	ib_dma_sync_single_for_device(conn->dev, io->dma + off, len,
-				      op == IB_WR_RDMA_READ ?
-				      DMA_FROM_DEVICE : DMA_TO_DEVICE);
-	ret = scalio_post_wait(conn, &wr.wr, &w);
-	if (!ret && op == IB_WR_RDMA_READ)
-		ib_dma_sync_single_for_cpu(conn->dev, io->dma + off, len,
-					   DMA_FROM_DEVICE);
-	return ret;
+	/* The atomic result is in the responder's (little-endian) order. */
+	return le64_to_cpu(*(__le64 *)(ch->io->buf + SCALIO_IO_ATOMIC_OFF));
 }
 
 /**
- * scalio_rdma_read() - RDMA READ @len bytes at @raddr into @io at @off
+ * scalio_rdma_read() - RDMA READ @len bytes at @raddr into @io at @off, and
+ * wait for it
  * @conn:	connection
  * @io:		bounce page
  * @off:	offset in the page
@@ -655,13 +797,16 @@ static int scalio_rdma_rw(struct scalio_conn *conn, struct scalio_io *io,
 int scalio_rdma_read(struct scalio_conn *conn, struct scalio_io *io,
 		     u32 off, u32 len, u64 raddr, u32 rkey)
 {
-	scalio_hstat_inc(conn->hs, SCALIO_HS_RDMA_READS);
-	return scalio_rdma_rw(conn, io, IB_WR_RDMA_READ, off, len, raddr,
-			      rkey);
+	struct scalio_chain ch;
+
+	scalio_chain_init(&ch, conn, io);
+	scalio_chain_read(&ch, off, len, raddr, rkey, false);
+	return scalio_chain_exec(&ch);
 }
 
 /**
- * scalio_rdma_write() - RDMA WRITE @len bytes of @io at @off to @raddr
+ * scalio_rdma_write() - RDMA WRITE @len bytes of @io at @off to @raddr, and
+ * wait for it
  * @conn:	connection
  * @io:		bounce page
  * @off:	offset in the page
@@ -672,12 +817,15 @@ int scalio_rdma_read(struct scalio_conn *conn, struct scalio_io *io,
 int scalio_rdma_write(struct scalio_conn *conn, struct scalio_io *io,
 		      u32 off, u32 len, u64 raddr, u32 rkey)
 {
-	return scalio_rdma_rw(conn, io, IB_WR_RDMA_WRITE, off, len, raddr,
-			      rkey);
+	struct scalio_chain ch;
+
+	scalio_chain_init(&ch, conn, io);
+	scalio_chain_write(&ch, off, len, raddr, rkey);
+	return scalio_chain_exec(&ch);
 }
 
 /**
- * scalio_rdma_cas() - remote 64-bit compare-and-swap
+ * scalio_rdma_cas() - remote 64-bit compare-and-swap, waited for
  * @conn:	connection
  * @io:		bounce page; the old value lands at SCALIO_IO_ATOMIC_OFF
  * @raddr:	remote address (8-byte aligned)
@@ -691,36 +839,15 @@ int scalio_rdma_write(struct scalio_conn *conn, struct scalio_io *io,
 int scalio_rdma_cas(struct scalio_conn *conn, struct scalio_io *io,
 		    u64 raddr, u32 rkey, u64 compare, u64 swap, u64 *old)
 {
-	struct scalio_wr_wait w;
-	struct ib_sge sge = {
-		.addr	= io->dma + SCALIO_IO_ATOMIC_OFF,
-		.length	= sizeof(u64),
-		.lkey	= conn->pd->local_dma_lkey,
-	};
-	struct ib_atomic_wr wr = {
-		.wr.sg_list	= &sge,
-		.wr.num_sge	= 1,
-		.wr.opcode	= IB_WR_ATOMIC_CMP_AND_SWP,
-		.remote_addr	= raddr,
-		.compare_add	= compare,
-		.swap		= swap,
-		.rkey		= rkey,
-	};
+	struct scalio_chain ch;
 	int ret;
 
-	scalio_hstat_inc(conn->hs, SCALIO_HS_RDMA_CAS);
-	ib_dma_sync_single_for_device(conn->dev, sge.addr, sizeof(u64),
-				      DMA_FROM_DEVICE);
-	ret = scalio_post_wait(conn, &wr.wr, &w);
-	if (ret)
-		return ret;
-	ib_dma_sync_single_for_cpu(conn->dev, sge.addr, sizeof(u64),
-				   DMA_FROM_DEVICE);
-	/* The atomic result is in the responder's (little-endian) order. */
-	*old = le64_to_cpu(*(__le64 *)(io->buf + SCALIO_IO_ATOMIC_OFF));
-	if (*old != compare)
-		scalio_hstat_inc(conn->hs, SCALIO_HS_CAS_FAILURES);
-	return 0;
+	scalio_chain_init(&ch, conn, io);
+	scalio_chain_cas(&ch, raddr, rkey, compare, swap);
+	ret = scalio_chain_exec(&ch);
+	if (!ret)
+		*old = scalio_chain_cas_old(&ch);
+	return ret;
 }
 
 struct scalio_ts_write {

@@ -82,8 +82,6 @@ static unsigned int scalio_fill_delay_ms(void)
 #define SCALIO_RESTART		1
 /* Segment header mismatches tolerated in one fill before giving up. */
 #define SCALIO_SEG_RETRIES	16
-/* A clock estimate older than this is refreshed before a lease decision. */
-#define SCALIO_CLOCK_STALE_MS	1000
 
 /**
  * struct scalio_get - one GET in progress
@@ -149,6 +147,31 @@ int scalio_block_locate(struct scalio_hstore *hs, u32 block, u64 *raddr,
 	return 0;
 }
 
+/* Add a READ of the target's clock word (into the word area) to @ch. */
+static void scalio_chain_clock(struct scalio_chain *ch)
+{
+	struct scalio_hstore *hs = ch->conn->hs;
+
+	scalio_chain_read(ch, SCALIO_IO_WORD_OFF, sizeof(u64), hs->hdr_addr +
+			  offsetof(struct scalio_index_hdr, clock),
+			  hs->hdr_rkey, false);
+}
+
+/* The clock word a chain just read: note it, and return it. */
+static u64 scalio_clock_got(struct scalio_hstore *hs, struct scalio_io *io)
+{
+	u64 now = le64_to_cpu(*(__le64 *)(io->buf + SCALIO_IO_WORD_OFF));
+
+	spin_lock(&hs->clock_lock);
+	/* Several readers race: keep the newest value. */
+	if (now >= hs->clock) {
+		hs->clock = now;
+		hs->clock_jiffies = jiffies;
+	}
+	spin_unlock(&hs->clock_lock);
+	return now;
+}
+
 /**
  * scalio_clock_refresh() - read the target's clock word
  * @hs:		store
@@ -158,23 +181,15 @@ int scalio_block_locate(struct scalio_hstore *hs, u32 block, u64 *raddr,
 int scalio_clock_refresh(struct scalio_hstore *hs, struct scalio_io *io,
 			 u64 *now)
 {
+	struct scalio_chain ch;
 	int ret;
 
-	ret = scalio_rdma_read(&hs->conn, io, SCALIO_IO_WORD_OFF, sizeof(u64),
-			       hs->hdr_addr +
-			       offsetof(struct scalio_index_hdr, clock),
-			       hs->hdr_rkey);
-	if (ret)
-		return ret;
-	*now = le64_to_cpu(*(__le64 *)(io->buf + SCALIO_IO_WORD_OFF));
-	spin_lock(&hs->clock_lock);
-	/* Several readers race: keep the newest value. */
-	if (*now >= hs->clock) {
-		hs->clock = *now;
-		hs->clock_jiffies = jiffies;
-	}
-	spin_unlock(&hs->clock_lock);
-	return 0;
+	scalio_chain_init(&ch, &hs->conn, io);
+	scalio_chain_clock(&ch);
+	ret = scalio_chain_exec(&ch);
+	if (!ret)
+		*now = scalio_clock_got(hs, io);
+	return ret;
 }
 
 /**
@@ -197,17 +212,6 @@ u64 scalio_clock_now(struct scalio_hstore *hs)
 	spin_unlock(&hs->clock_lock);
 	return clock + (u64)jiffies_to_msecs(jiffies - j) *
 		       SCALIO_CLOCK_HZ / 1000;
-}
-
-/* Is the clock estimate too old to judge a lease by (drift, a stall)? */
-static bool scalio_clock_stale(struct scalio_hstore *hs)
-{
-	unsigned long j;
-
-	spin_lock(&hs->clock_lock);
-	j = hs->clock_jiffies;
-	spin_unlock(&hs->clock_lock);
-	return time_after(jiffies, j + msecs_to_jiffies(SCALIO_CLOCK_STALE_MS));
 }
 
 /* The lease a fill takes, in target clock ticks (capped, see protocol.rst). */
@@ -236,29 +240,38 @@ void scalio_backoff(unsigned int attempt)
 	usleep_range(lo, lo + d / 4 + 1);
 }
 
-static int scalio_read_block(struct scalio_get *g)
-{
-	return scalio_rdma_read(&g->hs->conn, g->io, SCALIO_IO_BLOCK_OFF,
-				g->hs->block_size, g->raddr, g->rkey);
-}
-
 /*
- * The block's seg word, from the read-only seg table the target publishes
- * (the block header is client-writable, so seg is not kept there).
+ * Add a READ of the block's seg word to @ch, from the read-only seg table
+ * the target publishes (the block header is client-writable, so seg is not
+ * kept there).  @fence: start only after the chain's earlier READs
+ * returned.  The word lands in the bounce page's word area.
  */
-static int scalio_read_seg(struct scalio_get *g, u64 *seg)
+static void scalio_chain_seg(struct scalio_chain *ch, struct scalio_get *g,
+			     bool fence)
 {
 	const struct scalio_hchunk *c = scalio_chunk_of(g->hs, g->block);
+
+	scalio_chain_read(ch, SCALIO_IO_WORD_OFF, sizeof(u64), c->seg_addr +
+			  (u64)(g->block - c->first_block) * sizeof(u64),
+			  c->seg_rkey, fence);
+}
+
+static u64 scalio_seg_got(struct scalio_get *g)
+{
+	return le64_to_cpu(*(__le64 *)(g->io->buf + SCALIO_IO_WORD_OFF));
+}
+
+static int scalio_read_seg(struct scalio_get *g, u64 *seg)
+{
+	struct scalio_chain ch;
 	int ret;
 
-	ret = scalio_rdma_read(&g->hs->conn, g->io, SCALIO_IO_WORD_OFF,
-			       sizeof(u64), c->seg_addr +
-			       (u64)(g->block - c->first_block) * sizeof(u64),
-			       c->seg_rkey);
-	if (ret)
-		return ret;
-	*seg = le64_to_cpu(*(__le64 *)(g->io->buf + SCALIO_IO_WORD_OFF));
-	return 0;
+	scalio_chain_init(&ch, &g->hs->conn, g->io);
+	scalio_chain_seg(&ch, g, false);
+	ret = scalio_chain_exec(&ch);
+	if (!ret)
+		*seg = scalio_seg_got(g);
+	return ret;
 }
 
 /* GET by RPC: the target reads its own seg and segment. */
@@ -358,7 +371,7 @@ static bool scalio_get_direct(struct scalio_get *g)
 	       scalio_ssd_bound(hs, scalio_block_ssd(g->block, hs->nr_ssds));
 }
 
-/* Step 5, either way.  The seg READ is issued only now. */
+/* Step 5 without the inline cache: seg, then the segment (or an RPC). */
 static int scalio_get_fetch(struct scalio_get *g)
 {
 	u64 seg;
@@ -484,6 +497,7 @@ static void scalio_renewal_work(struct work_struct *work)
 	}
 	r->mine = next;
 	r->deadline = deadline;
+	scalio_hstat_inc(r->g->hs, SCALIO_HS_LEASE_RENEWALS);
 	queue_delayed_work(system_long_wq, &r->work, scalio_renewal_delay(r));
 }
 
@@ -504,10 +518,16 @@ static void scalio_renewal_stop(struct scalio_renewal *r)
  * scalio_fill() - steps 3 to 6 of GET after a miss
  * @g:		the GET (its bounce page holds the block copy of step 1)
  * @attempt:	retries so far (for back-off)
+ * @now:	the target clock, read in step 1's chain
+ *
+ * Network waits (chains, rdma.c): the lock CAS; the key WRITE, the
+ * double-read READ and, fenced behind it, the seg READ; the SSD read; the
+ * value WRITE and the publish CAS.  With step 1 (block and clock READs)
+ * that is 4 waits and one SSD read for a miss.
  *
  * Return: 0 (value filled), -ENOENT, SCALIO_RESTART, or an error.
  */
-static int scalio_fill(struct scalio_get *g, unsigned int attempt)
+static int scalio_fill(struct scalio_get *g, unsigned int attempt, u64 now)
 {
 	struct scalio_hstore *hs = g->hs;
 	struct scalio_conn *conn = &hs->conn;
@@ -518,16 +538,18 @@ static int scalio_fill(struct scalio_get *g, unsigned int attempt)
 	struct scalio_slot *ws = g->io->buf + SCALIO_IO_SLOT_OFF;
 	struct scalio_renewal r = { .g = g, .lease = scalio_lease_ticks(hs) };
 	enum scalio_collision coll = SCALIO_COLL_NONE;
-	u64 now, old, mine, pub, cur, ctl_addr;
+	bool direct = scalio_get_direct(g);
+	u64 old, mine, pub, cur, ctl_addr, seg = 0;
 	bool reclaim, present, cache, done;
+	struct scalio_chain ch;
 	unsigned int delay;
 	u32 victim, idx;
 	int ret;
 
-	/* 3. victim, lock with a lease from a fresh clock read */
-	ret = scalio_clock_refresh(hs, g->io, &now);
-	if (ret)
-		return ret;
+	/*
+	 * 3. victim, lock with a lease from step 1's clock read (at most one
+	 * round trip old: the deadline can only be early, never late)
+	 */
 	if (!scalio_victim_choose(&v, now, &victim)) {
 		scalio_backoff(attempt);
 		return SCALIO_RESTART;	/* every slot live-locked */
@@ -546,29 +568,44 @@ static int scalio_fill(struct scalio_get *g, unsigned int attempt)
 	if (reclaim)	/* locking an expired B or D is its reclaim */
 		scalio_hstat_inc(hs, SCALIO_HS_LEASE_RECLAIMS);
 
-	/* ... and write the key before the double-read */
+	/*
+	 * ... and write the key before the double-read: one chain of the key
+	 * WRITE, the double-read READ (the responder runs them in order: the
+	 * READ sees our key) and the seg READ, fenced so that it starts only
+	 * once the double-read returned (DESIGN.md section 3, step 4).
+	 */
 	memset(ws, 0, sizeof(*ws));
 	ws->klen = g->klen;
 	memcpy(ws->key, g->key, g->klen);
-	ret = scalio_rdma_write(conn, g->io,
-				SCALIO_IO_SLOT_OFF +
-				offsetof(struct scalio_slot, klen),
-				offsetof(struct scalio_slot, value) -
-				offsetof(struct scalio_slot, klen),
-				ctl_addr + offsetof(struct scalio_slot, klen),
-				g->rkey);
-	if (ret)
-		return ret;
+	scalio_chain_init(&ch, conn, g->io);
+	scalio_chain_write(&ch, SCALIO_IO_SLOT_OFF +
+			   offsetof(struct scalio_slot, klen),
+			   offsetof(struct scalio_slot, value) -
+			   offsetof(struct scalio_slot, klen),
+			   ctl_addr + offsetof(struct scalio_slot, klen),
+			   g->rkey);
 
 	/*
 	 * 4. double-read: does anyone else hold or cache this key?  An
-	 * expired B of the key is reclaimed, then the block read again: it is
-	 * never taken for absent while its late owner could still publish.
+	 * expired B of the key is reclaimed, then the block read again (with
+	 * seg again behind it): it is never taken for absent while its late
+	 * owner could still publish.
 	 */
-	while (!scalio_debug_skip_double_read) {
-		ret = scalio_read_block(g);
-		if (ret)
-			return ret;
+	for (;;) {
+		if (!scalio_debug_skip_double_read)
+			scalio_chain_read(&ch, SCALIO_IO_BLOCK_OFF,
+					  hs->block_size, g->raddr, g->rkey,
+					  false);
+		if (direct)
+			scalio_chain_seg(&ch, g, true);
+		if (ch.n) {
+			ret = scalio_chain_exec(&ch);
+			if (ret)
+				return ret;
+		}
+		seg = direct ? scalio_seg_got(g) : 0;
+		if (scalio_debug_skip_double_read)
+			break;
 		coll = scalio_block_collision(&v, victim, mine, g->key, g->klen,
 					      g->fp, scalio_clock_now(hs), &idx);
 		if (coll != SCALIO_COLL_RECLAIM)
@@ -586,6 +623,7 @@ static int scalio_fill(struct scalio_get *g, unsigned int attempt)
 			coll = SCALIO_COLL_YES;	/* it changed: start over */
 			break;
 		}
+		scalio_chain_init(&ch, conn, g->io);
 	}
 	if (coll == SCALIO_COLL_YES) {
 		ret = scalio_unlock(g, victim, mine);
@@ -600,13 +638,13 @@ static int scalio_fill(struct scalio_get *g, unsigned int attempt)
 		msleep_interruptible(delay);
 
 	/*
-	 * 5. seg (a READ that starts only now), then the segment, renewing
-	 * the lease while that takes.
+	 * 5. the segment seg names (seg was read behind the double-read), or
+	 * an RPC, renewing the lease while that takes.
 	 */
 	r.slot = victim;
 	r.mine = mine;
 	scalio_renewal_start(&r);
-	ret = scalio_get_fetch(g);
+	ret = direct ? scalio_get_ssd(g, seg) : scalio_get_rpc(g);
 	scalio_renewal_stop(&r);
 	mine = r.mine;
 	if (ret && ret != -ENOENT) {
@@ -629,8 +667,12 @@ static int scalio_fill(struct scalio_get *g, unsigned int attempt)
 		return SCALIO_RESTART;
 	}
 
-	/* 6. publish (or release), and answer only if that CAS succeeded */
+	/*
+	 * 6. publish (or release), and answer only if that CAS succeeded: the
+	 * value WRITE and the CAS in one chain (the CAS lands after the WRITE)
+	 */
 	cache = present && g->vlen <= SCALIO_INLINE_MAX;
+	scalio_chain_init(&ch, conn, g->io);
 	if (cache) {
 		pub = scalio_ctl_publish(mine);
 		ws->vlen = g->vlen;
@@ -638,22 +680,26 @@ static int scalio_fill(struct scalio_get *g, unsigned int attempt)
 		ws->csum = cpu_to_le32(scalio_slot_csum(scalio_ctl_version(pub),
 							g->key, g->klen,
 							g->value, g->vlen));
-		ret = scalio_rdma_write(conn, g->io,
-					SCALIO_IO_SLOT_OFF +
-					offsetof(struct scalio_slot, klen),
-					SCALIO_SLOT_SIZE -
-					offsetof(struct scalio_slot, klen),
-					ctl_addr +
-					offsetof(struct scalio_slot, klen),
-					g->rkey);
-		if (ret)
-			return ret;
+		/*
+		 * last_ts too: a new entry inherits the evicted one's (or an
+		 * empty slot's 0) otherwise, and is the next LRU victim
+		 */
+		ws->last_ts = cpu_to_le64(scalio_clock_now(hs));
+		scalio_chain_write(&ch, SCALIO_IO_SLOT_OFF +
+				   offsetof(struct scalio_slot, last_ts),
+				   SCALIO_SLOT_SIZE -
+				   offsetof(struct scalio_slot, last_ts),
+				   ctl_addr +
+				   offsetof(struct scalio_slot, last_ts),
+				   g->rkey);
 	} else {
 		pub = scalio_ctl_release(mine);
 	}
-	ret = scalio_cas_ctl(g, victim, mine, pub, &cur);
+	scalio_chain_cas(&ch, ctl_addr, g->rkey, mine, pub);
+	ret = scalio_chain_exec(&ch);
 	if (ret)
 		return ret;
+	cur = scalio_chain_cas_old(&ch);
 	if (cur == mine)
 		return present ? 0 : -ENOENT;
 
@@ -713,6 +759,7 @@ static int scalio_get_cached(struct scalio_get *g)
 		.slots	= hs->slots,
 	};
 	const struct scalio_slot *s;
+	struct scalio_chain ch;
 	unsigned int attempt, torn = 0;
 	unsigned long busy_since = 0;
 	enum scalio_lookup res;
@@ -729,21 +776,20 @@ static int scalio_get_cached(struct scalio_get *g)
 			if (fatal_signal_pending(current))
 				return -EINTR;
 		}
-		/* 1. read the block */
-		ret = scalio_read_block(g);
+		/*
+		 * 1. read the block, and the clock in the same chain: leases
+		 * are judged, and a miss's lock deadline is set, by a fresh
+		 * clock at no extra wait
+		 */
+		scalio_chain_init(&ch, &hs->conn, g->io);
+		scalio_chain_read(&ch, SCALIO_IO_BLOCK_OFF, hs->block_size,
+				  g->raddr, g->rkey, false);
+		scalio_chain_clock(&ch);
+		ret = scalio_chain_exec(&ch);
 		if (ret)
 			return ret;
-		now = scalio_clock_now(hs);
+		now = scalio_clock_got(hs, g->io);
 		res = scalio_block_lookup(&v, g->key, g->klen, g->fp, now, &idx);
-		if ((res == SCALIO_LOOKUP_RECLAIM || res == SCALIO_LOOKUP_BUSY) &&
-		    scalio_clock_stale(hs)) {
-			/* a lease decision: judge it by a fresh clock */
-			ret = scalio_clock_refresh(hs, g->io, &now);
-			if (ret)
-				return ret;
-			res = scalio_block_lookup(&v, g->key, g->klen, g->fp,
-						  now, &idx);
-		}
 		switch (res) {
 		case SCALIO_LOOKUP_HIT:
 			s = scalio_view_slot(&v, idx);
@@ -800,7 +846,7 @@ static int scalio_get_cached(struct scalio_get *g)
 		case SCALIO_LOOKUP_MISS:
 			break;
 		}
-		ret = scalio_fill(g, attempt);
+		ret = scalio_fill(g, attempt, now);
 		if (ret == SCALIO_RESTART)
 			continue;
 		/* answered by the fill: this GET is a miss (hits: above) */

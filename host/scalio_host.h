@@ -95,6 +95,8 @@ enum scalio_hstat {
 	SCALIO_HS_HEADER_MISMATCHES,
 	SCALIO_HS_ERRORS,
 	SCALIO_HS_RECONNECTS,
+	SCALIO_HS_WAITS,
+	SCALIO_HS_LEASE_RENEWALS,
 	SCALIO_HS_NR,
 };
 
@@ -162,6 +164,46 @@ struct scalio_io {
 	struct list_head	entry;
 	void			*buf;
 	u64			dma;
+};
+
+/* Most one-sided operations posted together (host/read.c needs 3). */
+#define SCALIO_CHAIN_MAX	4
+
+/* One request of a chain; both start with their struct ib_send_wr. */
+union scalio_chain_wr {
+	struct ib_rdma_wr	rdma;
+	struct ib_atomic_wr	atomic;
+};
+
+/**
+ * struct scalio_chain - one-sided operations posted as one list and waited
+ * for once (rdma.c: scalio_chain_*)
+ * @conn:	connection
+ * @io:		bounce page
+ * @n:		operations added
+ * @cas:	the last one is a CAS (nothing may follow it)
+ * @broken:	an operation could not be added: exec refuses the chain
+ * @compare:	its compare value
+ * @cqe:	shared by every request of the chain
+ * @pending:	completions still to come
+ * @status:	first failed completion's status
+ * @done:	completed when @pending reaches 0
+ * @sge:	one per request
+ * @wr:		the requests
+ */
+struct scalio_chain {
+	struct scalio_conn	*conn;
+	struct scalio_io	*io;
+	unsigned int		n;
+	bool			cas;
+	bool			broken;
+	u64			compare;
+	struct ib_cqe		cqe;
+	atomic_t		pending;
+	enum ib_wc_status	status;
+	struct completion	done;
+	struct ib_sge		sge[SCALIO_CHAIN_MAX];
+	union scalio_chain_wr	wr[SCALIO_CHAIN_MAX];
 };
 
 /* Connection state bits (conn->flags). */
@@ -479,6 +521,16 @@ void scalio_rpc_put(struct scalio_conn *conn, struct scalio_rpc *rpc);
 int scalio_rpc_status(const struct scalio_rpc *rpc);
 struct scalio_io *scalio_io_get(struct scalio_conn *conn);
 void scalio_io_put(struct scalio_conn *conn, struct scalio_io *io);
+void scalio_chain_init(struct scalio_chain *ch, struct scalio_conn *conn,
+		       struct scalio_io *io);
+void scalio_chain_read(struct scalio_chain *ch, u32 off, u32 len, u64 raddr,
+		       u32 rkey, bool fence);
+void scalio_chain_write(struct scalio_chain *ch, u32 off, u32 len, u64 raddr,
+			u32 rkey);
+void scalio_chain_cas(struct scalio_chain *ch, u64 raddr, u32 rkey,
+		      u64 compare, u64 swap);
+int scalio_chain_exec(struct scalio_chain *ch);
+u64 scalio_chain_cas_old(const struct scalio_chain *ch);
 int scalio_rdma_read(struct scalio_conn *conn, struct scalio_io *io,
 		     u32 off, u32 len, u64 raddr, u32 rkey);
 int scalio_rdma_write(struct scalio_conn *conn, struct scalio_io *io,

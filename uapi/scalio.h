@@ -230,7 +230,9 @@ struct scalio_host_stats {
 	__u64	header_mismatches;	/* segment header did not match seg */
 	__u64	errors;
 	__u64	reconnects;		/* connections re-established after a loss */
-	__u64	reserved[16];
+	__u64	waits;			/* network waits of KV ops and clock reads */
+	__u64	lease_renewals;		/* slot locks renewed by a slow fill */
+	__u64	reserved[14];
 };
 
 /**

@@ -801,6 +801,8 @@ static void derive(const struct snap *a, const struct snap *b,
 	d->h.invalidations = D(invalidations);
 	d->h.header_mismatches = D(header_mismatches);
 	d->h.errors = D(errors);
+	d->h.waits = D(waits);
+	d->h.lease_renewals = D(lease_renewals);
 	if (d->h.gets) {
 		d->hit_ratio = (double)d->h.cache_hits / (double)d->h.gets;
 		d->host_ssd_reads_per_get = (double)d->h.ssd_reads /
@@ -1104,12 +1106,13 @@ static void json_phase(FILE *f, const struct phase *ph)
 			", \"lease_reclaims\": %llu"
 			", \"invalidations\": %llu"
 			", \"header_mismatches\": %llu" ", \"errors\": %llu"
+			", \"waits\": %llu" ", \"lease_renewals\": %llu"
 			"}", d->h.gets, d->h.puts, d->h.deletes,
 			d->h.cache_hits, d->h.cache_misses, d->h.ssd_reads,
 			d->h.rpc_gets, d->h.rdma_reads, d->h.rdma_cas,
 			d->h.cas_failures, d->h.retries, d->h.lease_reclaims,
 			d->h.invalidations, d->h.header_mismatches,
-			d->h.errors);
+			d->h.errors, d->h.waits, d->h.lease_renewals);
 	}
 	if (d->target_ok) {
 		fprintf(f, ",\n      \"target_delta\": {\"rpc_gets\": %llu"

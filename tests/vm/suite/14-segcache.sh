@@ -15,7 +15,11 @@
 #      so ssd_reads per PUT must be >= 0.5, and seg_cache_hits stays 0.
 # Between the two, the values the first run wrote are read back by the
 # second (the driver checks them), across a store re-enable.  Prints both
-# ratios.  Kernel logs must be clean.
+# ratios.  In between, the host's network waits (counter `waits`,
+# Documentation/protocol.rst "Network waits"): 32 fresh keys are PUT, then
+# each read twice from one thread; the first GETs must all be misses with
+# at most 4 waits each, the second all hits with exactly 1 wait each.
+# Kernel logs must be clean.
 # Usage: 14-segcache.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -52,6 +56,36 @@ echo "# seg_cache_mb $(vmctl exec-target "cat /sys/kernel/config/scalio/stores/$
 measure "cache at default" 1
 [ "$hits" -gt 0 ] || fail "no segment cache hits"
 [ $((reads * 10)) -le "$puts" ] || fail "ssd_reads/PUT above 0.1 with the cache on"
+
+hstat() {
+	scalioctl stats --json --host-only "$S" | sed -n "s/.*\"$1\": \([0-9]*\).*/\1/p"
+}
+# gets_pass KIND: GET waitkey0..N-1 once each, value checked; sets gets,
+# waits and n (the KIND counter's delta: cache_misses or cache_hits)
+gets_pass() {
+	local g0 w0 n0 i=0
+	g0=$(hstat gets) w0=$(hstat waits) n0=$(hstat "$1")
+	while [ $i -lt $N ]; do
+		[ "$(scalioctl get "$S" "waitkey$i")" = "v$i" ] ||
+			fail "GET waitkey$i: wrong value or error"
+		i=$((i + 1))
+	done
+	gets=$(( $(hstat gets) - g0 )) waits=$(( $(hstat waits) - w0 ))
+	n=$(( $(hstat "$1") - n0 ))
+	echo "# $N GETs: $n $1, $waits waits: $(awk "BEGIN{printf \"%.2f\", $waits/$gets}") per GET"
+}
+N=32
+i=0
+while [ $i -lt $N ]; do
+	scalioctl put "$S" "waitkey$i" "v$i" > /dev/null || fail "PUT waitkey$i"
+	i=$((i + 1))
+done
+gets_pass cache_misses
+[ "$gets" = $N ] && [ "$n" = $N ] || fail "expected $N GETs and $N misses, got $gets and $n"
+[ "$waits" -le $((4 * N)) ] || fail "$waits waits for $N misses: more than 4 per miss"
+gets_pass cache_hits
+[ "$gets" = $N ] && [ "$n" = $N ] || fail "expected $N GETs and $N hits, got $gets and $n"
+[ "$waits" = $N ] || fail "$waits waits for $N hits: not exactly 1 per hit"
 
 scalioctl detach "$S" > /dev/null || fail detach
 vmctl exec-target "scalioctl target-set --store $S seg_cache_mb=0" > /dev/null ||
