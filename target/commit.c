@@ -312,12 +312,14 @@ int scalio_batch_write(struct scalio_ssd *ssd, u64 reserve)
 		/*
 		 * The units at @pos may now hold part of batch @seq.  Writing
 		 * @seq again elsewhere could leave two candidates for
-		 * recovery, so stop writing until the store is re-enabled
-		 * (recovery sorts the log out), as a file system goes
-		 * read-only on a write error.
+		 * recovery, so stop writing, as a file system goes read-only
+		 * on a write error, until the store is resumed (which first
+		 * zeroes the header unit at @pos, scalio_commit_resume()) or
+		 * re-enabled (recovery sorts the log out).
 		 */
 		c->failed = true;
-		pr_err("%s: ssd %u: log write failed: failing all writes until the store is re-enabled\n",
+		c->failed_pos = pos;
+		pr_err("%s: ssd %u: log write failed: failing all writes until the store is resumed or re-enabled\n",
 		       st->name, ssd->index);
 		return -EIO;
 	}
@@ -586,6 +588,83 @@ static void scalio_commit_wait_batch(struct scalio_ssd *ssd)
 	}
 }
 
+/*
+ * Handle a resume request (commit kthread, between rounds).  A failed SSD
+ * is probed with the one write that makes resuming safe: the header unit
+ * of the failed batch is overwritten with zeroes, durably (preflush +
+ * FUA), so that whatever of that batch reached the media can never pass
+ * for the batch of the same sequence number that the next round writes at
+ * the tail.  The unit is free log space: nothing acknowledged is there.
+ * Only if that write succeeds does the SSD take writes again; else it
+ * stays failed.  An SSD failed only by a read error is probed with a read
+ * of its superblock (a success clears ssd->io_failed).
+ */
+static void scalio_commit_resume(struct scalio_ssd *ssd)
+{
+	struct scalio_commit *c = ssd->commit;
+	int ret = 0;
+
+	if (c->failed) {
+		memset(c->buf, 0, SCALIO_UNIT_SIZE);
+		ret = scalio_ssd_write(ssd, c->failed_pos, c->buf, 1);
+		if (!ret) {
+			c->failed = false;
+			pr_info("%s: ssd %u: probe write at unit %llu succeeded: writes resumed\n",
+				ssd->store->name, ssd->index, c->failed_pos);
+		}
+	} else if (READ_ONCE(ssd->io_failed)) {
+		ret = scalio_ssd_read(ssd, SCALIO_SB_UNIT, c->buf, 1);
+	}
+	spin_lock_irq(&ssd->lock);
+	c->resume_ret = ret ? -EIO : 0;
+	c->resume = false;
+	spin_unlock_irq(&ssd->lock);
+	wake_up_all(&ssd->done_wq);
+}
+
+/**
+ * scalio_store_resume() - let failed SSDs take writes again
+ * @st:		enabled store (st->lock held)
+ *
+ * After a log write error an SSD refuses writes (scalio_batch_write()).
+ * Once the operator has cleared the fault, this probes every failed SSD
+ * in its commit kthread (scalio_commit_resume()) and lets those that pass
+ * take writes again, without the disable / enable cycle.  SSDs that are
+ * not failed are left alone.
+ *
+ * Return: 0 when no SSD is failed any more; -EIO when a probe failed (that
+ * SSD stays failed; the others are still probed); -EINTR (fatal signal;
+ * the probe may still complete).
+ */
+int scalio_store_resume(struct scalio_store *st)
+{
+	int ret = 0, r;
+	u32 i;
+
+	for (i = 0; i < st->nr_ssds; i++) {
+		struct scalio_ssd *ssd = st->ssds[i];
+		struct scalio_commit *c = ssd ? ssd->commit : NULL;
+
+		if (!c || !ssd->thread || !scalio_commit_failed(ssd))
+			continue;
+		spin_lock_irq(&ssd->lock);
+		c->resume = true;
+		spin_unlock_irq(&ssd->lock);
+		wake_up(&ssd->wq);
+		if (wait_event_killable(ssd->done_wq, !READ_ONCE(c->resume)))
+			return -EINTR;
+		spin_lock_irq(&ssd->lock);
+		r = c->resume_ret;
+		spin_unlock_irq(&ssd->lock);
+		if (r) {
+			pr_err("%s: ssd %u: probe failed: writes still refused\n",
+			       st->name, ssd->index);
+			ret = r;
+		}
+	}
+	return ret;
+}
+
 static int scalio_commit_thread(void *data)
 {
 	struct scalio_ssd *ssd = data;
@@ -598,9 +677,13 @@ static int scalio_commit_thread(void *data)
 
 	while (!kthread_should_stop()) {
 		wait_event_idle(ssd->wq, READ_ONCE(ssd->nr_pending) ||
-				kthread_should_stop());
+				READ_ONCE(c->resume) || kthread_should_stop());
 		if (kthread_should_stop())
 			break;
+		if (READ_ONCE(c->resume))
+			scalio_commit_resume(ssd);
+		if (!READ_ONCE(ssd->nr_pending))
+			continue;
 		scalio_commit_wait_batch(ssd);
 
 		/* Space first, while no batch is being built. */

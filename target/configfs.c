@@ -266,6 +266,26 @@ static ssize_t scalio_store_enable_store(struct config_item *item,
 CONFIGFS_ATTR(scalio_store_, enable);
 
 /*
+ * Write 1: an SSD failed by a write error takes writes again once a probe
+ * write to it succeeds (scalio_store_resume()); -EIO while it still fails.
+ */
+static ssize_t scalio_store_resume_store(struct config_item *item,
+					 const char *page, size_t count)
+{
+	struct scalio_store *st = to_store(item);
+	bool val;
+	int ret;
+
+	if (kstrtobool(page, &val) || !val)
+		return -EINVAL;
+	mutex_lock(&st->lock);
+	ret = st->enabled ? scalio_store_resume(st) : -ENODEV;
+	mutex_unlock(&st->lock);
+	return ret ? ret : count;
+}
+CONFIGFS_ATTR_WO(scalio_store_, resume);
+
+/*
  * Admission settings may change while the store is up, as nvmet's
  * attr_allow_any_host and allowed_hosts may: they apply to the next
  * connection (and removing a host disconnects it).
@@ -326,8 +346,9 @@ static const struct {
 
 /*
  * One "ssd<i> ok|failed|down" line per SSD: failed once a log write
- * failed (writes fail with -EIO until the store is re-enabled; reads go
- * on) or while its last I/O failed, down while the store is disabled.
+ * failed (writes fail with -EIO until the store is resumed or
+ * re-enabled; reads go on) or while its last I/O failed, down while the
+ * store is disabled.
  */
 static size_t scalio_store_ssd_states(struct scalio_store *st, char *p,
 				      size_t room)
@@ -375,7 +396,7 @@ static const char * const scalio_store_features[] = {
 	"attr_lease_ms", "attr_seg_cache_mb", "addr_traddr", "addr_trsvcid",
 	"enable", "stats", "ssds", "attr_allow_any_host", "attr_max_clients",
 	"allowed_hosts", "attr_format_on_enable", "attr_force_recover",
-	"report",
+	"report", "resume",
 };
 
 static ssize_t scalio_store_features_show(struct config_item *item,
@@ -404,6 +425,7 @@ static struct configfs_attribute *scalio_store_attrs[] = {
 	&scalio_store_attr_addr_traddr,
 	&scalio_store_attr_addr_trsvcid,
 	&scalio_store_attr_enable,
+	&scalio_store_attr_resume,
 	&scalio_store_attr_stats,
 	&scalio_store_attr_features,
 	&scalio_store_attr_attr_allow_any_host,

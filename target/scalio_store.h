@@ -93,7 +93,12 @@ struct scalio_tblock {
  * @stopping:	no more requests are accepted (ssd->lock)
  * @since_ckpt:	log units written since the last checkpoint
  * @keys:	keys stored on this SSD
- * @failed:	a log write failed: no more writes until re-enabled
+ * @failed:	a log write failed: no more writes until the store is
+ *		resumed (scalio_store_resume()) or re-enabled
+ * @failed_pos:	where the failed batch was written (its units may hold
+ *		part of it)
+ * @resume:	a resume request for the commit kthread (ssd->lock)
+ * @resume_ret:	its result, valid once @resume is clear again
  * @status:	result of each request of the batch being built
  * @sc:		segment cache (segcache.c)
  * @sc_ents:	its entries, one per owned block
@@ -113,6 +118,9 @@ struct scalio_commit {
 	u64			since_ckpt;
 	u64			keys;
 	bool			failed;
+	u64			failed_pos;
+	bool			resume;
+	int			resume_ret;
 	int			status[SCALIO_BATCH_MAX_LIMIT];
 	struct scalio_segcache	sc;
 	struct scalio_sc_ent	*sc_ents;
@@ -132,7 +140,7 @@ int scalio_batch_write(struct scalio_ssd *ssd, u64 reserve);
 void scalio_batch_reset(struct scalio_ssd *ssd);
 
 /*
- * Is @ssd failed: a log write failed (writes refused until re-enabled),
+ * Is @ssd failed: a log write failed (writes refused until resumed),
  * or its last I/O did (a read error, a device that went away)?
  */
 static inline bool scalio_commit_failed(const struct scalio_ssd *ssd)

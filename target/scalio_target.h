@@ -356,6 +356,8 @@ void scalio_commit_stop(struct scalio_ssd *ssd);	/* fails queued reqs */
  */
 void scalio_store_write(struct scalio_store *st, struct scalio_treq *req);
 int scalio_store_write_barrier(struct scalio_store *st, unsigned long timeout);
+/* Probe failed SSDs, let those that pass take writes again (st->lock). */
+int scalio_store_resume(struct scalio_store *st);
 /**
  * scalio_store_read() - look a key up on the SSD (GET by RPC)
  * @st:		store, live reference held; may sleep

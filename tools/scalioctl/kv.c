@@ -395,7 +395,7 @@ static void print_stats_table(const char *store, const struct scalio_stats *st)
 	for (i = 0; i < st->nr_ssds && i < 64; i++)
 		printf("  ssd%-17zu %20s\n", i,
 		       st->target.ssd_failed >> i & 1 ?
-		       "FAILED (writes refused until re-enabled)" : "ok");
+		       "FAILED (I/O error; target-resume once fixed)" : "ok");
 }
 
 int cmd_stats(int argc, char **argv)

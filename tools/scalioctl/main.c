@@ -107,6 +107,20 @@ static const struct command commands[] = {
 		"afterwards, also when a write fails (with the old values).\n"
 	},
 	{
+		"target-resume", cmd_target_resume,
+		"let SSDs failed by a write error take writes again",
+		"Usage: scalioctl target-resume --store NAME [-v]\n"
+		"\n"
+		"After a log write error an SSD of the store refuses every write\n"
+		"(PUT, DELETE: -EIO; reads go on) and stats shows it FAILED.  Once\n"
+		"the fault is cleared, this writes 1 to " STORES_ROOT "/NAME/resume:\n"
+		"the target probes each failed SSD with a durable write (it zeroes\n"
+		"the header of the batch whose write failed, which was never\n"
+		"acknowledged) and lets it take writes again if that succeeds; no\n"
+		"disable / enable, no recovery.  Prints each SSD's state.  Fails\n"
+		"(exit 3) while a failed SSD still fails its probe: it stays failed.\n"
+	},
+	{
 		"allow-host", cmd_allow_host,
 		"admit a host to a store and to its SSDs' nvmet subsystems",
 		"Usage: scalioctl allow-host STORE NQN [--key-file FILE] [-v]\n"

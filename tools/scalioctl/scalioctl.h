@@ -74,6 +74,7 @@ int run_cmd(char *const argv[], bool quiet);	/* exit status or -errno */
 int cmd_target_setup(int argc, char **argv);
 int cmd_target_teardown(int argc, char **argv);
 int cmd_target_set(int argc, char **argv);
+int cmd_target_resume(int argc, char **argv);
 int cmd_allow_host(int argc, char **argv);
 int cmd_deny_host(int argc, char **argv);
 

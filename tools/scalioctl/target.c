@@ -1211,7 +1211,8 @@ int cmd_target_set(int argc, char **argv)
 			return usage_error("target-set", "'%s' is not ATTR=VALUE",
 					   argv[i]);
 		if (argv[i][0] == '/' || strstr(argv[i], "..") ||
-		    (nlen == 6 && !strncmp(argv[i], "enable", 6)))
+		    (nlen == 6 && (!strncmp(argv[i], "enable", 6) ||
+				   !strncmp(argv[i], "resume", 6))))
 			return usage_error("target-set", "attribute '%.*s' cannot be set",
 					   (int)nlen, argv[i]);
 		pathf(p, "%s/%.*s", dir, (int)nlen, argv[i]);
@@ -1250,4 +1251,60 @@ int cmd_target_set(int argc, char **argv)
 		info_msg("store %s: re-enabled", store);
 	}
 	return ret;
+}
+
+/* Print the store's "ssd<i> STATE" lines of its stats attribute. */
+static void print_ssd_states(const char *dir)
+{
+	char p[PATH_MAX], line[256];
+	FILE *f;
+
+	pathf(p, "%s/stats", dir);
+	f = fopen(p, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "ssd", 3) && line[3] >= '0' && line[3] <= '9')
+			printf("%s", line);
+	fclose(f);
+}
+
+int cmd_target_resume(int argc, char **argv)
+{
+	char dir[PATH_MAX], p[PATH_MAX];
+	const char *store = NULL;
+	int ret;
+
+	ret = parse_store_cmd("target-resume", argc, argv, &store);
+	if (ret >= 0)
+		return ret;
+	if (optind != argc)
+		return usage_error("target-resume", "unexpected argument '%s'",
+				   argv[optind]);
+	pathf(dir, STORES_ROOT "/%s", store);
+	pathf(p, "%s/resume", dir);
+	if (!path_exists(dir)) {
+		err_msg("store '%s' does not exist (%s)", store, dir);
+		return EXIT_FAIL;
+	}
+	if (!path_exists(p)) {
+		err_msg("store '%s': the target module has no resume (%s)",
+			store, p);
+		return EXIT_FAIL;
+	}
+	pathf(p, "%s/enable", dir);
+	if (!attr_is(p, "1")) {
+		err_msg("store '%s' is not enabled", store);
+		return EXIT_FAIL;
+	}
+	pathf(p, "%s/resume", dir);
+	ret = write_file(p, "1");
+	print_ssd_states(dir);
+	if (ret) {
+		err_msg("store %s: a failed SSD still fails its probe write (%s): writes stay refused",
+			store, strerror(-ret));
+		return EXIT_FAIL;
+	}
+	info_msg("store %s: every SSD takes writes", store);
+	return EXIT_OK;
 }

@@ -16,7 +16,10 @@
 #   B. both superblocks damaged: refused (EUCLEAN, "damaged"), not
 #      formatted; the saved units put back: every key reads back.
 #   C. newest checkpoint slot damaged: recovered from the older slot +
-#      the log, reported; new values of all keys read back.
+#      the log, reported; new values of all keys read back.  Then both
+#      slots damaged: refused (EUCLEAN, "no valid checkpoint"), not
+#      formatted, nothing written; the saved bytes put back: every key
+#      reads back.
 #   E. target killed with 40 batches after the checkpoint.  A record
 #      length inside a middle batch damaged: refused ("would be lost");
 #      the byte put back and a later batch header damaged: refused again;
@@ -150,6 +153,25 @@ up
 grep -q 'checkpoint slot . is invalid' /share/setup.out ||
 	fail "C: no report of the invalid checkpoint slot"
 verify "C"
+down
+ondisk
+cka=$(awk '$1 == "ckpt" && $2 == "slot=A" { sub("unit=", "", $3); print $3 }' /share/ondisk.out)
+ckb=$(awk '$1 == "ckpt" && $2 == "slot=B" { sub("unit=", "", $3); print $3 }' /share/ondisk.out)
+[ -n "$cka" ] && [ -n "$ckb" ] || fail "C: checkpoint slots not found"
+save cka $((cka * 4096 + 64)) 16
+save ckb $((ckb * 4096 + 64)) 16
+damage $((cka * 4096 + 64)) 16
+damage $((ckb * 4096 + 64)) 16
+setup && fail "C: a store with both checkpoint slots damaged was enabled"
+expect_refused 'Structure needs cleaning' "C (both slots)"
+expect_refused 'no valid checkpoint' "C (both slots)"
+# Refused means nothing was written: the damage is still there.
+T "dd if=\$SCALIO_SSDS bs=1 skip=$((cka * 4096 + 64)) count=16 status=none" |
+	grep -q '^y$' || fail "C: the refused enable wrote over checkpoint slot A"
+restore cka $((cka * 4096 + 64))
+restore ckb $((ckb * 4096 + 64))
+up
+verify "C (both slots put back)"
 
 step "E. batches after the checkpoint, target killed"
 write 3

@@ -8,16 +8,18 @@
 # direct reads see the same faults).  Faults are table swaps of sd0
 # (dmsetup suspend/load/resume):
 #
-#   W. write errors (dm-flakey error_writes): PUTs fail with an error,
+#   W. write errors (dm-flakey error_writes): PUTs fail with EIO,
 #      nothing is acknowledged; stats says "ssd0 failed"; GETs still read
-#      back every acknowledged value.  Fault cleared: the store is still
-#      up and reads everything; a disable/enable (recovery) makes PUTs
-#      work again.
+#      back every acknowledged value; target-resume fails (its probe write
+#      fails) and PUTs stay refused.  Fault cleared: the store is still up
+#      and reads everything, PUTs are still refused until target-resume,
+#      which then succeeds (no disable/enable): PUTs work again and every
+#      acknowledged write reads back.
 #   R. every I/O fails (dm error): GETs return an error or the right value
 #      (host caches), never a wrong one.  Fault cleared: all read back.
 #   K. the target is killed during a write fault, rebooted, sd0 rebuilt,
 #      target-setup (no --format) recovers: every acknowledged write reads
-#      back.
+#      back (those acknowledged after W's resume too).
 #   G. the NVMe controller is removed under the store (PCI remove): GETs
 #      and PUTs fail cleanly, stats shows ssd0 failed, no oops; unload.
 #
@@ -110,25 +112,30 @@ table flakey-w
 scalioctl put "$S" k1 lost.1 2> /share/put.err &&
 	fail "W: a PUT was acknowledged while writes fail"
 echo "# W: PUT failed: $(cat /share/put.err)"
+grep -q 'Input/output error' /share/put.err || fail "W: the PUT did not fail with EIO"
 [ "$(state)" = failed ] || fail "W: stats does not show ssd0 failed ($(state))"
 scalioctl stats "$S" | grep 'ssd0 ' | tee /share/stats.out
 grep -q 'ssd0 *FAILED' /share/stats.out || fail "W: scalioctl stats does not show ssd0 FAILED"
 scalioctl put "$S" k2 lost.2 && fail "W: a second PUT was acknowledged"
 verify "" "W (reads during write errors)"
+# The fault is still on: the probe write must fail, the SSD stay failed.
+T "scalioctl target-resume --store $S" > /share/resume.out 2>&1 &&
+	{ cat /share/resume.out; fail "W: target-resume succeeded while writes fail"; }
+sed 's/^/  | /' /share/resume.out
+[ "$(state)" = failed ] || fail "W: ssd0 not failed after a failed resume ($(state))"
+scalioctl put "$S" k2 lost.2b && fail "W: PUT acknowledged after a failed resume"
 table linear
 [ "$(T "cat $CFS/enable")" = 1 ] || fail "W: the store went down"
 verify "" "W (fault cleared)"
-scalioctl put "$S" k3 lost.3 && fail "W: PUT acknowledged before re-enable"
-T "echo 0 > $CFS/enable && echo 1 > $CFS/enable" || fail "W: re-enable"
-[ "$(state)" = ok ] || fail "W: ssd0 not ok after re-enable ($(state))"
-i=0
-until scalioctl put "$S" k1 v1.w 2> /dev/null; do
-	i=$((i + 1))
-	[ $i -lt 60 ] || fail "W: no PUT works after the re-enable"
-	sleep 1
-done
+scalioctl put "$S" k3 lost.3 && fail "W: PUT acknowledged before resume"
+T "scalioctl target-resume --store $S" > /share/resume.out 2>&1 ||
+	{ cat /share/resume.out; fail "W: target-resume failed after the fault cleared"; }
+sed 's/^/  | /' /share/resume.out
+[ "$(state)" = ok ] || fail "W: ssd0 not ok after resume ($(state))"
+scalioctl put "$S" k1 v1.w || fail "W: PUT failed after resume"
 echo "k1 v1.w" >> /share/acked
-verify "" "W (after re-enable)"
+write w
+verify "" "W (after resume, no re-enable)"
 
 step "R. every I/O fails"
 table error
