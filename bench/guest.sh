@@ -24,9 +24,16 @@
 #   4. scaling: YCSB C and A on sc1, sc2, sc4.
 #   5. group-commit sweep on kv0 (batch configuration): one fio job of
 #      $SWEEP_IOS PUTs (1 KiB, random keys) at each iodepth of $SWEEP
-#      through the engine's io_uring path, store counters before/after.
+#      through the engine's io_uring path, store counters before/after;
+#      then depth 1 once more with batch_max=1 (the latency batching
+#      costs a lone PUT).
+#   6. depth: YCSB $DEPTH_WORKLOADS on kv0 (batch configuration) from ONE
+#      thread with 1 and with $DEPTH operations in flight (--depth).
+#   7. waits: $WAIT_KEYS fresh keys PUT, then each read twice by
+#      scalioctl; host counters before and after each pass give the
+#      network waits per miss (first pass) and per hit (second).
 #
-# BENCH_ONLY="limits breakdown scaling sweep" (any subset) runs only those
+# BENCH_ONLY="limits breakdown scaling sweep depth waits" (any subset) runs only those
 # sections (the stores are always set up); unset: all of them.
 #
 # Every point: one `scalio-ycsb --run --json`, with /proc/stat of the
@@ -52,6 +59,9 @@ LAT_ITERS=${BENCH_LAT_ITERS:-300}
 RDMA_SIZE=${BENCH_RDMA_SIZE:-1088}	# one hash block: 64 B + 8 x 128 B
 SWEEP=${BENCH_SWEEP:-1 4 16 64 128}
 SWEEP_IOS=${BENCH_SWEEP_IOS:-2000}
+DEPTH=${BENCH_DEPTH:-64}
+DEPTH_WORKLOADS=${BENCH_DEPTH_WORKLOADS:-a c}
+WAIT_KEYS=${BENCH_WAIT_KEYS:-64}
 ONLY=${BENCH_ONLY:-}
 FIO_ENGINE=/scalio/tools/fio/scalio-fio.so
 
@@ -87,6 +97,9 @@ phase() {	# phase NAME: end the current phase, start NAME ("" ends)
 	echo "limit_secs $LIMIT_SECS"
 	echo "sweep $SWEEP"
 	echo "sweep_ios $SWEEP_IOS"
+	echo "depth $DEPTH"
+	echo "depth_workloads $DEPTH_WORKLOADS"
+	echo "wait_keys $WAIT_KEYS"
 } > $OUT/meta.txt
 
 # ---------------------------------------------------------------- setup
@@ -198,14 +211,16 @@ mark() {
 	fail "the target's /proc/stat sampler does not answer"
 }
 
-# point GROUP CFG STORE WORKLOAD OPS: one measured YCSB run.
+# point GROUP CFG STORE WORKLOAD OPS [YCSB OPTIONS]: one measured YCSB run
+# (options after OPS override the defaults, e.g. --threads 1 --depth 64).
 point() {
 	local g=$1 c=$2 s=$3 w=$4 n=$5 f=$OUT/$1-$2-$4
-	phase "$g $c: YCSB $w on $s ($n ops, $THREADS threads)"
+	shift 5
+	phase "$g $c: YCSB $w on $s ($n ops, $THREADS threads $*)"
 	mark "s-$g-$c-$w" > $f.cpu
 	head -1 /proc/stat >> $f.cpu
 	scalio-ycsb --store $s --workload $w --records $RECORDS --ops $n \
-		--threads $THREADS --run --quiet --json $f.json > $f.txt 2>&1
+		--threads $THREADS "$@" --run --quiet --json $f.json > $f.txt 2>&1
 	local rc=$?
 	mark "e-$g-$c-$w" >> $f.cpu
 	head -1 /proc/stat >> $f.cpu
@@ -287,9 +302,10 @@ if want scaling; then
 	done
 fi
 
-# sweep DEPTH: one job of SWEEP_IOS PUTs with DEPTH in flight on kv0.
+# sweep DEPTH [NAME]: one job of SWEEP_IOS PUTs with DEPTH in flight on
+# kv0 (files sweep-NAME.*, NAME defaults to DEPTH).
 sweep() {
-	local d=$1 f=$OUT/sweep-$1
+	local d=$1 f=$OUT/sweep-${2:-$1}
 	phase "sweep: $SWEEP_IOS PUTs, one thread, $d in flight (kv0)"
 	scalioctl stats kv0 --json > $f.before || fail "stats kv0"
 	fio --name=sweep$d --ioengine=external:$FIO_ENGINE --store=kv0 \
@@ -308,6 +324,39 @@ if want sweep; then
 	setcfg batch
 	for d in $SWEEP; do
 		sweep $d
+	done
+	setcfg cache
+	sweep 1 1-nobatch
+fi
+
+if want depth; then
+	setcfg batch
+	for w in $DEPTH_WORKLOADS; do
+		point depth d1 kv0 $w $OPS --threads 1 --depth 1
+		point depth d$DEPTH kv0 $w $OPS --threads 1 --depth $DEPTH
+	done
+fi
+
+# hstats FILE: this host's counters for kv0 (JSON).
+hstats() { scalioctl stats kv0 --json --host-only > $OUT/$1 || fail "stats kv0"; }
+if want waits; then
+	setcfg batch
+	phase "waits: $WAIT_KEYS fresh keys, PUT, then GET twice each"
+	i=0
+	while [ $i -lt $WAIT_KEYS ]; do
+		scalioctl put kv0 "bench-wait-$i" "v$i" > /dev/null ||
+			fail "put bench-wait-$i"
+		i=$((i + 1))
+	done
+	for pass in 0 1; do
+		hstats waits-$pass.before
+		i=0
+		while [ $i -lt $WAIT_KEYS ]; do
+			[ "$(scalioctl get kv0 "bench-wait-$i")" = "v$i" ] ||
+				fail "get bench-wait-$i: wrong value"
+			i=$((i + 1))
+		done
+		hstats waits-$pass.after
 	done
 fi
 stop_sampler

@@ -87,11 +87,16 @@ def load_point(raw, name):
     p["rdma_per_op"] = ((h.get("rdma_reads", 0) + h.get("rdma_cas", 0))
                         / p["ops"] if p["ops"] and h else None)
     cpu = os.path.join(raw, name + ".cpu")
-    p["tvm"] = p["hvm"] = p["tvm_ms_op"] = None
+    p["tvm"] = p["hvm"] = p["tvm_ms_op"] = p["sirq_us"] = None
     if os.path.exists(cpu):
         lines = [x for x in open(cpu) if x.startswith("cpu ")]
         if len(lines) == 4:
             tb, tt = cpu_busy([lines[0], lines[2]])
+            # softirq (field 7 of the cpu line): rxe and the network stack
+            sa = int(lines[0].split()[7])
+            sb = int(lines[2].split()[7])
+            p["sirq_us"] = ((sb - sa) * 10e3 / p["ops"]
+                            if p["ops"] else None)
             hb, ht = cpu_busy([lines[1], lines[3]])
             p["tvm"] = tb / tt if tt else None
             p["hvm"] = hb / ht if ht else None
@@ -142,9 +147,9 @@ def json_after_notes(path):
     return json.loads(txt[txt.index("{"):])
 
 
-def load_sweep(raw, depth):
-    """One point of the group-commit sweep, or None."""
-    base = os.path.join(raw, "sweep-%s" % depth)
+def load_sweep(raw, name, depth=None):
+    """One point of the group-commit sweep (files sweep-NAME.*), or None."""
+    base = os.path.join(raw, "sweep-%s" % name)
     try:
         w = json_after_notes(base + ".json")["jobs"][0]["write"]
         b = json_after_notes(base + ".before")
@@ -154,7 +159,8 @@ def load_sweep(raw, depth):
     d = lambda k: a.get(k, 0) - b.get(k, 0)
     pct = w.get("clat_ns", {}).get("percentile", {})
     puts = d("puts")
-    return {"depth": int(depth), "ios": w["total_ios"], "puts": puts,
+    return {"depth": int(depth if depth is not None else name),
+            "ios": w["total_ios"], "puts": puts,
             "iops": w["iops"],
             "p50": pct.get("50.000000", 0) / 1e6,
             "p99": pct.get("99.000000", 0) / 1e6,
@@ -466,6 +472,158 @@ def main():
                 "NO (%d vs %d)" % (p["ios"], p["puts"])))
         L.append("")
 
+    nb = load_sweep(raw, "1-nobatch", 1)
+    one = next((p for p in sweep if p["depth"] == 1), None)
+    d64 = next((p for p in sweep if p["depth"] == 64), None)
+    if nb and one:
+        L.append("Depth 1 with `batch_max=1` (no group commit) in the same "
+                 "boot: %.1f PUT/s, p50 %.2f ms, p99 %.2f ms; batched / "
+                 "unbatched p50 latency at depth 1: **%.2fx**."
+                 % (nb["iops"], nb["p50"], nb["p99"],
+                    one["p50"] / nb["p50"] if nb["p50"] else 0))
+        L.append("")
+
+    # ---------------------------------------------------------- depth
+    dep = {}
+    for fn in sorted(os.listdir(raw)):
+        m = re.match(r"depth-d(\d+)-([a-z])\.json$", fn)
+        if m:
+            dep[(int(m.group(1)), m.group(2))] = load_point(raw, fn[:-5])
+    if dep:
+        L.append("## One thread, operations in flight (YCSB --depth)")
+        L.append("")
+        L.append("Store `kv0`, batch configuration; one YCSB thread keeping "
+                 "1 or N operations in flight through io_uring.")
+        L.append("")
+        L.append("| workload | in flight | ops/s | x depth 1 | read p50 / p99 "
+                 "ms | write p50 / p99 ms | hit ratio | SSD wr/PUT | "
+                 "ops/batch | waits/op |")
+        L.append("| --- | ---: |" + " ---: |" * 8)
+        for w in sorted({w for _, w in dep}):
+            base = dep.get((1, w))
+            for d in sorted({d for d, x in dep if x == w}):
+                p = dep[(d, w)]
+                L.append("| YCSB %s | %d | %.1f | %s | %s / %s | %s / %s | "
+                         "%s | %s | %s | %s |" % (
+                             w.upper(), d, p["thr"],
+                             f(p["thr"] / base["thr"], "{:.2f}x")
+                             if base and base["thr"] else "",
+                             f(ms(p["rlat"], "p50"), "{:.1f}"),
+                             f(ms(p["rlat"], "p99"), "{:.0f}"),
+                             f(ms(p["wlat"], "p50"), "{:.1f}"),
+                             f(ms(p["wlat"], "p99"), "{:.0f}"),
+                             pct(p["hit"]), f(p["wr_put"], "{:.2f}"),
+                             f(p["per_batch"], "{:.2f}"),
+                             f(p["h"].get("waits", 0) / p["ops"]
+                               if p["ops"] and "waits" in p["h"] else None,
+                               "{:.2f}")))
+        L.append("")
+
+    # ---------------------------------------------------------- CPU
+    if brk:
+        L.append("## Target CPU per operation, three ways")
+        L.append("")
+        L.append("Per point of the breakdown: scalio's own CPU (its "
+                 "counters: commit and cleaner kthreads, RPC handlers), the "
+                 "target VM's softirq time (rxe, i.e. the RDMA NIC in "
+                 "software, and the network stack) and the rest of the "
+                 "target VM's busy time (nvmet, the block layer, NVMe "
+                 "emulation, everything else), from /proc/stat samples "
+                 "taken around each point. A real RDMA NIC takes the "
+                 "softirq share off the CPU; NVMe-oF target offload takes "
+                 "most of the rest for offloaded reads.")
+        L.append("")
+        L.append("| configuration | workload | total us/op | scalio | "
+                 "softirq (rxe, net) | rest (nvmet, block, ...) |")
+        L.append("| --- | --- | ---: | ---: | ---: | ---: |")
+        for c in cfgs:
+            for w in wls:
+                p = brk.get((c, w))
+                if not p or p["tvm_ms_op"] is None:
+                    continue
+                tot = p["tvm_ms_op"] * 1e3
+                sc = p["cpu_us"] or 0
+                sq = p["sirq_us"] or 0
+                rest = max(tot - sc - sq, 0)
+                L.append("| %s | YCSB %s | %.0f | %.0f (%s) | %.0f (%s) | "
+                         "%.0f (%s) |" % (
+                             CFG_LABEL[c], w.upper(), tot, sc,
+                             pct(sc / tot if tot else None), sq,
+                             pct(sq / tot if tot else None), rest,
+                             pct(rest / tot if tot else None)))
+        L.append("")
+
+    # ---------------------------------------------------------- waits
+    wt = []
+    for ps in (0, 1):
+        try:
+            b = json_after_notes(os.path.join(raw, "waits-%d.before" % ps))
+            a = json_after_notes(os.path.join(raw, "waits-%d.after" % ps))
+        except (OSError, ValueError):
+            wt = []
+            break
+        d = {k: a.get(k, 0) - b.get(k, 0) for k in a}
+        wt.append(d)
+    miss_w = hit_w = None
+    if len(wt) == 2:
+        m, h = wt
+        miss_w = m["waits"] / m["gets"] if m.get("gets") and "waits" in m \
+            else None
+        hit_w = h["waits"] / h["gets"] if h.get("gets") and "waits" in h \
+            else None
+        L.append("## Network waits per GET")
+        L.append("")
+        L.append("%s fresh keys PUT, then each read twice by `scalioctl get` "
+                 "(one thread): the first pass fills the inline cache, the "
+                 "second hits it. From the host's counters (`waits`: one per "
+                 "chain of one-sided requests posted together, "
+                 "Documentation/protocol.rst \"Network waits\")."
+                 % gm.get("wait_keys", "?"))
+        L.append("")
+        L.append("| pass | GETs | misses | hits | waits | waits/GET | "
+                 "RDMA ops/GET | SSD reads/GET |")
+        L.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        for name, d in (("first (misses)", m), ("second (hits)", h)):
+            g = d.get("gets", 0)
+            L.append("| %s | %d | %d | %d | %s | %s | %s | %s |" % (
+                name, g, d.get("cache_misses", 0), d.get("cache_hits", 0),
+                d.get("waits", "n/a"),
+                f(d["waits"] / g if g and "waits" in d else None, "{:.2f}"),
+                f((d.get("rdma_reads", 0) + d.get("rdma_cas", 0)) / g
+                  if g else None, "{:.2f}"),
+                f(d.get("ssd_reads", 0) / g if g else None, "{:.2f}")))
+        L.append("")
+
+    # ---------------------------------------------------------- goals
+    goals = []
+    if d64:
+        goals.append(("SSD writes per PUT at 64 in flight", "<= 0.1",
+                      d64["wr_put"], d64["wr_put"] is not None and
+                      d64["wr_put"] <= 0.1, "{:.3f}"))
+    if d64 and one and one["iops"]:
+        r = d64["iops"] / one["iops"]
+        goals.append(("PUT/s at depth 64 / depth 1, one thread", ">= 4x",
+                      r, r >= 4, "{:.2f}x"))
+    if nb and one and nb["p50"]:
+        r = one["p50"] / nb["p50"]
+        goals.append(("PUT p50 at depth 1, batched / batch_max=1",
+                      "<= 1.1x", r, r <= 1.1, "{:.2f}x"))
+    if miss_w is not None:
+        goals.append(("network waits per miss", "<= 4", miss_w,
+                      miss_w <= 4, "{:.2f}"))
+    if hit_w is not None:
+        goals.append(("network waits per hit", "1", hit_w,
+                      abs(hit_w - 1) < 1e-9, "{:.2f}"))
+    if goals:
+        L.append("## Goals (issue 11), measured in this run")
+        L.append("")
+        L.append("| goal | target | measured | met |")
+        L.append("| --- | --- | ---: | --- |")
+        for name, tgt, v, ok, fmt in goals:
+            L.append("| %s | %s | %s | %s |" % (name, tgt, f(v, fmt),
+                                               "yes" if ok else "**no**"))
+        L.append("")
+
     # ---------------------------------------------------------- checks
     L.append("## Counter checks")
     L.append("")
@@ -546,7 +704,7 @@ def main():
         if len(parts) < 3:
             continue
         name, t0, t1 = " ".join(parts[:-2]), int(parts[-2]), int(parts[-1])
-        if name.startswith("brk ") or name.startswith("scale "):
+        if name.split(" ")[0] in ("brk", "scale", "depth"):
             key = "measured points: " + name.split(":")[0]
         elif name.startswith("limits"):
             key = "test-bed limits"
