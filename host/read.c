@@ -31,7 +31,8 @@
 
 #ifdef SCALIO_TEST_HOOKS
 /*
- * A filler sleeps this long while it holds its B lock, between the
+ * A filler sleeps until this long after its lease started (the clock read
+ * its deadline was computed from) while it holds its B lock, between the
  * double-read and the seg read: tests use it to keep slots in B (a host
  * killed while filling, lease reclaim) and to widen the races the protocol
  * must survive.  The protocol is correct for any delay; a delay near the
@@ -42,7 +43,7 @@ static unsigned int scalio_debug_fill_delay_ms;
 module_param_named(debug_fill_delay_ms, scalio_debug_fill_delay_ms, uint,
 		   0644);
 MODULE_PARM_DESC(debug_fill_delay_ms,
-		 "TESTING ONLY: sleep this many ms holding a B lock before reading the SSD");
+		 "TESTING ONLY: hold a B lock until this many ms after its lease started, before reading the SSD");
 
 /* ... plus a random 0..this many ms, so that concurrent fills interleave. */
 static unsigned int scalio_debug_fill_jitter_ms;
@@ -483,27 +484,44 @@ static unsigned long scalio_renewal_delay(struct scalio_renewal *r)
 	return left > 0 ? scalio_ticks_to_jiffies(left) : 0;
 }
 
-static void scalio_renewal_work(struct work_struct *work)
+/* One renewal CAS; false (and r->lost) if the lock is no longer ours. */
+static bool scalio_renewal_renew(struct scalio_renewal *r)
 {
-	struct scalio_renewal *r = container_of(to_delayed_work(work),
-						struct scalio_renewal, work);
 	u64 deadline = scalio_clock_now(r->g->hs) + r->lease;
 	u64 next = scalio_ctl_renew(r->mine, (u16)deadline), cur;
 
 	if (scalio_cas_ctl(r->g, r->slot, r->mine, next, &cur) ||
 	    cur != r->mine) {
 		r->lost = true;
-		return;
+		return false;
 	}
 	r->mine = next;
 	r->deadline = deadline;
 	scalio_hstat_inc(r->g->hs, SCALIO_HS_LEASE_RENEWALS);
-	queue_delayed_work(system_long_wq, &r->work, scalio_renewal_delay(r));
+	return true;
 }
 
+static void scalio_renewal_work(struct work_struct *work)
+{
+	struct scalio_renewal *r = container_of(to_delayed_work(work),
+						struct scalio_renewal, work);
+
+	if (scalio_renewal_renew(r))
+		queue_delayed_work(system_long_wq, &r->work,
+				   scalio_renewal_delay(r));
+}
+
+/*
+ * Half the lease or more already gone (a filler that stalled after
+ * locking): renew here, before the I/O.  Left to the work, a fetch that
+ * needs no I/O (an absent key) would cancel it unrun and the fill would
+ * then abandon a lock that nobody had taken from it.
+ */
 static void scalio_renewal_start(struct scalio_renewal *r)
 {
 	INIT_DELAYED_WORK_ONSTACK(&r->work, scalio_renewal_work);
+	if (!scalio_renewal_delay(r) && !scalio_renewal_renew(r))
+		return;
 	queue_delayed_work(system_long_wq, &r->work, scalio_renewal_delay(r));
 }
 
@@ -634,8 +652,18 @@ static int scalio_fill(struct scalio_get *g, unsigned int attempt, u64 now)
 	}
 
 	delay = scalio_fill_delay_ms();
-	if (delay)
-		msleep_interruptible(delay);
+	if (delay) {
+		/*
+		 * Counted from the lease's start (step 1's clock), so that
+		 * which locks expire mid-fill depends on the delay and the
+		 * lease, not on the bed's round-trip times.
+		 */
+		u64 held = div_u64((scalio_clock_now(hs) - now) * 1000,
+				   SCALIO_CLOCK_HZ);
+
+		if (held < delay)
+			msleep_interruptible(delay - held);
+	}
 
 	/*
 	 * 5. the segment seg names (seg was read behind the double-read), or
@@ -644,7 +672,10 @@ static int scalio_fill(struct scalio_get *g, unsigned int attempt, u64 now)
 	r.slot = victim;
 	r.mine = mine;
 	scalio_renewal_start(&r);
-	ret = direct ? scalio_get_ssd(g, seg) : scalio_get_rpc(g);
+	if (r.lost)	/* taken from us while we stalled: abandon below */
+		ret = 0;
+	else
+		ret = direct ? scalio_get_ssd(g, seg) : scalio_get_rpc(g);
 	scalio_renewal_stop(&r);
 	mine = r.mine;
 	if (ret && ret != -ENOENT) {
