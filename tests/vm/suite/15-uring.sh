@@ -30,7 +30,14 @@ trap 'rm -f "$log"' EXIT
 	make -C /scalio/tests run_tests TESTS=scalio_uring || exit 1
 	scalio-ycsb --store "$S" --workload f --records 500 --ops 3000 \
 		--threads 2 --depth 16 --load --run --quiet --json /tmp/y.json \
-		> /tmp/y.out 2>&1 || { cat /tmp/y.out; exit 1; }
+		> /tmp/y.out 2>&1 || {
+		cat /tmp/y.out
+		# what the host saw: the run report stops at the counters
+		grep -i "error" /tmp/y.out | tail -n 5
+		scalioctl stats "$S"
+		dmesg | tail -n 40
+		exit 1
+	}
 	grep -E "throughput|READ" /tmp/y.out
 	python3 -c "
 import json
