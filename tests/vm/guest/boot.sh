@@ -189,17 +189,6 @@ setup_target() {
 	export SCALIO_SSDS=${devs# }
 	echo "$SCALIO_SSDS" > "$VMDIR/ssds"
 	log "SSDs: $SCALIO_SSDS"
-	# QEMU 7.2's emulated NVMe now and then leaves a submitted command
-	# unprocessed until the controller is reset (seen under TCG, in
-	# `make bench` and a CI run of 15-uring).  The driver's recovery is
-	# an abort (which QEMU answers without completing the command) and,
-	# on the second timeout, a reset: at the default 30 s that is a 60 s
-	# stall, and every PUT behind it fails its 10 s RPC timeout.  3 s
-	# each here; a real SSD keeps the driver's default.
-	for dev in $devs; do
-		echo 3000 > "/sys/block/${dev#/dev/}/queue/io_timeout" ||
-			log "cannot set the io_timeout of $dev"
-	done
 	modprobe nvmet && modprobe nvmet-rdma || return 1
 	if [ "$MODULES" = 1 ]; then
 		load_built "$SCALIO_KO_DIR/scalio-target.ko" || return 1
