@@ -934,7 +934,14 @@ out_dec:
 int scalio_conn_create_qp(struct scalio_conn *conn)
 {
 	struct ib_qp_init_attr attr = {};
-	u32 sq = conn->qd_req + SCALIO_HOST_NR_IO + SCALIO_HOST_TS_MAX + 1;
+	/*
+	 * Every bounce buffer may have a whole chain in flight, each work
+	 * request of it signaled: size the SQ (and the CQ, which must hold a
+	 * completion for each) for SCALIO_CHAIN_MAX each, or 64 GETs in flight
+	 * overflow them and their completions are lost.
+	 */
+	u32 sq = conn->qd_req + SCALIO_HOST_NR_IO * SCALIO_CHAIN_MAX +
+		 SCALIO_HOST_TS_MAX + 1;
 	u32 rq = conn->qd_req + 1;
 	int ret;
 
