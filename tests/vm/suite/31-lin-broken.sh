@@ -218,11 +218,16 @@ for v in $variants; do
 	check_round \$name.control
 	echo \$lrc > /share/\$name.control.rc
 	# ... and make progress: no op of it may fail (a fill that always
-	# abandons its lock fails every GET after the retry budget)
-	grep -ho ' err=[0-9]*' /share/\$name.control.h1.out \
-		/share/\$name.control.h2.out |
-		awk -F= '{ s += \$2 } END { print s + 0 }' \
-		> /share/\$name.control.errs
+	# abandons its lock fails every GET after the retry budget); no
+	# summary lines at all is a failure too, not a zero
+	if grep -q ' err=' /share/\$name.control.h1.out &&
+	   grep -q ' err=' /share/\$name.control.h2.out; then
+		grep -ho ' err=[0-9]*' /share/\$name.control.h1.out \
+			/share/\$name.control.h2.out |
+			awk -F= '{ s += \$2 } END { print s + 0 }'
+	else
+		echo "no summary line"
+	fi > /share/\$name.control.errs
 	set_params "\$(echo "\$params" | sed 's/=[^,]*/=0/g')"
 	[ -z "\$old_attrs" ] || store_attrs "\$old_attrs"
 done
@@ -255,7 +260,7 @@ for v in $variants; do
 	fi
 	cerr=$(cat "$share/$name.control.errs" 2>/dev/null)
 	if [ "$cerr" != 0 ]; then
-		echo "FAIL: $name: ${cerr:-unknown} ops of the control failed (a correct protocol under these delays must make progress)"
+		echo "FAIL: $name: control ops failed: ${cerr:-unknown} (a correct protocol under these delays must make progress)"
 		fail=1
 	fi
 	if [ ! -f "$share/$name.rejected" ]; then
