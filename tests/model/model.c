@@ -135,7 +135,7 @@ enum pc {
 	R_DRECLAIM,		/* CAS an expired B seen by the double-read */
 	R_RELEASE,		/* CAS our B back to A (collision, abandon) */
 	R_UNLOCK_D,		/* ... it was our D: CAS D -> A */
-	R_SEG,			/* read seg and the segment (step 5), or renew */
+	R_SEG,			/* renew, or read the segment (step 5) */
 	R_WVAL,			/* lease check */
 	R_WVAL2,		/* RDMA WRITE of key, value and csum */
 	R_PUB,			/* CAS B -> C */
@@ -518,6 +518,14 @@ static int reader_dread(struct state *s, int pi)
 		clear_read(p);
 		p->pc = R_WVAL;
 	} else {
+		/*
+		 * The code's seg READ, fenced behind the double-read in its
+		 * chain: after every part above, before any renewal.  (The
+		 * collision check between them is local.)  The segment it
+		 * names is immutable: reading it later gives this value.
+		 */
+		p->value = kid == 2 ? W0 : s->seg;
+		SAYMORE(", seg -> %s", vname(p->value));
 		clear_read(p);
 		p->pc = R_SEG;
 	}
@@ -705,9 +713,11 @@ static int reader_step(struct state *s, int pi, int choice)
 		}
 		if (choice)
 			return 0;
-		p->value = kid == 2 ? W0 : s->seg;
+		/* without the double-read the seg READ is here */
+		if (cfg.variant == V_NO_DOUBLE_READ)
+			p->value = kid == 2 ? W0 : s->seg;
 		p->pc = R_WVAL;
-		SAY("R%d read seg + segment -> %s", pi, vname(p->value));
+		SAY("R%d read the segment -> %s", pi, vname(p->value));
 		return 1;
 
 	case R_WVAL:
