@@ -77,10 +77,15 @@ static int __init scalio_debug_canary_init(void)
 	u32 one = 1;
 
 	pr_info("committing bugs on purpose (debug-lane canary)\n");
-	if (uaf)
-		canary_uaf();
+	/*
+	 * The inversion first: any KASAN or UBSAN report taints the kernel
+	 * and turns lockdep off ("Disabling lock debugging due to kernel
+	 * taint"), so a later inversion would go unreported.
+	 */
 	if (inversion)
 		canary_inversion();
+	if (uaf)
+		canary_uaf();
 	if (shift)
 		pr_info("1 << %u = %#x\n", shift, one << shift);
 	if (leak)
