@@ -537,17 +537,20 @@ static void scalio_conn_free_work(struct work_struct *w)
 		scalio_rdev_put(rs, conn->rdev);
 	if (conn->client_id)
 		ida_free(&rs->client_ida, conn->client_id);
-	scalio_store_put_live(conn->st);
 	pr_debug("client %u of store %s freed\n", conn->client_id,
 		 conn->st->name);
-	kfree(conn);
+	scalio_store_put_live(conn->st);
 
-	/* Last: the disabling thread frees rs after it saw zero here. */
+	/*
+	 * Last: the disabling thread frees rs after it saw zero here, and
+	 * conn is freed only once it is off rs's list.
+	 */
 	spin_lock(&rs->cnt_lock);
 	list_del(&conn->all_entry);
 	rs->nr_conns--;
 	wake_up(&rs->wait);
 	spin_unlock(&rs->cnt_lock);
+	kfree(conn);
 }
 
 static void scalio_conn_release(struct kref *ref)
