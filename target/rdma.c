@@ -5,10 +5,14 @@
  *
  * A client connects with struct scalio_cm_req naming the store; the target
  * accepts with a client id (the slot owner id of the index protocol).  The
- * index of the store is registered on each RDMA device the first time a
- * client on that device asks for it (HELLO or CHUNKS): the REG_MR work
- * requests are posted on that client's QP and completed before the answer
- * leaves, so no client ever learns an rkey that is not valid yet.
+ * index of the store is DMA-mapped once per RDMA device; each connection
+ * has its own protection domain and registers its own MRs over that
+ * mapping when it first asks for keys (HELLO or CHUNKS): the REG_MR work
+ * requests are posted on its QP and completed before the answer leaves, so
+ * no client ever learns an rkey that is not valid yet.  The MRs are
+ * deregistered as soon as the QP is drained at teardown: a client's rkeys
+ * die with its connection, and a key presented on another QP (another PD)
+ * never matches.
  *
  * Teardown of a connection is one-shot (scalio_conn_disconnect() moves the
  * state under conn->lock) and runs in a work item: rdma_disconnect, drain,
@@ -41,74 +45,43 @@ static struct workqueue_struct *scalio_rdma_wq;
 #define SCALIO_HDR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ)
 
 /* ------------------------------------------------------------------ */
-/* Index MRs                                                           */
+/* Index mapping (per device) and MRs (per connection)                 */
 /* ------------------------------------------------------------------ */
 
-static void scalio_tmr_destroy(struct scalio_tmr *tmr)
+static void scalio_tmap_destroy(struct ib_device *ibdev,
+				struct scalio_tmap *map)
 {
-	struct ib_device *ibdev = tmr->rdev->ibdev;
-
-	if (tmr->mr)
-		ib_dereg_mr(tmr->mr);
-	tmr->mr = NULL;
-	if (tmr->nents)
-		ib_dma_unmap_sg(ibdev, tmr->sgt.sgl, tmr->sgt.orig_nents,
+	if (map->nents)
+		ib_dma_unmap_sg(ibdev, map->sgt.sgl, map->sgt.orig_nents,
 				DMA_BIDIRECTIONAL);
-	tmr->nents = 0;
-	if (tmr->sgt.sgl)
-		sg_free_table(&tmr->sgt);
-	tmr->sgt.sgl = NULL;
-	tmr->valid = false;
-}
-
-static void scalio_tmr_reg_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct scalio_tmr *tmr = container_of(wc->wr_cqe, struct scalio_tmr,
-					      cqe);
-	struct scalio_rdev *rdev = tmr->rdev;
-
-	if (wc->status == IB_WC_SUCCESS) {
-		tmr->valid = true;
-	} else {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			pr_err("index MR registration failed: %s (%d)\n",
-			       ib_wc_status_msg(wc->status), wc->status);
-		WRITE_ONCE(rdev->reg_error, true);
-	}
-	/* The registering thread holds a connection reference: rdev lives. */
-	if (atomic_dec_and_test(&rdev->reg_inflight))
-		wake_up(&rdev->reg_wait);
+	map->nents = 0;
+	if (map->sgt.sgl)
+		sg_free_table(&map->sgt);
+	map->sgt.sgl = NULL;
 }
 
 /**
- * scalio_tmr_init() - map index memory and prepare its fast-reg MR
- * @rdev:	device state (PD allocated)
- * @tmr:	zeroed
+ * scalio_tmap_init() - DMA-map a region of index memory for a device
+ * @ibdev:	the device
+ * @map:	zeroed
  * @mem:	page aligned, vmalloc'ed or in the linear map
  * @bytes:	multiple of PAGE_SIZE
- * @access:	IB_ACCESS_* for the registration
+ * @access:	IB_ACCESS_* the connections' MRs over it grant
  *
- * The MR is mapped (ib_map_mr_sg) here but only becomes valid when its
- * REG_MR work request completes (scalio_rdev_register()).
- *
- * Return: 0 or a negative errno; on error scalio_tmr_destroy() undoes
+ * Return: 0 or a negative errno; on error scalio_tmap_destroy() undoes
  * whatever was done.
  */
-static int scalio_tmr_init(struct scalio_rdev *rdev, struct scalio_tmr *tmr,
-			   void *mem, size_t bytes, int access)
+static int scalio_tmap_init(struct ib_device *ibdev, struct scalio_tmap *map,
+			    void *mem, size_t bytes, int access)
 {
-	struct ib_device *ibdev = rdev->ibdev;
 	u32 npages = bytes >> PAGE_SHIFT;
 	struct scatterlist *sg;
 	int ret, n;
 	u32 i;
 
-	tmr->rdev = rdev;
-	tmr->mem = mem;
-	tmr->bytes = bytes;
-	tmr->access = access;
-	tmr->cqe.done = scalio_tmr_reg_done;
-
+	map->mem = mem;
+	map->bytes = bytes;
+	map->access = access;
 	if (!mem || !bytes || !PAGE_ALIGNED(mem) || !PAGE_ALIGNED(bytes))
 		return -EINVAL;
 	if (npages > ibdev->attrs.max_fast_reg_page_list_len) {
@@ -118,10 +91,10 @@ static int scalio_tmr_init(struct scalio_rdev *rdev, struct scalio_tmr *tmr,
 		return -EINVAL;
 	}
 
-	ret = sg_alloc_table(&tmr->sgt, npages, GFP_KERNEL);
+	ret = sg_alloc_table(&map->sgt, npages, GFP_KERNEL);
 	if (ret)
 		return ret;
-	for_each_sg(tmr->sgt.sgl, sg, npages, i) {
+	for_each_sg(map->sgt.sgl, sg, npages, i) {
 		void *p = mem + (size_t)i * PAGE_SIZE;
 		struct page *page = is_vmalloc_addr(p) ? vmalloc_to_page(p) :
 							 virt_to_page(p);
@@ -129,91 +102,95 @@ static int scalio_tmr_init(struct scalio_rdev *rdev, struct scalio_tmr *tmr,
 		sg_set_page(sg, page, PAGE_SIZE, 0);
 	}
 
-	n = ib_dma_map_sg(ibdev, tmr->sgt.sgl, npages, DMA_BIDIRECTIONAL);
+	n = ib_dma_map_sg(ibdev, map->sgt.sgl, npages, DMA_BIDIRECTIONAL);
 	if (n <= 0)
 		return -EIO;
-	tmr->nents = n;
-
-	tmr->mr = ib_alloc_mr(rdev->pd, IB_MR_TYPE_MEM_REG, npages);
-	if (IS_ERR(tmr->mr)) {
-		ret = PTR_ERR(tmr->mr);
-		tmr->mr = NULL;
-		return ret;
-	}
-
-	/* A partial map would leave part of the chunk unreachable. */
-	ret = ib_map_mr_sg(tmr->mr, tmr->sgt.sgl, n, NULL, PAGE_SIZE);
-	if (ret != n)
-		return ret < 0 ? ret : -EINVAL;
-	if (tmr->mr->length != bytes)
-		return -EINVAL;
-	/*
-	 * Zero-based: clients address the MR from 0, never by a kernel
-	 * address (rxe's DMA addresses are kernel virtual addresses).  The
-	 * REG_MR takes the iova from the MR, as other ULPs rely on.
-	 */
-	tmr->mr->iova = 0;
+	map->nents = n;
 	return 0;
 }
 
+/* An rkey a client's SEND invalidated, waiting for the inval work. */
+struct scalio_inval {
+	struct llist_node	node;
+	u32			rkey;
+};
+
 static void scalio_rdev_free(struct scalio_rdev *rdev)
 {
+	struct llist_node *keys;
+	struct scalio_inval *iv, *tmp;
 	u32 i;
 
 	/* No connection is left to queue it again. */
 	cancel_work_sync(&rdev->inval_work);
-	if (rdev->chunks) {
-		for (i = 0; i < 2 * rdev->nr_chunks; i++)
-			if (rdev->chunks[i].rdev)
-				scalio_tmr_destroy(&rdev->chunks[i]);
-		kfree(rdev->chunks);
+	keys = llist_del_all(&rdev->inval_keys);
+	llist_for_each_entry_safe(iv, tmp, keys, node)
+		kfree(iv);
+	if (rdev->maps) {
+		for (i = 0; i < SCALIO_NR_REGIONS(rdev->nr_chunks); i++)
+			scalio_tmap_destroy(rdev->ibdev, &rdev->maps[i]);
+		kfree(rdev->maps);
 	}
-	if (rdev->hdr.rdev)
-		scalio_tmr_destroy(&rdev->hdr);
-	if (rdev->pd)
-		ib_dealloc_pd(rdev->pd);
 	kfree(rdev);
 }
 
+/* Does @conn own an MR with key @rkey?  rs->lock held: @conn is alive. */
+static bool scalio_conn_owns_rkey(struct scalio_conn *conn, u32 rkey)
+{
+	/* Pairs with scalio_conn_alloc_mrs(): the array is initialized. */
+	struct scalio_cmr *mrs = smp_load_acquire(&conn->mrs);
+	u32 i;
+
+	if (!mrs)
+		return false;
+	for (i = 0; i < SCALIO_NR_REGIONS(conn->rdev->nr_chunks); i++)
+		if (READ_ONCE(mrs[i].valid) && READ_ONCE(mrs[i].rkey) == rkey)
+			return true;
+	return false;
+}
+
 /*
- * A client invalidated one of the index MRs with a SEND-with-invalidate
- * (rxe checks only the key, not whose MR it is).  Every client of the
- * device holds that dead rkey: disconnect them all (they reconnect), and
- * let the next HELLO register the MR again under a fresh key.  The memory
- * itself is untouched; the offender was disconnected when its receive
- * completed.
+ * A client invalidated an rkey with a SEND-with-invalidate (rxe checks
+ * only the key, not whose MR it is or its PD).  The offender was
+ * disconnected when its receive completed; whoever owns that MR has lost
+ * part of its access to the index: disconnect it too (it reconnects and
+ * registers new MRs).  The memory itself is untouched.
  */
 static void scalio_rdev_inval_work(struct work_struct *w)
 {
 	struct scalio_rdev *rdev = container_of(w, struct scalio_rdev,
 						inval_work);
 	struct scalio_rstore *rs = rdev->rs;
-	u32 rkey = READ_ONCE(rdev->inval_rkey), i, hit = 0;
+	struct scalio_inval *iv, *tmp;
+	struct llist_node *keys;
 	struct scalio_conn *conn;
+	bool all;
 
-	mutex_lock(&rdev->reg_mutex);
-	for (i = 0; i <= 2 * rdev->nr_chunks; i++) {
-		struct scalio_tmr *tmr = i < 2 * rdev->nr_chunks ?
-					 &rdev->chunks[i] : &rdev->hdr;
-
-		if (tmr->mr && tmr->mr->rkey == rkey) {
-			tmr->valid = false;
-			hit++;
+	keys = llist_del_all(&rdev->inval_keys);
+	all = xchg(&rdev->inval_all, false);
+	if (all)
+		pr_warn("store %s: a client invalidated an rkey and no memory was left to find its owner: disconnecting every client of %s\n",
+			rs->st->name, dev_name(&rdev->ibdev->dev));
+	mutex_lock(&rs->lock);
+	list_for_each_entry(conn, &rs->conns, entry) {
+		if (conn->rdev != rdev)
+			continue;
+		if (all) {
+			scalio_conn_disconnect(conn);
+			continue;
+		}
+		llist_for_each_entry(iv, keys, node) {
+			if (!scalio_conn_owns_rkey(conn, iv->rkey))
+				continue;
+			pr_warn("store %s: client %u's index MR rkey 0x%x was invalidated by a client: disconnecting it to renew its keys\n",
+				rs->st->name, conn->client_id, iv->rkey);
+			scalio_conn_disconnect(conn);
+			break;
 		}
 	}
-	if (hit)
-		WRITE_ONCE(rdev->registered, false);
-	mutex_unlock(&rdev->reg_mutex);
-	if (!hit)
-		return;
-
-	pr_warn("store %s: a client invalidated index MR rkey 0x%x: disconnecting every client of %s to renew the keys\n",
-		rs->st->name, rkey, dev_name(&rdev->ibdev->dev));
-	mutex_lock(&rs->lock);
-	list_for_each_entry(conn, &rs->conns, entry)
-		if (conn->rdev == rdev)
-			scalio_conn_disconnect(conn);
 	mutex_unlock(&rs->lock);
+	llist_for_each_entry_safe(iv, tmp, keys, node)
+		kfree(iv);
 }
 
 /**
@@ -225,7 +202,14 @@ static void scalio_rdev_inval_work(struct work_struct *w)
  */
 void scalio_rdev_invalidated(struct scalio_rdev *rdev, u32 rkey)
 {
-	WRITE_ONCE(rdev->inval_rkey, rkey);
+	struct scalio_inval *iv = kmalloc(sizeof(*iv), GFP_ATOMIC);
+
+	if (iv) {
+		iv->rkey = rkey;
+		llist_add(&iv->node, &rdev->inval_keys);
+	} else {
+		WRITE_ONCE(rdev->inval_all, true);
+	}
 	queue_work(scalio_rdma_wq, &rdev->inval_work);
 }
 
@@ -235,7 +219,7 @@ static struct scalio_rdev *scalio_rdev_create(struct scalio_rstore *rs,
 	struct scalio_index *idx = &rs->st->index;
 	struct scalio_rdev *rdev;
 	int ret;
-	u32 i;
+	u32 i, n;
 
 	/* The slot protocol is compare-and-swap on the index. */
 	if (ibdev->attrs.atomic_cap == IB_ATOMIC_NONE) {
@@ -254,44 +238,35 @@ static struct scalio_rdev *scalio_rdev_create(struct scalio_rstore *rs,
 		return ERR_PTR(-ENOMEM);
 	rdev->rs = rs;
 	rdev->ibdev = ibdev;
-	mutex_init(&rdev->reg_mutex);
 	INIT_WORK(&rdev->inval_work, scalio_rdev_inval_work);
-	init_waitqueue_head(&rdev->reg_wait);
-	atomic_set(&rdev->reg_inflight, 0);
+	init_llist_head(&rdev->inval_keys);
 
-	rdev->pd = ib_alloc_pd(ibdev, 0);
-	if (IS_ERR(rdev->pd)) {
-		ret = PTR_ERR(rdev->pd);
-		rdev->pd = NULL;
-		goto out_free;
-	}
-
-	ret = scalio_tmr_init(rdev, &rdev->hdr, idx->hdr, PAGE_SIZE,
-			      SCALIO_HDR_ACCESS);
-	if (ret)
-		goto out_free;
-
-	/* The index chunks, then their seg table chunks. */
-	rdev->chunks = kcalloc(2 * idx->nr_chunks, sizeof(*rdev->chunks),
-			       GFP_KERNEL);
-	if (!rdev->chunks) {
+	n = idx->nr_chunks;
+	rdev->maps = kcalloc(SCALIO_NR_REGIONS(n), sizeof(*rdev->maps),
+			     GFP_KERNEL);
+	if (!rdev->maps) {
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	rdev->nr_chunks = idx->nr_chunks;
-	for (i = 0; i < idx->nr_chunks; i++) {
-		ret = scalio_tmr_init(rdev, &rdev->chunks[i],
-				      idx->chunks[i].mem, idx->chunks[i].bytes,
-				      SCALIO_INDEX_ACCESS);
+	rdev->nr_chunks = n;
+	for (i = 0; i < n; i++) {
+		ret = scalio_tmap_init(ibdev, &rdev->maps[i],
+				       idx->chunks[i].mem, idx->chunks[i].bytes,
+				       SCALIO_INDEX_ACCESS);
 		if (ret)
 			goto out_free;
-		ret = scalio_tmr_init(rdev, &rdev->chunks[rdev->nr_chunks + i],
-				      idx->chunks[i].seg_mem,
-				      idx->chunks[i].seg_bytes,
-				      SCALIO_HDR_ACCESS);
+		ret = scalio_tmap_init(ibdev,
+				       &rdev->maps[SCALIO_REGION_SEG(n, i)],
+				       idx->chunks[i].seg_mem,
+				       idx->chunks[i].seg_bytes,
+				       SCALIO_HDR_ACCESS);
 		if (ret)
 			goto out_free;
 	}
+	ret = scalio_tmap_init(ibdev, &rdev->maps[SCALIO_REGION_HDR(n)],
+			       idx->hdr, PAGE_SIZE, SCALIO_HDR_ACCESS);
+	if (ret)
+		goto out_free;
 	return rdev;
 
 out_free:
@@ -300,6 +275,7 @@ out_free:
 	scalio_rdev_free(rdev);
 	return ERR_PTR(ret);
 }
+
 
 static struct scalio_rdev *scalio_rdev_find(struct scalio_rstore *rs,
 					    struct ib_device *ibdev)
@@ -394,90 +370,197 @@ static void scalio_rdev_put(struct scalio_rstore *rs, struct scalio_rdev *rdev)
 		scalio_rdev_free(rdev);
 }
 
-static int scalio_rdev_post_reg(struct scalio_conn *conn,
-				struct scalio_tmr *tmr)
+/* Registration of a connection's MRs; see scalio_conn_register(). */
+static void scalio_cmr_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct scalio_cmr *cmr = container_of(wc->wr_cqe, struct scalio_cmr,
+					      cqe);
+	struct scalio_conn *conn = cmr->conn;
+
+	if (wc->status == IB_WC_SUCCESS) {
+		WRITE_ONCE(cmr->valid, true);
+	} else {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			pr_err("client %u: index MR registration failed: %s (%d)\n",
+			       conn->client_id, ib_wc_status_msg(wc->status),
+			       wc->status);
+		WRITE_ONCE(conn->reg_error, true);
+	}
+	/* The registering thread holds a connection reference. */
+	if (atomic_dec_and_test(&conn->reg_inflight))
+		wake_up(&conn->reg_wait);
+}
+
+/*
+ * Deregister a connection's MRs: from now on their rkeys are unknown to
+ * the device, whatever QP presents them.  After the QP was drained (no
+ * REG_MR in flight); the array stays until the connection is freed.
+ */
+static void scalio_conn_drop_mrs(struct scalio_conn *conn)
+{
+	u32 i;
+
+	mutex_lock(&conn->reg_mutex);
+	conn->mrs_dead = true;
+	if (conn->mrs) {
+		for (i = 0; i < SCALIO_NR_REGIONS(conn->rdev->nr_chunks); i++) {
+			struct scalio_cmr *cmr = &conn->mrs[i];
+
+			WRITE_ONCE(cmr->valid, false);
+			if (cmr->mr)
+				ib_dereg_mr(cmr->mr);
+			cmr->mr = NULL;
+		}
+	}
+	mutex_unlock(&conn->reg_mutex);
+}
+
+/* Allocate and map one MR per region, in the connection's PD. */
+static int scalio_conn_alloc_mrs(struct scalio_conn *conn)
 {
 	struct scalio_rdev *rdev = conn->rdev;
+	u32 nr = SCALIO_NR_REGIONS(rdev->nr_chunks), i;
+	struct scalio_cmr *mrs;
+	int ret;
+
+	mrs = kcalloc(nr, sizeof(*mrs), GFP_KERNEL);
+	if (!mrs)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		const struct scalio_tmap *map = &rdev->maps[i];
+		struct scalio_cmr *cmr = &mrs[i];
+		struct ib_mr *mr;
+
+		cmr->conn = conn;
+		cmr->cqe.done = scalio_cmr_reg_done;
+		mr = ib_alloc_mr(conn->pd, IB_MR_TYPE_MEM_REG,
+				 map->bytes >> PAGE_SHIFT);
+		if (IS_ERR(mr)) {
+			ret = PTR_ERR(mr);
+			goto out_free;
+		}
+		cmr->mr = mr;
+		/* A partial map would leave part of the region unreachable. */
+		ret = ib_map_mr_sg(mr, map->sgt.sgl, map->nents, NULL,
+				   PAGE_SIZE);
+		if (ret != map->nents) {
+			ret = ret < 0 ? ret : -EINVAL;
+			goto out_free;
+		}
+		if (mr->length != map->bytes) {
+			ret = -EINVAL;
+			goto out_free;
+		}
+		/*
+		 * Zero-based: clients address the MR from 0, never by a
+		 * kernel address (rxe's DMA addresses are kernel virtual
+		 * addresses).  The REG_MR takes the iova from the MR.
+		 */
+		mr->iova = 0;
+	}
+	/* Pairs with scalio_conn_owns_rkey(). */
+	smp_store_release(&conn->mrs, mrs);
+	return 0;
+
+out_free:
+	for (i = 0; i < nr; i++)
+		if (mrs[i].mr)
+			ib_dereg_mr(mrs[i].mr);
+	kfree(mrs);
+	return ret;
+}
+
+static int scalio_conn_post_reg(struct scalio_conn *conn,
+				struct scalio_cmr *cmr, int access)
+{
 	int ret;
 
 	/* A fresh key for every registration, as the verbs require. */
-	ib_update_fast_reg_key(tmr->mr, ib_inc_rkey(tmr->mr->rkey));
-	memset(&tmr->wr, 0, sizeof(tmr->wr));
-	tmr->wr.wr.opcode = IB_WR_REG_MR;
-	tmr->wr.wr.wr_cqe = &tmr->cqe;
-	tmr->wr.wr.send_flags = IB_SEND_SIGNALED;
-	tmr->wr.mr = tmr->mr;
-	tmr->wr.key = tmr->mr->rkey;
-	tmr->wr.access = tmr->access;
+	ib_update_fast_reg_key(cmr->mr, ib_inc_rkey(cmr->mr->rkey));
+	memset(&cmr->wr, 0, sizeof(cmr->wr));
+	cmr->wr.wr.opcode = IB_WR_REG_MR;
+	cmr->wr.wr.wr_cqe = &cmr->cqe;
+	cmr->wr.wr.send_flags = IB_SEND_SIGNALED;
+	cmr->wr.mr = cmr->mr;
+	cmr->wr.key = cmr->mr->rkey;
+	cmr->wr.access = access;
+	WRITE_ONCE(cmr->rkey, cmr->mr->rkey);
 
-	atomic_inc(&rdev->reg_inflight);
-	ret = scalio_conn_post_send(conn, &tmr->wr.wr);
+	atomic_inc(&conn->reg_inflight);
+	ret = scalio_conn_post_send(conn, &cmr->wr.wr);
 	if (ret)
-		atomic_dec(&rdev->reg_inflight);
+		atomic_dec(&conn->reg_inflight);
 	return ret;
 }
 
 /**
- * scalio_rdev_register() - make sure the index MRs of a device are valid
- * @conn:	a live connection on the device; its QP carries the REG_MRs
+ * scalio_conn_register() - make sure the connection's index MRs are valid
+ * @conn:	a live connection; its QP carries the REG_MRs
  *
- * Called before the first answer that names an rkey (HELLO, CHUNKS).
- * Registers, in windows of SCALIO_REG_WINDOW work requests, every MR that
- * is not valid yet, and waits for each window's completions.  If this
- * connection dies meanwhile the REG_MRs are flushed and the next caller
- * (on another connection) starts again with fresh keys.  Sleeps.
+ * Called before the first answer that names an rkey (HELLO, CHUNKS).  The
+ * first call allocates the connection's MRs (its own PD: no other QP can
+ * use them, and they are deregistered when this QP is torn down), then
+ * registers, in windows of SCALIO_REG_WINDOW work requests, every MR that
+ * is not valid yet, and waits for each window's completions.  Sleeps.
  *
- * Return: 0 or a negative errno.
+ * Return: 0 or a negative errno (-ENOTCONN once the connection is gone).
  */
-int scalio_rdev_register(struct scalio_conn *conn)
+int scalio_conn_register(struct scalio_conn *conn)
 {
 	struct scalio_rdev *rdev = conn->rdev;
-	u32 total = 2 * rdev->nr_chunks + 1, i = 0, posted;
+	u32 total = SCALIO_NR_REGIONS(rdev->nr_chunks), i = 0, posted;
 	int ret = 0;
 
 	/* Pairs with the release below: MRs valid before the flag is seen. */
-	if (smp_load_acquire(&rdev->registered))
+	if (smp_load_acquire(&conn->registered))
 		return 0;
 
-	mutex_lock(&rdev->reg_mutex);
-	if (rdev->registered)
+	mutex_lock(&conn->reg_mutex);
+	if (conn->registered)
 		goto out_unlock;
+	if (conn->mrs_dead) {
+		ret = -ENOTCONN;
+		goto out_unlock;
+	}
+	if (!conn->mrs) {
+		ret = scalio_conn_alloc_mrs(conn);
+		if (ret)
+			goto out_unlock;
+	}
 
 	while (i < total) {
-		WRITE_ONCE(rdev->reg_error, false);
+		WRITE_ONCE(conn->reg_error, false);
 		posted = 0;
 		for (; i < total && posted < SCALIO_REG_WINDOW; i++) {
-			struct scalio_tmr *tmr = i < 2 * rdev->nr_chunks ?
-						 &rdev->chunks[i] : &rdev->hdr;
-
-			if (tmr->valid)
+			if (conn->mrs[i].valid)
 				continue;
-			ret = scalio_rdev_post_reg(conn, tmr);
+			ret = scalio_conn_post_reg(conn, &conn->mrs[i],
+						   rdev->maps[i].access);
 			if (ret)
 				break;
 			posted++;
 		}
-		if (!wait_event_timeout(rdev->reg_wait,
-					!atomic_read(&rdev->reg_inflight),
+		if (!wait_event_timeout(conn->reg_wait,
+					!atomic_read(&conn->reg_inflight),
 					30 * HZ)) {
 			/* Flush the window by killing the QP it is on. */
 			pr_err("index MR registration timed out on client %u\n",
 			       conn->client_id);
 			scalio_conn_disconnect(conn);
-			wait_event(rdev->reg_wait,
-				   !atomic_read(&rdev->reg_inflight));
+			wait_event(conn->reg_wait,
+				   !atomic_read(&conn->reg_inflight));
 			ret = -ETIMEDOUT;
 		}
-		if (!ret && READ_ONCE(rdev->reg_error))
+		if (!ret && READ_ONCE(conn->reg_error))
 			ret = -EIO;
 		if (ret)
 			goto out_unlock;
 	}
 	/* Pairs with the acquire above. */
-	smp_store_release(&rdev->registered, true);
+	smp_store_release(&conn->registered, true);
 
 out_unlock:
-	mutex_unlock(&rdev->reg_mutex);
+	mutex_unlock(&conn->reg_mutex);
 	return ret;
 }
 
@@ -533,6 +616,12 @@ static void scalio_conn_free_work(struct work_struct *w)
 	struct scalio_rstore *rs = conn->rs;
 
 	scalio_rpc_free(conn);
+	if (conn->mrs) {
+		scalio_conn_drop_mrs(conn);
+		kfree(conn->mrs);
+	}
+	if (conn->pd)
+		ib_dealloc_pd(conn->pd);
 	if (conn->rdev)
 		scalio_rdev_put(rs, conn->rdev);
 	if (conn->client_id)
@@ -581,6 +670,8 @@ static void scalio_conn_release_work(struct work_struct *w)
 	rdma_disconnect(conn->cm_id);
 	/* Every posted receive, response and REG_MR completes before this. */
 	ib_drain_qp(conn->qp);
+	/* The client's rkeys die now, not when its last request is done. */
+	scalio_conn_drop_mrs(conn);
 	/* cm_id before QP, so that no CM event finds a dangling qp. */
 	rdma_destroy_id(conn->cm_id);
 	ib_destroy_qp(conn->qp);
@@ -665,6 +756,9 @@ static int scalio_conn_create(struct scalio_rstore *rs,
 	INIT_WORK(&conn->free_work, scalio_conn_free_work);
 	conn->queue_depth = qd;
 	conn->nr_rpcs = 2 * qd;
+	mutex_init(&conn->reg_mutex);
+	init_waitqueue_head(&conn->reg_wait);
+	atomic_set(&conn->reg_inflight, 0);
 
 	/*
 	 * The same reference scalio_store_get_live() takes, without its
@@ -712,6 +806,14 @@ static int scalio_conn_create(struct scalio_rstore *rs,
 		goto out_put_rdev;
 	}
 
+	/* Its own PD: no other client's QP can present its keys. */
+	conn->pd = ib_alloc_pd(ibdev, 0);
+	if (IS_ERR(conn->pd)) {
+		ret = PTR_ERR(conn->pd);
+		conn->pd = NULL;
+		goto out_put_rdev;
+	}
+
 	/* Spread clients over the completion vectors. */
 	conn->cq = ib_alloc_cq(ibdev, conn, sq_size + rq_size,
 			       ibdev->num_comp_vectors ?
@@ -720,7 +822,7 @@ static int scalio_conn_create(struct scalio_rstore *rs,
 	if (IS_ERR(conn->cq)) {
 		ret = PTR_ERR(conn->cq);
 		conn->cq = NULL;
-		goto out_put_rdev;
+		goto out_dealloc_pd;
 	}
 
 	qp_attr.event_handler = scalio_qp_event;
@@ -733,7 +835,7 @@ static int scalio_conn_create(struct scalio_rstore *rs,
 	qp_attr.cap.max_recv_wr = rq_size;
 	qp_attr.cap.max_send_sge = 1;
 	qp_attr.cap.max_recv_sge = 1;
-	ret = rdma_create_qp(cm_id, conn->rdev->pd, &qp_attr);
+	ret = rdma_create_qp(cm_id, conn->pd, &qp_attr);
 	if (ret)
 		goto out_free_cq;
 	conn->qp = cm_id->qp;
@@ -761,11 +863,13 @@ out_free_rpc:
 	rdma_destroy_qp(cm_id);
 	ib_free_cq(conn->cq);
 	scalio_rpc_free(conn);
-	goto out_put_rdev;
+	goto out_dealloc_pd;
 out_destroy_qp:
 	rdma_destroy_qp(cm_id);
 out_free_cq:
 	ib_free_cq(conn->cq);
+out_dealloc_pd:
+	ib_dealloc_pd(conn->pd);
 out_put_rdev:
 	scalio_rdev_put(rs, conn->rdev);
 out_free_id:
@@ -820,6 +924,7 @@ static void scalio_conn_abort(struct scalio_conn *conn)
 	spin_unlock_irqrestore(&conn->lock, flags);
 
 	ib_drain_qp(conn->qp);
+	scalio_conn_drop_mrs(conn);
 	rdma_destroy_qp(conn->cm_id);
 	ib_free_cq(conn->cq);
 	conn->cm_id = NULL;

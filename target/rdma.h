@@ -9,11 +9,14 @@
  *				Created by scalio_rdma_store_enable(), freed
  *				by scalio_rdma_store_disable() once every
  *				connection of the store has been freed.
- *   struct scalio_rdev		one per (store, ib_device) pair: the PD and
- *				the fast-registration MRs of the store's
- *				index on that device.  Created by the first
- *				connection on the device, freed on store
- *				disable or device removal.
+ *   struct scalio_rdev		one per (store, ib_device) pair: the store's
+ *				index DMA-mapped for that device.  Created
+ *				by the first connection on the device,
+ *				freed on store disable or device removal.
+ *				Every connection has its own PD and its own
+ *				MRs over that mapping, deregistered when its
+ *				QP goes: a client's rkeys die with its
+ *				connection and never work from another QP.
  *   struct scalio_conn		one per client.  kref counted: the connection
  *				itself holds one reference until its QP is
  *				torn down, and every request in flight holds
@@ -32,13 +35,15 @@
  *   free list, the parked receive list and conn->nr_active, and is held
  *   across every ib_post_send()/ib_post_recv() so that nothing is posted
  *   once the connection started to tear down.
- *   rdev->reg_mutex serializes registration of the index MRs.
+ *   conn->reg_mutex serializes registration of a connection's MRs
+ *   against their deregistration; it nests inside nothing else.
  */
 #ifndef _SCALIO_TARGET_RDMA_H
 #define _SCALIO_TARGET_RDMA_H
 
 #include <linux/idr.h>
 #include <linux/kref.h>
+#include <linux/llist.h>
 #include <linux/scatterlist.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_cm.h>
@@ -113,48 +118,61 @@ struct scalio_rstore {
 };
 
 /**
- * struct scalio_tmr - one fast-registration MR over index memory
- * @rdev:	owner
+ * struct scalio_tmap - one region of index memory, DMA-mapped on a device
  * @mem:	page-aligned memory (vmalloc or linear map)
  * @bytes:	multiple of PAGE_SIZE
  * @access:	IB_ACCESS_* granted to clients
  * @sgt:	one entry per page
  * @nents:	entries after DMA mapping (0: not mapped)
- * @mr:		the MR, mapped over @sgt
- * @valid:	a REG_MR for it completed successfully
- * @cqe:	completion of its REG_MR
- * @wr:		its REG_MR work request
+ *
+ * Mapped once per device; every connection registers its own MR over it
+ * (struct scalio_cmr).
  */
-struct scalio_tmr {
-	struct scalio_rdev	*rdev;
+struct scalio_tmap {
 	void			*mem;
 	size_t			bytes;
 	int			access;
 	struct sg_table		sgt;
 	int			nents;
+};
+
+/**
+ * struct scalio_cmr - one connection's fast-registration MR over a region
+ * @conn:	owner
+ * @mr:		the MR in the connection's PD, or NULL (deregistered)
+ * @rkey:	its key once registered (kept after @mr is gone: the
+ *		invalidation search and late readers look at it)
+ * @valid:	a REG_MR for it completed successfully
+ * @cqe:	completion of its REG_MR
+ * @wr:		its REG_MR work request
+ */
+struct scalio_cmr {
+	struct scalio_conn	*conn;
 	struct ib_mr		*mr;
+	u32			rkey;
 	bool			valid;
 	struct ib_cqe		cqe;
 	struct ib_reg_wr	wr;
 };
 
+/* Region i of a device and of a connection: chunks, seg tables, header. */
+#define SCALIO_NR_REGIONS(nr_chunks)	(2 * (nr_chunks) + 1)
+#define SCALIO_REGION_SEG(nr_chunks, i)	((nr_chunks) + (i))
+#define SCALIO_REGION_HDR(nr_chunks)	(2 * (nr_chunks))
+
 /**
- * struct scalio_rdev - a store's index as registered on one ib_device
+ * struct scalio_rdev - a store's index as mapped on one ib_device
  * @entry:	on rs->devs
  * @rs:		owner
  * @ibdev:	the device
- * @pd:		protection domain of every QP and MR of the store on it
- * @hdr:	MR of the index header page
- * @chunks:	MRs of the index chunks (st->index.nr_chunks), then of their
- *		seg table chunks (read-only; as many)
- * @nr_chunks:	index chunks (@chunks has twice as many entries)
- * @reg_mutex:	one registration at a time
- * @registered:	every MR is valid (set once, with release semantics)
- * @reg_inflight: REG_MR work requests not yet completed
- * @reg_error:	a REG_MR of the current window failed
- * @reg_wait:	woken when @reg_inflight reaches 0
- * @inval_work:	scalio_rdev_inval_work(): renew an MR a client invalidated
- * @inval_rkey:	the rkey it invalidated
+ * @maps:	the regions (SCALIO_NR_REGIONS(@nr_chunks)): the index
+ *		chunks, their seg table chunks (read-only), the header page
+ *		(read-only)
+ * @nr_chunks:	index chunks
+ * @inval_work:	scalio_rdev_inval_work(): drop whoever owns an MR a client
+ *		invalidated
+ * @inval_keys:	rkeys clients invalidated (struct scalio_inval)
+ * @inval_all:	an invalidation could not be recorded: drop every client
  * @nr_conns:	connections using this device (rs->lock)
  * @removing:	the device is going away: no new connections (rs->lock)
  * @remover_waiting: the ib_client remove callback frees it (rs->lock)
@@ -163,19 +181,12 @@ struct scalio_rdev {
 	struct list_head	entry;
 	struct scalio_rstore	*rs;
 	struct ib_device	*ibdev;
-	struct ib_pd		*pd;
-	struct scalio_tmr	hdr;
-	struct scalio_tmr	*chunks;
+	struct scalio_tmap	*maps;
 	u32			nr_chunks;
 
-	struct mutex		reg_mutex;
-	bool			registered;
-	atomic_t		reg_inflight;
-	bool			reg_error;
-	wait_queue_head_t	reg_wait;
-
 	struct work_struct	inval_work;
-	u32			inval_rkey;
+	struct llist_head	inval_keys;
+	bool			inval_all;
 
 	u32			nr_conns;
 	bool			removing;
@@ -247,6 +258,7 @@ enum scalio_conn_state {
  * @rs:		owner
  * @st:		store (a live reference is held until the conn is freed)
  * @rdev:	device state (counted in rdev->nr_conns until freed)
+ * @pd:		the connection's own protection domain: its QP and MRs only
  * @cm_id:	the connection's cm_id
  * @cq:		send and receive completions
  * @qp:		RC queue pair
@@ -276,6 +288,14 @@ enum scalio_conn_state {
  * @refused:	disconnect once the refusal's response went out
  * @ctrl_busy:	bit 0: an ADMIT, HELLO, CHUNKS or SSD_INFO is in flight
  * @last_rx:	jiffies of the last request received
+ * @mrs:	its MRs over the index (SCALIO_NR_REGIONS), allocated by the
+ *		first HELLO or CHUNKS, deregistered when the QP is torn down
+ * @reg_mutex:	serializes registration against that teardown
+ * @registered:	every MR in @mrs is valid (set once, with release semantics)
+ * @mrs_dead:	@mrs were deregistered: no registration any more
+ * @reg_inflight: REG_MR work requests not yet completed
+ * @reg_error:	a REG_MR of the current window failed
+ * @reg_wait:	woken when @reg_inflight reaches 0
  * @sends_inflight: responses posted and not completed (@lock)
  * @tx_progress: jiffies of the last response completion, or of the post
  *		that made @sends_inflight non-zero (@lock)
@@ -285,6 +305,7 @@ struct scalio_conn {
 	struct scalio_rstore	*rs;
 	struct scalio_store	*st;
 	struct scalio_rdev	*rdev;
+	struct ib_pd		*pd;
 	struct rdma_cm_id	*cm_id;
 	struct ib_cq		*cq;
 	struct ib_qp		*qp;
@@ -317,6 +338,14 @@ struct scalio_conn {
 	unsigned long		last_rx;
 	u32			sends_inflight;
 	unsigned long		tx_progress;
+
+	struct scalio_cmr	*mrs;
+	struct mutex		reg_mutex;
+	bool			registered;
+	bool			mrs_dead;
+	atomic_t		reg_inflight;
+	bool			reg_error;
+	wait_queue_head_t	reg_wait;
 };
 
 /* rdma.c */
@@ -324,7 +353,7 @@ void scalio_conn_disconnect(struct scalio_conn *conn);
 int scalio_conn_identify(struct scalio_conn *conn, const char *hostnqn);
 void scalio_conn_put(struct scalio_conn *conn);
 int scalio_conn_post_send(struct scalio_conn *conn, struct ib_send_wr *wr);
-int scalio_rdev_register(struct scalio_conn *conn);
+int scalio_conn_register(struct scalio_conn *conn);
 void scalio_rdev_invalidated(struct scalio_rdev *rdev, u32 rkey);
 
 /* rpc.c */

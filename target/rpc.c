@@ -184,7 +184,7 @@ static int scalio_rpc_post_recv(struct scalio_conn *conn,
 	struct ib_sge sge = {
 		.addr	= rb->dma,
 		.length	= SCALIO_MSG_SIZE,
-		.lkey	= conn->rdev->pd->local_dma_lkey,
+		.lkey	= conn->pd->local_dma_lkey,
 	};
 	struct ib_recv_wr wr = {
 		.wr_cqe		= &rb->cqe,
@@ -302,7 +302,7 @@ static void scalio_rpc_respond(struct scalio_rpc *rpc, int status, u32 len)
 	struct ib_sge sge = {
 		.addr	= rpc->rsp_dma,
 		.length	= len,
-		.lkey	= conn->rdev->pd->local_dma_lkey,
+		.lkey	= conn->pd->local_dma_lkey,
 	};
 	struct ib_send_wr wr = {
 		.wr_cqe		= &rpc->cqe,
@@ -484,8 +484,8 @@ static void scalio_rpc_hello(struct scalio_rpc *rpc)
 	u64 lease, t0;
 	int ret;
 
-	/* May sleep until the index MRs of this device are valid. */
-	ret = scalio_rdev_register(conn);
+	/* May sleep until the connection's index MRs are valid. */
+	ret = scalio_conn_register(conn);
 	if (ret) {
 		scalio_rpc_respond_err(rpc, ret);
 		return;
@@ -516,8 +516,8 @@ static void scalio_rpc_hello(struct scalio_rpc *rpc)
 	rep->nr_ssds = cpu_to_le32(st->nr_ssds);
 	rep->nr_chunks = cpu_to_le32(idx->nr_chunks);
 	rep->features = cpu_to_le32(features);
-	rep->hdr_addr = cpu_to_le64(conn->rdev->hdr.mr->iova);
-	rep->hdr_rkey = cpu_to_le32(conn->rdev->hdr.mr->rkey);
+	rep->hdr_addr = cpu_to_le64(0);	/* zero-based */
+	rep->hdr_rkey = cpu_to_le32(conn->mrs[SCALIO_REGION_HDR(conn->rdev->nr_chunks)].rkey);
 	rep->lease_ticks = cpu_to_le32((u32)lease);
 	rep->hash_seed = cpu_to_le64(st->hash_seed);
 	scalio_stat_add(st, SCALIO_TS_CPU_NS_RPC, ktime_get_ns() - t0);
@@ -535,7 +535,7 @@ static void scalio_rpc_chunks(struct scalio_rpc *rpc)
 	u64 t0;
 	int ret;
 
-	ret = scalio_rdev_register(conn);
+	ret = scalio_conn_register(conn);
 	if (ret) {
 		scalio_rpc_respond_err(rpc, ret);
 		return;
@@ -553,13 +553,14 @@ static void scalio_rpc_chunks(struct scalio_rpc *rpc)
 	rep->nr = cpu_to_le32(nr);
 	for (i = 0; i < nr; i++) {
 		const struct scalio_index_chunk *ic = &idx->chunks[first + i];
-		const struct ib_mr *mr = rdev->chunks[first + i].mr;
-		const struct ib_mr *smr =
-			rdev->chunks[rdev->nr_chunks + first + i].mr;
+		const struct scalio_cmr *mr = &conn->mrs[first + i];
+		const struct scalio_cmr *smr =
+			&conn->mrs[SCALIO_REGION_SEG(rdev->nr_chunks, first + i)];
 
-		rep->chunk[i].addr = cpu_to_le64(mr->iova);
+		/* Zero-based MRs (scalio_conn_alloc_mrs()). */
+		rep->chunk[i].addr = cpu_to_le64(0);
 		rep->chunk[i].rkey = cpu_to_le32(mr->rkey);
-		rep->chunk[i].seg_addr = cpu_to_le64(smr->iova);
+		rep->chunk[i].seg_addr = cpu_to_le64(0);
 		rep->chunk[i].seg_rkey = cpu_to_le32(smr->rkey);
 		rep->chunk[i].nr_blocks = cpu_to_le32(ic->nr_blocks);
 		rep->chunk[i].first_block = cpu_to_le32(ic->first_block);
@@ -853,7 +854,7 @@ static void scalio_rpc_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	/*
 	 * The protocol never invalidates anything: a client that does is
-	 * hostile or broken, and may have killed an index MR everyone uses.
+	 * hostile or broken, and may have killed another client's index MR.
 	 */
 	if (unlikely(wc->wc_flags & IB_WC_WITH_INVALIDATE)) {
 		scalio_rdev_invalidated(conn->rdev, wc->ex.invalidate_rkey);

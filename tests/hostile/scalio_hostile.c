@@ -678,25 +678,27 @@ static int attack_scribble(void)
 	return ret ? 0 : 1;
 }
 
-/* SEND-with-invalidate of every rkey we were given, one per connection. */
+/*
+ * SEND-with-invalidate of every rkey a connection is given, one per
+ * connection: each connection handshakes (its own keys) and invalidates
+ * its key number i.  The target must drop it; the others are untouched.
+ */
 static int attack_inval(void)
 {
-	uint32_t keys[2 * 64 + 1], nk = 0, i;
+	uint32_t keys[2 * 64 + 1], nk, i = 0, j;
 	struct ibv_wc wc;
 	struct hc c;
 	int ret;
 
-	if (handshake(&c))
-		return 1;
-	keys[nk++] = c.hdr_rkey;
-	for (i = 0; i < c.nr_chunks; i++) {
-		keys[nk++] = le32_to_cpu(c.chunks[i].rkey);
-		keys[nk++] = le32_to_cpu(c.chunks[i].seg_rkey);
-	}
-	hc_close(&c);
-	for (i = 0; i < nk; i++) {
-		if (hc_open(&c))
+	do {
+		if (handshake(&c))
 			return 1;
+		nk = 0;
+		keys[nk++] = c.hdr_rkey;
+		for (j = 0; j < c.nr_chunks; j++) {
+			keys[nk++] = le32_to_cpu(c.chunks[j].rkey);
+			keys[nk++] = le32_to_cpu(c.chunks[j].seg_rkey);
+		}
 		req_hdr(&c, 0, SCALIO_MSG_HELLO, sizeof(struct scalio_msg_hdr));
 		ret = send_raw(&c, 0, sizeof(struct scalio_msg_hdr),
 			       IBV_WR_SEND_WITH_INV, keys[i]);
@@ -706,13 +708,85 @@ static int attack_inval(void)
 		sleep(1);
 		req_hdr(&c, 0, SCALIO_MSG_HELLO, sizeof(struct scalio_msg_hdr));
 		ret = rpc(&c, sizeof(struct scalio_msg_hdr), NULL);
-		printf("inval: rkey 0x%x: %s (%d)\n", keys[i],
-		       ret ? "disconnected" : "STILL SERVED", ret);
+		printf("inval: own rkey %u of %u (0x%x): %s (%d)\n", i + 1, nk,
+		       keys[i], ret ? "disconnected" : "STILL SERVED", ret);
 		hc_close(&c);
 		if (!ret)
 			return 1;
-	}
+	} while (++i < nk);
 	return 0;
+}
+
+/*
+ * Keys that outlive their connection: READ the index with the keys of a
+ * connection that has ended, from a new connection of the same client.
+ * The target must have deregistered them (and the new connection's QP is
+ * in another protection domain anyway): the READ fails, while the same
+ * READ with the new connection's own keys works.
+ */
+static int attack_stale(void)
+{
+	uint32_t old_rkey, old_seg, old_hdr;
+	int ret, fails = 0;
+	struct hc c;
+
+	if (handshake(&c))
+		return 1;
+	if (!c.nr_chunks) {
+		fprintf(stderr, "stale: the store has no index chunk\n");
+		hc_close(&c);
+		return 1;
+	}
+	old_rkey = le32_to_cpu(c.chunks[0].rkey);
+	old_seg = le32_to_cpu(c.chunks[0].seg_rkey);
+	old_hdr = c.hdr_rkey;
+	ret = rdma_op(&c, IBV_WR_RDMA_READ, le64_to_cpu(c.chunks[0].addr),
+		      old_rkey, 64);
+	printf("stale: READ with a live connection's own key: %s (%d)\n",
+	       ret ? "FAILED" : "ok", ret);
+	hc_close(&c);
+	if (ret)
+		return 1;
+
+	/* Same host id: ADMIT waits until the old connection is gone. */
+	if (handshake(&c))
+		return 1;
+	printf("stale: new keys 0x%x 0x%x 0x%x, old keys 0x%x 0x%x 0x%x\n",
+	       le32_to_cpu(c.chunks[0].rkey), le32_to_cpu(c.chunks[0].seg_rkey),
+	       c.hdr_rkey, old_rkey, old_seg, old_hdr);
+	ret = rdma_op(&c, IBV_WR_RDMA_READ, le64_to_cpu(c.chunks[0].addr),
+		      old_rkey, 64);
+	printf("stale: READ of the index with the ended connection's key: %s (%d)\n",
+	       ret ? "refused" : "ACCEPTED", ret);
+	if (!ret)
+		fails++;
+	/* A refused access puts the QP in error: a new one for each try. */
+	hc_close(&c);
+	if (handshake(&c))
+		return 1;
+	ret = rdma_op(&c, IBV_WR_RDMA_READ, le64_to_cpu(c.chunks[0].seg_addr),
+		      old_seg, 8);
+	printf("stale: READ of the seg table with the ended connection's key: %s (%d)\n",
+	       ret ? "refused" : "ACCEPTED", ret);
+	if (!ret)
+		fails++;
+	hc_close(&c);
+	if (handshake(&c))
+		return 1;
+	ret = rdma_op(&c, IBV_WR_RDMA_READ, c.hdr_addr, old_hdr, 8);
+	printf("stale: READ of the header with the ended connection's key: %s (%d)\n",
+	       ret ? "refused" : "ACCEPTED", ret);
+	if (!ret)
+		fails++;
+	hc_close(&c);
+	if (handshake(&c))
+		return 1;
+	ret = rdma_op(&c, IBV_WR_RDMA_READ, le64_to_cpu(c.chunks[0].addr),
+		      le32_to_cpu(c.chunks[0].rkey), 64);
+	printf("stale: READ with the new connection's own key: %s (%d)\n",
+	       ret ? "FAILED" : "ok", ret);
+	hc_close(&c);
+	return fails || ret ? 1 : 0;
 }
 
 /* Requests, but no receive buffer ever posted: responses cannot land. */
@@ -800,7 +874,7 @@ int main(int argc, char **argv)
 	if (argc < 5) {
 		fprintf(stderr,
 			"Usage: scalio_hostile ADDR PORT STORE ATTACK [N]\n"
-			"  ATTACK: connect-bad admit-bad rpc-bad scribble inval norecv cycles\n");
+			"  ATTACK: connect-bad admit-bad rpc-bad scribble inval stale norecv cycles\n");
 		return 2;
 	}
 	g_addr = argv[1];
@@ -823,6 +897,8 @@ int main(int argc, char **argv)
 		return attack_scribble();
 	if (!strcmp(argv[4], "inval"))
 		return attack_inval();
+	if (!strcmp(argv[4], "stale"))
+		return attack_stale();
 	if (!strcmp(argv[4], "norecv"))
 		return attack_norecv();
 	if (!strcmp(argv[4], "cycles"))

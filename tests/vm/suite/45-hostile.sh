@@ -12,7 +12,12 @@
 #   rpc-bad       hdr.len != received bytes, a SEND of 8 KiB + 1, unknown
 #                 opcode, the response flag, klen 0 and 33, vlen 4097, a
 #                 status in a request, more requests than the granted depth
-#   inval         SEND-with-invalidate of every rkey it was given
+#   inval         SEND-with-invalidate of every rkey it was given, each
+#                 from the connection it was given to; host1 must not
+#                 even reconnect (each connection has its own MRs)
+#   stale         READs of the index, seg table and header with the keys
+#                 of a connection that has ended, from a new one: refused
+#                 (its own keys work); host1 must not reconnect
 #   norecv        requests without a receive buffer posted
 #   cycles        $CYCLES connect (+ HELLO every other one) / disconnect
 #                 cycles while host1 PUTs
@@ -59,10 +64,20 @@ step() { echo "=== [$(( $(date +%s) - T0 ))s] $*"; }
 stat() {
 	scalioctl stats --json "$S" | sed -n "s/.*\"target_$1\": \([0-9]*\).*/\1/p"
 }
+hstat() {
+	scalioctl stats --json "$S" | sed -n "s/.*\"$1\": \([0-9]*\).*/\1/p"
+}
+# An attack on the attacker's own keys must not reach host1's connection.
+same_conn() {
+	local now
+	now=$(hstat reconnects)
+	[ -n "$now" ] && [ "$now" = "$1" ] ||
+		fail "$2: host1 was disconnected (reconnects $1 -> $now)"
+}
 BAD='WARNING|BUG|Oops|Call Trace|refcount|lockdep|general protection|UBSAN'
 # check WHAT: target alive, the keys written before intact, logs clean.
 check() {
-	# An attack on a shared MR drops every client: host1 reconnects.
+	# host1 may be reconnecting after an attack that dropped it.
 	n=0
 	until scalioctl stats "$S" > /dev/null 2>&1; do
 		n=$((n + 1))
@@ -95,8 +110,13 @@ attack admit-bad
 check admit-bad
 attack rpc-bad
 check rpc-bad
+r0=$(hstat reconnects)
 attack inval
 check inval
+same_conn "$r0" inval
+attack stale
+check stale
+same_conn "$r0" stale
 attack norecv
 check norecv
 
