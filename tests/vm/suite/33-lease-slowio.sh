@@ -13,8 +13,9 @@
 # for one that delays every read by 2500 ms, more than the lease (writes
 # are not delayed).  Both hosts GET every key at once from two processes
 # each (so every key has concurrent fillers and waiters): each GET must
-# return the PUT value, host1's lease_reclaims must not grow (nobody took
-# a slow but live filler for a dead one) and its retries stay bounded.
+# return the PUT value, host1's lease_renewals must grow (its fills outlast
+# the lease), its lease_reclaims must not (nobody took a slow but live
+# filler for a dead one) and its retries stay bounded.
 # A second round must hit the cache.
 #
 # Usage: 33-lease-slowio.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
@@ -84,6 +85,7 @@ vmctl exec-target '
 
 st=\$(scalioctl stats \$S --host-only)
 rec0=\$(hstat lease_reclaims "\$st")
+ren0=\$(hstat lease_renewals "\$st")
 miss0=\$(hstat cache_misses "\$st")
 ssd0=\$(hstat ssd_reads "\$st")
 
@@ -111,6 +113,9 @@ echo "\$st" | grep -E 'gets|cache_|ssd_reads|retries|lease'
 echo "# 4 x \$N GETs in \$((t1 - t0)) s"
 [ "\$(hstat ssd_reads "\$st")" -gt "\$ssd0" ] || fail "no SSD read: the test did not exercise the slow path"
 [ "\$(hstat cache_misses "\$st")" -gt "\$miss0" ] || fail "no cache miss in host1"
+# Each fill's read outlasts its lease: it completed only by renewing.
+[ "\$(hstat lease_renewals "\$st")" -gt "\$ren0" ] ||
+	fail "host1's fills completed without renewing a lease (lease_renewals \$ren0)"
 [ "\$(hstat lease_reclaims "\$st")" = "\$rec0" ] ||
 	fail "host1 reclaimed \$(( \$(hstat lease_reclaims "\$st") - rec0 )) lock(s): a slow filler was taken for a dead one"
 
