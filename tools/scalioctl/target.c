@@ -6,6 +6,7 @@
  * is configured under /sys/kernel/config/scalio/stores/<name>/.
  */
 #include <dirent.h>
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -722,19 +723,34 @@ static int set_actions(const char *dir, const struct setup_args *a)
 	return EXIT_OK;
 }
 
-/* Print what the store's last enable found (repairs, refusals, drops). */
-static void print_report(const char *dir)
+/*
+ * Copy the lines of the store attribute @attr in @dir to @out: every line
+ * after "scalioctl: report: " (@report), or only its "ssd<i> ..." lines
+ * as they are.
+ */
+static void print_attr_lines(const char *dir, const char *attr, bool report,
+			     FILE *out)
 {
 	char p[PATH_MAX], line[512];
 	FILE *f;
 
-	pathf(p, "%s/report", dir);
+	pathf(p, "%s/%s", dir, attr);
 	f = fopen(p, "re");
 	if (!f)
 		return;
-	while (fgets(line, sizeof(line), f))
-		fprintf(stderr, "%s: report: %s", progname, line);
+	while (fgets(line, sizeof(line), f)) {
+		if (report)
+			fprintf(out, "%s: report: %s", progname, line);
+		else if (!strncmp(line, "ssd", 3) && isdigit((unsigned char)line[3]))
+			fputs(line, out);
+	}
 	fclose(f);
+}
+
+/* Print what the store's last enable found (repairs, refusals, drops). */
+static void print_report(const char *dir)
+{
+	print_attr_lines(dir, "report", true, stderr);
 }
 
 /* Say why enabling failed, from the errno of the enable write. */
@@ -1256,17 +1272,7 @@ int cmd_target_set(int argc, char **argv)
 /* Print the store's "ssd<i> STATE" lines of its stats attribute. */
 static void print_ssd_states(const char *dir)
 {
-	char p[PATH_MAX], line[256];
-	FILE *f;
-
-	pathf(p, "%s/stats", dir);
-	f = fopen(p, "r");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "ssd", 3) && line[3] >= '0' && line[3] <= '9')
-			printf("%s", line);
-	fclose(f);
+	print_attr_lines(dir, "stats", false, stdout);
 }
 
 int cmd_target_resume(int argc, char **argv)
