@@ -124,6 +124,7 @@ struct scalio_rstore {
  * @access:	IB_ACCESS_* granted to clients
  * @sgt:	one entry per page
  * @nents:	entries after DMA mapping (0: not mapped)
+ * @guard:	private zeroed page mapped after the region (scalio_tmap_init())
  *
  * Mapped once per device; every connection registers its own MR over it
  * (struct scalio_cmr).
@@ -134,6 +135,7 @@ struct scalio_tmap {
 	int			access;
 	struct sg_table		sgt;
 	int			nents;
+	struct page		*guard;
 };
 
 /**
