@@ -48,7 +48,11 @@
 #define SCALIO_SEG_CACHE_MB_MAX		65536
 /* HELLO waits at most this long for earlier writes to be answered. */
 #define SCALIO_HELLO_BARRIER_MS		5000
-#define SCALIO_INDEX_CHUNK_BYTES	(2U << 20)	/* rxe: 512 pages per MR */
+/*
+ * rxe registers at most 512 pages per MR, and every index MR carries a
+ * guard page after its region (scalio_tmap_init()): 511 pages of blocks.
+ */
+#define SCALIO_INDEX_CHUNK_BYTES	((2U << 20) - PAGE_SIZE)
 #define SCALIO_DEF_MAX_CLIENTS		64
 
 enum scalio_tstat {
