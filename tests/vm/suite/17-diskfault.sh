@@ -17,6 +17,13 @@
 #      acknowledged write reads back.
 #   R. every I/O fails (dm error): GETs return an error or the right value
 #      (host caches), never a wrong one.  Fault cleared: all read back.
+#   S. a stalled SSD (dm-delay: every write held 12 s, longer than the
+#      host's 10 s RPC timeout; reads not delayed): a PUT either fails or
+#      is acknowledged no sooner than its write completed (>= 12 s); reads
+#      of the other keys go on; the stall ends: the host is served again,
+#      the stalled key holds its old or its new value (new if the PUT was
+#      acknowledged), ssd0 is not failed, everything acknowledged reads
+#      back.
 #   K. the target is killed during a write fault, rebooted, sd0 rebuilt,
 #      target-setup (no --format) recovers: every acknowledged write reads
 #      back (those acknowledged after W's resume too).
@@ -51,6 +58,7 @@ table() {
 	case $1 in
 	linear) t=\"0 \$sz linear \$SCALIO_SSDS 0\" ;;
 	flakey-w) t=\"0 \$sz flakey \$SCALIO_SSDS 0 0 1 1 error_writes\" ;;
+	delay-w) t=\"0 \$sz delay \$SCALIO_SSDS 0 0 \$SCALIO_SSDS 0 12000\" ;;
 	error) t=\"0 \$sz error\" ;;
 	esac
 	# No udev in the VMs: dmsetup makes the node itself.
@@ -100,7 +108,7 @@ verify() {
 : > /share/acked
 
 step "setup on dm linear over the SSD"
-T "modprobe dm-mod && modprobe dm-flakey" || fail "modprobe dm"
+T "modprobe dm-mod && modprobe dm-flakey && modprobe dm-delay" || fail "modprobe dm"
 table linear
 setup --format || fail "target-setup --format"
 scalioctl attach "$S" --addr "$A" > /dev/null || fail "attach"
@@ -144,6 +152,48 @@ verify errors-ok "R (all I/O failing)"
 table linear
 verify "" "R (fault cleared)"
 
+step "S. a stalled SSD: writes held 12 s"
+table delay-w
+t0=$(date +%s)
+if scalioctl put "$S" k4 v4.stall 2> /share/put.err; then
+	dt=$(($(date +%s) - t0))
+	echo "# S: PUT acknowledged after $dt s"
+	[ $dt -ge 12 ] || fail "S: PUT acknowledged after $dt s, before its write (held 12 s) completed"
+	echo "k4 v4.stall" >> /share/acked
+	stalled_ok=1
+else
+	echo "# S: PUT failed after $(($(date +%s) - t0)) s: $(cat /share/put.err)"
+	stalled_ok=0
+fi
+old4=$(want k4)
+# The stalled key may still be in flight; every other key reads right.
+i=1
+while [ $i -le $N ]; do
+	if [ $i != 4 ] && got=$(scalioctl get "$S" "k$i" 2> /dev/null); then
+		[ "$got" = "$(want "k$i")" ] || fail "S: k$i = '$got' during the stall"
+	fi
+	i=$((i + 1))
+done
+table linear
+# Served again (the host may be reconnecting; the bound is a hang guard).
+n=0
+until scalioctl put "$S" k5 v5.s 2> /share/put.err; do
+	n=$((n + 1))
+	[ $n -le 60 ] || fail "S: no PUT acknowledged within 60 s of the stall's end: $(cat /share/put.err)"
+	sleep 1
+done
+echo "k5 v5.s" >> /share/acked
+got=$(scalioctl get "$S" k4) || fail "S: GET k4 after the stall"
+case $got in
+v4.stall) ;;
+"$old4") [ $stalled_ok = 0 ] || fail "S: k4 lost its acknowledged value" ;;
+*) fail "S: k4 = '$got', neither its old value '$old4' nor v4.stall" ;;
+esac
+echo "# S: k4 = $got after the stall (PUT acknowledged: $stalled_ok)"
+[ "$got" = v4.stall ] && [ $stalled_ok = 0 ] && echo "k4 v4.stall" >> /share/acked
+[ "$(state)" = ok ] || fail "S: a stall left ssd0 $(state)"
+verify "" "S (stall over)"
+
 step "K. target killed during a write fault"
 write 2
 table flakey-w
@@ -151,7 +201,7 @@ scalioctl put "$S" k5 lost.5 && fail "K: PUT acknowledged during the fault"
 scalioctl detach "$S" || fail "detach"
 vmctl kill-target || fail "kill-target"
 vmctl start-target || fail "start-target"
-T "modprobe dm-mod && modprobe dm-flakey" || fail "modprobe dm"
+T "modprobe dm-mod && modprobe dm-flakey && modprobe dm-delay" || fail "modprobe dm"
 table linear
 setup || fail "K: recovery after the kill"
 scalioctl attach "$S" --addr "$A" > /dev/null || fail "attach"
