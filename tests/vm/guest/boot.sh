@@ -244,9 +244,12 @@ setup_host() {
 		if [ "$MODULES" = 1 ]; then
 			# Up to three tries: under TCG on a loaded build machine an
 			# ARP or CM exchange of the first connect can time out.
+			# Each step's timeout (5 s by default) scales with the
+			# lane: on the debug kernel a connect can take longer.
 			for try in 1 2 3; do
 				scalioctl attach "$STORE" --addr "$TARGET_ADDR" \
-					--port "$PORT" --nvme-port "$NVME_PORT" && break
+					--port "$PORT" --nvme-port "$NVME_PORT" \
+					--timeout-ms $((5000 * SCALIO_TIMEOUT_FACTOR)) && break
 				[ $try = 3 ] && return 1
 				log "attach failed (try $try), again in 2 s"
 				sleep 2
