@@ -29,9 +29,9 @@
 # before reads back its acknowledged value (scalio_crash verify), and
 # neither kernel log has a warning.  Every attack but admit-bad is admitted
 # first (host1's NQN and /etc/scalio/hostkey, its own host id), so that it
-# reaches the RPC layer.  CYCLES defaults to 100 (about 11 s under TCG):
-# rpc-bad and inval already take ~3 minutes, each dropped connection
-# costing the client's 10 s wait; the issue's 1000 with CYCLES=1000.
+# reaches the RPC layer.  CYCLES defaults to 1000 (about 65 s under TCG;
+# rpc-bad and inval take ~3 minutes, each dropped connection costing the
+# client's 10 s wait).
 # Usage: 45-hostile.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -47,7 +47,7 @@ make -C "$top/tests/hostile" > /dev/null ||
 suite_share hostile
 
 cat > "$share/hostile.sh" << EOF
-CYCLES=${CYCLES:-100}
+CYCLES=${CYCLES:-1000}
 EOF
 cat >> "$share/hostile.sh" << 'EOF'
 set -u
