@@ -83,7 +83,6 @@ static int scalio_tmap_init(struct ib_device *ibdev, struct scalio_tmap *map,
 	int ret, n;
 	u32 i;
 
-	map->mem = mem;
 	map->bytes = bytes;
 	map->access = access;
 	if (!mem || !bytes || !PAGE_ALIGNED(mem) || !PAGE_ALIGNED(bytes))
@@ -291,7 +290,6 @@ out_free:
 	scalio_rdev_free(rdev);
 	return ERR_PTR(ret);
 }
-
 
 static struct scalio_rdev *scalio_rdev_find(struct scalio_rstore *rs,
 					    struct ib_device *ibdev)

@@ -119,8 +119,7 @@ struct scalio_rstore {
 
 /**
  * struct scalio_tmap - one region of index memory, DMA-mapped on a device
- * @mem:	page-aligned memory (vmalloc or linear map)
- * @bytes:	multiple of PAGE_SIZE
+ * @bytes:	multiple of PAGE_SIZE (the guard page not counted)
  * @access:	IB_ACCESS_* granted to clients
  * @sgt:	one entry per page
  * @nents:	entries after DMA mapping (0: not mapped)
@@ -130,7 +129,6 @@ struct scalio_rstore {
  * (struct scalio_cmr).
  */
 struct scalio_tmap {
-	void			*mem;
 	size_t			bytes;
 	int			access;
 	struct sg_table		sgt;
