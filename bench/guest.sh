@@ -71,7 +71,20 @@ T0=$(date +%s)
 PHASE=
 PHASE_T=0
 
-fail() { echo "bench: FAIL: $*" >&2; exit 1; }
+# On a failure, soft-RoCE's own counters (retransmissions, RNR, sequence
+# errors) on both ends tell a lost-packet stall from a scalio one.
+rxe_counters() {
+	local d=/sys/class/infiniband/rxe0/ports/1/hw_counters c
+	for c in "$d"/*; do
+		[ "$(cat "$c" 2>/dev/null)" = 0 ] || echo "${c##*/}=$(cat "$c")"
+	done | tr '\n' ' '
+}
+fail() {
+	echo "bench: FAIL: $*" >&2
+	echo "bench: rxe counters: host: $(rxe_counters)" >&2
+	echo "bench: rxe counters: target: $(vmctl exec-target "$(declare -f rxe_counters); rxe_counters" 2>&1)" >&2
+	exit 1
+}
 want() { [ -z "$ONLY" ] || case " $ONLY " in *" $1 "*) ;; *) false ;; esac; }
 now() { echo $(($(date +%s) - T0)); }
 phase() {	# phase NAME: end the current phase, start NAME ("" ends)
@@ -330,6 +343,7 @@ if want sweep; then
 fi
 
 if want depth; then
+	want breakdown || load kv0
 	setcfg batch
 	for w in $DEPTH_WORKLOADS; do
 		point depth d1 kv0 $w $OPS --threads 1 --depth 1

@@ -63,6 +63,19 @@ module_param_named(debug_skip_reclaim, scalio_debug_skip_reclaim, bool,
 MODULE_PARM_DESC(debug_skip_reclaim,
 		 "TESTING ONLY: skip expired locks without reclaiming them (breaks linearizability)");
 
+/*
+ * A filler sleeps a random 0..this many ms between its block READ (step 1)
+ * and its lock CAS (step 3), so that two fillers of one key can choose
+ * their victims from different snapshots of the block and lock different
+ * slots: the race the double-read exists for (31-lin-broken's
+ * skip_double_read variant).  Correct code only sees more failed CASes.
+ */
+static unsigned int scalio_debug_lock_delay_ms;
+module_param_named(debug_lock_delay_ms, scalio_debug_lock_delay_ms, uint,
+		   0644);
+MODULE_PARM_DESC(debug_lock_delay_ms,
+		 "TESTING ONLY: sleep a random 0..N ms between a miss's block READ and its lock CAS");
+
 static unsigned int scalio_fill_delay_ms(void)
 {
 	unsigned int delay = READ_ONCE(scalio_debug_fill_delay_ms);
@@ -72,10 +85,22 @@ static unsigned int scalio_fill_delay_ms(void)
 		delay += get_random_u32_below(min(jitter, 600000U) + 1);
 	return min(delay, 600000U);
 }
+
+static void scalio_lock_delay(void)
+{
+	unsigned int max = min(READ_ONCE(scalio_debug_lock_delay_ms), 600000U);
+
+	if (max)
+		msleep_interruptible(get_random_u32_below(max + 1));
+}
 #else
 static unsigned int scalio_fill_delay_ms(void)
 {
 	return 0;
+}
+
+static void scalio_lock_delay(void)
+{
 }
 #endif
 
@@ -568,6 +593,7 @@ static int scalio_fill(struct scalio_get *g, unsigned int attempt, u64 now)
 	 * 3. victim, lock with a lease from step 1's clock read (at most one
 	 * round trip old: the deadline can only be early, never late)
 	 */
+	scalio_lock_delay();
 	if (!scalio_victim_choose(&v, now, &victim)) {
 		scalio_backoff(attempt);
 		return SCALIO_RESTART;	/* every slot live-locked */

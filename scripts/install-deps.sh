@@ -17,6 +17,18 @@ else
 	# shellcheck disable=SC2046
 	apt-get install -y --no-install-recommends $("$here/need-deps.sh" --list)
 fi
+# The test bed's QEMU (scripts/need-deps.sh says why 10): Debian 12 has it
+# in bookworm-backports, taken for QEMU alone.
+qv=$(qemu-system-x86_64 --version 2>/dev/null |
+	sed -n '1s/.*version \([0-9]*\)\..*/\1/p')
+. /etc/os-release
+if [ "${qv:-0}" -lt 10 ] && [ "${VERSION_CODENAME:-}" = bookworm ]; then
+	echo "deb http://deb.debian.org/debian bookworm-backports main" \
+		> /etc/apt/sources.list.d/scalio-bookworm-backports.list
+	apt-get update
+	apt-get install -y --no-install-recommends -t bookworm-backports \
+		qemu-system-x86
+fi
 # fio's headers for the external ioengine come from its source package;
 # the fio VM test needs them, so a failure here is a failure of make deps.
 "$here/fio-source.sh"

@@ -183,7 +183,13 @@ setup_target() {
 			dev=
 			sleep 0.1
 		done
-		[ -n "$dev" ] || { log "SSD ssd$i did not appear"; return 1; }
+		[ -n "$dev" ] || {
+			log "SSD ssd$i did not appear; NVMe controllers:"
+			for dev in /sys/class/nvme/nvme*; do
+				log "  $dev: serial '$(cat "$dev/serial" 2>/dev/null)' transport $(cat "$dev/transport" 2>/dev/null) state $(cat "$dev/state" 2>/dev/null): $(cd "$dev" && echo nvme*n*)"
+			done
+			return 1
+		}
 		devs="$devs $dev"
 	done
 	export SCALIO_SSDS=${devs# }
