@@ -61,6 +61,7 @@ SWEEP=${BENCH_SWEEP:-1 4 16 64 128}
 SWEEP_IOS=${BENCH_SWEEP_IOS:-2000}
 DEPTH=${BENCH_DEPTH:-64}
 DEPTH_WORKLOADS=${BENCH_DEPTH_WORKLOADS:-a c}
+DEPTH_CONFIGS=${BENCH_DEPTH_CONFIGS:-base offload cache batch}
 WAIT_KEYS=${BENCH_WAIT_KEYS:-64}
 ONLY=${BENCH_ONLY:-}
 FIO_ENGINE=/scalio/tools/fio/scalio-fio.so
@@ -342,12 +343,18 @@ if want sweep; then
 	sweep 1 1-nobatch
 fi
 
+# The breakdown again with one thread keeping 1 and DEPTH operations in
+# flight (io_uring), per configuration: which steps pay off once a client
+# no longer waits for each operation in turn.
 if want depth; then
 	want breakdown || load kv0
-	setcfg batch
-	for w in $DEPTH_WORKLOADS; do
-		point depth d1 kv0 $w $OPS --threads 1 --depth 1
-		point depth d$DEPTH kv0 $w $OPS --threads 1 --depth $DEPTH
+	for c in $DEPTH_CONFIGS; do
+		setcfg $c
+		warm kv0 depth-$c
+		for w in $DEPTH_WORKLOADS; do
+			point depth $c.d1 kv0 $w $OPS --threads 1 --depth 1
+			point depth $c.d$DEPTH kv0 $w $OPS --threads 1 --depth $DEPTH
+		done
 	done
 fi
 

@@ -484,39 +484,53 @@ def main():
         L.append("")
 
     # ---------------------------------------------------------- depth
+    # depth-CONFIG.dN-W.json (older runs: depth-dN-W.json, batch only)
     dep = {}
     for fn in sorted(os.listdir(raw)):
-        m = re.match(r"depth-d(\d+)-([a-z])\.json$", fn)
+        m = re.match(r"depth-(?:([a-z]+)\.)?d(\d+)-([a-z])\.json$", fn)
         if m:
-            dep[(int(m.group(1)), m.group(2))] = load_point(raw, fn[:-5])
+            dep[(m.group(1) or "batch", int(m.group(2)), m.group(3))] = \
+                load_point(raw, fn[:-5])
     if dep:
+        order = [c for c in CFG_ORDER if c in {c for c, _, _ in dep}]
+        order += sorted({c for c, _, _ in dep} - set(order))
         L.append("## One thread, operations in flight (YCSB --depth)")
         L.append("")
-        L.append("Store `kv0`, batch configuration; one YCSB thread keeping "
-                 "1 or N operations in flight through io_uring.")
+        L.append("Store `kv0`, each configuration of the breakdown (switched "
+                 "and warmed up the same way); one YCSB thread keeping 1 or "
+                 "N operations in flight through io_uring. \"x depth 1\" "
+                 "compares with the same configuration at depth 1, \"x "
+                 "base\" with the baseline at the same depth.")
         L.append("")
-        L.append("| workload | in flight | ops/s | x depth 1 | read p50 / p99 "
-                 "ms | write p50 / p99 ms | hit ratio | SSD wr/PUT | "
-                 "ops/batch | waits/op |")
-        L.append("| --- | ---: |" + " ---: |" * 8)
-        for w in sorted({w for _, w in dep}):
-            base = dep.get((1, w))
-            for d in sorted({d for d, x in dep if x == w}):
-                p = dep[(d, w)]
-                L.append("| YCSB %s | %d | %.1f | %s | %s / %s | %s / %s | "
-                         "%s | %s | %s | %s |" % (
-                             w.upper(), d, p["thr"],
-                             f(p["thr"] / base["thr"], "{:.2f}x")
-                             if base and base["thr"] else "",
-                             f(ms(p["rlat"], "p50"), "{:.1f}"),
-                             f(ms(p["rlat"], "p99"), "{:.0f}"),
-                             f(ms(p["wlat"], "p50"), "{:.1f}"),
-                             f(ms(p["wlat"], "p99"), "{:.0f}"),
-                             pct(p["hit"]), f(p["wr_put"], "{:.2f}"),
-                             f(p["per_batch"], "{:.2f}"),
-                             f(p["h"].get("waits", 0) / p["ops"]
-                               if p["ops"] and "waits" in p["h"] else None,
-                               "{:.2f}")))
+        L.append("| workload | configuration | in flight | ops/s | x depth 1 "
+                 "| x base | read p50 / p99 ms | write p50 / p99 ms | hit "
+                 "ratio | SSD wr/PUT | ops/batch | waits/op |")
+        L.append("| --- | --- | ---: |" + " ---: |" * 9)
+        for w in sorted({w for _, _, w in dep}):
+            for d in sorted({d for _, d, x in dep if x == w}):
+                for c in order:
+                    p = dep.get((c, d, w))
+                    if not p:
+                        continue
+                    d1p = dep.get((c, 1, w))
+                    base = dep.get(("base", d, w))
+                    L.append("| YCSB %s | %s | %d | %.1f | %s | %s | %s / %s "
+                             "| %s / %s | %s | %s | %s | %s |" % (
+                                 w.upper(), CFG_LABEL.get(c, c), d,
+                                 p["thr"],
+                                 f(p["thr"] / d1p["thr"], "{:.2f}x")
+                                 if d1p and d1p["thr"] else "",
+                                 f(p["thr"] / base["thr"], "{:.2f}x")
+                                 if base and base["thr"] else "",
+                                 f(ms(p["rlat"], "p50"), "{:.1f}"),
+                                 f(ms(p["rlat"], "p99"), "{:.0f}"),
+                                 f(ms(p["wlat"], "p50"), "{:.1f}"),
+                                 f(ms(p["wlat"], "p99"), "{:.0f}"),
+                                 pct(p["hit"]), f(p["wr_put"], "{:.2f}"),
+                                 f(p["per_batch"], "{:.2f}"),
+                                 f(p["h"].get("waits", 0) / p["ops"]
+                                   if p["ops"] and "waits" in p["h"]
+                                   else None, "{:.2f}")))
         L.append("")
 
     # ---------------------------------------------------------- CPU
