@@ -93,6 +93,36 @@ static void scalio_lock_delay(void)
 	if (max)
 		msleep_interruptible(get_random_u32_below(max + 1));
 }
+
+/*
+ * Victim choice is deterministic (first A slot, else the LRU C), so two
+ * fillers with the same block snapshot pick the same slot and one CAS
+ * fails.  This picks a random A or C slot instead, so that they can lock
+ * different slots of one block: with debug_skip_double_read, two copies
+ * of one key.  Any victim is correct: eviction is always allowed.
+ */
+static bool scalio_debug_random_victim;
+module_param_named(debug_random_victim, scalio_debug_random_victim, bool,
+		   0644);
+MODULE_PARM_DESC(debug_random_victim,
+		 "TESTING ONLY: evict a random A or C slot instead of the first A or the LRU C");
+
+static bool scalio_victim_random(const struct scalio_block_view *v, u32 *idx)
+{
+	u32 i = get_random_u32_below(v->slots), n;
+
+	if (!READ_ONCE(scalio_debug_random_victim))
+		return false;
+	for (n = 0; n < v->slots; n++, i = (i + 1) % v->slots) {
+		u8 st = scalio_ctl_state(le64_to_cpu(scalio_view_slot(v, i)->ctl));
+
+		if (st == SCALIO_SLOT_A || st == SCALIO_SLOT_C) {
+			*idx = i;
+			return true;
+		}
+	}
+	return false;
+}
 #else
 static unsigned int scalio_fill_delay_ms(void)
 {
@@ -101,6 +131,11 @@ static unsigned int scalio_fill_delay_ms(void)
 
 static void scalio_lock_delay(void)
 {
+}
+
+static bool scalio_victim_random(const struct scalio_block_view *v, u32 *idx)
+{
+	return false;
 }
 #endif
 
@@ -594,7 +629,8 @@ static int scalio_fill(struct scalio_get *g, unsigned int attempt, u64 now)
 	 * round trip old: the deadline can only be early, never late)
 	 */
 	scalio_lock_delay();
-	if (!scalio_victim_choose(&v, now, &victim)) {
+	if (!scalio_victim_random(&v, &victim) &&
+	    !scalio_victim_choose(&v, now, &victim)) {
 		scalio_backoff(attempt);
 		return SCALIO_RESTART;	/* every slot live-locked */
 	}

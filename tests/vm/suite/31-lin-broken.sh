@@ -22,6 +22,19 @@
 #                     two copies differ: a GET hits the old one after
 #                     another returned the new one.  Only when the module
 #                     has the parameter (skipped with a note otherwise).
+#   skip_double_read  debug_skip_double_read=1: a filler locks a slot and
+#                     fills it without re-reading the block for another
+#                     copy of its key.  A violation needs two fillers of
+#                     one key to lock different slots: both read the block
+#                     before either locks (debug_lock_delay_ms=200 sleeps
+#                     0..200 ms between a miss's block READ and its lock
+#                     CAS) and choose different victims
+#                     (debug_random_victim=1: victim choice is otherwise
+#                     deterministic, and the second CAS on the same slot
+#                     fails); a write of the key commits between their seg
+#                     reads, and with its invalidation 300 ms late
+#                     (debug_write_delay_ms) a GET hits the older copy
+#                     after another returned the newer one.
 #
 # Each variant runs the same two-host workload as 30-linearizable.sh
 # (scalio_lin on host1 and host2 at once, target-clock stamps) but more
@@ -48,29 +61,12 @@
 # whatever their outcome, "caught k of N" printed (the test still needs one
 # rejection per variant).  Documentation/testing.rst has the measured rates.
 #
-# Why debug_skip_double_read is not a default variant: without the
-# double-read a violation needs two fillers of one key holding different
-# slots at once, and nothing in the module's test hooks widens the window
-# that allows it.  A live B of the key makes a later filler back off, so
-# both must read the block before either locks (one RDMA round trip plus a
-# clock READ apart); victim choice is deterministic (first A slot, else
-# oldest C), so two fillers with the same block snapshot pick the same
-# slot and the loser's CAS fails: their snapshots must also differ, i.e.
-# another key of the block must change state within that window.  Then a
-# write of the key must commit between the two fillers' seg reads, both
-# must publish before the writer's invalidation reaches their slots, the
-# stale copy must be in the lower slot, and a GET must hit it at least one
-# target-clock tick after the fresh filler's GET returned.  Tried in this
-# bed: every key in one block (--ssds 1, --target-setup-args "--nblocks 1
-# --slots 4", 16 keys, for victim churn) with debug_write_delay_ms=100:
-# see testing.rst for the rate.  The race is covered by the protocol model
-# (tests/model, variant no-double-read); catching it here needs a test
-# hook that sleeps between a GET's block READ and its lock CAS.
-# LIN_VARIANTS, LIN_RUN_ARGS, LIN_ARGS, LIN_SECONDS, LIN_ROUNDS let such
-# experiments be repeated, e.g.
+# LIN_VARIANTS, LIN_RUN_ARGS, LIN_ARGS, LIN_SECONDS, LIN_ROUNDS let other
+# experiments be run, e.g. (skip_double_read without the random victim, all
+# keys in one block of 4 slots: caught 0 of 10 rounds)
 #   LIN_RUN_ARGS='--ssds 1 --target-setup-args "--nblocks 1 --slots 4"'
-#   LIN_ARGS='-t 4 -k 16 -L 0'
-#   LIN_VARIANTS=skipdr:debug_skip_double_read=1,debug_write_delay_ms=100
+#   LIN_ARGS='-t 6 -k 8 -L 0'
+#   LIN_VARIANTS=skipdr:debug_skip_double_read=1,debug_lock_delay_ms=100,debug_write_delay_ms=300
 # A variant is NAME:PARAM=V[,PARAM=V...][:ATTR=V[,ATTR=V...]] (ATTRs are
 # store attributes for target-set, restored to their defaults after).
 #
@@ -85,7 +81,7 @@ rounds=${LIN_ROUNDS:-40}
 trials=${LIN_TRIALS:-0}
 lease=${LIN_LEASE_MS:-200}
 # name:param=value[,param=value...][:attr=value[,...]]
-variants=${LIN_VARIANTS:-skip_invalidate:debug_skip_invalidate=1 skip_reclaim:debug_skip_reclaim=1,debug_fill_delay_ms=150,debug_fill_jitter_ms=150,debug_write_delay_ms=400:lease_ms=$lease}
+variants=${LIN_VARIANTS:-skip_invalidate:debug_skip_invalidate=1 skip_reclaim:debug_skip_reclaim=1,debug_fill_delay_ms=150,debug_fill_jitter_ms=150,debug_write_delay_ms=400:lease_ms=$lease skip_double_read:debug_skip_double_read=1,debug_random_victim=1,debug_lock_delay_ms=200,debug_write_delay_ms=300}
 # extra options for tests/vm/run (--ssds, --target-setup-args ...)
 run_args=${LIN_RUN_ARGS:-}
 lin_args=${LIN_ARGS:--t 6 -k 2 -L 0}
