@@ -147,7 +147,7 @@ int scalio_ckpt_check(const struct scalio_ckpt_hdr *h,
 	    scalio_crc(h, scalio_ckpt_bytes(nr_owned),
 		       offsetof(struct scalio_ckpt_hdr, crc)))
 		return -EBADMSG;
-	if (!le64_to_cpu(h->seq) || h->reserved[0])
+	if (!le64_to_cpu(h->seq) || h->reserved)
 		return -ERANGE;
 	if (head < start || head >= end || tail < start || tail >= end)
 		return -ERANGE;
@@ -407,7 +407,7 @@ int scalio_seg_find(const void *buf, const u8 *key, u32 klen,
 void scalio_seg_build_init(struct scalio_seg_builder *sb, void *buf, u32 cap)
 {
 	sb->buf = buf;
-	sb->cap = cap < SCALIO_SEG_MAX_BYTES ? cap : SCALIO_SEG_MAX_BYTES;
+	sb->cap = min_t(u32, cap, SCALIO_SEG_MAX_BYTES);
 	sb->len = sizeof(struct scalio_seg_hdr);
 	sb->nr = 0;
 }

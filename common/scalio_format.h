@@ -106,7 +106,7 @@ struct scalio_ckpt_hdr {
 	__le32	nr_entries;
 	__le32	crc;
 	__le64	head_seq;
-	__le64	reserved[1];
+	__le64	reserved;
 };
 
 /**

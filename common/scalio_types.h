@@ -60,6 +60,9 @@ typedef int64_t s64;
 #define min(a, b)	((a) < (b) ? (a) : (b))
 #define max(a, b)	((a) > (b) ? (a) : (b))
 #endif
+#ifndef min_t
+#define min_t(t, a, b)	min((t)(a), (t)(b))
+#endif
 #ifndef __packed
 /* user-space builds define __packed on the command line (tests/unit/Makefile) */
 #error "define __packed for user-space builds of common/"

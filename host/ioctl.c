@@ -77,12 +77,12 @@ int scalio_kop_prepare(struct scalio_kop *k, struct scalio_hstore *hs,
 		k->vlen = kv->vlen;
 		if (!k->vlen)
 			break;
-		k->value = kvmalloc(k->vlen, GFP_KERNEL);
-		if (!k->value)
-			return -ENOMEM;
-		if (copy_from_user(k->value, u64_to_user_ptr(kv->value),
-				   k->vlen))
-			return -EFAULT;
+		k->value = vmemdup_user(u64_to_user_ptr(kv->value), k->vlen);
+		if (IS_ERR(k->value)) {
+			ret = PTR_ERR(k->value);
+			k->value = NULL;
+			return ret;
+		}
 		break;
 	case SCALIO_OP_DELETE:
 		k->vlen = 0;
@@ -274,13 +274,9 @@ static int scalio_ioctl_stats(struct scalio_hstore *hs,
 	struct scalio_stats *st;
 	int ret = 0;
 
-	st = kzalloc(sizeof(*st), GFP_KERNEL);
-	if (!st)
-		return -ENOMEM;
-	if (copy_from_user(st, argp, sizeof(*st))) {
-		ret = -EFAULT;
-		goto out;
-	}
+	st = memdup_user(argp, sizeof(*st));
+	if (IS_ERR(st))
+		return PTR_ERR(st);
 	if (st->size != sizeof(*st) || (st->flags & ~SCALIO_STATS_F_TARGET)) {
 		ret = -EINVAL;
 		goto out;

@@ -7,7 +7,8 @@
 #      the tests of the user-space tools (make -C DIR test)
 #   2. module builds with W=1 against the newest 6.1 and 6.12 trees (any
 #      warning fails), sparse (C=2) on 6.1 (any warning in our files fails),
-#      checkpatch.pl (scripts/checkpatch.sh)
+#      checkpatch.pl (scripts/checkpatch.sh), the kernel's coccinelle rules
+#      (scripts/coccicheck.sh)
 #   3. every tests/vm/suite/*.sh in order, booting the --kver series
 # With --kver 6.1-debug (the debug-kernel lane), 1. and 2. are replaced by
 # building the debug kernel (tests/vm/debug-kernel/build; cached) and the
@@ -179,6 +180,17 @@ case $?,$kver in
 4,*) result skip "checkpatch" "linux-source-6.1 not installed" ;;
 *) result fail "checkpatch" "$(grep -c '^\(WARNING\|ERROR\|CHECK\):' "$logs/checkpatch.log") finding(s)"
    show_tail "$logs/checkpatch.log" 40 ;;
+esac
+
+# the kernel's coccinelle rules (scripts/coccinelle, report mode)
+s=$SECONDS
+vm_is_debug "$kver" || "$top/scripts/coccicheck.sh" > "$logs/coccicheck.log" 2>&1
+case $?,$kver in
+*,6.1-debug) ;;
+0,*) result ok "coccicheck" "$(tail -n 1 "$logs/coccicheck.log" | sed 's/^coccicheck: //'), $((SECONDS - s))s" ;;
+4,*) result fail "coccicheck" "$(tail -n 1 "$logs/coccicheck.log")" ;;
+*) result fail "coccicheck" "$(tail -n 1 "$logs/coccicheck.log")"
+   show_tail "$logs/coccicheck.log" 40 ;;
 esac
 
 # ------------------------------------------------------------ 3. VM suite

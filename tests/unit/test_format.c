@@ -548,7 +548,7 @@ static void ckpt_checks(void)
 	CK_BAD(h->head_seq = 0, -ERANGE);
 	CK_BAD(h->head_seq = cpu_to_le64(1001), -ERANGE);
 	CK_BAD(h->next_batch = cpu_to_le64(1ULL << 40), -ERANGE);
-	CK_BAD(h->reserved[0] = 1, -ERANGE);
+	CK_BAD(h->reserved = 1, -ERANGE);
 	CK_BAD(e[0].gen = cpu_to_le64(996), -ERANGE);
 	CK_BAD(e[1].gen = cpu_to_le64(1000), -ERANGE);
 	CK_BAD(e[0].seg = cpu_to_le64(scalio_seg_make(0, 30, 2, 995)), -ERANGE);
