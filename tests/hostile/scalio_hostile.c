@@ -843,8 +843,19 @@ static int attack_admit_bad(void)
 	};
 	struct scalio_cm_req r;
 	struct hc c;
+	uint8_t mac[32];
 	int i, ret, ret2, fails = 0;
 
+	/*
+	 * The wrong-HMAC variant needs an HMAC of our own: without AF_ALG
+	 * the ADMIT is never sent, and that says nothing about the target.
+	 */
+	ret = hmac_sha256("k", 1, (const uint8_t *)"x", 1, mac);
+	if (ret) {
+		fprintf(stderr, "admit-bad: cannot run: HMAC-SHA256 via AF_ALG: %s (the kernel needs CONFIG_CRYPTO_USER_API_HASH)\n",
+			strerror(-ret));
+		return 1;
+	}
 	for (i = 0; i < 2; i++) {
 		cm_req_fill(&r, 4);
 		if (hc_connect(&c, &r, sizeof(r), true)) {
