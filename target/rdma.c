@@ -77,8 +77,8 @@ static void scalio_tmap_destroy(struct ib_device *ibdev,
 static int scalio_tmap_init(struct ib_device *ibdev, struct scalio_tmap *map,
 			    void *mem, size_t bytes, int access)
 {
-	/* The region, and a guard page after it (see below). */
-	u32 npages = (bytes >> PAGE_SHIFT) + 1;
+	/* The region, and a guard page after it if needed (see below). */
+	u32 npages = bytes >> PAGE_SHIFT;
 	struct scatterlist *sg;
 	int ret, n;
 	u32 i;
@@ -87,30 +87,36 @@ static int scalio_tmap_init(struct ib_device *ibdev, struct scalio_tmap *map,
 	map->access = access;
 	if (!mem || !bytes || !PAGE_ALIGNED(mem) || !PAGE_ALIGNED(bytes))
 		return -EINVAL;
+	/*
+	 * Soft-RoCE on 6.1 (rxe_mr_copy()) reads one pointer past its page
+	 * map array when an access ends on the last page of an MR whose page
+	 * count is a multiple of its map size (256 pages): the debug lane's
+	 * KASAN caught it on a 512-page index chunk, and again when a
+	 * 511-page chunk got a guard page after it (45-hostile's scribble
+	 * writes a whole MR).  Such a region gets a private zeroed page after
+	 * it, so that no MR is a multiple of 256 pages; a client may read or
+	 * write that page, which nobody else uses.
+	 */
+	if (!(npages % SCALIO_RXE_MAP_PAGES))
+		npages++;
 	if (npages > ibdev->attrs.max_fast_reg_page_list_len) {
 		pr_err("%s: index chunk of %u pages exceeds the device's fast-reg limit %u\n",
 		       dev_name(&ibdev->dev), npages,
 		       ibdev->attrs.max_fast_reg_page_list_len);
 		return -EINVAL;
 	}
-	/*
-	 * Soft-RoCE on 6.1 (rxe_mr_copy()) reads one pointer past its page
-	 * map array when an access ends on the last page of an MR whose
-	 * page count is a multiple of its map size (256): the debug lane's
-	 * KASAN caught it on a 512-page index chunk.  No client ever needs
-	 * the page after the region, so every MR gets a private zeroed one
-	 * there: the last page of the region is never the MR's last.
-	 */
-	map->guard = alloc_page(GFP_KERNEL | __GFP_ZERO);
-	if (!map->guard)
-		return -ENOMEM;
+	if (npages > bytes >> PAGE_SHIFT) {
+		map->guard = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!map->guard)
+			return -ENOMEM;
+	}
 
 	ret = sg_alloc_table(&map->sgt, npages, GFP_KERNEL);
 	if (ret)
 		return ret;
 	for_each_sg(map->sgt.sgl, sg, npages, i) {
 		void *p = mem + (size_t)i * PAGE_SIZE;
-		struct page *page = i == npages - 1 ? map->guard :
+		struct page *page = p >= mem + bytes ? map->guard :
 				    is_vmalloc_addr(p) ? vmalloc_to_page(p) :
 							 virt_to_page(p);
 
@@ -461,7 +467,7 @@ static int scalio_conn_alloc_mrs(struct scalio_conn *conn)
 			ret = ret < 0 ? ret : -EINVAL;
 			goto out_free;
 		}
-		if (mr->length != map->bytes + PAGE_SIZE) {
+		if (mr->length != map->bytes + (map->guard ? PAGE_SIZE : 0)) {
 			ret = -EINVAL;
 			goto out_free;
 		}

@@ -117,13 +117,17 @@ struct scalio_rstore {
 	struct delayed_work		reap_work;
 };
 
+/* Pages per page-map array of 6.1's rxe MRs (PAGE_SIZE / 16-byte buf). */
+#define SCALIO_RXE_MAP_PAGES	256
+
 /**
  * struct scalio_tmap - one region of index memory, DMA-mapped on a device
  * @bytes:	multiple of PAGE_SIZE (the guard page not counted)
  * @access:	IB_ACCESS_* granted to clients
  * @sgt:	one entry per page
  * @nents:	entries after DMA mapping (0: not mapped)
- * @guard:	private zeroed page mapped after the region (scalio_tmap_init())
+ * @guard:	private zeroed page mapped after the region, or NULL
+ *		(scalio_tmap_init() says when)
  *
  * Mapped once per device; every connection registers its own MR over it
  * (struct scalio_cmr).

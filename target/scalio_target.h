@@ -49,8 +49,8 @@
 /* HELLO waits at most this long for earlier writes to be answered. */
 #define SCALIO_HELLO_BARRIER_MS		5000
 /*
- * rxe registers at most 512 pages per MR, and every index MR carries a
- * guard page after its region (scalio_tmap_init()): 511 pages of blocks.
+ * rxe registers at most 512 pages per MR, and 6.1's rxe must not get an
+ * MR of a multiple of 256 pages (scalio_tmap_init()): 511 pages of blocks.
  */
 #define SCALIO_INDEX_CHUNK_BYTES	((2U << 20) - PAGE_SIZE)
 #define SCALIO_DEF_MAX_CLIENTS		64
