@@ -787,8 +787,21 @@ static int scalio_log_replay(struct scalio_ssd *ssd, u64 *replayed)
 	return 0;
 }
 
-/* Count the keys of the SSD (one unit read per non-empty block). */
-static int scalio_count_keys(struct scalio_ssd *ssd)
+/**
+ * scalio_count_keys() - count the SSD's keys and warm its segment cache
+ * @ssd:	SSD being recovered (commit kthread not running)
+ * @primed:	out: segments put into the segment cache
+ *
+ * Reads each non-empty block's segment header.  While the segment cache
+ * has room (no eviction), it reads the whole segment instead and, if the
+ * segment passes the same checks as the commit path's read
+ * (scalio_tb_load()), caches it: the first batch after an enable that
+ * rewrites the block then needs no read.  A segment that fails those
+ * checks is not cached; the commit path reports it when it reads it.
+ *
+ * Return: 0; -EUCLEAN if a header is not the recorded segment's; -EIO.
+ */
+static int scalio_count_keys(struct scalio_ssd *ssd, u32 *primed)
 {
 	struct scalio_store *st = ssd->store;
 	struct scalio_commit *c = ssd->commit;
@@ -796,13 +809,18 @@ static int scalio_count_keys(struct scalio_ssd *ssd)
 	u64 keys = 0;
 	u32 i;
 
+	*primed = 0;
 	for (i = 0; i < c->nr_owned; i++) {
 		u32 block = ssd->index + i * st->nr_ssds;
 		u64 seg = scalio_index_get_seg(&st->index, block);
+		u32 len, seg_len;
 
 		if (!seg)
 			continue;
-		if (scalio_ssd_read(ssd, scalio_seg_unit(seg), c->arena, 1))
+		seg_len = scalio_seg_len(seg);
+		len = seg_len && seg_len <= SCALIO_BUF_UNITS &&
+		      c->sc.used + seg_len <= c->sc.cap ? seg_len : 1;
+		if (scalio_ssd_read(ssd, scalio_seg_unit(seg), c->arena, len))
 			return -EIO;
 		if (le32_to_cpu(sh->magic) != SCALIO_SEG_MAGIC ||
 		    le32_to_cpu(sh->block) != block ||
@@ -813,6 +831,14 @@ static int scalio_count_keys(struct scalio_ssd *ssd)
 			return -EUCLEAN;
 		}
 		keys += le32_to_cpu(sh->nr_records);
+		if (len == seg_len &&
+		    !scalio_seg_check(c->arena,
+				      (size_t)len << SCALIO_UNIT_SHIFT, block,
+				      ssd->gens[i] & SCALIO_SEG_GEN_MASK)) {
+			scalio_segcache_publish(ssd, block, seg, ssd->gens[i],
+						c->arena, len);
+			(*primed)++;
+		}
 	}
 	c->keys = keys;
 	return 0;
@@ -839,6 +865,7 @@ int scalio_recover_ssd(struct scalio_ssd *ssd)
 	struct scalio_store *st = ssd->store;
 	struct scalio_commit *c = ssd->commit;
 	u64 replayed;
+	u32 primed;
 	int ret;
 
 	if (!ssd->index && st->format_on_enable) {
@@ -860,7 +887,7 @@ int scalio_recover_ssd(struct scalio_ssd *ssd)
 	if (!ret)
 		ret = scalio_log_replay(ssd, &replayed);
 	if (!ret)
-		ret = scalio_count_keys(ssd);
+		ret = scalio_count_keys(ssd, &primed);
 	if (!ret)
 		ret = scalio_checkpoint_write(ssd);
 	if (ret) {
@@ -868,9 +895,9 @@ int scalio_recover_ssd(struct scalio_ssd *ssd)
 		       ssd->index, ssd->device_path, ret);
 		return ret;
 	}
-	pr_info("%s: ssd %u: recovered %s: checkpoint %llu + %llu batches, %llu keys, log %llu/%llu units used\n",
+	pr_info("%s: ssd %u: recovered %s: checkpoint %llu + %llu batches, %llu keys, log %llu/%llu units used, %u segments cached\n",
 		st->name, ssd->index, ssd->device_path, ssd->log.ckpt_seq - 1,
 		replayed, c->keys, ssd->log.used_units,
-		le64_to_cpu(ssd->log.sb.log_units));
+		le64_to_cpu(ssd->log.sb.log_units), primed);
 	return 0;
 }

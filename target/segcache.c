@@ -17,7 +17,9 @@
  *   - a lookup hits only when the entry's seg word and full generation are
  *     exactly the block's current ones, so an image of a segment that has
  *     since moved (by any path) is dropped, never served;
- *   - the cache starts empty at every enable (after recovery).
+ *   - at every enable it starts empty and recovery fills it, while it
+ *     has room, with segments read from the SSD that passed the commit
+ *     path's own checks (recovery.c, scalio_count_keys()).
  */
 #define pr_fmt(fmt) "scalio-target: segcache: " fmt
 
