@@ -19,10 +19,8 @@ else
 fi
 # The test bed's QEMU (scripts/need-deps.sh says why 10): Debian 12 has it
 # in bookworm-backports, taken for QEMU alone.
-qv=$(qemu-system-x86_64 --version 2>/dev/null |
-	sed -n '1s/.*version \([0-9]*\)\..*/\1/p')
 . /etc/os-release
-if [ "${qv:-0}" -lt 10 ] && [ "${VERSION_CODENAME:-}" = bookworm ]; then
+if ! "$here/need-deps.sh" --qemu && [ "${VERSION_CODENAME:-}" = bookworm ]; then
 	echo "deb http://deb.debian.org/debian bookworm-backports main" \
 		> /etc/apt/sources.list.d/scalio-bookworm-backports.list
 	apt-get update
