@@ -25,8 +25,10 @@
 #   5. group-commit sweep on kv0 (batch configuration): one fio job of
 #      $SWEEP_IOS PUTs (1 KiB, random keys) at each iodepth of $SWEEP
 #      through the engine's io_uring path, store counters before/after;
-#      then depth 1 once more with batch_max=1 (the latency batching
-#      costs a lone PUT).
+#      then depths 64 and 1 with batch_timeout_us=$BENCH_TCG_TIMEOUT_US
+#      (the wait for company scaled to this bed's SSD write time, as the
+#      breakdown's batchtcg), and depth 1 once more with batch_max=1 (the
+#      latency batching costs a lone PUT).
 #   6. depth: YCSB $DEPTH_WORKLOADS on kv0 (batch configuration) from ONE
 #      thread with 1 and with $DEPTH operations in flight (--depth).
 #   7. waits: $WAIT_KEYS fresh keys PUT, then each read twice by
@@ -339,6 +341,9 @@ if want sweep; then
 	for d in $SWEEP; do
 		sweep $d
 	done
+	setcfg batchtcg
+	sweep 64 64-tcg
+	sweep 1 1-tcg
 	setcfg cache
 	sweep 1 1-nobatch
 fi
