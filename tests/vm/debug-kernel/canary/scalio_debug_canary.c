@@ -6,7 +6,7 @@
  *   inversion=1  takes two mutexes in both orders, one after the other, so
  *                nothing deadlocks but the order is inverted (lockdep)
  *   shift=N      shifts a u32 by N (N >= 32: UBSAN shift-out-of-bounds)
- *   leak=1       drops its only pointer to a kmalloc'ed object (kmemleak)
+ *   leak=1       drops its only pointers to kmalloc'ed objects (kmemleak)
  *
  * tests/vm/suite/03-debug-canary.sh loads it with all four on the
  * 6.1-debug lane and passes only if tests/vm/run fails the run and names
@@ -69,7 +69,33 @@ static noinline void canary_leak(void)
 
 	if (p)
 		memset(p, 0x5c, 128);
-	pr_info("leaked one 128-byte object\n");
+}
+
+/*
+ * kmemleak is conservative: a stale copy of a pointer anywhere it scans
+ * keeps the object "referenced".  One leaked object was missed now and
+ * then (its pointer lingering in the stack insmod ran on, which the kernel
+ * keeps cached after the task exits), so leak several, each call's frame
+ * overwriting the last one's, and scrub the stack below us afterwards.
+ */
+#define CANARY_LEAKS	8
+
+static noinline void canary_scrub_stack(void)
+{
+	char buf[1024];
+
+	memset(buf, 0, sizeof(buf));
+	barrier_data(buf);
+}
+
+static noinline void canary_leaks(void)
+{
+	int i;
+
+	for (i = 0; i < CANARY_LEAKS; i++)
+		canary_leak();
+	canary_scrub_stack();
+	pr_info("leaked %d 128-byte objects\n", CANARY_LEAKS);
 }
 
 static int __init scalio_debug_canary_init(void)
@@ -89,7 +115,7 @@ static int __init scalio_debug_canary_init(void)
 	if (shift)
 		pr_info("1 << %u = %#x\n", shift, one << shift);
 	if (leak)
-		canary_leak();
+		canary_leaks();
 	return 0;
 }
 
