@@ -196,7 +196,6 @@ esac
 # ------------------------------------------------------------ 3. VM suite
 krel=$(vm_krel "$kver")
 echo "# VM suite on ${krel:-$kver}"
-nvme_stall='nvme nvme[0-9]+: I/O [0-9]+ (\(I/O Cmd\) )?QID [0-9]+ timeout'
 for t in "$top"/tests/vm/suite/*.sh; do
 	name=vm/$(basename "$t" .sh)
 	if [ ! -x "$t" ]; then
@@ -205,28 +204,14 @@ for t in "$top"/tests/vm/suite/*.sh; do
 	fi
 	tl=$logs/${name//\//-}.log
 	s=$SECONDS
-	note=
-	for attempt in 1 2; do
-		# tests/vm/run puts each run's logs below SCALIO_VM_LOGROOT and
-		# skips the module build that stage 2 just did.
-		SCALIO_VM_LOGROOT=$logs/${name//\//-}.$attempt \
-		SCALIO_VM_PREBUILT=${built[$krel]:-0} \
-			"$t" --kver "$kver" > "$tl" 2>&1 < /dev/null
-		rc=$?
-		# A failure during which the bed's emulated NVMe stalled (QEMU
-		# 7.2 leaves an I/O command unprocessed until a controller
-		# reset; see Documentation/testing.rst) runs once more.  The
-		# signature is the target's own nvme driver timing out on the
-		# emulated device: below scalio, never caused by it.
-		[ $rc = 0 ] || [ $rc = 4 ] || [ $attempt = 2 ] && break
-		stall=$(grep -shE "$nvme_stall" "$logs/${name//\//-}.$attempt"/*/target*.log | head -n 1)
-		[ -n "$stall" ] || break
-		mv "$tl" "$tl.stalled"
-		echo "# $name: the bed's emulated NVMe stalled (${stall#*] }): running it again; first log $tl.stalled"
-		note="; second run, the first hit an emulated NVMe stall"
-	done
+	# tests/vm/run puts each run's logs below SCALIO_VM_LOGROOT and
+	# skips the module build that stage 2 just did.
+	SCALIO_VM_LOGROOT=$logs/${name//\//-} \
+	SCALIO_VM_PREBUILT=${built[$krel]:-0} \
+		"$t" --kver "$kver" > "$tl" 2>&1 < /dev/null
+	rc=$?
 	case $rc in
-	0) result ok "$name" "$((SECONDS - s))s$note" ;;
+	0) result ok "$name" "$((SECONDS - s))s" ;;
 	4) result skip "$name" "$(grep -m1 '^SKIP' "$tl")" ;;
 	*) result fail "$name" "exit $rc, $((SECONDS - s))s, log $tl"
 	   show_tail "$tl" 40 ;;
