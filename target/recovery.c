@@ -797,7 +797,8 @@ static int scalio_log_replay(struct scalio_ssd *ssd, u64 *replayed)
  * segment passes the same checks as the commit path's read
  * (scalio_tb_load()), caches it: the first batch after an enable that
  * rewrites the block then needs no read.  A segment that fails those
- * checks is not cached; the commit path reports it when it reads it.
+ * checks, or whose whole read fails, is not cached; the commit path
+ * reports it when it reads it.
  *
  * Return: 0; -EUCLEAN if a header is not the recorded segment's; -EIO.
  */
@@ -813,30 +814,38 @@ static int scalio_count_keys(struct scalio_ssd *ssd, u32 *primed)
 	for (i = 0; i < c->nr_owned; i++) {
 		u32 block = ssd->index + i * st->nr_ssds;
 		u64 seg = scalio_index_get_seg(&st->index, block);
-		u32 len, seg_len;
+		u32 unit, seg_len;
+		bool warm;
 
 		if (!seg)
 			continue;
+		unit = scalio_seg_unit(seg);
 		seg_len = scalio_seg_len(seg);
-		len = seg_len && seg_len <= SCALIO_BUF_UNITS &&
-		      c->sc.used + seg_len <= c->sc.cap ? seg_len : 1;
-		if (scalio_ssd_read(ssd, scalio_seg_unit(seg), c->arena, len))
+		warm = seg_len && seg_len <= SCALIO_BUF_UNITS &&
+		       c->sc.used + seg_len <= c->sc.cap;
+		/*
+		 * A failed read of the whole segment only costs the warming:
+		 * the header alone decides, as without the cache.
+		 */
+		if (warm)
+			warm = !scalio_ssd_read(ssd, unit, c->arena, seg_len);
+		if (!warm && scalio_ssd_read(ssd, unit, c->arena, 1))
 			return -EIO;
 		if (le32_to_cpu(sh->magic) != SCALIO_SEG_MAGIC ||
 		    le32_to_cpu(sh->block) != block ||
 		    le64_to_cpu(sh->gen) != ssd->gens[i]) {
 			scalio_report(st, true,
 				      "ssd %u: refused: block %u: segment at unit %u is not the one recorded",
-				      ssd->index, block, scalio_seg_unit(seg));
+				      ssd->index, block, unit);
 			return -EUCLEAN;
 		}
 		keys += le32_to_cpu(sh->nr_records);
-		if (len == seg_len &&
+		if (warm &&
 		    !scalio_seg_check(c->arena,
-				      (size_t)len << SCALIO_UNIT_SHIFT, block,
-				      ssd->gens[i] & SCALIO_SEG_GEN_MASK)) {
+				      (size_t)seg_len << SCALIO_UNIT_SHIFT,
+				      block, ssd->gens[i] & SCALIO_SEG_GEN_MASK)) {
 			scalio_segcache_publish(ssd, block, seg, ssd->gens[i],
-						c->arena, len);
+						c->arena, seg_len);
 			(*primed)++;
 		}
 	}
