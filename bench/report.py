@@ -169,6 +169,17 @@ def load_sweep(raw, name, depth=None):
                           if d("target_batches") else None)}
 
 
+def sweep_row(p, ref):
+    """A sweep table row; the ops/s ratio is against @ref (or blank)."""
+    return "| %d | %.1f | %s | %.2f | %.2f | %s | %s | %s |" % (
+        p["depth"], p["iops"],
+        f(p["iops"] / ref["iops"], "{:.2f}x") if ref and ref["iops"] else "",
+        p["p50"], p["p99"], f(p["wr_put"], "{:.3f}"),
+        f(p["per_batch"], "{:.1f}"),
+        "yes" if p["ios"] == p["puts"] else
+        "NO (%d vs %d)" % (p["ios"], p["puts"]))
+
+
 def f(v, fmt="{:.0f}", none="n/a"):
     return none if v is None else fmt.format(v)
 
@@ -462,14 +473,7 @@ def main():
                  "SSD wr/PUT | PUTs/batch | fio PUTs = store PUTs |")
         L.append("| ---: |" + " ---: |" * 6 + " --- |")
         for p in sweep:
-            L.append("| %d | %.1f | %s | %.2f | %.2f | %s | %s | %s |" % (
-                p["depth"], p["iops"],
-                f(p["iops"] / one["iops"], "{:.2f}x")
-                if one and one["iops"] else "",
-                p["p50"], p["p99"], f(p["wr_put"], "{:.3f}"),
-                f(p["per_batch"], "{:.1f}"),
-                "yes" if p["ios"] == p["puts"] else
-                "NO (%d vs %d)" % (p["ios"], p["puts"])))
+            L.append(sweep_row(p, one))
         L.append("")
 
     nb = load_sweep(raw, "1-nobatch", 1)
@@ -489,7 +493,6 @@ def main():
     tcg = [p for p in (load_sweep(raw, "%d-tcg" % x, x) for x in (1, 64))
            if p]
     t64 = next((p for p in tcg if p["depth"] == 64), None)
-    t1 = next((p for p in tcg if p["depth"] == 1), None)
     if tcg:
         L.append("The same jobs with `batch_timeout_us=%s` (the wait for "
                  "company scaled to this bed's SSD write time, as the "
@@ -501,15 +504,8 @@ def main():
                  "fio PUTs = store PUTs |")
         L.append("| ---: |" + " ---: |" * 6 + " --- |")
         for p in tcg:
-            ref = next((q for q in sweep if q["depth"] == p["depth"]), None)
-            L.append("| %d | %.1f | %s | %.2f | %.2f | %s | %s | %s |" % (
-                p["depth"], p["iops"],
-                f(p["iops"] / ref["iops"], "{:.2f}x")
-                if ref and ref["iops"] else "",
-                p["p50"], p["p99"], f(p["wr_put"], "{:.3f}"),
-                f(p["per_batch"], "{:.1f}"),
-                "yes" if p["ios"] == p["puts"] else
-                "NO (%d vs %d)" % (p["ios"], p["puts"])))
+            L.append(sweep_row(p, next((q for q in sweep
+                                        if q["depth"] == p["depth"]), None)))
         L.append("")
 
     # ---------------------------------------------------------- depth
