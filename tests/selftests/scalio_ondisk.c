@@ -146,9 +146,10 @@ int main(int argc, char **argv)
 			if (rd(pos + off, unit, 1))
 				return 1;
 			len = le32_to_cpu(sh->len);
-			printf("seg batch=%llu unit=%llu block=%u records=%u\n",
+			printf("seg batch=%llu unit=%llu block=%u records=%u units=%u\n",
 			       next, pos + off, le32_to_cpu(sh->block),
-			       le32_to_cpu(sh->nr_records));
+			       le32_to_cpu(sh->nr_records),
+			       (len + SCALIO_UNIT_SIZE - 1) / SCALIO_UNIT_SIZE);
 			if (!len || len > SCALIO_SEG_MAX_BYTES)
 				break;
 			off += (len + SCALIO_UNIT_SIZE - 1) / SCALIO_UNIT_SIZE;

@@ -27,6 +27,12 @@
 #   K. the target is killed during a write fault, rebooted, sd0 rebuilt,
 #      target-setup (no --format) recovers: every acknowledged write reads
 #      back (those acknowledged after W's resume too).
+#   U. one unit inside a multi-unit segment, beyond the log ends that
+#      recovery probes, fails every I/O (dm error over that unit) while
+#      the store is disabled: enabling it still works
+#      (warming the segment cache falls back to the header read), GET and
+#      PUT of that block fail with an error, every other value reads
+#      back; fault cleared: that block reads and takes PUTs again.
 #   G. the NVMe controller is removed under the store (PCI remove): GETs
 #      and PUTs fail cleanly, stats shows ssd0 failed, no oops; unload.
 #
@@ -52,7 +58,8 @@ T0=$(date +%s)
 fail() { echo "FAIL: $*"; exit 1; }
 step() { echo "=== [$(( $(date +%s) - T0 ))s] $*"; }
 T() { vmctl exec-target "$*"; }
-# table KIND: swap sd0's table (linear, flakey-w = write errors, error).
+# table KIND [UNIT]: swap sd0's table (linear, flakey-w = write errors,
+# error, hole = linear but the 4 KiB unit UNIT fails every I/O).
 table() {
 	T "sz=\$(blockdev --getsz \$SCALIO_SSDS)
 	case $1 in
@@ -60,14 +67,18 @@ table() {
 	flakey-w) t=\"0 \$sz flakey \$SCALIO_SSDS 0 0 1 1 error_writes\" ;;
 	delay-w) t=\"0 \$sz delay \$SCALIO_SSDS 0 0 \$SCALIO_SSDS 0 12000\" ;;
 	error) t=\"0 \$sz error\" ;;
+	hole) a=\$(( (${2:-0}) * 8 ))
+		t=\"0 \$a linear \$SCALIO_SSDS 0
+\$a 8 error
+\$((a + 8)) \$((sz - a - 8)) linear \$SCALIO_SSDS \$((a + 8))\" ;;
 	esac
 	# No udev in the VMs: dmsetup makes the node itself.
 	if [ -e /dev/mapper/sd0 ]; then
 		dmsetup suspend --noudevsync --noflush sd0 &&
-			dmsetup load sd0 --table \"\$t\" &&
+			echo \"\$t\" | dmsetup load sd0 &&
 			dmsetup resume --noudevsync sd0
 	else
-		dmsetup create --noudevsync sd0 --table \"\$t\" &&
+		echo \"\$t\" | dmsetup create --noudevsync sd0 &&
 			dmsetup mknodes sd0 && [ -b /dev/mapper/sd0 ]
 	fi" || fail "dm table $1"
 }
@@ -206,6 +217,51 @@ table linear
 setup || fail "K: recovery after the kill"
 scalioctl attach "$S" --addr "$A" > /dev/null || fail "attach"
 verify "" "K (after the kill)"
+
+step "U. a segment body unreadable when the store is enabled"
+big=$(head -c 4096 /dev/zero | tr '\0' b)
+# Recovery reads the first and last SCALIO_PROBE_UNITS (1,024) units of
+# the log whole (looking for batches after a torn one: an error there
+# rightly fails the enable), so kbig's segment must lie beyond them: 400
+# batches of a 4 KiB value each (about 1,600 units) go first.
+i=1
+while [ $i -le 400 ]; do
+	scalioctl put "$S" "f$i" "$big" || fail "U: PUT f$i"
+	i=$((i + 1))
+done
+scalioctl put "$S" kbig "$big" || fail "U: PUT of a 4 KiB value"
+scalioctl detach "$S" || fail "U: detach"
+T "scalioctl target-teardown --store $S" || fail "U: teardown"
+T "/scalio/tests/selftests/scalio_ondisk /dev/mapper/sd0" > /share/ondisk.out ||
+	fail "U: scalio_ondisk"
+# kbig's segment: the last batch's (the teardown checkpointed it: the
+# checkpoint entry of the highest generation; else the log chain's last).
+seg=$(awk '$1 == "seg" { sub("unit=", "", $3); u = $3 }
+	$1 == "entry" { g = $5; sub("gen=", "", g); g += 0
+		if (g > best) { best = g; c = $3; sub("unit=", "", c) } }
+	END { print (u != "" ? u : c) }' /share/ondisk.out)
+[ -n "$seg" ] || { cat /share/ondisk.out; fail "U: kbig's segment not found"; }
+lstart=$(awk '$1 == "geometry" { sub("log_start=", "", $3); print $3 }' /share/ondisk.out)
+[ $((seg - lstart)) -gt 1100 ] ||
+	fail "U: kbig's segment at unit $seg is within the probed log start ($lstart)"
+echo "# U: kbig's segment starts at unit $seg; unit $((seg + 1)) now fails every I/O"
+table hole $((seg + 1))
+setup || fail "U: an unreadable segment body failed the enable (the cache warming must fall back to the header)"
+scalioctl attach "$S" --addr "$A" > /dev/null || fail "U: attach"
+scalioctl get "$S" kbig > /dev/null 2> /share/get.err &&
+	fail "U: GET kbig succeeded with its segment unreadable"
+echo "# U: GET kbig failed: $(cat /share/get.err)"
+scalioctl put "$S" kbig new 2> /share/put.err &&
+	fail "U: PUT kbig acknowledged although its segment cannot be read"
+grep -q 'Input/output error' /share/put.err ||
+	fail "U: PUT kbig did not fail with EIO: $(cat /share/put.err)"
+verify errors-ok "U (one segment body unreadable)"
+table linear
+verify "" "U (fault cleared)"
+got=$(scalioctl get "$S" kbig) && [ "$got" = "$big" ] ||
+	fail "U: kbig does not read back after the fault cleared"
+scalioctl put "$S" kbig v.big || fail "U: PUT kbig after the fault cleared"
+[ "$(scalioctl get "$S" kbig)" = v.big ] || fail "U: kbig's new value"
 
 step "G. the NVMe controller disappears"
 T "c=\$(basename \$(dirname \$(dirname /sys/class/block/\${SCALIO_SSDS#/dev/}/device 2>/dev/null) 2>/dev/null))
