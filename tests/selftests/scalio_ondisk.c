@@ -141,18 +141,18 @@ int main(int argc, char **argv)
 			break;
 		for (off = 1, k = 0; k < segs && off < n; k++) {
 			const struct scalio_seg_hdr *sh = (const void *)unit;
-			unsigned int len;
+			unsigned int len, units;
 
 			if (rd(pos + off, unit, 1))
 				return 1;
 			len = le32_to_cpu(sh->len);
+			units = (len + SCALIO_UNIT_SIZE - 1) / SCALIO_UNIT_SIZE;
 			printf("seg batch=%llu unit=%llu block=%u records=%u units=%u\n",
 			       next, pos + off, le32_to_cpu(sh->block),
-			       le32_to_cpu(sh->nr_records),
-			       (len + SCALIO_UNIT_SIZE - 1) / SCALIO_UNIT_SIZE);
+			       le32_to_cpu(sh->nr_records), units);
 			if (!len || len > SCALIO_SEG_MAX_BYTES)
 				break;
-			off += (len + SCALIO_UNIT_SIZE - 1) / SCALIO_UNIT_SIZE;
+			off += units;
 		}
 		pos = pos + n == end ? start : pos + n;
 		next++;
