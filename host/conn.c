@@ -53,15 +53,27 @@ void scalio_conn_init(struct scalio_hstore *hs)
  * Stop the QP: rdma_disconnect() moves it to the error state, which
  * flushes every posted work request (one-sided waiters get their
  * completion); then fail the RPC waiters.  conn->teardown_lock held.
+ *
+ * A target that refuses a host answers and then disconnects, so the
+ * DISCONNECTED event can overtake the answer's receive completion, which
+ * sits in the CQ until its softirq poll runs.  Draining first runs every
+ * completion the device already produced: an answer that arrived is
+ * delivered, not replaced by -ENOTCONN.
  */
 static void scalio_conn_stop(struct scalio_conn *conn)
 {
-	if (conn->cm_id && test_bit(SCALIO_CONN_CONNECTED, &conn->flags))
+	bool connected = test_bit(SCALIO_CONN_CONNECTED, &conn->flags);
+
+	if (conn->cm_id && connected)
 		rdma_disconnect(conn->cm_id);
 	if (conn->qp) {
 		struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 
-		ib_modify_qp(conn->qp, &attr, IB_QP_STATE);
+		/* Draining needs a QP that got to RTS (rxe refuses posts before). */
+		if (connected)
+			ib_drain_qp(conn->qp);
+		else
+			ib_modify_qp(conn->qp, &attr, IB_QP_STATE);
 	}
 	scalio_rpc_fail_all(conn);
 }
@@ -360,7 +372,10 @@ void scalio_conn_destroy(struct scalio_conn *conn)
 static void scalio_conn_release(struct scalio_conn *conn)
 {
 	if (conn->qp) {
-		/* Draining needs a QP that got to RTS (rxe refuses posts before). */
+		/*
+		 * scalio_conn_stop() drained it; drain again for requests an
+		 * operation posted since, so no completion runs after the free.
+		 */
 		if (test_bit(SCALIO_CONN_CONNECTED, &conn->flags))
 			ib_drain_qp(conn->qp);
 		rdma_destroy_qp(conn->cm_id);

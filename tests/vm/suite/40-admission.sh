@@ -10,6 +10,8 @@
 #   2. host2 (detached) as an unlisted NQN: scalioctl attach fails with
 #      EACCES and `nvme connect` to an SSD subsystem fails; the target's
 #      dmesg names the NQN and the reason;
+#      20 more such attaches while host2 is busy: each answered EACCES,
+#      never ENOTCONN (the answer must not lose to the disconnect after it);
 #      with attr_max_clients=1 (host1 connected) host2 gets EUSERS;
 #   3. host2 with its own NQN but a wrong secret: EKEYREJECTED; with no
 #      secret: ENOKEY;
@@ -39,6 +41,7 @@ A=${SCALIO_TARGET_ADDR:-10.77.0.1}
 H2=nqn.2014-08.org.nvmexpress:uuid:00000000-0000-4000-8000-000000000002
 BAD=nqn.2014-08.org.example:intruder
 SSD0=nqn.2024-11.io.scalio:$S-ssd0
+NREFUSE=${SCALIO_NREFUSE:-20}
 KATO_DOC=20		# seconds: SCALIO_KATO_MS + SCALIO_REAP_INTERVAL_MS
 nfail=0
 ok() { echo "ok: $*"; }
@@ -76,6 +79,34 @@ if h2 "nvme connect -t rdma -a $A -s 4420 -n $SSD0 --hostnqn $BAD" > /dev/null 2
 else
 	ok "nvme connect to $SSD0 as $BAD refused"
 fi
+
+echo "== 2a. a refusal's answer outruns its disconnect, $NREFUSE times"
+# The target answers a refused ADMIT and then disconnects; on the host
+# the DISCONNECTED event can be handled before the answer's receive
+# completion is polled.  The host must still report the answer (EACCES),
+# never the lost connection (ENOTCONN): it drains its QP before failing
+# its waiters (host/conn.c scalio_conn_stop()).  Seen once in CI before
+# that drain, in step 4.  A busy host (a CPU hog per vCPU) widens the race.
+h2 "rm -f /tmp/hog.pids; for i in \$(seq \$(nproc)); do sh -c 'while :; do :; done' < /dev/null > /dev/null 2>&1 & echo \$! >> /tmp/hog.pids; done"
+nenotconn=0
+nother=0
+for i in $(seq $NREFUSE); do
+	out=$(h2 "scalioctl attach $S --addr $A --hostnqn $BAD 2>&1")
+	rc=$?
+	h2 "scalioctl detach $S" > /dev/null 2>&1
+	if [ $rc != 0 ] && echo "$out" | grep -q EACCES; then
+		continue
+	elif echo "$out" | grep -q "not connected"; then
+		nenotconn=$((nenotconn + 1))
+	else
+		nother=$((nother + 1))
+		echo "$out" | sed 's/^/   | /'
+	fi
+done
+h2 "kill \$(cat /tmp/hog.pids)" || bad "the CPU hogs on host2 did not stop"
+[ $nenotconn = 0 ] && [ $nother = 0 ] &&
+	ok "$NREFUSE refused attaches all answered EACCES" ||
+	bad "of $NREFUSE refused attaches, $nenotconn failed with ENOTCONN, $nother otherwise"
 
 echo "== 2b. attr_max_clients"
 MC=/sys/kernel/config/scalio/stores/$S/attr_max_clients
