@@ -558,6 +558,9 @@ int scalio_conn_register(struct scalio_conn *conn)
 						   rdev->maps[i].access);
 			if (ret)
 				break;
+			/* For tests that play a client holding another's key. */
+			pr_debug("client %u: region %u registered as rkey 0x%x\n",
+				 conn->client_id, i, conn->mrs[i].rkey);
 			posted++;
 		}
 		if (!wait_event_timeout(conn->reg_wait,

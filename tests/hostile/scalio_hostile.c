@@ -20,6 +20,7 @@
  *   scribble      RDMA WRITE garbage over every byte of every index chunk,
  *                 then try the read-only seg table and header
  *   inval         SEND-with-invalidate of every rkey it was given
+ *   inval-key K   SEND-with-invalidate of K, another client's rkey
  *   norecv        requests without ever posting a receive
  *   cycles N      N connect + HELLO + disconnect cycles
  */
@@ -718,6 +719,34 @@ static int attack_inval(void)
 }
 
 /*
+ * SEND-with-invalidate of @rkey, a key given to another client (the test
+ * finds it in the target's debug log).  The target must drop this
+ * connection and, having found the key's owner, that client's too: the
+ * test checks the owner.
+ */
+static int attack_inval_key(uint32_t rkey)
+{
+	struct ibv_wc wc;
+	struct hc c;
+	int ret;
+
+	if (handshake(&c))
+		return 1;
+	req_hdr(&c, 0, SCALIO_MSG_HELLO, sizeof(struct scalio_msg_hdr));
+	ret = send_raw(&c, 0, sizeof(struct scalio_msg_hdr),
+		       IBV_WR_SEND_WITH_INV, rkey);
+	if (!ret)
+		ret = poll_one(&c, &wc, 10000);
+	sleep(1);
+	req_hdr(&c, 0, SCALIO_MSG_HELLO, sizeof(struct scalio_msg_hdr));
+	ret = rpc(&c, sizeof(struct scalio_msg_hdr), NULL);
+	printf("inval-key: another client's rkey 0x%x: %s (%d)\n", rkey,
+	       ret ? "disconnected" : "STILL SERVED", ret);
+	hc_close(&c);
+	return ret ? 0 : 1;
+}
+
+/*
  * READ 8 bytes of region @what of the index from a fresh connection with
  * @rkey, or (@rkey NULL) with that connection's own key; print how the
  * target took it.  A refused access puts the QP in error, hence a new
@@ -896,7 +925,8 @@ int main(int argc, char **argv)
 	if (argc < 5) {
 		fprintf(stderr,
 			"Usage: scalio_hostile ADDR PORT STORE ATTACK [N]\n"
-			"  ATTACK: connect-bad admit-bad rpc-bad scribble inval stale norecv cycles\n");
+			"  ATTACK: connect-bad admit-bad rpc-bad scribble inval inval-key RKEY\n"
+			"          stale norecv cycles\n");
 		return 2;
 	}
 	g_addr = argv[1];
@@ -919,6 +949,8 @@ int main(int argc, char **argv)
 		return attack_scribble();
 	if (!strcmp(argv[4], "inval"))
 		return attack_inval();
+	if (!strcmp(argv[4], "inval-key") && argc > 5)
+		return attack_inval_key(strtoul(argv[5], NULL, 0));
 	if (!strcmp(argv[4], "stale"))
 		return attack_stale();
 	if (!strcmp(argv[4], "norecv"))

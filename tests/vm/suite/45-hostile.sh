@@ -15,6 +15,11 @@
 #   inval         SEND-with-invalidate of every rkey it was given, each
 #                 from the connection it was given to; host1 must not
 #                 even reconnect (each connection has its own MRs)
+#   inval-key     SEND-with-invalidate of host1's rkey (from the target's
+#                 debug log, after host1 attaches again): the target must
+#                 find the key's owner and disconnect host1 too, before
+#                 host1 (idle) uses its dead MR; skipped without dynamic
+#                 debug (the debug lane's kernel)
 #   stale         READs of the index, seg table and header with the keys
 #                 of a connection that has ended, from a new one: refused
 #                 (its own keys work); host1 must not reconnect
@@ -121,6 +126,43 @@ check stale
 same_conn "$r0" stale
 attack norecv
 check norecv
+
+# inval-key: invalidating another client's key.  rxe looks an invalidated
+# key up device-wide, whatever PD or QP it belongs to, so the target finds
+# the key's owner (scalio_rdev_inval_work()) and disconnects it too, before
+# it trips over its dead MR.  host1 stays idle meanwhile (stats is an RPC,
+# no one-sided op): only the target's lookup can make it reconnect.  The
+# keys are in the target's debug log (dynamic debug, which the debug
+# lane's kernel lacks), logged when host1 attaches again.
+DDC=/sys/kernel/debug/dynamic_debug/control
+if vmctl exec-target "test -w $DDC"; then
+	step "inval-key: host1's rkey invalidated by another client"
+	vmctl exec-target "echo 'module scalio_target format \"registered as rkey\" +p' > $DDC" ||
+		fail "inval-key: enabling the target's debug line"
+	scalioctl detach "$S"; scalioctl attach "$S" --addr "$A" ||
+		fail "inval-key: attach again"
+	vmctl exec-target "echo 'module scalio_target format \"registered as rkey\" -p' > $DDC"
+	H1=$(cat /etc/nvme/hostnqn)
+	cid=$(vmctl exec-target "dmesg | sed -n 's/.*client \([0-9]*\) admitted: host $H1.*/\1/p' | tail -n 1")
+	key=$(vmctl exec-target "dmesg | sed -n 's/.*client $cid: region 0 registered as rkey \(0x[0-9a-f]*\)\$/\1/p' | tail -n 1")
+	[ -n "$cid" ] && [ -n "$key" ] ||
+		fail "inval-key: host1's client id ($cid) or rkey ($key) not in the target's log"
+	echo "   host1 is client $cid, its region 0 has rkey $key"
+	r1=$(hstat reconnects)
+	attack inval-key "$key"
+	n=0
+	until [ "$(hstat reconnects)" -gt "$r1" ]; do
+		n=$((n + 1))
+		[ $n -le 60 ] || fail "inval-key: host1 (idle) not disconnected after 60 s: the target did not find its key's owner"
+		sleep 1
+	done
+	vmctl exec-target "dmesg | grep -q \"client $cid's index MR rkey $key was invalidated\"" ||
+		fail "inval-key: the target's log does not name client $cid and rkey $key"
+	step "inval-key: host1 disconnected by the target and reconnected ($(hstat reconnects) reconnects)"
+	check inval-key
+else
+	step "inval-key: skipped (no dynamic debug in the target's kernel)"
+fi
 
 step "cycles: $CYCLES during PUTs"
 $X write -l /tmp/cyc -p cyc -t 2 -k 8 -V 12 -v 64 -F -T 3600 > /tmp/cyc.out 2>&1 &
