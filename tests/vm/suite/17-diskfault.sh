@@ -45,6 +45,8 @@ suite_kver "$@"
 t_start=$(date +%s)
 command -v dmsetup > /dev/null ||
 	{ echo "SKIP: dmsetup is not installed (make deps)"; exit 4; }
+make -C "$top/tests" > /dev/null ||
+	{ echo "FAIL: make -C tests (selftest programs) failed"; exit 1; }
 
 suite_share diskfault
 
@@ -222,13 +224,15 @@ step "U. a segment body unreadable when the store is enabled"
 big=$(head -c 4096 /dev/zero | tr '\0' b)
 # Recovery reads the first and last SCALIO_PROBE_UNITS (1,024) units of
 # the log whole (looking for batches after a torn one: an error there
-# rightly fails the enable), so kbig's segment must lie beyond them: 400
-# batches of a 4 KiB value each (about 1,600 units) go first.
-i=1
-while [ $i -le 400 ]; do
-	scalioctl put "$S" "f$i" "$big" || fail "U: PUT f$i"
-	i=$((i + 1))
-done
+# rightly fails the enable), so kbig's segment must lie beyond them: 600
+# PUTs of a 4 KiB value each (4,405 units in a release-lane run; over
+# 1,100 is checked below) go
+# first, from one process with 4 writer threads (one scalioctl process per
+# PUT took ~6 minutes on the debug lane).
+/scalio/tests/selftests/scalio_crash write -l /tmp/ufill -p f -t 4 -k 150 \
+	-n 150 -V 4096 -v 4096 -F > /share/ufill.out 2>&1 ||
+	{ cat /share/ufill.out; fail "U: the fill PUTs"; }
+grep '^# write:' /share/ufill.out
 scalioctl put "$S" kbig "$big" || fail "U: PUT of a 4 KiB value"
 scalioctl detach "$S" || fail "U: detach"
 T "scalioctl target-teardown --store $S" || fail "U: teardown"
