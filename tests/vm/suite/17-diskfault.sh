@@ -225,10 +225,9 @@ big=$(head -c 4096 /dev/zero | tr '\0' b)
 # Recovery reads the first and last SCALIO_PROBE_UNITS (1,024) units of
 # the log whole (looking for batches after a torn one: an error there
 # rightly fails the enable), so kbig's segment must lie beyond them: 600
-# PUTs of a 4 KiB value each (4,405 units in a release-lane run; over
-# 1,100 is checked below) go
-# first, from one process with 4 writer threads (one scalioctl process per
-# PUT took ~6 minutes on the debug lane).
+# PUTs of a 4 KiB value each go first (4,405 units in a release-lane run;
+# over 1,100 is checked below), from one process with 4 writer threads
+# (one scalioctl process per PUT took ~6 minutes on the debug lane).
 /scalio/tests/selftests/scalio_crash write -l /tmp/ufill -p f -t 4 -k 150 \
 	-n 150 -V 4096 -v 4096 -F > /share/ufill.out 2>&1 ||
 	{ cat /share/ufill.out; fail "U: the fill PUTs"; }
