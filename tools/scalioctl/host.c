@@ -257,10 +257,18 @@ static int attach_ssd(int fd, const char *store, const struct scalio_ssd_info *s
 	memset(&bind, 0, sizeof(bind));
 	bind.index = si->index;
 	snprintf(bind.path, sizeof(bind.path), "%s", path);
-	if (ioctl(fd, SCALIO_IOC_SSD_BIND, &bind)) {
-		err_msg("store %s: SCALIO_IOC_SSD_BIND ssd %u to %s: %s", store,
-			si->index, path, strerror(errno));
-		return EXIT_FAIL;
+	/*
+	 * A new namespace's /dev node and sysfs entry appear before its disk
+	 * can be opened (device_add() comes before bdev_add()): the open
+	 * fails with ENXIO meanwhile.  Seen on the debug-kernel lane.
+	 */
+	for (waited = 0; ioctl(fd, SCALIO_IOC_SSD_BIND, &bind); waited += 100) {
+		if (errno != ENXIO || waited >= CONNECT_WAIT_MS) {
+			err_msg("store %s: SCALIO_IOC_SSD_BIND ssd %u to %s: %s",
+				store, si->index, path, strerror(errno));
+			return EXIT_FAIL;
+		}
+		sleep_ms(100);
 	}
 	info_msg("store %s: ssd %u = %s (%s)", store, si->index, path, si->nqn);
 	return EXIT_OK;

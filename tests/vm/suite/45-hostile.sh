@@ -83,14 +83,23 @@ BAD='WARNING|BUG|Oops|Call Trace|refcount|lockdep|general protection|UBSAN|KASAN
 # The debug lane's PROVE_RCU announces itself at boot: not a report.
 OKLINE='RCU lockdep checking is enabled'
 # check WHAT: target alive, the keys written before intact, logs clean.
-check() {
-	# host1 may be reconnecting after an attack that dropped it.
-	n=0
-	until scalioctl stats "$S" > /dev/null 2>&1; do
+# poll_until SECS MSG CMD...: run CMD once a second until it succeeds;
+# fail with MSG after SECS tries.
+poll_until() {
+	local n=0 secs=$1 msg=$2
+
+	shift 2
+	until "$@"; do
 		n=$((n + 1))
-		[ $n -le 60 ] || fail "$1: host1 not reconnected after 60 s"
+		[ $n -le "$secs" ] || fail "$msg"
 		sleep 1
 	done
+}
+served() { scalioctl stats "$S" > /dev/null 2>&1; }
+reconnected_since() { [ "$(hstat reconnects)" -gt "$1" ]; }
+check() {
+	# host1 may be reconnecting after an attack that dropped it.
+	poll_until 60 "$1: host1 not reconnected after 60 s" served
 	vmctl exec-target "test -d /sys/kernel/config/scalio/stores/$S" ||
 		fail "$1: target lost the store"
 	$X verify $PRE -F > /tmp/verify.out 2>&1 ||
@@ -150,12 +159,8 @@ if vmctl exec-target "test -w $DDC"; then
 	echo "   host1 is client $cid, its region 0 has rkey $key"
 	r1=$(hstat reconnects)
 	attack inval-key "$key"
-	n=0
-	until [ "$(hstat reconnects)" -gt "$r1" ]; do
-		n=$((n + 1))
-		[ $n -le 60 ] || fail "inval-key: host1 (idle) not disconnected after 60 s: the target did not find its key's owner"
-		sleep 1
-	done
+	poll_until 60 "inval-key: host1 (idle) not disconnected after 60 s: the target did not find its key's owner" \
+		reconnected_since "$r1"
 	vmctl exec-target "dmesg | grep -q \"client $cid's index MR rkey $key was invalidated\"" ||
 		fail "inval-key: the target's log does not name client $cid and rkey $key"
 	step "inval-key: host1 disconnected by the target and reconnected ($(hstat reconnects) reconnects)"
