@@ -680,6 +680,25 @@ static int attack_scribble(void)
 }
 
 /*
+ * On handshaken connection @c, SEND a HELLO with invalidate of @rkey; the
+ * target must drop the connection.  Return: what a later HELLO got (0: the
+ * connection is STILL SERVED, else the error that says it was dropped).
+ */
+static int send_inval(struct hc *c, uint32_t rkey)
+{
+	struct ibv_wc wc;
+
+	req_hdr(c, 0, SCALIO_MSG_HELLO, sizeof(struct scalio_msg_hdr));
+	if (!send_raw(c, 0, sizeof(struct scalio_msg_hdr),
+		      IBV_WR_SEND_WITH_INV, rkey))
+		poll_one(c, &wc, 10000);
+	/* The target must drop us: a later request gets nothing. */
+	sleep(1);
+	req_hdr(c, 0, SCALIO_MSG_HELLO, sizeof(struct scalio_msg_hdr));
+	return rpc(c, sizeof(struct scalio_msg_hdr), NULL);
+}
+
+/*
  * SEND-with-invalidate of every rkey a connection is given, one per
  * connection: each connection handshakes (its own keys) and invalidates
  * its key number i.  The target must drop it; the others are untouched.
@@ -687,7 +706,6 @@ static int attack_scribble(void)
 static int attack_inval(void)
 {
 	uint32_t keys[2 * 64 + 1], nk, i = 0, j;
-	struct ibv_wc wc;
 	struct hc c;
 	int ret;
 
@@ -700,15 +718,7 @@ static int attack_inval(void)
 			keys[nk++] = le32_to_cpu(c.chunks[j].rkey);
 			keys[nk++] = le32_to_cpu(c.chunks[j].seg_rkey);
 		}
-		req_hdr(&c, 0, SCALIO_MSG_HELLO, sizeof(struct scalio_msg_hdr));
-		ret = send_raw(&c, 0, sizeof(struct scalio_msg_hdr),
-			       IBV_WR_SEND_WITH_INV, keys[i]);
-		if (!ret)
-			ret = poll_one(&c, &wc, 10000);
-		/* The target must drop us: a later request gets nothing. */
-		sleep(1);
-		req_hdr(&c, 0, SCALIO_MSG_HELLO, sizeof(struct scalio_msg_hdr));
-		ret = rpc(&c, sizeof(struct scalio_msg_hdr), NULL);
+		ret = send_inval(&c, keys[i]);
 		printf("inval: own rkey %u of %u (0x%x): %s (%d)\n", i + 1, nk,
 		       keys[i], ret ? "disconnected" : "STILL SERVED", ret);
 		hc_close(&c);
@@ -726,20 +736,12 @@ static int attack_inval(void)
  */
 static int attack_inval_key(uint32_t rkey)
 {
-	struct ibv_wc wc;
 	struct hc c;
 	int ret;
 
 	if (handshake(&c))
 		return 1;
-	req_hdr(&c, 0, SCALIO_MSG_HELLO, sizeof(struct scalio_msg_hdr));
-	ret = send_raw(&c, 0, sizeof(struct scalio_msg_hdr),
-		       IBV_WR_SEND_WITH_INV, rkey);
-	if (!ret)
-		ret = poll_one(&c, &wc, 10000);
-	sleep(1);
-	req_hdr(&c, 0, SCALIO_MSG_HELLO, sizeof(struct scalio_msg_hdr));
-	ret = rpc(&c, sizeof(struct scalio_msg_hdr), NULL);
+	ret = send_inval(&c, rkey);
 	printf("inval-key: another client's rkey 0x%x: %s (%d)\n", rkey,
 	       ret ? "disconnected" : "STILL SERVED", ret);
 	hc_close(&c);
