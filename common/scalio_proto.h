@@ -202,7 +202,14 @@ void scalio_admit_mac_input(u8 *out, const u8 *challenge, u16 client_id,
  */
 bool scalio_nqn_valid(const char *nqn, size_t len);
 
-/* KEEPALIVE: request and response are bare headers. */
+/*
+ * KEEPALIVE: request and response are bare headers.  The target reaps a
+ * client that sent nothing for its store's keep-alive timeout (KATO,
+ * attr_kato_ms, told in HELLO); hosts send one every KATO / 3 when idle.
+ */
+#define SCALIO_KATO_MIN_MS	3000
+#define SCALIO_KATO_MAX_MS	3600000
+#define SCALIO_KATO_DEF_MS	15000
 
 /* HELLO: request is the bare header. */
 struct scalio_msg_hello_rep {
@@ -217,7 +224,9 @@ struct scalio_msg_hello_rep {
 	__le32	hdr_rkey;
 	__le32	lease_ticks;	/* lease length, target clock ticks */
 	__le64	hash_seed;	/* the store's key-hash seed: keep it secret */
-	__le64	reserved[3];
+	__le32	kato_ms;	/* reaped when silent this long (0: default) */
+	__le32	reserved0;
+	__le64	reserved[2];
 };
 
 /* CHUNKS: request names the first chunk wanted. */

@@ -371,8 +371,7 @@ static int scalio_ioctl_attach(void __user *argp)
 	/* Lost before it went live: nobody queued the reconnect. */
 	if (scalio_conn_dead(&hs->conn))
 		scalio_reconnect_schedule(hs);
-	queue_delayed_work(system_long_wq, &hs->keepalive_work,
-			   msecs_to_jiffies(SCALIO_KEEPALIVE_MS));
+	scalio_keepalive_schedule(hs);
 	mutex_unlock(&scalio_hstores_lock);
 	pr_info("%s: attached: %u blocks x %u slots, %u ssd(s), offload_read %d, inline_cache %d\n",
 		hs->name, hs->nr_blocks, hs->slots, hs->nr_ssds,

@@ -84,7 +84,7 @@ static int scalio_hello(struct scalio_hstore *hs, bool again)
 	const struct scalio_msg_hello_rep *rep;
 	struct scalio_rpc *rpc;
 	u32 known = SCALIO_F_OFFLOAD_READ | SCALIO_F_INLINE_CACHE;
-	u32 nr_blocks, slots, nr_ssds;
+	u32 nr_blocks, slots, nr_ssds, kato;
 	int ret;
 
 	rpc = scalio_rpc_get(conn);
@@ -123,6 +123,10 @@ static int scalio_hello(struct scalio_hstore *hs, bool again)
 	hs->hdr_rkey = le32_to_cpu(rep->hdr_rkey);
 	hs->lease_ticks = le32_to_cpu(rep->lease_ticks);
 	hs->hash_seed = le64_to_cpu(rep->hash_seed);
+	kato = le32_to_cpu(rep->kato_ms) ?: SCALIO_KATO_DEF_MS;
+	/* Three chances per KATO; a hostile value cannot make us spin. */
+	WRITE_ONCE(hs->keepalive_ms,
+		   clamp_t(u32, kato, SCALIO_KATO_MIN_MS, SCALIO_KATO_MAX_MS) / 3);
 	if (!hs->nr_blocks || !is_power_of_2(hs->nr_blocks) ||
 	    (hs->slots != 4 && hs->slots != 8 && hs->slots != 16) ||
 	    hs->block_size != SCALIO_BLOCK_SIZE(hs->slots) ||
@@ -336,12 +340,26 @@ out:
 }
 
 /**
+ * scalio_keepalive_schedule() - queue the next KEEPALIVE
+ * @hs:		a live store (or one going live)
+ */
+void scalio_keepalive_schedule(struct scalio_hstore *hs)
+{
+	unsigned long period = msecs_to_jiffies(READ_ONCE(hs->keepalive_ms));
+
+	hs->keepalive_due = jiffies + period;
+	queue_delayed_work(system_long_wq, &hs->keepalive_work, period);
+}
+
+/**
  * scalio_keepalive_work() - tell the target this host is alive
  * @work:	&hs->keepalive_work
  *
- * Every SCALIO_KEEPALIVE_MS while the store is live; skipped while the
- * connection is down (the reconnect's handshake speaks for us then).  An
- * unanswered KEEPALIVE fails the connection like any RPC.
+ * Every KATO / 3 (hs->keepalive_ms) while the store is live; skipped while
+ * the connection is down (the reconnect's handshake speaks for us then).
+ * An unanswered KEEPALIVE fails the connection like any RPC.  A run a
+ * whole period late says this host is too starved to be sure of keeping
+ * its connection: logged, as the target's reaper will log the loss.
  */
 void scalio_keepalive_work(struct work_struct *work)
 {
@@ -349,10 +367,17 @@ void scalio_keepalive_work(struct work_struct *work)
 						struct scalio_hstore,
 						keepalive_work);
 	struct scalio_conn *conn = &hs->conn;
+	u32 period = READ_ONCE(hs->keepalive_ms);
 	struct scalio_rpc *rpc;
+	unsigned long late;
 
 	if (READ_ONCE(hs->state) != SCALIO_HS_LIVE)
 		return;
+	late = jiffies - hs->keepalive_due;
+	if ((long)late > (long)msecs_to_jiffies(period))
+		pr_warn_ratelimited("%s: keep-alive ran %u ms late: the target disconnects a host silent for %u ms\n",
+				    hs->name, jiffies_to_msecs(late),
+				    3 * period);
 	if (!scalio_conn_enter(conn)) {
 		rpc = scalio_rpc_get(conn);
 		if (!IS_ERR(rpc)) {
@@ -362,6 +387,5 @@ void scalio_keepalive_work(struct work_struct *work)
 		}
 		scalio_conn_exit(conn);
 	}
-	queue_delayed_work(system_long_wq, &hs->keepalive_work,
-			   msecs_to_jiffies(SCALIO_KEEPALIVE_MS));
+	scalio_keepalive_schedule(hs);
 }

@@ -64,8 +64,6 @@
 #define SCALIO_ATTACH_TIMEOUT_MS	5000
 #define SCALIO_RECONNECT_MIN_MS		500	/* first retry after a loss */
 #define SCALIO_RECONNECT_MAX_MS		10000	/* retry interval cap */
-/* A KEEPALIVE this often: the target reaps a client silent for 15 s. */
-#define SCALIO_KEEPALIVE_MS		5000
 /* Keys remembered for a deferred invalidation before falling back to a sweep. */
 #define SCALIO_INVAL_DEFER_MAX		1024
 #define SCALIO_INVAL_RETRY_MS		200	/* retry of a deferred one, live conn */
@@ -326,7 +324,9 @@ enum scalio_hstore_state {
  * @hostnqn:	the NQN this host is admitted as
  * @host_id:	its stable identity (the same in every connection)
  * @secret:	@secret_len bytes proven at admission; never sent
- * @keepalive_work: a KEEPALIVE every SCALIO_KEEPALIVE_MS while live
+ * @keepalive_ms: KEEPALIVE period: the store's KATO (HELLO) / 3
+ * @keepalive_due: jiffies the queued KEEPALIVE is due at
+ * @keepalive_work: a KEEPALIVE every @keepalive_ms while live
  * @misc:	the store device
  * @misc_name:	"scalio-<store>"
  * @nodename:	"scalio/<store>"
@@ -349,6 +349,8 @@ struct scalio_hstore {
 	u32			features;
 	u32			lease_ticks;
 	u64			hash_seed;
+	u32			keepalive_ms;
+	unsigned long		keepalive_due;
 	u64			hdr_addr;
 	u32			hdr_rkey;
 	u32			nr_chunks;
@@ -553,6 +555,7 @@ void scalio_reconnect_schedule(struct scalio_hstore *hs);
 
 /* handshake.c */
 int scalio_conn_handshake(struct scalio_hstore *hs, bool again);
+void scalio_keepalive_schedule(struct scalio_hstore *hs);
 void scalio_keepalive_work(struct work_struct *work);
 int scalio_rpc_stats(struct scalio_hstore *hs,
 		     struct scalio_target_stats *out);

@@ -5,7 +5,7 @@
  *   /sys/kernel/config/scalio/stores/<name>/
  *	attr_nr_blocks attr_slots_per_block attr_batch_max
  *	attr_batch_timeout_us attr_offload_read attr_inline_cache
- *	attr_lease_ms attr_seg_cache_mb addr_traddr addr_trsvcid enable
+ *	attr_lease_ms attr_seg_cache_mb attr_kato_ms addr_traddr addr_trsvcid enable
  *	stats features attr_format_on_enable attr_force_recover report
  *	ssds/<n>/{device_path,nqn,nsid}		(n = 0..15)
  *	attr_allow_any_host attr_max_clients
@@ -91,6 +91,11 @@ static bool scalio_chk_lease(u32 v)
 	 * the clock error readers tolerate (scalio_lease_expired()).
 	 */
 	return v >= SCALIO_LEASE_MIN_MS && v <= SCALIO_LEASE_MAX_MS;
+}
+
+static bool scalio_chk_kato(u32 v)
+{
+	return v >= SCALIO_KATO_MIN_MS && v <= SCALIO_KATO_MAX_MS;
 }
 
 static bool scalio_chk_seg_cache(u32 v)
@@ -181,6 +186,7 @@ SCALIO_STORE_U32_ATTR(attr_batch_timeout_us, batch_timeout_us,
 SCALIO_STORE_U32_ATTR(attr_lease_ms, lease_ms, scalio_chk_lease);
 SCALIO_STORE_U32_ATTR(attr_seg_cache_mb, seg_cache_mb,
 		      scalio_chk_seg_cache);
+SCALIO_STORE_U32_ATTR(attr_kato_ms, kato_ms, scalio_chk_kato);
 SCALIO_STORE_U32_ATTR(addr_trsvcid, trsvcid, scalio_chk_port);
 SCALIO_STORE_BOOL_ATTR(attr_offload_read, offload_read);
 SCALIO_STORE_BOOL_ATTR(attr_inline_cache, inline_cache);
@@ -396,7 +402,7 @@ static const char * const scalio_store_features[] = {
 	"attr_lease_ms", "attr_seg_cache_mb", "addr_traddr", "addr_trsvcid",
 	"enable", "stats", "ssds", "attr_allow_any_host", "attr_max_clients",
 	"allowed_hosts", "attr_format_on_enable", "attr_force_recover",
-	"report", "resume",
+	"report", "resume", "attr_kato_ms",
 };
 
 static ssize_t scalio_store_features_show(struct config_item *item,
@@ -422,6 +428,7 @@ static struct configfs_attribute *scalio_store_attrs[] = {
 	&scalio_store_attr_attr_inline_cache,
 	&scalio_store_attr_attr_lease_ms,
 	&scalio_store_attr_attr_seg_cache_mb,
+	&scalio_store_attr_attr_kato_ms,
 	&scalio_store_attr_addr_traddr,
 	&scalio_store_attr_addr_trsvcid,
 	&scalio_store_attr_enable,

@@ -53,6 +53,11 @@ static unsigned int lease_ms = SCALIO_DEF_LEASE_MS;
 module_param(lease_ms, uint, 0444);
 MODULE_PARM_DESC(lease_ms, "Default slot lock lease, ms (10..10000)");
 
+static unsigned int kato_ms = SCALIO_KATO_DEF_MS;
+module_param(kato_ms, uint, 0444);
+MODULE_PARM_DESC(kato_ms,
+		 "Default keep-alive timeout: a client silent this long is disconnected, ms (3000..3600000)");
+
 static bool offload_read = true;
 module_param(offload_read, bool, 0444);
 MODULE_PARM_DESC(offload_read, "Default: hosts read the SSDs directly");
@@ -76,6 +81,7 @@ void scalio_store_set_defaults(struct scalio_store *st)
 	st->offload_read = offload_read;
 	st->inline_cache = inline_cache;
 	st->seg_cache_mb = seg_cache_mb;
+	st->kato_ms = kato_ms;
 	st->trsvcid = SCALIO_DEFAULT_PORT;
 	st->max_clients = SCALIO_DEF_MAX_CLIENTS;
 }
@@ -88,7 +94,8 @@ static int scalio_params_check(void)
 	    !batch_max || batch_max > SCALIO_BATCH_MAX_LIMIT ||
 	    batch_timeout_us > SCALIO_BATCH_TIMEOUT_MAX_US ||
 	    lease_ms < SCALIO_LEASE_MIN_MS || lease_ms > SCALIO_LEASE_MAX_MS ||
-	    seg_cache_mb > SCALIO_SEG_CACHE_MB_MAX) {
+	    seg_cache_mb > SCALIO_SEG_CACHE_MB_MAX ||
+	    kato_ms < SCALIO_KATO_MIN_MS || kato_ms > SCALIO_KATO_MAX_MS) {
 		pr_err("invalid module parameters\n");
 		return -EINVAL;
 	}

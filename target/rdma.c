@@ -1131,9 +1131,8 @@ void scalio_rdma_host_denied(struct scalio_store *st, const char *hostnqn)
 
 /* Why a connection should be reaped now, or NULL. */
 static const char *scalio_conn_stale(struct scalio_conn *conn,
-				     unsigned long now)
+				     unsigned long now, unsigned long kato)
 {
-	unsigned long kato = msecs_to_jiffies(SCALIO_KATO_MS);
 	const char *why = NULL;
 	unsigned long flags;
 
@@ -1152,8 +1151,19 @@ out:
 }
 
 /*
+ * How often the reaper looks: a third of the KATO, so a host that keeps
+ * a longer period than the KATO it was told is caught in every one of its
+ * silent gaps; at most SCALIO_REAP_INTERVAL_MS.
+ */
+static unsigned long scalio_reap_interval(struct scalio_store *st)
+{
+	return msecs_to_jiffies(min_t(u32, READ_ONCE(st->kato_ms) / 3,
+				      SCALIO_REAP_INTERVAL_MS));
+}
+
+/*
  * The keep-alive reaper: disconnect every connection that is silent or
- * stuck for SCALIO_KATO_MS.  Its client id and memory go when the
+ * stuck for the store's KATO.  Its client id and memory go when the
  * requests it had in flight are done.
  */
 static void scalio_rstore_reap_work(struct work_struct *w)
@@ -1161,24 +1171,27 @@ static void scalio_rstore_reap_work(struct work_struct *w)
 	struct scalio_rstore *rs = container_of(to_delayed_work(w),
 						struct scalio_rstore,
 						reap_work);
+	/* attr_kato_ms changes only while the store is disabled. */
+	u32 kato_ms = READ_ONCE(rs->st->kato_ms);
+	unsigned long kato = msecs_to_jiffies(kato_ms);
 	struct scalio_conn *conn;
 	unsigned long now = jiffies;
 	const char *why;
 
 	mutex_lock(&rs->lock);
 	list_for_each_entry(conn, &rs->conns, entry) {
-		why = scalio_conn_stale(conn, now);
+		why = scalio_conn_stale(conn, now, kato);
 		if (!why)
 			continue;
 		pr_warn("store %s: reaping client %u (host %s): %s for %u ms\n",
 			rs->st->name, conn->client_id,
 			conn->identified ? conn->hostnqn : "unknown", why,
-			SCALIO_KATO_MS);
+			kato_ms);
 		scalio_conn_disconnect(conn);
 	}
 	if (!rs->stopping)
 		queue_delayed_work(scalio_rdma_wq, &rs->reap_work,
-				   msecs_to_jiffies(SCALIO_REAP_INTERVAL_MS));
+				   scalio_reap_interval(rs->st));
 	mutex_unlock(&rs->lock);
 }
 
@@ -1403,7 +1416,7 @@ int scalio_rdma_store_enable(struct scalio_store *st)
 	}
 	st->transport = rs;
 	queue_delayed_work(scalio_rdma_wq, &rs->reap_work,
-			   msecs_to_jiffies(SCALIO_REAP_INTERVAL_MS));
+			   scalio_reap_interval(rs->st));
 	return 0;
 
 out_free:

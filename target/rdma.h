@@ -56,13 +56,13 @@
 /* REG_MR work requests in flight on the registering connection's QP. */
 #define SCALIO_REG_WINDOW	16
 /*
- * Keep-alive: a connection that sent no request for SCALIO_KATO_MS (hosts
- * send a KEEPALIVE every SCALIO_KEEPALIVE_MS when idle), or whose
- * responses have not been taken for that long, is disconnected by the
- * store's reaper, which looks every SCALIO_REAP_INTERVAL_MS: a dead or
- * stuck client is gone within SCALIO_KATO_MS + SCALIO_REAP_INTERVAL_MS.
+ * Keep-alive: a connection that sent no request for the store's KATO
+ * (attr_kato_ms, told in HELLO; hosts send a KEEPALIVE every KATO / 3
+ * when idle), or whose responses have not been taken for that long, is
+ * disconnected by the store's reaper, which looks every KATO / 3, at most
+ * every SCALIO_REAP_INTERVAL_MS: a dead or stuck client is gone within
+ * KATO + min(KATO / 3, SCALIO_REAP_INTERVAL_MS).
  */
-#define SCALIO_KATO_MS		15000
 #define SCALIO_REAP_INTERVAL_MS	5000
 /* ADMIT waits at most this long for the host's older connections. */
 #define SCALIO_ADMIT_BARRIER_MS	5000
@@ -94,7 +94,7 @@ struct scalio_conn;
  * @wait:	woken when @nr_conns or an rdev's nr_conns drops
  * @wq:		the store's request work (GET, handshake): one store's slow
  *		SSD or many clients do not hold up another store
- * @reap_work:	the keep-alive reaper (SCALIO_KATO_MS)
+ * @reap_work:	the keep-alive reaper (attr_kato_ms)
  */
 struct scalio_rstore {
 	struct scalio_store		*st;

@@ -520,6 +520,7 @@ static void scalio_rpc_hello(struct scalio_rpc *rpc)
 	rep->hdr_rkey = cpu_to_le32(conn->mrs[SCALIO_REGION_HDR(conn->rdev->nr_chunks)].rkey);
 	rep->lease_ticks = cpu_to_le32((u32)lease);
 	rep->hash_seed = cpu_to_le64(st->hash_seed);
+	rep->kato_ms = cpu_to_le32(st->kato_ms);
 	scalio_stat_add(st, SCALIO_TS_CPU_NS_RPC, ktime_get_ns() - t0);
 	scalio_rpc_respond(rpc, 0, sizeof(*rep));
 }

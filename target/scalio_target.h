@@ -244,7 +244,7 @@ struct scalio_host {
  * @live:	see the top of this file
  * @live_done:	completed when @live reaches zero after a kill
  * @nr_blocks, @slots, @batch_max, @batch_timeout_us, @offload_read,
- * @inline_cache, @lease_ms, @seg_cache_mb: attributes (attr_*)
+ * @inline_cache, @lease_ms, @seg_cache_mb, @kato_ms: attributes (attr_*)
  * @traddr, @trsvcid: RDMA listen address (addr_*)
  * @allow_any_host: admit hosts not in @hosts (attr_allow_any_host)
  * @max_clients: connections allowed at once (attr_max_clients)
@@ -284,6 +284,7 @@ struct scalio_store {
 	bool				offload_read;
 	bool				inline_cache;
 	u32				seg_cache_mb;
+	u32				kato_ms;
 	char				traddr[SCALIO_ADDR_MAX];
 	u32				trsvcid;
 	bool				allow_any_host;

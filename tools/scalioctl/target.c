@@ -41,6 +41,7 @@ static const struct store_attr store_attrs[] = {
 	{ "inline-cache", "attr_inline_cache", 0, 1, false, "0 or 1" },
 	{ "lease-ms", "attr_lease_ms", 10, 10000, false, "10..10000" },
 	{ "seg-cache-mb", "attr_seg_cache_mb", 0, 65536, false, "0..65536" },
+	{ "kato-ms", "attr_kato_ms", 3000, 3600000, false, "3000..3600000" },
 };
 
 #define NR_STORE_ATTRS (sizeof(store_attrs) / sizeof(store_attrs[0]))

@@ -27,6 +27,12 @@ export SCALIO_MODULES=$MODULES SCALIO_BOOT_GEN=$GEN SCALIO_FRESH_DISKS=$FRESH_DI
 export SCALIO_BUILD=/scalio/build/$KREL SCALIO_KO_DIR=$CTL/ko
 # in-VM waits multiply their bounds by this (4 on the debug-kernel lane)
 export SCALIO_TIMEOUT_FACTOR=${TIMEOUT_FACTOR:-1}
+# ...and so does the target's keep-alive timeout (a slow kernel can stall a
+# host's keep-alive past the default 15 s); the default lane keeps defaults.
+SCALIO_TARGET_PARAMS=
+[ "$SCALIO_TIMEOUT_FACTOR" = 1 ] ||
+	SCALIO_TARGET_PARAMS="kato_ms=$((15000 * SCALIO_TIMEOUT_FACTOR))"
+export SCALIO_TARGET_PARAMS
 
 t0=$(cut -d' ' -f1 /proc/uptime)
 log() { echo "[$(cut -d' ' -f1 /proc/uptime)] $*"; }
@@ -37,15 +43,16 @@ fail() {
 	agent
 }
 
-# Load a module we built (insmod, as it is not in /lib/modules) after
-# modprobing everything it depends on.
+# load_built KO [PARAM=VALUE...]: load a module we built (insmod, as it is
+# not in /lib/modules) after modprobing everything it depends on.
 load_built() {
 	local ko=$1 dep
+	shift
 	[ -f "$ko" ] || { log "missing $ko"; return 1; }
 	for dep in $(modinfo -F depends "$ko" | tr ',' ' '); do
 		modprobe "$dep" || return 1
 	done
-	insmod "$ko"
+	insmod "$ko" "$@"
 }
 
 # The SSD with QEMU serial "ssd$1" (stable across boots, unlike nvmeN).
@@ -197,8 +204,10 @@ setup_target() {
 	log "SSDs: $SCALIO_SSDS"
 	modprobe nvmet && modprobe nvmet-rdma || return 1
 	if [ "$MODULES" = 1 ]; then
-		load_built "$SCALIO_KO_DIR/scalio-target.ko" || return 1
-		log "scalio-target loaded"
+		# shellcheck disable=SC2086
+		load_built "$SCALIO_KO_DIR/scalio-target.ko" $SCALIO_TARGET_PARAMS ||
+			return 1
+		log "scalio-target loaded $SCALIO_TARGET_PARAMS"
 		bed_hosts_file || return 1
 	fi
 	if [ "$SETUP" = 1 ]; then

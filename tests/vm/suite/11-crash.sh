@@ -139,7 +139,7 @@ scalioctl detach "$S" || fail "detach"
 vmctl exec-target "set -e
 scalioctl target-teardown --store $S
 rmmod scalio_target
-insmod \$SCALIO_KO_DIR/scalio-target.ko
+insmod \$SCALIO_KO_DIR/scalio-target.ko \$SCALIO_TARGET_PARAMS
 scalioctl target-setup --store $S --addr $A \$SCALIO_SSDS
 dmesg | grep -i scalio | tail -n 4" || fail "module reload in the target"
 scalioctl attach "$S" --addr "$A" || fail "attach after the module reload"

@@ -3,10 +3,16 @@
 #
 # 40-admission: who may use a store, and what a dead client leaves behind.
 # One boot, two hosts, admitted by the bed as an operator would (each by its
-# NQN and its own secret, /etc/scalio/allowed_hosts):
+# NQN and its own secret, /etc/scalio/allowed_hosts), the store set up with
+# a short keep-alive timeout (--kato-ms 3600, times the lane's timeout
+# factor):
 #   1. host1, attached by the bed with the right NQN and secret, PUTs/GETs;
 #      target-setup left every nvmet subsystem with attr_allow_any_host=0
 #      and both host NQNs in its allowed_hosts;
+#   1b. host1 idle for 4 KATOs is not reaped and never reconnects: hosts
+#      send keep-alives at a third of the KATO HELLO told them (a host
+#      keeping its old fixed 5 s would be caught: the reaper looks every
+#      KATO / 3, so each 5 s silence overlaps a look past the KATO);
 #   2. host2 (detached) as an unlisted NQN: scalioctl attach fails with
 #      EACCES and `nvme connect` to an SSD subsystem fails; the target's
 #      dmesg names the NQN and the reason;
@@ -19,9 +25,9 @@
 #      connection, a new attach gets EACCES, a new `nvme connect` fails;
 #      allow-host (with the secret) lets it back in;
 #   5. reaping: with host2 attached and idle, its QEMU is killed; the
-#      target reaps its connection within the documented time (keep-alive
-#      15 s + one reaper period 5 s; the wait allows 3x for a loaded
-#      machine and reports the time seen on the target's clock) and the
+#      target reaps its connection within the documented time (KATO + one
+#      reaper period, KATO / 3; the wait allows 3x for a loaded machine
+#      and reports the time seen on the target's clock) and the
 #      target's kmalloc slabs (02-leak's measure) give back at least half of
 #      what host2's attach took.
 # Every check runs and is reported; the test fails if any failed.
@@ -42,7 +48,6 @@ H2=nqn.2014-08.org.nvmexpress:uuid:00000000-0000-4000-8000-000000000002
 BAD=nqn.2014-08.org.example:intruder
 SSD0=nqn.2024-11.io.scalio:$S-ssd0
 NREFUSE=${SCALIO_NREFUSE:-20}
-KATO_DOC=20		# seconds: SCALIO_KATO_MS + SCALIO_REAP_INTERVAL_MS
 nfail=0
 ok() { echo "ok: $*"; }
 bad() { echo "FAIL: $*"; nfail=$((nfail + 1)); }
@@ -60,6 +65,25 @@ open=$(tg 'for s in /sys/kernel/config/nvmet/subsystems/*; do
 	bad "subsystems open to any host: $open"
 tg "test -L /sys/kernel/config/nvmet/subsystems/$SSD0/allowed_hosts/$H2" &&
 	ok "$SSD0 lists host2" || bad "$SSD0 does not list host2"
+
+echo "== 1b. keep-alives follow the store's KATO"
+KATO_MS=$(tg "cat /sys/kernel/config/scalio/stores/$S/attr_kato_ms")
+want=$((3600 * SCALIO_TIMEOUT_FACTOR))
+[ "$KATO_MS" = "$want" ] && ok "target-setup --kato-ms set attr_kato_ms $KATO_MS" ||
+	bad "attr_kato_ms is '$KATO_MS', not $want"
+# The documented bound (seconds, rounded up): KATO + a reaper period.
+KATO_DOC=$(( (KATO_MS + KATO_MS / 3 + 999) / 1000 ))
+hstat() { scalioctl stats "$S" --host-only | awk -v k="$1" '$1 == k { print $2 }'; }
+reap() { tg "dmesg | grep -c 'reaping client'"; }
+rc0=$(hstat reconnects)
+n0=$(reap)
+sleep $((4 * KATO_MS / 1000))
+rc1=$(hstat reconnects)
+n1=$(reap)
+[ "$rc1" = "$rc0" ] && [ "$n1" = "$n0" ] &&
+	ok "host1 idle for $((4 * KATO_MS / 1000)) s at a ${KATO_MS} ms KATO: not reaped" ||
+	bad "host1 idle at a ${KATO_MS} ms KATO: reconnects $rc0 -> $rc1, target reaps $n0 -> $n1"
+tg "dmesg | grep 'reaping client'" | sed 's/^/   | /'
 
 echo "== 2. an unlisted NQN"
 h2 "scalioctl detach $S" || bad "detach host2"
@@ -211,7 +235,9 @@ scalioctl del $S adm.k > /dev/null
 echo "ADMISSION TEST PASSED"
 EOF
 
-"$top/tests/vm/run" --kver "$kver" --hosts 2 --share "$share" -- 'sh /share/admission.sh'
+tf=$(vm_timeout_factor "$kver")
+"$top/tests/vm/run" --kver "$kver" --hosts 2 --share "$share" \
+	--target-setup-args "--kato-ms $((3600 * tf))" -- 'sh /share/admission.sh'
 rc=$?
 [ $rc = 0 ] || { echo "FAIL: tests/vm/run exited $rc"; exit 1; }
 echo "PASS: admission by NQN and secret, deny/allow-host, nvmet host lists, reaping"
