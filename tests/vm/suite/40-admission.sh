@@ -16,7 +16,8 @@
 #   2. host2 (detached) as an unlisted NQN: scalioctl attach fails with
 #      EACCES and `nvme connect` to an SSD subsystem fails; the target's
 #      dmesg names the NQN and the reason;
-#      20 more such attaches while host2 is busy: each answered EACCES,
+#      20 more such attaches (5 on the debug lane) while host2 is busy:
+#      each answered EACCES,
 #      never ENOTCONN (the answer must not lose to the disconnect after it);
 #      with attr_max_clients=1 (host1 connected) host2 gets EUSERS;
 #   3. host2 with its own NQN but a wrong secret: EKEYREJECTED; with no
@@ -24,6 +25,9 @@
 #   4. host2 with the right secret attaches; deny-host drops its
 #      connection, a new attach gets EACCES, a new `nvme connect` fails;
 #      allow-host (with the secret) lets it back in;
+#   4b. attach while ssd0's /dev node opens with ENXIO (replaced for a few
+#      seconds by a node of an unused minor, as a namespace's node is
+#      before its disk is added): scalioctl retries SSD_BIND and attaches;
 #   5. reaping: with host2 attached and idle, its QEMU is killed; the
 #      target reaps its connection within the documented time (KATO + one
 #      reaper period, KATO / 3; the wait allows 3x for a loaded machine
@@ -47,7 +51,7 @@ A=${SCALIO_TARGET_ADDR:-10.77.0.1}
 H2=nqn.2014-08.org.nvmexpress:uuid:00000000-0000-4000-8000-000000000002
 BAD=nqn.2014-08.org.example:intruder
 SSD0=nqn.2024-11.io.scalio:$S-ssd0
-NREFUSE=${SCALIO_NREFUSE:-20}
+NREFUSE=${SCALIO_NREFUSE:-$((20 / SCALIO_TIMEOUT_FACTOR))}
 nfail=0
 ok() { echo "ok: $*"; }
 bad() { echo "FAIL: $*"; nfail=$((nfail + 1)); }
@@ -188,6 +192,45 @@ else
 fi
 tg "scalioctl allow-host $S $H2 --key-file $SCALIO_CTL/vm/host2/scalio.key" ||
 	bad "allow-host"
+
+echo "== 4b. binding an SSD whose disk cannot be opened yet"
+# A new namespace's /dev node appears before its disk can be opened
+# (device_add() before bdev_add()): SSD_BIND then fails with ENXIO, and
+# scalioctl attach must retry it (seen on the debug-kernel lane).  Made
+# deterministic: host2 connects the SSDs itself, ssd0's node is replaced by
+# one of an unused minor (opens fail with ENXIO), and put back after a few
+# seconds while the attach is binding.
+SSD1=nqn.2024-11.io.scalio:$S-ssd1
+h2 "nvme connect -t rdma -a $A -s 4420 -n $SSD0 > /dev/null && nvme connect -t rdma -a $A -s 4420 -n $SSD1 > /dev/null" ||
+	bad "host2: nvme connect of the SSDs"
+n0=$(h2 "for i in \$(seq 100); do for b in /sys/block/nvme*; do
+	[ \"\$(cat \$b/device/subsysnqn 2>/dev/null)\" = $SSD0 ] && [ -e /dev/\${b##*/} ] && { echo \${b##*/}; exit 0; }
+	done; sleep 0.2; done")
+if [ -n "$n0" ]; then
+	hold=$((3 * SCALIO_TIMEOUT_FACTOR))
+	h2 "rm -f /tmp/restored.at && mv /dev/$n0 /dev/$n0.real && mknod /dev/$n0 b 259 1048575 &&
+		! dd if=/dev/$n0 of=/dev/null count=1 2> /tmp/enxio.err &&
+		grep -q 'No such device or address' /tmp/enxio.err &&
+		{ (sleep $hold; mv -f /dev/$n0.real /dev/$n0; cut -d' ' -f1 /proc/uptime > /tmp/restored.at) > /dev/null 2>&1 & }" &&
+		ok "/dev/$n0 (ssd0) opens with ENXIO for ${hold}s" ||
+		bad "could not plant an ENXIO node for /dev/$n0"
+	ta=$(h2 "cut -d' ' -f1 /proc/uptime")
+	out=$(h2 "scalioctl attach $S --addr $A 2>&1")
+	rc=$?
+	echo "$out" | sed 's/^/   | /'
+	tp=$(h2 "sleep $hold; cat /tmp/restored.at")
+	awk "BEGIN { exit !($tp > $ta) }" &&
+		ok "ssd0's node was put back ($tp) after the attach began ($ta)" ||
+		bad "ssd0's node was put back ($tp) before the attach began ($ta): ENXIO not exercised"
+	[ $rc = 0 ] && h2 "scalioctl get $S adm.k" > /dev/null &&
+		ok "attach bound ssd0 once its disk could be opened" ||
+		bad "attach while ssd0's disk could not be opened: rc $rc"
+	h2 "test -b /dev/$n0 && ! test -e /dev/$n0.real" ||
+		bad "/dev/$n0 not put back"
+	h2 "scalioctl detach $S" > /dev/null 2>&1
+else
+	bad "host2: no block device for $SSD0"
+fi
 
 echo "== 5. reaping a dead host"
 t0=$(tg "$slab")
