@@ -1151,9 +1151,9 @@ out:
 }
 
 /*
- * How often the reaper looks: a third of the KATO, so a host that keeps
- * a longer period than the KATO it was told is caught in every one of its
- * silent gaps; at most SCALIO_REAP_INTERVAL_MS.
+ * How often the reaper looks: a third of the KATO (at most
+ * SCALIO_REAP_INTERVAL_MS), so every silence of 4/3 KATO or longer holds
+ * a look past the KATO: a host keeping such a period is always caught.
  */
 static unsigned long scalio_reap_interval(struct scalio_store *st)
 {

@@ -12,7 +12,7 @@
 #   1b. host1 idle for 4 KATOs is not reaped and never reconnects: hosts
 #      send keep-alives at a third of the KATO HELLO told them (a host
 #      keeping its old fixed 5 s would be caught: the reaper looks every
-#      KATO / 3, so each 5 s silence overlaps a look past the KATO);
+#      KATO / 3 = 1.2 s, and each 5 s silence spends 1.4 s past the KATO);
 #   2. host2 (detached) as an unlisted NQN: scalioctl attach fails with
 #      EACCES and `nvme connect` to an SSD subsystem fails; the target's
 #      dmesg names the NQN and the reason;
