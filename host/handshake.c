@@ -374,7 +374,7 @@ void scalio_keepalive_work(struct work_struct *work)
 	if (READ_ONCE(hs->state) != SCALIO_HS_LIVE)
 		return;
 	late = jiffies - hs->keepalive_due;
-	if ((long)late > (long)msecs_to_jiffies(period))
+	if (time_after(jiffies, hs->keepalive_due + msecs_to_jiffies(period)))
 		pr_warn_ratelimited("%s: keep-alive ran %u ms late: the target disconnects a host silent for %u ms\n",
 				    hs->name, jiffies_to_msecs(late),
 				    3 * period);

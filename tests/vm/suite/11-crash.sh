@@ -19,7 +19,8 @@
 # acknowledged one must); a version once read must stay (recorded).  Then
 # the same checks after a store disable/enable cycle (the host reconnects
 # by itself) and after a module
-# reload (target-teardown, rmmod/insmod scalio-target, target-setup), a
+# reload (target-teardown, rmmod/insmod scalio-target, target-setup; an
+# insmod with kato_ms out of range must be refused first), a
 # last write+verify, and a negative control: a value overwritten behind
 # the checker's back must make verify fail.  Finally both modules are
 # unloaded (the bed skips its own teardown once a VM was killed) and the
@@ -139,6 +140,12 @@ scalioctl detach "$S" || fail "detach"
 vmctl exec-target "set -e
 scalioctl target-teardown --store $S
 rmmod scalio_target
+# An out-of-range default is refused at load time.
+for p in kato_ms=2999 kato_ms=3600001; do
+	if insmod \$SCALIO_KO_DIR/scalio-target.ko \$p 2> /dev/null; then
+		echo \"insmod with \$p succeeded\"; exit 1
+	fi
+done
 insmod \$SCALIO_KO_DIR/scalio-target.ko \$SCALIO_TARGET_PARAMS
 scalioctl target-setup --store $S --addr $A \$SCALIO_SSDS
 dmesg | grep -i scalio | tail -n 4" || fail "module reload in the target"

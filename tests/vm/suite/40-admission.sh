@@ -13,6 +13,8 @@
 #      send keep-alives at a third of the KATO HELLO told them (a host
 #      keeping its old fixed 5 s would be caught: the reaper looks every
 #      KATO / 3 = 1.2 s, and each 5 s silence spends 1.4 s past the KATO);
+#      configfs refuses attr_kato_ms out of range (EINVAL) and while the
+#      store is enabled (EBUSY);
 #   2. host2 (detached) as an unlisted NQN: scalioctl attach fails with
 #      EACCES and `nvme connect` to an SSD subsystem fails; the target's
 #      dmesg names the NQN and the reason;
@@ -75,6 +77,19 @@ KATO_MS=$(tg "cat /sys/kernel/config/scalio/stores/$S/attr_kato_ms")
 want=$((3600 * SCALIO_TIMEOUT_FACTOR))
 [ "$KATO_MS" = "$want" ] && ok "target-setup --kato-ms set attr_kato_ms $KATO_MS" ||
 	bad "attr_kato_ms is '$KATO_MS', not $want"
+# configfs refuses a KATO out of 3000..3600000 (EINVAL) and any edit of an
+# enabled store (EBUSY); the value stays.
+KA=/sys/kernel/config/scalio/stores/$S/attr_kato_ms
+for v in 2999 3600001 0 -1 x; do
+	err=$(tg "printf '%s' '$v' | dd of=$KA 2>&1")
+	echo "$err" | grep -q 'Invalid argument' &&
+		ok "attr_kato_ms $v refused with EINVAL" ||
+		bad "attr_kato_ms $v: '$err', not EINVAL"
+done
+err=$(tg "printf 5000 | dd of=$KA 2>&1")
+echo "$err" | grep -q 'resource busy' && ok "attr_kato_ms of an enabled store: EBUSY" ||
+	bad "attr_kato_ms 5000 while enabled: '$err', not EBUSY"
+[ "$(tg "cat $KA")" = "$KATO_MS" ] || bad "attr_kato_ms changed by a refused write"
 # The documented bound (seconds, rounded up): KATO + a reaper period.
 KATO_DOC=$(( (KATO_MS + KATO_MS / 3 + 999) / 1000 ))
 hstat() { scalioctl stats "$S" --host-only | awk -v k="$1" '$1 == k { print $2 }'; }
