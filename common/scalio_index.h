@@ -35,8 +35,6 @@
 #define SCALIO_SLOT_SIZE	128
 #define SCALIO_BLOCK_HDR_SIZE	64
 #define SCALIO_INLINE_MAX	72	/* largest value cached in a slot */
-#define SCALIO_SLOTS_MIN	4
-#define SCALIO_SLOTS_MAX	16
 #define SCALIO_BLOCK_SIZE(slots) \
 	(SCALIO_BLOCK_HDR_SIZE + (slots) * SCALIO_SLOT_SIZE)
 #define SCALIO_MAX_SSDS		16
@@ -201,10 +199,8 @@ static inline u64 scalio_ctl_make(enum scalio_slot_state state, u32 version,
  * clock, hence at most SCALIO_LEASE_AHEAD_MAX ahead of any estimate; a
  * deadline further ahead than that can only be a past one seen across the
  * wrap, and counts as expired.  The sum stays below 2^15, so the two cases
- * never overlap.
+ * never overlap.  (SCALIO_LEASE_MIN_MS / MAX_MS: uapi/scalio.h.)
  */
-#define SCALIO_LEASE_MIN_MS	10
-#define SCALIO_LEASE_MAX_MS	10000
 #define SCALIO_LEASE_MAX_TICKS	(SCALIO_LEASE_MAX_MS * SCALIO_CLOCK_HZ / 1000)
 #define SCALIO_CLOCK_ERR_TICKS	(5 * SCALIO_CLOCK_HZ)
 #define SCALIO_LEASE_AHEAD_MAX	(SCALIO_LEASE_MAX_TICKS + SCALIO_CLOCK_ERR_TICKS)

@@ -206,10 +206,8 @@ bool scalio_nqn_valid(const char *nqn, size_t len);
  * KEEPALIVE: request and response are bare headers.  The target reaps a
  * client that sent nothing for its store's keep-alive timeout (KATO,
  * attr_kato_ms, told in HELLO); hosts send one every KATO / 3 when idle.
+ * Limits: SCALIO_KATO_*_MS (uapi/scalio.h).
  */
-#define SCALIO_KATO_MIN_MS	3000
-#define SCALIO_KATO_MAX_MS	3600000
-#define SCALIO_KATO_DEF_MS	15000
 
 /* HELLO: request is the bare header. */
 struct scalio_msg_hello_rep {

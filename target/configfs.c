@@ -65,7 +65,7 @@ typedef bool (*scalio_u32_check_t)(u32 val);
 
 static bool scalio_chk_nr_blocks(u32 v)
 {
-	return is_power_of_2(v) && v <= (1U << 24);
+	return is_power_of_2(v) && v <= SCALIO_NR_BLOCKS_MAX;
 }
 
 static bool scalio_chk_slots(u32 v)

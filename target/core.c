@@ -88,7 +88,10 @@ void scalio_store_set_defaults(struct scalio_store *st)
 
 static int scalio_params_check(void)
 {
-	if (!is_power_of_2(nr_blocks) || nr_blocks > (1U << 24) ||
+	/* The uAPI's attribute limits must fit the on-SSD format's. */
+	BUILD_BUG_ON(SCALIO_NR_BLOCKS_MAX > SCALIO_MAX_BLOCKS);
+	BUILD_BUG_ON(SCALIO_BATCH_MAX_LIMIT > SCALIO_TB_MAX);
+	if (!is_power_of_2(nr_blocks) || nr_blocks > SCALIO_NR_BLOCKS_MAX ||
 	    (slots_per_block != 4 && slots_per_block != 8 &&
 	     slots_per_block != 16) ||
 	    !batch_max || batch_max > SCALIO_BATCH_MAX_LIMIT ||

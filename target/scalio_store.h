@@ -36,8 +36,6 @@
 #define SCALIO_LOG_MIN_UNITS	(8 * SCALIO_BUF_UNITS)
 /* Most blocks one batch touches (attr_batch_max is at most this). */
 #define SCALIO_TB_MAX		1024U
-#define SCALIO_BATCH_MAX_LIMIT	1024U
-#define SCALIO_BATCH_TIMEOUT_MAX_US 100000U
 
 /**
  * struct scalio_kent - one record of a block being rewritten

@@ -45,7 +45,6 @@
 #define SCALIO_DEF_BATCH_TIMEOUT_US	100
 #define SCALIO_DEF_LEASE_MS		2000
 #define SCALIO_DEF_SEG_CACHE_MB		32
-#define SCALIO_SEG_CACHE_MB_MAX		65536
 /* HELLO waits at most this long for earlier writes to be answered. */
 #define SCALIO_HELLO_BARRIER_MS		5000
 /*

@@ -38,6 +38,23 @@
 #define SCALIO_SECRET_MAX	128
 #define SCALIO_HOST_ID_LEN	16	/* a UUID */
 
+/*
+ * Limits of the target's store attributes (configfs, the attr_* files of
+ * /sys/kernel/config/scalio/stores/<store>/, and the module parameters that
+ * seed them): a value outside gets -EINVAL.  Tools check them first.
+ */
+#define SCALIO_NR_BLOCKS_MAX	(1U << 24)	/* attr_nr_blocks: power of 2 */
+#define SCALIO_SLOTS_MIN	4		/* attr_slots_per_block: 4, 8, 16 */
+#define SCALIO_SLOTS_MAX	16
+#define SCALIO_BATCH_MAX_LIMIT	1024U		/* attr_batch_max: 1.. */
+#define SCALIO_BATCH_TIMEOUT_MAX_US 100000U	/* attr_batch_timeout_us: 0.. */
+#define SCALIO_LEASE_MIN_MS	10		/* attr_lease_ms */
+#define SCALIO_LEASE_MAX_MS	10000
+#define SCALIO_SEG_CACHE_MB_MAX	65536		/* attr_seg_cache_mb: 0.. */
+#define SCALIO_KATO_MIN_MS	3000		/* attr_kato_ms */
+#define SCALIO_KATO_MAX_MS	3600000
+#define SCALIO_KATO_DEF_MS	15000
+
 #define SCALIO_CTL_DEV		"/dev/scalio-ctl"
 #define SCALIO_STORE_DEV_FMT	"/dev/scalio/%s"
 

@@ -3,8 +3,8 @@
 #
 # scalioctl_cli.sh - the scalioctl command-line contract on an attached
 # store: put/get/del output and exit codes (0 ok, 1 missing, 2 usage,
-# 3 failure), --hex, literal bytes, stats.  KTAP output; exit 4 (skip)
-# when the store is not attached.  SCALIO_STORE selects the store (kv0).
+# 3 failure), --hex, literal bytes, stats, target-setup's attribute
+# limits.  KTAP output; exit 4 (skip) when the store is not attached.  SCALIO_STORE selects the store (kv0).
 
 store=${SCALIO_STORE:-kv0}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,7 +24,7 @@ fi
 run=$$.$(date +%s)
 n=0
 fails=0
-echo "1..12"
+echo "1..13"
 
 # check DESC EXPECTED_STATUS EXPECTED_STDOUT CMD...  (stdout compared
 # exactly; "-" skips the comparison)
@@ -95,6 +95,24 @@ check "missing arguments exit 2" 2 "" put "$store" "$k"
 check "33-byte key exits 2" 2 "" put "$store" 012345678901234567890123456789012 v
 check "unknown command exits 2" 2 "" frobnicate
 check "unknown store exits 3" 3 "" get "no-such-store-$$" "$k"
+
+# target-setup checks store attributes against the target's limits
+# (uapi/scalio.h) before touching configfs: exit 2, the range named.
+attr_limits() {
+	for a in "nblocks 33554432" "nblocks 3" "slots 12" "batch-max 0" \
+		 "batch-max 1025" "batch-timeout-us 100001" "lease-ms 9" \
+		 "lease-ms 10001" "seg-cache-mb 65537" "kato-ms 2999" \
+		 "kato-ms 3600001" "offload-read 2"; do
+		set -- $a
+		msg=$("$ctl" target-setup --store "cli$$" --"$1" "$2" 2>&1 >/dev/null)
+		rc=$?
+		if [ "$rc" != 2 ] || ! echo "$msg" | grep -q -- "--$1 must be"; then
+			echo "# target-setup --$1 $2: exit $rc, '$msg'"
+			return 1
+		fi
+	done
+}
+group "target-setup refuses attribute values outside the target's limits" attr_limits
 
 stats() {
 	js=$("$ctl" stats --json "$store") || return 1

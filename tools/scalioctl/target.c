@@ -22,29 +22,72 @@
 #define NVMET_PORT_ID	"1"
 #define NVMET_NSID	"1"
 
-/* Store attributes settable from target-setup's command line. */
+/*
+ * Store attributes settable from target-setup's command line, with the
+ * limits the target enforces (uapi/scalio.h), so a bad value is refused
+ * here with its range rather than by the kernel with a bare EINVAL.
+ */
+enum attr_kind { ATTR_RANGE, ATTR_POW2, ATTR_SLOTS };
+
 struct store_attr {
 	const char *opt;	/* long option */
 	const char *file;	/* configfs attribute */
 	uint32_t min, max;
-	bool pow2;
-	const char *allowed;	/* for messages */
+	enum attr_kind kind;
 };
 
 static const struct store_attr store_attrs[] = {
-	{ "nblocks", "attr_nr_blocks", 1, 1U << 31, true, "a power of two" },
-	{ "slots", "attr_slots_per_block", 4, 16, false, "4, 8 or 16" },
-	{ "batch-max", "attr_batch_max", 1, 1024, false, "1..1024" },
-	{ "batch-timeout-us", "attr_batch_timeout_us", 0, 100000, false,
-	  "0..100000" },
-	{ "offload-read", "attr_offload_read", 0, 1, false, "0 or 1" },
-	{ "inline-cache", "attr_inline_cache", 0, 1, false, "0 or 1" },
-	{ "lease-ms", "attr_lease_ms", 10, 10000, false, "10..10000" },
-	{ "seg-cache-mb", "attr_seg_cache_mb", 0, 65536, false, "0..65536" },
-	{ "kato-ms", "attr_kato_ms", 3000, 3600000, false, "3000..3600000" },
+	{ "nblocks", "attr_nr_blocks", 1, SCALIO_NR_BLOCKS_MAX, ATTR_POW2 },
+	{ "slots", "attr_slots_per_block", SCALIO_SLOTS_MIN, SCALIO_SLOTS_MAX,
+	  ATTR_SLOTS },
+	{ "batch-max", "attr_batch_max", 1, SCALIO_BATCH_MAX_LIMIT, ATTR_RANGE },
+	{ "batch-timeout-us", "attr_batch_timeout_us", 0,
+	  SCALIO_BATCH_TIMEOUT_MAX_US, ATTR_RANGE },
+	{ "offload-read", "attr_offload_read", 0, 1, ATTR_RANGE },
+	{ "inline-cache", "attr_inline_cache", 0, 1, ATTR_RANGE },
+	{ "lease-ms", "attr_lease_ms", SCALIO_LEASE_MIN_MS, SCALIO_LEASE_MAX_MS,
+	  ATTR_RANGE },
+	{ "seg-cache-mb", "attr_seg_cache_mb", 0, SCALIO_SEG_CACHE_MB_MAX,
+	  ATTR_RANGE },
+	{ "kato-ms", "attr_kato_ms", SCALIO_KATO_MIN_MS, SCALIO_KATO_MAX_MS,
+	  ATTR_RANGE },
 };
 
 #define NR_STORE_ATTRS (sizeof(store_attrs) / sizeof(store_attrs[0]))
+
+/* Parse @arg for @sa into @v; false when it is outside the attribute's limits. */
+static bool store_attr_ok(const struct store_attr *sa, const char *arg,
+			  uint32_t *v)
+{
+	if (parse_u32(arg, sa->min, sa->max, v))
+		return false;
+	switch (sa->kind) {
+	case ATTR_POW2:
+	case ATTR_SLOTS:	/* 4, 8 or 16: the powers of two in range */
+		return !(*v & (*v - 1));
+	default:
+		return true;
+	}
+}
+
+/* What @sa accepts, for messages (a static buffer). */
+static const char *store_attr_allowed(const struct store_attr *sa)
+{
+	static char buf[64];
+
+	switch (sa->kind) {
+	case ATTR_POW2:
+		snprintf(buf, sizeof(buf), "a power of two up to %u", sa->max);
+		break;
+	case ATTR_SLOTS:
+		snprintf(buf, sizeof(buf), "%u, %u or %u", sa->min,
+			 2 * sa->min, sa->max);
+		break;
+	default:
+		snprintf(buf, sizeof(buf), "%u..%u", sa->min, sa->max);
+	}
+	return buf;
+}
 
 static int fail_path(const char *what, const char *path, int err)
 {
@@ -947,13 +990,12 @@ int cmd_target_setup(int argc, char **argv)
 				const struct store_attr *sa = &store_attrs[c - OPT_ATTR0];
 				uint32_t v;
 
-				if (parse_u32(optarg, sa->min, sa->max, &v) ||
-				    (sa->pow2 && (v & (v - 1))) ||
-				    (!strcmp(sa->opt, "slots") && v != 4 &&
-				     v != 8 && v != 16))
+				if (!store_attr_ok(sa, optarg, &v))
 					return usage_error("target-setup",
 							   "--%s must be %s (got '%s')",
-							   sa->opt, sa->allowed, optarg);
+							   sa->opt,
+							   store_attr_allowed(sa),
+							   optarg);
 				a.attr_set[c - OPT_ATTR0] = true;
 				a.attr_val[c - OPT_ATTR0] = v;
 				break;

@@ -28,10 +28,14 @@ export SCALIO_BUILD=/scalio/build/$KREL SCALIO_KO_DIR=$CTL/ko
 # in-VM waits multiply their bounds by this (4 on the debug-kernel lane)
 export SCALIO_TIMEOUT_FACTOR=${TIMEOUT_FACTOR:-1}
 # ...and so does the target's keep-alive timeout (a slow kernel can stall a
-# host's keep-alive past the default 15 s); the default lane keeps defaults.
+# host's keep-alive past the default, SCALIO_KATO_DEF_MS in the uAPI
+# header); the default lane keeps defaults.
 SCALIO_TARGET_PARAMS=
-[ "$SCALIO_TIMEOUT_FACTOR" = 1 ] ||
-	SCALIO_TARGET_PARAMS="kato_ms=$((15000 * SCALIO_TIMEOUT_FACTOR))"
+if [ "$SCALIO_TIMEOUT_FACTOR" != 1 ]; then
+	kato=$(sed -n 's/^#define SCALIO_KATO_DEF_MS[[:space:]]*\([0-9]*\).*/\1/p' \
+		/scalio/uapi/scalio.h)
+	SCALIO_TARGET_PARAMS="kato_ms=$((${kato:?no SCALIO_KATO_DEF_MS} * SCALIO_TIMEOUT_FACTOR))"
+fi
 export SCALIO_TARGET_PARAMS
 
 t0=$(cut -d' ' -f1 /proc/uptime)
