@@ -30,6 +30,9 @@
 #   4b. attach while ssd0's /dev node opens with ENXIO (replaced for a few
 #      seconds by a node of an unused minor, as a namespace's node is
 #      before its disk is added): scalioctl retries SSD_BIND and attaches;
+#   4c. host2's VM paused (SIGSTOP) for 4/3 KATO + 2 s: the target reaps
+#      it; on resume host2 logs its late keep-alive, reconnects by itself
+#      and reads its pre-pause value; a PUT after it is seen by host1;
 #   5. reaping: with host2 attached and idle, its QEMU is killed; the
 #      target reaps its connection within the documented time (KATO + one
 #      reaper period, KATO / 3; the wait allows 3x for a loaded machine
@@ -247,6 +250,49 @@ else
 	bad "host2: no block device for $SSD0"
 fi
 
+echo "== 4c. a host paused past the KATO comes back"
+# host2's VM is frozen (SIGSTOP of its QEMU, as a hypervisor stall would
+# freeze it) for 4/3 KATO + 2 s: the reaper, looking every KATO / 3, must
+# drop it; on resume its keep-alive runs more than a period late and says
+# so, it reconnects by itself and reads what it wrote before the pause.
+h2 "scalioctl attach $S --addr $A > /dev/null && scalioctl put $S adm.p before &&
+	[ \"\$(scalioctl get $S adm.p)\" = before ]" ||
+	bad "host2: attach, PUT and GET before the pause"
+pcid=$(tg "dmesg | sed -n 's/.*client \([0-9]*\) admitted: host $H2.*/\1/p' | tail -n 1")
+# The guest's clock jumps by the pause on resume; near 20 s (the debug
+# lane) that would look like a soft lockup or an RCU stall: raise both.
+h2 'echo 60 > /proc/sys/kernel/watchdog_thresh 2> /dev/null
+	p=/sys/module/rcupdate/parameters/rcu_cpu_stall_timeout
+	[ -w $p ] && echo 120 > $p; true'
+reaps0=$(tg "dmesg | grep -c 'reaping client $pcid (host $H2)'")
+late0=$(h2 "dmesg | grep -c '$S: keep-alive ran [0-9]* ms late'")
+recon0=$(h2 "dmesg | grep -c '$S: reconnected to'")
+pause=$(( (KATO_MS * 4 / 3 + 999) / 1000 + 2 ))
+vmctl pause-host 2 $pause > /dev/null && ok "host2 paused for ${pause}s (KATO ${KATO_MS} ms)" ||
+	bad "vmctl pause-host 2 $pause"
+start=$(date +%s) reaps=$reaps0 recon=$recon0
+while [ $(( $(date +%s) - start )) -le $((3 * KATO_DOC)) ]; do
+	reaps=$(tg "dmesg | grep -c 'reaping client $pcid (host $H2)'")
+	recon=$(h2 "dmesg | grep -c '$S: reconnected to'")
+	[ "$reaps" -gt "$reaps0" ] && [ "$recon" -gt "$recon0" ] && break
+	sleep 1
+done
+[ "$reaps" -gt "$reaps0" ] && ok "the target reaped paused client $pcid" ||
+	bad "client $pcid not reaped over a ${pause}s pause (KATO ${KATO_MS} ms)"
+late=$(h2 "dmesg | grep '$S: keep-alive ran [0-9]* ms late' | tail -n 1")
+[ "$(h2 "dmesg | grep -c '$S: keep-alive ran [0-9]* ms late'")" -gt "$late0" ] &&
+	ok "host2 logged its late keep-alive:${late#*]}" ||
+	bad "host2 did not log a late keep-alive after a ${pause}s pause"
+[ "$recon" -gt "$recon0" ] && ok "host2 reconnected by itself" ||
+	bad "host2 did not reconnect after its pause"
+h2 "[ \"\$(scalioctl get $S adm.p)\" = before ] && scalioctl put $S adm.p after &&
+	[ \"\$(scalioctl get $S adm.p)\" = after ]" &&
+	ok "host2 reads its pre-pause value and writes again" ||
+	bad "host2 after its pause: adm.p is '$(h2 "scalioctl get $S adm.p" 2>&1)'"
+[ "$(scalioctl get $S adm.p)" = after ] &&
+	ok "host1 sees host2's post-pause write" || bad "host1 does not see adm.p=after"
+h2 "scalioctl del $S adm.p > /dev/null; scalioctl detach $S" > /dev/null 2>&1
+
 echo "== 5. reaping a dead host"
 t0=$(tg "$slab")
 h2 "scalioctl attach $S --addr $A > /dev/null && scalioctl put $S adm.h2 x" &&
@@ -254,6 +300,9 @@ h2 "scalioctl attach $S --addr $A > /dev/null && scalioctl put $S adm.h2 x" &&
 ta=$(tg "$slab")
 cid=$(tg "dmesg | sed -n 's/.*client \([0-9]*\) admitted: host $H2.*/\1/p' | tail -n 1")
 echo "   host2 is client $cid"
+# Client ids are reused: only a reap logged after this point counts (4c's
+# paused host2 may have been this very id).
+nreap0=$(tg "dmesg | grep -c 'reaping client $cid (host $H2)'")
 vmctl kill-host 2 || bad "kill-host 2"
 # Measured on the target's own clock: its uptime right after the kill, and
 # the reaper's log line.
@@ -261,8 +310,9 @@ tk=$(tg "cut -d' ' -f1 /proc/uptime")
 start=$(date +%s)
 line=
 while [ $(( $(date +%s) - start )) -le $((3 * KATO_DOC)) ]; do
-	line=$(tg "dmesg | grep 'reaping client $cid (host $H2)' | tail -n 1")
-	[ -n "$line" ] && break
+	[ "$(tg "dmesg | grep -c 'reaping client $cid (host $H2)'")" -gt "$nreap0" ] &&
+		line=$(tg "dmesg | grep 'reaping client $cid (host $H2)' | tail -n 1") &&
+		break
 	sleep 2
 done
 if [ -n "$line" ]; then
