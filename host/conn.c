@@ -156,16 +156,20 @@ static int scalio_cm_established(struct scalio_conn *conn,
 	if (!rep || ev->param.conn.private_data_len < sizeof(*rep) ||
 	    le16_to_cpu(rep->magic) != SCALIO_PROTO_MAGIC ||
 	    rep->major != SCALIO_PROTO_MAJOR)
-		return -EPROTO;
+		goto bad;
 	qd = le16_to_cpu(rep->queue_depth);
 	cid = le16_to_cpu(rep->client_id);
 	if (!qd || qd > conn->qd_req || !cid || cid > SCALIO_MAX_CLIENTS)
-		return -EPROTO;
+		goto bad;
 	conn->qd = qd;
 	conn->client_id = cid;
 	memcpy(conn->challenge, rep->challenge, sizeof(conn->challenge));
 	set_bit(SCALIO_CONN_CONNECTED, &conn->flags);
 	return 0;
+bad:
+	pr_err_ratelimited("%s: bad accept private data from the target\n",
+			   conn->hs->name);
+	return -EPROTO;
 }
 
 static int scalio_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)

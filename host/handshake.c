@@ -240,9 +240,12 @@ static int scalio_fetch_ssd_info(struct scalio_hstore *hs, u32 index,
 		goto out;
 	rep = rpc->rsp;
 	ret = -EPROTO;
+	/* The NQN goes to user space, and from there to nvme connect. */
 	if (rpc->rsp_len < sizeof(*rep) || le32_to_cpu(rep->index) != index ||
-	    !memchr(rep->nqn, '\0', sizeof(rep->nqn)))
+	    !scalio_nqn_valid(rep->nqn, sizeof(rep->nqn))) {
+		pr_err("%s: bad SSD_INFO answer for ssd %u\n", hs->name, index);
 		goto out;
+	}
 	/* The host's binding of this SSD must still name the same namespace. */
 	if (again && (strcmp(ssd->nqn, rep->nqn) ||
 		      ssd->nsid != le32_to_cpu(rep->nsid))) {

@@ -1,0 +1,529 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * scalio_faketarget: a hostile scalio target, for the VM suite's
+ * 46-hostile-target test.  It listens like scalio-target.ko, accepts one
+ * connection and answers the host module's handshake (ADMIT, HELLO,
+ * CHUNKS, SSD_INFO, the one-sided READ of the clock word) and its
+ * KEEPALIVEs, but lies in the way SCENARIO names.  The host module must
+ * refuse every lie with an error (or drop it and carry on), never oops,
+ * hang or spin.  Same wire structs as the modules (common/scalio_proto.h).
+ *
+ * Usage: scalio_faketarget PORT SCENARIO SECONDS
+ *   Serves one connection, at most SECONDS after it was accepted, then
+ *   prints "keepalives N" and "requests N" and exits 0 (1: it could not
+ *   listen or accept, 2: usage).
+ *
+ * Scenarios (each a single lie; "ok" tells none):
+ *   ok             a well-formed store: 64 blocks x 8 slots, 1 SSD
+ *   cm-none cm-magic cm-major cm-qd0 cm-qd-big cm-cid0 cm-cid-big
+ *                  malformed accept private data (or none)
+ *   hello-short hello-nblocks0 hello-nblocks3 hello-slots5 hello-bsize
+ *   hello-nssds0 hello-nssds-big hello-nchunks0 hello-nchunks-big
+ *   hello-lease0 hello-lease-big hello-features
+ *                  a HELLO answer with a bad geometry or setting
+ *   kato-tiny      HELLO tells a 1 ms keep-alive timeout (the host must
+ *                  clamp it: at most one KEEPALIVE a second)
+ *   chunks-gap chunks-overlap chunks-short-cover chunks-nr-big
+ *   chunks-first chunks-len chunks-zero
+ *                  a CHUNKS answer that does not tile the table
+ *   ssd-index ssd-nqn-unterminated ssd-nqn-bad ssd-short
+ *                  a bad SSD_INFO answer
+ *   noise          every answer is preceded by malformed or unexpected
+ *                  responses (bad tag index, stale use count, another
+ *                  opcode, no response flag, a length that lies, a
+ *                  positive status, a runt) and followed by a replay of
+ *                  itself: all must be dropped, the handshake must work
+ *   oversize       the HELLO answer is one byte larger than a message
+ *                  buffer: the host's receive fails, so must the attach
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include "../../common/scalio_proto.h"
+#include "../../common/scalio_index.h"
+
+#define MSG		SCALIO_MSG_SIZE
+#define NRECV		16
+#define NSEND		64
+#define NR_BLOCKS	64
+#define SLOTS		8
+#define BSIZE		SCALIO_BLOCK_SIZE(SLOTS)
+#define SSD_NQN		"nqn.2024-11.io.scalio:faketarget-ssd0"
+/* Region: header page, blocks, seg table. */
+#define HDR_OFF		0
+#define BLK_OFF		4096
+#define SEG_OFF		(BLK_OFF + NR_BLOCKS * BSIZE)
+#define REGION		(SEG_OFF + NR_BLOCKS * 8)
+
+struct ft {
+	struct rdma_event_channel *ec;
+	struct rdma_cm_id *listen, *id;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr, *rmr;
+	uint8_t *buf;		/* NRECV receive, NSEND send buffers */
+	uint8_t *region;	/* what the host reads one-sided */
+	unsigned int next_send;
+	uint16_t qd, qd_req;
+	const char *sc;		/* scenario */
+	unsigned long keepalives, requests;
+	bool gone;
+};
+
+static uint8_t *rbuf(struct ft *f, int i) { return f->buf + i * MSG; }
+static uint8_t *sbuf(struct ft *f, int i)
+{
+	return f->buf + NRECV * MSG + i * (MSG + 1);
+}
+
+static bool is(const struct ft *f, const char *s) { return !strcmp(f->sc, s); }
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static int post_recv(struct ft *f, int i)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)rbuf(f, i), .length = MSG, .lkey = f->mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	return ibv_post_recv(f->id->qp, &wr, &bad) ? -errno : 0;
+}
+
+/* SEND @len bytes of @msg (copied into the next send buffer). */
+static int send_msg(struct ft *f, const void *msg, uint32_t len)
+{
+	int i = f->next_send++ % NSEND;
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)sbuf(f, i), .length = len, .lkey = f->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 1000 + i, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_send_wr *bad;
+
+	memcpy(sbuf(f, i), msg, len);
+	return ibv_post_send(f->id->qp, &wr, &bad) ? -errno : 0;
+}
+
+static void rsp_hdr(struct scalio_msg_hdr *h, const struct scalio_msg_hdr *req,
+		    uint32_t len, int32_t status)
+{
+	memset(h, 0, sizeof(*h));
+	h->opcode = req->opcode;
+	h->flags = cpu_to_le16(SCALIO_MSG_F_RESPONSE);
+	h->len = cpu_to_le32(len);
+	h->tag = req->tag;
+	h->status = cpu_to_le32((uint32_t)status);
+}
+
+/* Malformed or unexpected copies of the answer @rsp to @req, sent first. */
+static void send_noise(struct ft *f, const uint8_t *rsp, uint32_t len)
+{
+	static uint8_t m[MSG];
+	struct scalio_msg_hdr *h = (void *)m;
+	uint64_t tag = le64_to_cpu(((const struct scalio_msg_hdr *)rsp)->tag);
+	uint16_t op = le16_to_cpu(((const struct scalio_msg_hdr *)rsp)->opcode);
+
+	memcpy(m, rsp, len);
+	h->tag = cpu_to_le64(tag | 0xffff);		/* index past the table */
+	send_msg(f, m, len);
+	memcpy(m, rsp, len);
+	h->tag = cpu_to_le64(tag + (1ULL << 16));	/* stale use count */
+	send_msg(f, m, len);
+	memcpy(m, rsp, len);
+	h->opcode = cpu_to_le16(op == SCALIO_MSG_HELLO ? SCALIO_MSG_STATS :
+				SCALIO_MSG_HELLO);	/* another request's */
+	send_msg(f, m, len);
+	memcpy(m, rsp, len);
+	h->flags = 0;					/* not a response */
+	send_msg(f, m, len);
+	memcpy(m, rsp, len);
+	h->len = cpu_to_le32(len + 8);			/* longer than sent */
+	send_msg(f, m, len);
+	memcpy(m, rsp, len);
+	h->status = cpu_to_le32(5);			/* not 0 or -errno */
+	send_msg(f, m, len);
+	send_msg(f, rsp, 8);				/* runt */
+}
+
+static void answer(struct ft *f, const uint8_t *rsp, uint32_t len)
+{
+	if (is(f, "noise"))
+		send_noise(f, rsp, len);
+	send_msg(f, rsp, len);
+	if (is(f, "noise"))
+		send_msg(f, rsp, len);			/* replay */
+}
+
+static void do_hello(struct ft *f, const struct scalio_msg_hdr *req)
+{
+	static uint8_t m[MSG + 1];
+	struct scalio_msg_hello_rep *r = (void *)m;
+	uint32_t len = sizeof(*r);
+
+	memset(m, 0, sizeof(m));
+	rsp_hdr(&r->hdr, req, len, 0);
+	r->nr_blocks = cpu_to_le32(NR_BLOCKS);
+	r->slots_per_block = cpu_to_le32(SLOTS);
+	r->block_size = cpu_to_le32(BSIZE);
+	r->nr_ssds = cpu_to_le32(1);
+	r->nr_chunks = cpu_to_le32(2);
+	r->features = cpu_to_le32(SCALIO_F_OFFLOAD_READ | SCALIO_F_INLINE_CACHE);
+	r->hdr_addr = cpu_to_le64((uintptr_t)f->region + HDR_OFF);
+	r->hdr_rkey = cpu_to_le32(f->rmr->rkey);
+	r->lease_ticks = cpu_to_le32(2000);
+	r->hash_seed = cpu_to_le64(0x5ca1105eedULL);
+	r->kato_ms = cpu_to_le32(15000);
+	if (is(f, "hello-short"))
+		len -= 8;
+	else if (is(f, "hello-nblocks0"))
+		r->nr_blocks = 0;
+	else if (is(f, "hello-nblocks3"))
+		r->nr_blocks = cpu_to_le32(3);
+	else if (is(f, "hello-slots5"))
+		r->slots_per_block = cpu_to_le32(5);
+	else if (is(f, "hello-bsize"))
+		r->block_size = cpu_to_le32(BSIZE + 64);
+	else if (is(f, "hello-nssds0"))
+		r->nr_ssds = 0;
+	else if (is(f, "hello-nssds-big"))
+		r->nr_ssds = cpu_to_le32(SCALIO_MAX_SSDS + 1);
+	else if (is(f, "hello-nchunks0"))
+		r->nr_chunks = 0;
+	else if (is(f, "hello-nchunks-big"))
+		r->nr_chunks = cpu_to_le32(NR_BLOCKS + 1);
+	else if (is(f, "hello-lease0"))
+		r->lease_ticks = 0;
+	else if (is(f, "hello-lease-big"))
+		r->lease_ticks = cpu_to_le32(1U << 15);
+	else if (is(f, "hello-features"))
+		r->features |= cpu_to_le32(1U << 7);
+	else if (is(f, "kato-tiny"))
+		r->kato_ms = cpu_to_le32(1);
+	else if (is(f, "oversize"))
+		len = MSG + 1;
+	r->hdr.len = cpu_to_le32(len);
+	answer(f, m, len);
+}
+
+/* Two chunks of 32 blocks (the lies bend the second). */
+static void do_chunks(struct ft *f, const struct scalio_msg_hdr *req)
+{
+	static uint8_t m[MSG];
+	const struct scalio_msg_chunks_req *cr = (const void *)req;
+	struct scalio_msg_chunks_rep *r = (void *)m;
+	uint32_t first = le32_to_cpu(cr->first), nr = 0, i;
+	uint32_t len;
+
+	memset(m, 0, sizeof(m));
+	for (i = first; i < 2; i++, nr++) {
+		struct scalio_wire_chunk *c = &r->chunk[nr];
+		uint32_t fb = i * 32;
+
+		c->addr = cpu_to_le64((uintptr_t)f->region + BLK_OFF +
+				      (uint64_t)fb * BSIZE);
+		c->rkey = cpu_to_le32(f->rmr->rkey);
+		c->nr_blocks = cpu_to_le32(32);
+		c->first_block = cpu_to_le32(fb);
+		c->seg_rkey = cpu_to_le32(f->rmr->rkey);
+		c->seg_addr = cpu_to_le64((uintptr_t)f->region + SEG_OFF +
+					  fb * 8);
+	}
+	len = sizeof(*r) + nr * sizeof(r->chunk[0]);
+	r->first = cpu_to_le32(first);
+	if (nr == 2 && is(f, "chunks-gap"))
+		r->chunk[1].first_block = cpu_to_le32(33);
+	else if (nr == 2 && is(f, "chunks-overlap"))
+		r->chunk[1].first_block = cpu_to_le32(31);
+	else if (nr == 2 && is(f, "chunks-short-cover"))
+		r->chunk[1].nr_blocks = cpu_to_le32(31);
+	else if (nr == 2 && is(f, "chunks-nr-big"))
+		r->chunk[1].nr_blocks = cpu_to_le32(NR_BLOCKS);
+	else if (is(f, "chunks-first"))
+		r->first = cpu_to_le32(first + 1);
+	else if (is(f, "chunks-len"))
+		nr++;		/* one entry more than sent */
+	else if (is(f, "chunks-zero"))
+		nr = 0;
+	r->nr = cpu_to_le32(nr);
+	rsp_hdr(&r->hdr, req, len, 0);
+	answer(f, m, len);
+}
+
+static void do_ssd_info(struct ft *f, const struct scalio_msg_hdr *req)
+{
+	static uint8_t m[MSG];
+	const struct scalio_msg_ssd_info_req *sr = (const void *)req;
+	struct scalio_msg_ssd_info_rep *r = (void *)m;
+	uint32_t len = sizeof(*r);
+
+	memset(m, 0, sizeof(m));
+	r->index = sr->index;
+	r->nsid = cpu_to_le32(1);
+	r->capacity_sectors = cpu_to_le64(1 << 21);
+	snprintf(r->nqn, sizeof(r->nqn), "%s", SSD_NQN);
+	if (is(f, "ssd-index"))
+		r->index = cpu_to_le32(le32_to_cpu(sr->index) + 1);
+	else if (is(f, "ssd-nqn-unterminated"))
+		memset(r->nqn, 'n', sizeof(r->nqn));
+	else if (is(f, "ssd-nqn-bad"))
+		snprintf(r->nqn, sizeof(r->nqn), "--help /../x");
+	else if (is(f, "ssd-short"))
+		len = sizeof(*r) - 1;
+	rsp_hdr(&r->hdr, req, len, 0);
+	answer(f, m, len);
+}
+
+static void on_request(struct ft *f, const uint8_t *buf, uint32_t len)
+{
+	const struct scalio_msg_hdr *req = (const void *)buf;
+	struct scalio_msg_hdr rsp;
+
+	f->requests++;
+	if (len < sizeof(*req))
+		return;
+	switch (le16_to_cpu(req->opcode)) {
+	case SCALIO_MSG_HELLO:
+		do_hello(f, req);
+		return;
+	case SCALIO_MSG_CHUNKS:
+		do_chunks(f, req);
+		return;
+	case SCALIO_MSG_SSD_INFO:
+		do_ssd_info(f, req);
+		return;
+	case SCALIO_MSG_KEEPALIVE:
+		f->keepalives++;
+		/* fall through */
+	case SCALIO_MSG_ADMIT:
+		rsp_hdr(&rsp, req, sizeof(rsp), 0);
+		break;
+	default:
+		rsp_hdr(&rsp, req, sizeof(rsp), -EOPNOTSUPP);
+	}
+	answer(f, (const uint8_t *)&rsp, sizeof(rsp));
+}
+
+static void cm_rep_fill(struct ft *f, struct scalio_cm_rep *rep,
+			uint8_t *len)
+{
+	memset(rep, 0, sizeof(*rep));
+	rep->magic = cpu_to_le16(SCALIO_PROTO_MAGIC);
+	rep->major = SCALIO_PROTO_MAJOR;
+	rep->minor = SCALIO_PROTO_MINOR;
+	rep->queue_depth = cpu_to_le16(f->qd);
+	rep->client_id = cpu_to_le16(1);
+	memset(rep->challenge, 0x5a, sizeof(rep->challenge));
+	*len = sizeof(*rep);
+	/* The CM pads private data to its fixed size: none reads as zeros. */
+	if (is(f, "cm-none"))
+		*len = 0;
+	else if (is(f, "cm-magic"))
+		rep->magic = cpu_to_le16(SCALIO_PROTO_MAGIC + 1);
+	else if (is(f, "cm-major"))
+		rep->major = SCALIO_PROTO_MAJOR + 1;
+	else if (is(f, "cm-qd0"))
+		rep->queue_depth = 0;
+	else if (is(f, "cm-qd-big"))
+		rep->queue_depth = cpu_to_le16(f->qd_req + 1);
+	else if (is(f, "cm-cid0"))
+		rep->client_id = 0;
+	else if (is(f, "cm-cid-big"))
+		rep->client_id = cpu_to_le16(SCALIO_MAX_CLIENTS + 1);
+}
+
+/* Set up the accepted @id: PD, CQ, buffers, region, QP; accept it. */
+static int accept_conn(struct ft *f, struct rdma_cm_event *ev)
+{
+	const struct scalio_cm_req *req = ev->param.conn.private_data;
+	struct rdma_conn_param p = { };
+	struct ibv_qp_init_attr qa = { };
+	struct scalio_cm_rep rep;
+	struct scalio_index_hdr *ih;
+	uint8_t len;
+	int i;
+
+	f->id = ev->id;
+	if (ev->param.conn.private_data_len < sizeof(*req) ||
+	    le16_to_cpu(req->magic) != SCALIO_PROTO_MAGIC) {
+		fprintf(stderr, "faketarget: connect without scalio private data\n");
+		return -EPROTO;
+	}
+	f->qd_req = le16_to_cpu(req->queue_depth);
+	f->qd = f->qd_req;
+	if (f->qd > NRECV)
+		f->qd = NRECV;
+	f->pd = ibv_alloc_pd(f->id->verbs);
+	f->cq = f->pd ? ibv_create_cq(f->id->verbs, 4 * (NRECV + NSEND), NULL,
+				      NULL, 0) : NULL;
+	f->buf = aligned_alloc(4096, NRECV * MSG + NSEND * (MSG + 1) + 4096);
+	f->region = aligned_alloc(4096, REGION + 4096);
+	if (!f->cq || !f->buf || !f->region)
+		return -ENOMEM;
+	memset(f->region, 0, REGION);
+	ih = (void *)(f->region + HDR_OFF);
+	ih->magic = cpu_to_le64(SCALIO_INDEX_MAGIC);
+	ih->version = cpu_to_le32(SCALIO_INDEX_VERSION);
+	ih->clock = cpu_to_le64(1000);
+	f->mr = ibv_reg_mr(f->pd, f->buf, NRECV * MSG + NSEND * (MSG + 1),
+			   IBV_ACCESS_LOCAL_WRITE);
+	f->rmr = ibv_reg_mr(f->pd, f->region, REGION,
+			    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+			    IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC);
+	if (!f->mr || !f->rmr)
+		return -errno;
+	qa.send_cq = f->cq;
+	qa.recv_cq = f->cq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.cap.max_send_wr = NSEND;
+	qa.cap.max_recv_wr = NRECV;
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_sge = 1;
+	if (rdma_create_qp(f->id, f->pd, &qa))
+		return -errno;
+	for (i = 0; i < NRECV; i++)
+		if (post_recv(f, i))
+			return -EIO;
+	cm_rep_fill(f, &rep, &len);
+	p.private_data = &rep;
+	p.private_data_len = len;
+	p.responder_resources = 16;
+	p.initiator_depth = 16;
+	p.rnr_retry_count = 7;
+	return rdma_accept(f->id, &p) ? -errno : 0;
+}
+
+/* Handle pending CM events without blocking. */
+static int cm_events(struct ft *f)
+{
+	struct rdma_cm_event *ev;
+	int ret = 0;
+
+	while (!rdma_get_cm_event(f->ec, &ev)) {
+		switch (ev->event) {
+		case RDMA_CM_EVENT_CONNECT_REQUEST:
+			if (f->id) {	/* one connection per run */
+				rdma_reject(ev->id, NULL, 0);
+				break;
+			}
+			ret = accept_conn(f, ev);
+			if (ret)
+				fprintf(stderr, "faketarget: accept: %s\n",
+					strerror(-ret));
+			break;
+		case RDMA_CM_EVENT_ESTABLISHED:
+			printf("established\n");
+			fflush(stdout);
+			break;
+		case RDMA_CM_EVENT_DISCONNECTED:
+		case RDMA_CM_EVENT_REJECTED:
+		case RDMA_CM_EVENT_CONNECT_ERROR:
+		case RDMA_CM_EVENT_UNREACHABLE:
+			printf("connection ended: %s\n", rdma_event_str(ev->event));
+			f->gone = true;
+			break;
+		default:
+			break;
+		}
+		rdma_ack_cm_event(ev);
+		if (ret)
+			return ret;
+	}
+	return errno == EAGAIN ? 0 : -errno;
+}
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct ft f = { };
+	double t_acc = 0, secs;
+	struct ibv_wc wc[16];
+	int n, i, ret;
+
+	if (argc != 4 || atoi(argv[1]) <= 0 || atof(argv[3]) <= 0) {
+		fprintf(stderr, "usage: %s PORT SCENARIO SECONDS\n", argv[0]);
+		return 2;
+	}
+	f.sc = argv[2];
+	secs = atof(argv[3]);
+	sin.sin_port = htons(atoi(argv[1]));
+	f.ec = rdma_create_event_channel();
+	if (!f.ec || rdma_create_id(f.ec, &f.listen, NULL, RDMA_PS_TCP) ||
+	    rdma_bind_addr(f.listen, (struct sockaddr *)&sin) ||
+	    rdma_listen(f.listen, 4)) {
+		perror("faketarget: listen");
+		return 1;
+	}
+	fcntl(f.ec->fd, F_SETFL, fcntl(f.ec->fd, F_GETFL) | O_NONBLOCK);
+	printf("listening on port %s, scenario %s\n", argv[1], f.sc);
+	fflush(stdout);
+
+	while (!f.gone) {
+		struct pollfd pfd = { .fd = f.ec->fd, .events = POLLIN };
+
+		if (cm_events(&f))
+			break;
+		if (f.id && f.cq && !t_acc)
+			t_acc = now_s();
+		if (t_acc && now_s() - t_acc > secs)
+			break;
+		n = f.cq ? ibv_poll_cq(f.cq, 16, wc) : 0;
+		for (i = 0; i < n; i++) {
+			if (wc[i].status != IBV_WC_SUCCESS) {
+				if (wc[i].status != IBV_WC_WR_FLUSH_ERR)
+					printf("completion error: %s\n",
+					       ibv_wc_status_str(wc[i].status));
+				continue;
+			}
+			if (!(wc[i].opcode & IBV_WC_RECV))
+				continue;
+			on_request(&f, rbuf(&f, wc[i].wr_id), wc[i].byte_len);
+			post_recv(&f, wc[i].wr_id);
+		}
+		if (!n)
+			poll(&pfd, 1, 1);
+	}
+	ret = t_acc ? 0 : 1;
+	printf("keepalives %lu\nrequests %lu\n", f.keepalives, f.requests);
+	if (f.id) {
+		rdma_disconnect(f.id);
+		if (f.id->qp)
+			rdma_destroy_qp(f.id);
+		rdma_destroy_id(f.id);
+	}
+	if (f.rmr)
+		ibv_dereg_mr(f.rmr);
+	if (f.mr)
+		ibv_dereg_mr(f.mr);
+	if (f.cq)
+		ibv_destroy_cq(f.cq);
+	if (f.pd)
+		ibv_dealloc_pd(f.pd);
+	rdma_destroy_id(f.listen);
+	rdma_destroy_event_channel(f.ec);
+	free(f.buf);
+	free(f.region);
+	return ret;
+}

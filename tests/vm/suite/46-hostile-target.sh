@@ -1,0 +1,209 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# 46-hostile-target: the host module against a lying target.  A fake
+# target (tests/hostile/scalio_faketarget, user space, librdmacm +
+# libibverbs) listens on the target VM beside the real store and answers
+# host1's `scalioctl attach` with one lie per scenario:
+#   ok        no lie: the attach must succeed (so every failure below is
+#             the lie's doing, not the fake's)
+#   cm-*      malformed accept private data (none, magic, major, queue
+#             depth 0 or above the request, client id 0 or too big; a
+#             short one cannot be sent: the CM pads it with zeros)
+#   hello-*   a HELLO answer with a bad geometry (blocks, slots, block
+#             size, SSDs, chunks), lease or unknown feature bits
+#   chunks-*  index chunks that leave a gap, overlap, fall short, run
+#             past the table, restart, claim more entries than sent, none
+#   ssd-*     an SSD_INFO answer for another index, with an unterminated
+#             NQN, an NQN that is no NQN ("--help /../x"), too short
+#   oversize  a message one byte larger than the host's buffers
+#   each must fail the attach (EPROTO, or ETIMEDOUT where the malformed
+#   answer is dropped and the request times out; oversize: any error),
+#   leave no /dev/scalio/fake, and name the reason in the host's log;
+#   noise     every answer preceded by seven malformed or unexpected
+#             responses (tag index past the table, stale use count, other
+#             opcode, no response flag, lying length, positive status,
+#             runt) and followed by its own replay: all dropped (the log
+#             says so), the attach succeeds, keep-alives are answered;
+#   kato-tiny HELLO tells a 1 ms keep-alive timeout: the host clamps it to
+#             3 s and sends at most one KEEPALIVE a second.
+# Both kernels' logs must stay clean (the bed checks).
+# Usage: [FAKE_ONLY="scenario ..."] 46-hostile-target.sh [--kver 6.1|6.12];
+# exit 0 pass, 1 fail.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+# shellcheck source=tests/vm/lib.sh
+. "$top/tests/vm/lib.sh"
+suite_kver "$@"
+
+make -C "$top/tests/hostile" > /dev/null ||
+	{ echo "FAIL: make -C tests/hostile failed (libibverbs-dev, librdmacm-dev?)"; exit 1; }
+
+suite_share hostile_target
+
+# FAKE_ONLY="sc1 sc2 ...": run only these scenarios (debugging).
+cat > "$share/fake.sh" << EOF
+ONLY="${FAKE_ONLY:-}"
+EOF
+cat >> "$share/fake.sh" << 'EOF'
+set -u
+FT=/scalio/tests/hostile/scalio_faketarget
+A=${SCALIO_TARGET_ADDR:-10.77.0.1}
+P=4900
+F=${SCALIO_TIMEOUT_FACTOR:-1}
+nfail=0
+ok() { echo "ok: $*"; }
+bad() { echo "FAIL: $*"; nfail=$((nfail + 1)); }
+tg() { vmctl exec-target "$*"; }
+
+# start SCENARIO SECONDS: run the fake target on the target VM, wait until
+# it listens.
+start() {
+	tg "$FT $P $1 $2 > /tmp/ft.$1.log 2>&1 &" || return 1
+	for _ in $(seq 100); do
+		tg "grep -q listening /tmp/ft.$1.log" && return 0
+		sleep 0.2
+	done
+	echo "   fake target for $1 did not start: $(tg "cat /tmp/ft.$1.log")"
+	return 1
+}
+
+# finish SCENARIO: wait for the fake target to exit (it does once the
+# host drops the connection, or after its SECONDS); print its log.
+finish() {
+	for _ in $(seq $((300 * F))); do
+		tg "grep -q '^requests' /tmp/ft.$1.log" && break
+		sleep 0.2
+	done
+	tg "grep -q '^requests' /tmp/ft.$1.log" ||
+		{ bad "$1: fake target still running"; tg "pkill -f scalio_faketarget"; }
+	tg "cat /tmp/ft.$1.log" | sed 's/^/   ft| /'
+}
+
+# want SCENARIO: is it to run?
+want() { [ -z "$ONLY" ] || case " $ONLY " in *" $1 "*) true ;; *) false ;; esac; }
+
+# Host kernel log lines since the last mark (the log is never cleared: the
+# bed checks all of it at the end).
+mark() { m0=$(dmesg | wc -l); }
+newlog() { dmesg | tail -n +$((m0 + 1)); }
+
+# must_fail SCENARIO LOG-PATTERN: the attach fails at SCALIO_IOC_ATTACH
+# with EPROTO or ETIMEDOUT, leaves no device, and the host logs PATTERN.
+must_fail() {
+	sc=$1 pat=$2
+	want "$sc" || return 0
+	echo "== $sc"
+	mark
+	start "$sc" $((60 * F)) || { bad "$sc: no fake target"; return; }
+	out=$(scalioctl attach fake --addr "$A" --port $P 2>&1)
+	rc=$?
+	echo "$out" | sed 's/^/   | /'
+	if [ $rc = 0 ] || ! echo "$out" | grep -q "SCALIO_IOC_ATTACH: "; then
+		bad "$sc: attach did not fail at SCALIO_IOC_ATTACH (rc $rc)"
+	elif [ "$sc" != oversize ] &&
+	     ! echo "$out" | grep -Eq "SCALIO_IOC_ATTACH: (Protocol error|Connection timed out)"; then
+		bad "$sc: attach failed with another error"
+	else
+		ok "$sc: attach refused"
+	fi
+	[ -e /dev/scalio/fake ] && { bad "$sc: /dev/scalio/fake exists"; scalioctl detach fake; }
+	if newlog | grep -Eq "$pat"; then
+		ok "$sc: host log: $(newlog | grep -E "$pat" | head -n 1 | sed 's/^\[[^]]*\] //')"
+	else
+		bad "$sc: host log lacks /$pat/"; newlog | tail -n 5
+	fi
+	finish "$sc"
+}
+
+# must_attach SCENARIO SECONDS: the kernel attach succeeds (scalioctl
+# then fails to nvme-connect the fake SSD: expected).
+must_attach() {
+	sc=$1
+	want "$sc" || return 1
+	echo "== $sc"
+	mark
+	start "$sc" "$2" || { bad "$sc: no fake target"; return 1; }
+	out=$(scalioctl attach fake --addr "$A" --port $P 2>&1)
+	echo "$out" | sed 's/^/   | /'
+	if echo "$out" | grep -q "SCALIO_IOC_ATTACH" || [ ! -e /dev/scalio/fake ]; then
+		bad "$sc: attach failed"
+		return 1
+	fi
+	ok "$sc: attached"
+}
+
+MALFORMED='malformed message dropped|runt or oversized'
+if must_attach ok $((60 * F)); then
+	scalioctl detach fake > /dev/null || bad "ok: detach"
+fi
+want ok && finish ok
+
+for sc in cm-none cm-magic cm-major cm-qd0 cm-qd-big cm-cid0 cm-cid-big; do
+	must_fail $sc "fake: bad accept private data"
+done
+for sc in hello-short hello-nblocks0 hello-nblocks3 hello-slots5 hello-bsize \
+	  hello-nssds0 hello-nssds-big hello-nchunks0 hello-nchunks-big; do
+	must_fail $sc "$MALFORMED"
+done
+for sc in hello-lease0 hello-lease-big hello-features; do
+	must_fail $sc "HELLO with bad geometry"
+done
+for sc in chunks-gap chunks-overlap chunks-short-cover chunks-nr-big \
+	  chunks-first; do
+	must_fail $sc "fake: handshake failed: -71"
+done
+for sc in chunks-len chunks-zero ssd-short ssd-nqn-unterminated; do
+	must_fail $sc "$MALFORMED"
+done
+for sc in ssd-index ssd-nqn-bad; do
+	must_fail $sc "bad SSD_INFO answer"
+done
+must_fail oversize "RECV failed"
+
+# Noise: every kind of bad response is dropped, and said so.
+W=$((20 * F))
+if must_attach noise $W; then
+	for pat in "response with bad tag" "unexpected response" \
+		   "malformed message dropped" "runt or oversized"; do
+		newlog | grep -q "fake: $pat" && ok "noise: host logged '$pat'" ||
+			bad "noise: host never logged '$pat'"
+	done
+	finish noise
+	ka=$(tg "sed -n 's/^keepalives //p' /tmp/ft.noise.log")
+	[ "${ka:-0}" -ge 1 ] && ok "noise: $ka keep-alives answered through the noise" ||
+		bad "noise: no keep-alive reached the fake target"
+	scalioctl detach fake > /dev/null || bad "noise: detach"
+elif want noise; then
+	finish noise
+fi
+
+# A 1 ms KATO from the target: keep-alives at most once a second.
+W=$((10 * F))
+if must_attach kato-tiny $W; then
+	finish kato-tiny
+	ka=$(tg "sed -n 's/^keepalives //p' /tmp/ft.kato-tiny.log")
+	if [ -n "$ka" ] && [ "$ka" -ge 1 ] && [ "$ka" -le $((W + 2)) ]; then
+		ok "kato-tiny: $ka keep-alives in ${W}s (clamped to one a second)"
+	else
+		bad "kato-tiny: '$ka' keep-alives in ${W}s (at most $((W + 2)) allowed)"
+	fi
+	scalioctl detach fake > /dev/null || bad "kato-tiny: detach"
+elif want kato-tiny; then
+	finish kato-tiny
+fi
+
+# The real store is untouched by all this.
+scalioctl put "${SCALIO_STORE:-kv0}" ht.k v && [ "$(scalioctl get "${SCALIO_STORE:-kv0}" ht.k)" = v ] &&
+	ok "the real store still works" || bad "the real store does not answer"
+
+[ $nfail = 0 ] || { echo "HOSTILE TARGET TEST FAILED: $nfail check(s)"; exit 1; }
+echo "HOSTILE TARGET TEST PASSED"
+EOF
+
+"$top/tests/vm/run" --kver "$kver" --ssds 1 --ssd-size 20M --share "$share" \
+	-- 'sh /share/fake.sh'
+rc=$?
+[ $rc = 0 ] || { echo "FAIL: tests/vm/run exited $rc"; exit 1; }
+echo "PASS: every lie of the fake target refused or dropped; logs clean"
+exit 0
