@@ -54,6 +54,7 @@
 
 #include "../../common/scalio_proto.h"
 #include "../../common/scalio_index.h"
+#include "verbs_util.h"
 
 #define MSG		SCALIO_MSG_SIZE
 #define NRECV		16
@@ -101,30 +102,17 @@ static double now_s(void)
 
 static int post_recv(struct ft *f, int i)
 {
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)rbuf(f, i), .length = MSG, .lkey = f->mr->lkey,
-	};
-	struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 };
-	struct ibv_recv_wr *bad;
-
-	return ibv_post_recv(f->id->qp, &wr, &bad) ? -errno : 0;
+	return vu_post_recv(f->id->qp, rbuf(f, i), MSG, f->mr->lkey, i);
 }
 
 /* SEND @len bytes of @msg (copied into the next send buffer). */
 static int send_msg(struct ft *f, const void *msg, uint32_t len)
 {
 	int i = f->next_send++ % NSEND;
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)sbuf(f, i), .length = len, .lkey = f->mr->lkey,
-	};
-	struct ibv_send_wr wr = {
-		.wr_id = 1000 + i, .sg_list = &sge, .num_sge = 1,
-		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
-	};
-	struct ibv_send_wr *bad;
 
 	memcpy(sbuf(f, i), msg, len);
-	return ibv_post_send(f->id->qp, &wr, &bad) ? -errno : 0;
+	return vu_post_send(f->id->qp, sbuf(f, i), len, f->mr->lkey, 1000 + i,
+			    IBV_WR_SEND, 0);
 }
 
 static void rsp_hdr(struct scalio_msg_hdr *h, const struct scalio_msg_hdr *req,

@@ -42,6 +42,7 @@
 /* The wire headers compile in user space (common/scalio_types.h). */
 #include "../../common/scalio_proto.h"
 #include "../../common/scalio_index.h"
+#include "verbs_util.h"
 
 #define MSG	SCALIO_MSG_SIZE
 #define NBUF	8		/* send and receive buffers */
@@ -132,13 +133,7 @@ static void hc_close(struct hc *c)
 
 static int post_recv(struct hc *c, int i)
 {
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)rbuf(c, i), .length = MSG, .lkey = c->mr->lkey,
-	};
-	struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 };
-	struct ibv_recv_wr *bad;
-
-	return ibv_post_recv(c->id->qp, &wr, &bad) ? -errno : 0;
+	return vu_post_recv(c->id->qp, rbuf(c, i), MSG, c->mr->lkey, i);
 }
 
 /*
@@ -355,18 +350,8 @@ static int poll_one(struct hc *c, struct ibv_wc *wc, int ms)
 static int send_raw(struct hc *c, int i, uint32_t len,
 		    enum ibv_wr_opcode op, uint32_t inv_rkey)
 {
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)sbuf(c, i), .length = len, .lkey = c->mr->lkey,
-	};
-	struct ibv_send_wr wr = {
-		.wr_id = 1000 + i, .sg_list = &sge, .num_sge = 1,
-		.opcode = op, .send_flags = IBV_SEND_SIGNALED,
-	};
-	struct ibv_send_wr *bad;
-
-	if (op == IBV_WR_SEND_WITH_INV)
-		wr.invalidate_rkey = inv_rkey;
-	return ibv_post_send(c->id->qp, &wr, &bad) ? -errno : 0;
+	return vu_post_send(c->id->qp, sbuf(c, i), len, c->mr->lkey, 1000 + i,
+			    op, inv_rkey);
 }
 
 static struct scalio_msg_hdr *req_hdr(struct hc *c, int i, uint16_t op,
