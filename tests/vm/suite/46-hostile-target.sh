@@ -56,32 +56,34 @@ ok() { echo "ok: $*"; }
 bad() { echo "FAIL: $*"; nfail=$((nfail + 1)); }
 tg() { vmctl exec-target "$*"; }
 
-# start SCENARIO SECONDS: run the fake target on the target VM, wait until
-# it listens.
+# start SCENARIO SECONDS: run the fake target on the target VM and wait
+# there until it listens (one vmctl call: each costs seconds on the debug
+# lane).
 start() {
-	tg "$FT $P $1 $2 > /tmp/ft.$1.log 2>&1 &" || return 1
-	for _ in $(seq 100); do
-		tg "grep -q listening /tmp/ft.$1.log" && return 0
-		sleep 0.2
-	done
-	echo "   fake target for $1 did not start: $(tg "cat /tmp/ft.$1.log")"
-	return 1
+	tg "$FT $P $1 $2 > /tmp/ft.$1.log 2>&1 &
+		for i in \$(seq 100); do
+			grep -q listening /tmp/ft.$1.log && exit 0; sleep 0.2
+		done; cat /tmp/ft.$1.log; exit 1"
 }
 
 # finish SCENARIO: wait for the fake target to exit (it does once the
 # host drops the connection, or after its SECONDS); print its log.
 finish() {
-	for _ in $(seq $((300 * F))); do
-		tg "grep -q '^requests' /tmp/ft.$1.log" && break
-		sleep 0.2
-	done
-	tg "grep -q '^requests' /tmp/ft.$1.log" ||
-		{ bad "$1: fake target still running"; tg "pkill -f scalio_faketarget"; }
-	tg "cat /tmp/ft.$1.log" | sed 's/^/   ft| /'
+	tg "for i in \$(seq $((300 * F))); do
+			grep -q '^requests' /tmp/ft.$1.log && break; sleep 0.2
+		done
+		grep -q '^requests' /tmp/ft.$1.log ||
+			{ echo STILL-RUNNING; pkill -f scalio_faketarget; }
+		cat /tmp/ft.$1.log" > /tmp/ft.log 2>&1
+	sed 's/^/   ft| /' /tmp/ft.log
+	! grep -q STILL-RUNNING /tmp/ft.log || bad "$1: fake target still running"
 }
 
 # want SCENARIO: is it to run?
-want() { [ -z "$ONLY" ] || case " $ONLY " in *" $1 "*) true ;; *) false ;; esac; }
+want() {
+	[ -z "$ONLY" ] || case " $ONLY " in *" $1 "*) ;; *) return 1 ;; esac
+}
+nrun=0	# scenarios run
 
 # Host kernel log lines since the last mark (the log is never cleared: the
 # bed checks all of it at the end).
@@ -93,6 +95,7 @@ newlog() { dmesg | tail -n +$((m0 + 1)); }
 must_fail() {
 	sc=$1 pat=$2
 	want "$sc" || return 0
+	nrun=$((nrun + 1))
 	echo "== $sc"
 	mark
 	start "$sc" $((60 * F)) || { bad "$sc: no fake target"; return; }
@@ -121,6 +124,7 @@ must_fail() {
 must_attach() {
 	sc=$1
 	want "$sc" || return 1
+	nrun=$((nrun + 1))
 	echo "== $sc"
 	mark
 	start "$sc" "$2" || { bad "$sc: no fake target"; return 1; }
@@ -196,6 +200,15 @@ fi
 # The real store is untouched by all this.
 scalioctl put "${SCALIO_STORE:-kv0}" ht.k v && [ "$(scalioctl get "${SCALIO_STORE:-kv0}" ht.k)" = v ] &&
 	ok "the real store still works" || bad "the real store does not answer"
+
+# Every scenario named ran (a skipped one must not pass for a refused one).
+if [ -n "$ONLY" ]; then
+	want=$(echo $ONLY | wc -w)
+else
+	want=34
+fi
+[ "$nrun" = "$want" ] && ok "$nrun scenarios ran" ||
+	bad "$nrun scenarios ran, $want expected"
 
 [ $nfail = 0 ] || { echo "HOSTILE TARGET TEST FAILED: $nfail check(s)"; exit 1; }
 echo "HOSTILE TARGET TEST PASSED"
