@@ -54,7 +54,7 @@ bool scalio_batch_fits(const struct scalio_batch_policy *p, u32 nr,
 }
 
 u64 scalio_batch_wait_ns(const struct scalio_batch_policy *p, u32 nr,
-			 u32 bytes, u64 oldest_ns, u64 now_ns)
+			 u32 bytes, u64 oldest_ns, u64 now_ns, u32 announced)
 {
 	u64 age;
 
@@ -64,9 +64,14 @@ u64 scalio_batch_wait_ns(const struct scalio_batch_policy *p, u32 nr,
 		return 0;
 	if (nr >= p->batch_max || bytes >= p->max_bytes)
 		return 0;
-	/* Light load: the next request is not expected within the timeout. */
-	if (p->ewma_gap_ns >= p->timeout_ns)
+	if (announced) {
+		/* Every client said what it has coming: all of it is here. */
+		if (nr >= announced)
+			return 0;
+	} else if (p->ewma_gap_ns >= p->timeout_ns) {
+		/* Light load: no request expected within the timeout. */
 		return 0;
+	}
 	age = now_ns > oldest_ns ? now_ns - oldest_ns : 0;
 	if (age >= p->timeout_ns)
 		return 0;

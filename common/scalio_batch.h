@@ -10,6 +10,12 @@
  *    request never waits for a timer;
  *  - otherwise wait until the oldest request has waited batch_timeout_us,
  *    or the batch fills.
+ * When every queued request carries its client's inflight hint (protocol
+ * minor 1: the writes that client had outstanding to this SSD when it
+ * sent it, itself included), the hint replaces the load estimate: wait
+ * (within the same bounds) only while the batch holds fewer requests than
+ * the largest hint announced.  A client with one write outstanding never
+ * waits, whatever the timeout; one with 64 is waited for.
  */
 #ifndef _SCALIO_BATCH_H
 #define _SCALIO_BATCH_H
@@ -49,11 +55,13 @@ bool scalio_batch_fits(const struct scalio_batch_policy *p, u32 nr,
  * @bytes:	payload bytes in the batch
  * @oldest_ns:	arrival time of its oldest request
  * @now_ns:	now
+ * @announced:	largest inflight hint among the queued requests, or 0 when
+ *		one of them carries none (then the load estimate decides)
  *
  * Return: 0 to write now, else nanoseconds to wait for more (the caller
  * re-asks when woken by an arrival or the wait expires).
  */
 u64 scalio_batch_wait_ns(const struct scalio_batch_policy *p, u32 nr,
-			 u32 bytes, u64 oldest_ns, u64 now_ns);
+			 u32 bytes, u64 oldest_ns, u64 now_ns, u32 announced);
 
 #endif /* _SCALIO_BATCH_H */

@@ -25,6 +25,8 @@ static int scalio_msg_check_kv_req(const void *buf, u32 len, u16 op)
 		return -EBADMSG;
 	if (m->flags || m->reserved)
 		return -EPROTO;
+	if (op == SCALIO_MSG_GET && m->inflight)
+		return -EPROTO;
 	if (op == SCALIO_MSG_PUT) {
 		if (vlen > SCALIO_VALUE_MAX)
 			return -EBADMSG;

@@ -41,10 +41,11 @@
 #define SCALIO_PROTO_MAGIC	0x5343		/* "SC" */
 /*
  * 2: ADMIT and host identity; chunks carry the read-only seg table
- * (index version 2).
+ * (index version 2).  Minor 1: writes carry the inflight hint (a host
+ * sends it only to a target of minor >= 1).
  */
 #define SCALIO_PROTO_MAJOR	2
-#define SCALIO_PROTO_MINOR	0
+#define SCALIO_PROTO_MINOR	1
 #define SCALIO_DEFAULT_PORT	4800
 #define SCALIO_MSG_SIZE		8192
 #define SCALIO_QUEUE_DEPTH_MAX	128
@@ -284,6 +285,13 @@ struct scalio_msg_ssd_info_rep {
  * @klen:	1..SCALIO_KEY_MAX
  * @flags:	0
  * @vlen:	PUT: 0..SCALIO_VALUE_MAX; GET, DELETE: 0
+ * @inflight:	PUT, DELETE (protocol minor >= 1): how many writes to the
+ *		key's SSD the host had outstanding on this connection when it
+ *		sent this one, itself included; at most the connection's
+ *		queue depth.  0: no hint.  GET: 0.  The target's commit
+ *		thread waits for that company (within batch_timeout_us)
+ *		instead of guessing from arrival gaps, so a lone write never
+ *		waits.
  * @reserved:	0
  * @key:	key bytes (only @klen are meaningful)
  * @value:	PUT only: @vlen bytes
@@ -295,7 +303,8 @@ struct scalio_msg_kv_req {
 	__u8	klen;
 	__u8	flags;
 	__le16	vlen;
-	__le32	reserved;
+	__le16	inflight;
+	__le16	reserved;
 	__u8	key[SCALIO_KEY_MAX];
 	__u8	value[];
 };

@@ -162,6 +162,7 @@ static int scalio_cm_established(struct scalio_conn *conn,
 	if (!qd || qd > conn->qd_req || !cid || cid > SCALIO_MAX_CLIENTS)
 		goto bad;
 	conn->qd = qd;
+	conn->peer_minor = rep->minor;
 	conn->client_id = cid;
 	memcpy(conn->challenge, rep->challenge, sizeof(conn->challenge));
 	set_bit(SCALIO_CONN_CONNECTED, &conn->flags);

@@ -230,6 +230,7 @@ struct scalio_conn {
 	u16			client_id;
 	u16			qd;		/* granted */
 	u16			qd_req;		/* requested (receives posted) */
+	u8			peer_minor;	/* target's protocol minor */
 	u8			challenge[SCALIO_CHALLENGE_LEN]; /* for ADMIT */
 
 	/* RPC tag table */
@@ -304,6 +305,7 @@ enum scalio_hstore_state {
  * @hdr_addr, @hdr_rkey: the target's region header (clock word)
  * @chunks:	@nr_chunks index chunks, in block order, covering every block
  * @ssds:	per-SSD information and bindings
+ * @writes_out:	PUT/DELETE RPCs outstanding per SSD (the inflight hint)
  * @bind_lock:	serializes SSD_BIND
  * @clock_lock:	protects @clock and @clock_jiffies
  * @clock:	last target clock read
@@ -356,6 +358,7 @@ struct scalio_hstore {
 	u32			nr_chunks;
 	struct scalio_hchunk	*chunks;
 	struct scalio_hssd	ssds[SCALIO_MAX_SSDS];
+	atomic_t		writes_out[SCALIO_MAX_SSDS];
 	struct mutex		bind_lock;
 
 	spinlock_t		clock_lock;

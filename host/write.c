@@ -57,12 +57,21 @@ static void scalio_write_hooks(struct scalio_conn *conn)
 }
 #endif
 
-/* Send a PUT or DELETE and wait for the durable acknowledgement. */
+/*
+ * Send a PUT or DELETE and wait for the durable acknowledgement.  The
+ * request tells the target how many writes to the key's SSD this host has
+ * outstanding (itself included), so its commit thread waits for exactly
+ * that company and a lone write not at all (protocol.rst, "Group commit").
+ */
 static int scalio_write_rpc(struct scalio_hstore *hs, u16 op, const u8 *key,
 			    u32 klen, const u8 *value, u32 vlen)
 {
+	u32 block = scalio_hash_block(scalio_key_hash(hs->hash_seed, key, klen),
+				      hs->nr_blocks);
+	atomic_t *out = &hs->writes_out[scalio_block_ssd(block, hs->nr_ssds)];
 	struct scalio_msg_kv_req *req;
 	struct scalio_rpc *rpc;
+	u32 inflight;
 	int ret;
 
 	rpc = scalio_kv_rpc_get(&hs->conn, key, klen);
@@ -72,7 +81,12 @@ static int scalio_write_rpc(struct scalio_hstore *hs, u16 op, const u8 *key,
 	req->vlen = cpu_to_le16(vlen);
 	if (vlen)
 		memcpy(req->value, value, vlen);
+	/* Outstanding writes hold tags: at most qd, unless a reconnect shrank it. */
+	inflight = min_t(u32, atomic_inc_return(out), READ_ONCE(hs->conn.qd));
+	if (READ_ONCE(hs->conn.peer_minor) >= 1)
+		req->inflight = cpu_to_le16(inflight);
 	ret = scalio_rpc_exec(&hs->conn, rpc, op, sizeof(*req) + vlen);
+	atomic_dec(out);
 	if (!ret)
 		ret = scalio_rpc_status(rpc);
 	if (!ret && rpc->rsp_len < sizeof(struct scalio_msg_kv_rep))

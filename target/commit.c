@@ -553,6 +553,27 @@ static void scalio_commit_round(struct scalio_ssd *ssd)
 }
 
 /*
+ * The company the queued requests announced (scalio_batch_wait_ns()): the
+ * largest inflight hint, or 0 if one carries none.  Only the first
+ * batch_max requests count: with more queued the batch is full anyway.
+ * Caller holds ssd->lock.
+ */
+static u32 scalio_commit_announced(struct scalio_ssd *ssd)
+{
+	struct scalio_treq *req;
+	u32 max = 0, n = 0;
+
+	list_for_each_entry(req, &ssd->pending, entry) {
+		if (n++ == ssd->policy.batch_max)
+			break;
+		if (!req->inflight)
+			return 0;
+		max = max_t(u32, max, req->inflight);
+	}
+	return max;
+}
+
+/*
  * Ask the policy whether to wait for more requests, and wait (on an
  * hrtimer: timeouts are in microseconds) until it says go, a request
  * arrives and changes its mind, or the thread is told to stop.
@@ -573,7 +594,8 @@ static void scalio_commit_wait_batch(struct scalio_ssd *ssd)
 		nr = ssd->nr_pending;
 		wait_ns = first ? scalio_batch_wait_ns(&ssd->policy, nr,
 				min_t(u64, c->pending_bytes, U32_MAX),
-				first->arrival_ns, ktime_get_ns()) : 0;
+				first->arrival_ns, ktime_get_ns(),
+				scalio_commit_announced(ssd)) : 0;
 		spin_unlock_irq(&ssd->lock);
 		if (!wait_ns || kthread_should_stop())
 			return;

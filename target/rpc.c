@@ -408,6 +408,7 @@ static void scalio_rpc_write(struct scalio_rpc *rpc, u16 op)
 	t->op = op;
 	t->klen = m->klen;
 	t->vlen = le16_to_cpu(m->vlen);
+	t->inflight = le16_to_cpu(m->inflight);
 	memcpy(t->key, m->key, m->klen);
 	/* The value stays in rpc->req, ours until done() ran. */
 	t->value = m->value;
@@ -672,6 +673,13 @@ static int scalio_rpc_validate(const struct scalio_rpc *rpc, u16 op)
 		    (op != SCALIO_MSG_PUT && vlen) ||
 		    rpc->req_len != sizeof(*m) + vlen)
 			return -EBADMSG;
+		/*
+		 * The commit thread waits for the company a hint announces:
+		 * no client may announce more than it may have outstanding.
+		 */
+		if (le16_to_cpu(m->inflight) > rpc->conn->queue_depth ||
+		    (op == SCALIO_MSG_GET && m->inflight))
+			return -EPROTO;
 		return 0;
 	case SCALIO_MSG_CHUNKS:
 		return rpc->req_len == sizeof(struct scalio_msg_chunks_req) ?

@@ -144,6 +144,7 @@ struct scalio_treq {
 	u8			op;
 	u8			klen;
 	u16			vlen;
+	u16			inflight;
 	u32			block;
 	u64			arrival_ns;
 	u8			key[SCALIO_KEY_MAX];

@@ -530,7 +530,7 @@ static int attack_rpc_bad(void)
 	struct hc c;
 	int v, ret, fails = 0, i;
 
-	for (v = 0; v < 9; v++) {
+	for (v = 0; v < 10; v++) {
 		uint32_t len = sizeof(*kv);
 
 		if (hc_open(&c)) {
@@ -556,6 +556,11 @@ static int attack_rpc_bad(void)
 			break;
 		case 7: h->status = cpu_to_le32(-5); break;
 		case 8: break;	/* more requests than the depth, below */
+		case 9:
+			/* Announcing more company than we may have. */
+			h->opcode = cpu_to_le16(SCALIO_MSG_PUT);
+			kv->inflight = cpu_to_le16(c.qd + 1);
+			break;
 		}
 		if (v == 8) {
 			/* qd + 2 GETs back to back without waiting. */

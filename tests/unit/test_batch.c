@@ -52,17 +52,17 @@ static void lone_request(void)
 
 	scalio_batch_init(&p, 64, 1 << 20, T);
 	scalio_batch_arrival(&p, 5000);
-	CHECK_EQ(scalio_batch_wait_ns(&p, 1, 100, 5000, 5000), 0);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 1, 100, 5000, 5000, 0), 0);
 	/* Requests spaced more than the timeout apart never wait. */
 	scalio_batch_arrival(&p, 5000 + 2 * T);
 	CHECK_EQ(scalio_batch_wait_ns(&p, 1, 100, 5000 + 2 * T,
-				      5000 + 2 * T), 0);
+				      5000 + 2 * T, 0), 0);
 	scalio_batch_arrival(&p, 5000 + 3 * T);
 	CHECK_EQ(p.ewma_gap_ns, 2 * T - T / 8);
 	CHECK_EQ(scalio_batch_wait_ns(&p, 1, 100, 5000 + 3 * T,
-				      5000 + 3 * T), 0);
+				      5000 + 3 * T, 0), 0);
 	/* Nothing queued: nothing to wait for. */
-	CHECK_EQ(scalio_batch_wait_ns(&p, 0, 0, 0, 0), 0);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 0, 0, 0, 0, 0), 0);
 }
 
 static void heavy_load(void)
@@ -77,23 +77,23 @@ static void heavy_load(void)
 	CHECK_EQ(p.ewma_gap_ns, 10 * US);
 	t0 = t;
 	/* Wait until the oldest request has waited the timeout, no more. */
-	CHECK_EQ(scalio_batch_wait_ns(&p, 5, 500, t0, t0), T);
-	CHECK_EQ(scalio_batch_wait_ns(&p, 5, 500, t0, t0 + 30 * US), 70 * US);
-	CHECK_EQ(scalio_batch_wait_ns(&p, 5, 500, t0, t0 + T - 1), 1);
-	CHECK_EQ(scalio_batch_wait_ns(&p, 5, 500, t0, t0 + T), 0);
-	CHECK_EQ(scalio_batch_wait_ns(&p, 5, 500, t0, t0 + 5 * T), 0);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 5, 500, t0, t0, 0), T);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 5, 500, t0, t0 + 30 * US, 0), 70 * US);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 5, 500, t0, t0 + T - 1, 0), 1);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 5, 500, t0, t0 + T, 0), 0);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 5, 500, t0, t0 + 5 * T, 0), 0);
 	/* An oldest stamp in the future is treated as just arrived. */
-	CHECK_EQ(scalio_batch_wait_ns(&p, 5, 500, t0 + 50, t0), T);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 5, 500, t0 + 50, t0, 0), T);
 	/* Full batch (ops or bytes): write now. */
-	CHECK_EQ(scalio_batch_wait_ns(&p, 64, 500, t0, t0), 0);
-	CHECK_EQ(scalio_batch_wait_ns(&p, 63, 500, t0, t0), T);
-	CHECK_EQ(scalio_batch_wait_ns(&p, 5, 1 << 20, t0, t0), 0);
-	CHECK_EQ(scalio_batch_wait_ns(&p, 5, (1 << 20) - 1, t0, t0), T);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 64, 500, t0, t0, 0), 0);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 63, 500, t0, t0, 0), T);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 5, 1 << 20, t0, t0, 0), 0);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 5, (1 << 20) - 1, t0, t0, 0), T);
 	/* Gap estimate right at the timeout: light load. */
 	p.ewma_gap_ns = T;
-	CHECK_EQ(scalio_batch_wait_ns(&p, 5, 500, t0, t0), 0);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 5, 500, t0, t0, 0), 0);
 	p.ewma_gap_ns = T - 1;
-	CHECK_EQ(scalio_batch_wait_ns(&p, 5, 500, t0, t0), T);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 5, 500, t0, t0, 0), T);
 }
 
 static void no_batching(void)
@@ -105,14 +105,14 @@ static void no_batching(void)
 	scalio_batch_init(&p, 1, 1 << 20, T);
 	for (i = 0; i < 50; i++)
 		scalio_batch_arrival(&p, t += 1 * US);
-	CHECK_EQ(scalio_batch_wait_ns(&p, 1, 100, t, t), 0);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 1, 100, t, t, 0), 0);
 	CHECK(!scalio_batch_fits(&p, 1, 100, 100));
 	CHECK(scalio_batch_fits(&p, 0, 0, 100));
 
 	scalio_batch_init(&p, 64, 1 << 20, 0);
 	for (i = 0; i < 50; i++)
 		scalio_batch_arrival(&p, t += 1 * US);
-	CHECK_EQ(scalio_batch_wait_ns(&p, 1, 100, t, t), 0);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 1, 100, t, t, 0), 0);
 }
 
 static void fits(void)
@@ -145,7 +145,7 @@ static u64 simulate(u32 batch_max, u64 gap, int n, double *mean_batch)
 	while (written < n) {
 		if (queued) {
 			w = scalio_batch_wait_ns(&p, queued, queued * 100,
-						 oldest, now);
+						 oldest, now, 0);
 			if (!w) {
 				if (now - oldest > max_wait)
 					max_wait = now - oldest;
@@ -205,6 +205,46 @@ static void simulation(void)
 	CHECK(mean == 1.0);
 }
 
+/*
+ * The inflight hint replaces the load estimate: a lone client (hint 1)
+ * never waits, even under a long timeout and dense arrivals; a client
+ * that announced company is waited for until it is all there, never past
+ * the timeout, never past a full batch.
+ */
+static void hinted(void)
+{
+	struct scalio_batch_policy p;
+	u64 t = 1000000, t0;
+	int i;
+
+	scalio_batch_init(&p, 64, 1 << 20, T);
+	for (i = 0; i < 50; i++)
+		scalio_batch_arrival(&p, t += 1 * US);
+	t0 = t;
+	/* Dense arrivals: unhinted requests wait, a hint of 1 does not. */
+	CHECK_EQ(scalio_batch_wait_ns(&p, 1, 100, t0, t0, 0), T);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 1, 100, t0, t0, 1), 0);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t0, t0, 3), 0);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t0, t0, 2), 0);
+	/* Company announced and missing: wait, bounded by the timeout. */
+	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t0, t0, 4), T);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t0, t0 + T - 1, 4), 1);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t0, t0 + T, 4), 0);
+	/* A hint past batch_max (or a lying one) ends at a full batch. */
+	CHECK_EQ(scalio_batch_wait_ns(&p, 63, 300, t0, t0, 0xffff), T);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 64, 300, t0, t0, 0xffff), 0);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 5, 1 << 20, t0, t0, 0xffff), 0);
+	/* Light load by the estimate does not override announced company. */
+	p.ewma_gap_ns = 10 * T;
+	CHECK_EQ(scalio_batch_wait_ns(&p, 1, 100, t0, t0, 0), 0);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 1, 100, t0, t0, 2), T);
+	/* No batching configured: hints change nothing. */
+	scalio_batch_init(&p, 1, 1 << 20, T);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 1, 100, t0, t0, 64), 0);
+	scalio_batch_init(&p, 64, 1 << 20, 0);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 1, 100, t0, t0, 64), 0);
+}
+
 static const struct t_case cases[] = {
 	T_CASE(init_values),
 	T_CASE(ewma_exact),
@@ -213,6 +253,7 @@ static const struct t_case cases[] = {
 	T_CASE(no_batching),
 	T_CASE(fits),
 	T_CASE(simulation),
+	T_CASE(hinted),
 };
 
 T_MAIN(cases)

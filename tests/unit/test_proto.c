@@ -361,8 +361,14 @@ static void kv_requests(void)
 		kv->flags = 1;
 		CHECK_EQ(chk(len, false), -EPROTO);
 		kv->flags = 0;
-		kv->reserved = cpu_to_le32(1);
+		kv->reserved = cpu_to_le16(1);
 		CHECK_EQ(chk(len, false), -EPROTO);
+		kv->reserved = 0;
+		/* The inflight hint: writes only (its bound is the target's). */
+		kv->inflight = cpu_to_le16(0xffff);
+		CHECK_EQ(chk(len, false),
+			 op == SCALIO_MSG_GET ? -EPROTO : 0);
+		kv->inflight = 0;
 	}
 	/* GET and DELETE carry no value, even with a matching length. */
 	len = make(SCALIO_MSG_GET, false, 0);

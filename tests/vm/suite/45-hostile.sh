@@ -11,7 +11,8 @@
 #                 with a wrong HMAC (-EKEYREJECTED): refused, dropped
 #   rpc-bad       hdr.len != received bytes, a SEND of 8 KiB + 1, unknown
 #                 opcode, the response flag, klen 0 and 33, vlen 4097, a
-#                 status in a request, more requests than the granted depth
+#                 status in a request, a write's inflight hint above the
+#                 granted depth, more requests than the granted depth
 #   inval         SEND-with-invalidate of every rkey it was given, each
 #                 from the connection it was given to; host1 must not
 #                 even reconnect (each connection has its own MRs)
