@@ -27,8 +27,10 @@
 #      through the engine's io_uring path, store counters before/after;
 #      then the same depths with batch_timeout_us=$BENCH_TCG_TIMEOUT_US
 #      (the wait for company scaled to this bed, as the breakdown's
-#      batchtcg), and depth 1 once more with batch_max=1 (the latency
-#      batching costs a lone PUT).
+#      batchtcg), and depth 1 once more with batch_max=1; then
+#      $LAT1_ROUNDS alternating pairs of depth-1 jobs ($LAT1_IOS PUTs),
+#      batched at the scaled timeout / batch_max=1 (the latency batching
+#      costs a lone PUT, a ratio smaller than the bed's drift).
 #   6. depth: YCSB $DEPTH_WORKLOADS on kv0 (batch configuration) from ONE
 #      thread with 1 and with $DEPTH operations in flight (--depth).
 #   7. waits: $WAIT_KEYS fresh keys PUT, then each read twice by
@@ -63,6 +65,8 @@ LAT_ITERS=${BENCH_LAT_ITERS:-300}
 RDMA_SIZE=${BENCH_RDMA_SIZE:-1088}	# one hash block: 64 B + 8 x 128 B
 SWEEP=${BENCH_SWEEP:-1 4 16 64 128}
 SWEEP_IOS=${BENCH_SWEEP_IOS:-2000}
+LAT1_ROUNDS=${BENCH_LAT1_ROUNDS:-3}
+LAT1_IOS=${BENCH_LAT1_IOS:-1000}
 DEPTH=${BENCH_DEPTH:-64}
 DEPTH_WORKLOADS=${BENCH_DEPTH_WORKLOADS:-a c}
 DEPTH_CONFIGS=${BENCH_DEPTH_CONFIGS:-base offload cache batch}
@@ -115,6 +119,8 @@ phase() {	# phase NAME: end the current phase, start NAME ("" ends)
 	echo "limit_secs $LIMIT_SECS"
 	echo "sweep $SWEEP"
 	echo "sweep_ios $SWEEP_IOS"
+	echo "lat1_rounds $LAT1_ROUNDS"
+	echo "lat1_ios $LAT1_IOS"
 	echo "depth $DEPTH"
 	echo "depth_workloads $DEPTH_WORKLOADS"
 	echo "wait_keys $WAIT_KEYS"
@@ -349,6 +355,16 @@ if want sweep; then
 	done
 	setcfg cache
 	sweep 1 1-nobatch
+	# The latency a lone PUT pays for group commit is a ratio near 1,
+	# smaller than this bed's drift between two runs minutes apart: so
+	# alternate batched (scaled timeout) and batch_max=1 at depth 1,
+	# $LAT1_ROUNDS rounds, and compare the pairs.
+	for r in $(seq 1 $LAT1_ROUNDS); do
+		setcfg batchtcg
+		SWEEP_IOS=$LAT1_IOS sweep 1 lat1-batch-$r
+		setcfg cache
+		SWEEP_IOS=$LAT1_IOS sweep 1 lat1-nobatch-$r
+	done
 fi
 
 # The breakdown again with one thread keeping 1 and DEPTH operations in

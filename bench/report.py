@@ -528,6 +528,34 @@ def main():
                         t1["iops"] / nb["iops"] if nb["iops"] else 0))
             L.append("")
 
+    # Alternating depth-1 pairs: batched at the scaled timeout, then
+    # batch_max=1 (files sweep-lat1-{batch,nobatch}-R.*).
+    pairs = []
+    for r in range(1, int(gm.get("lat1_rounds", "0") or 0) + 1):
+        b = load_sweep(raw, "lat1-batch-%d" % r, 1)
+        u = load_sweep(raw, "lat1-nobatch-%d" % r, 1)
+        if b and u and u["p50"]:
+            pairs.append((b, u, b["p50"] / u["p50"]))
+    lat1 = sorted(x[2] for x in pairs)[len(pairs) // 2] if pairs else None
+    if pairs:
+        L.append("A lone PUT's price for group commit, depth 1 in %d "
+                 "alternating pairs of %s PUTs (batched with "
+                 "`batch_timeout_us=%s`, then `batch_max=1`, so the bed's "
+                 "drift between runs minutes apart does not decide the "
+                 "ratio):" % (len(pairs), gm.get("lat1_ios", "?"),
+                              gm.get("tcg_timeout_us", "?")))
+        L.append("")
+        L.append("| pair | batched PUT/s | p50 ms | batch_max=1 PUT/s | "
+                 "p50 ms | p50 batched / batch_max=1 | batched SSD wr/PUT |")
+        L.append("| ---: |" + " ---: |" * 6)
+        for i, (b, u, r) in enumerate(pairs, 1):
+            L.append("| %d | %.1f | %.2f | %.1f | %.2f | %.2fx | %s |"
+                     % (i, b["iops"], b["p50"], u["iops"], u["p50"], r,
+                        f(b["wr_put"], "{:.3f}")))
+        L.append("")
+        L.append("Median ratio: **%.2fx**." % lat1)
+        L.append("")
+
     # ---------------------------------------------------------- depth
     # depth-CONFIG.dN-W.json (older runs: depth-dN-W.json, batch only)
     dep = {}
@@ -673,14 +701,14 @@ def main():
         goals.append(("PUT/s at depth 64 / depth 1, one thread, "
                       "batch_timeout_us scaled to the bed", ">= 4x",
                       r, r >= 4, "{:.2f}x"))
-    if nb and one and nb["p50"]:
+    if lat1 is not None:
+        goals.append(("PUT p50 at depth 1, batched with batch_timeout_us "
+                      "scaled to the bed / batch_max=1, median of %d "
+                      "alternating pairs" % len(pairs),
+                      "<= 1.1x", lat1, lat1 <= 1.1, "{:.2f}x"))
+    elif nb and one and nb["p50"]:
         r = one["p50"] / nb["p50"]
         goals.append(("PUT p50 at depth 1, batched / batch_max=1",
-                      "<= 1.1x", r, r <= 1.1, "{:.2f}x"))
-    if nb and t1 and nb["p50"]:
-        r = t1["p50"] / nb["p50"]
-        goals.append(("PUT p50 at depth 1, batched with batch_timeout_us "
-                      "scaled to the bed / batch_max=1",
                       "<= 1.1x", r, r <= 1.1, "{:.2f}x"))
     if miss_w is not None:
         goals.append(("network waits per miss", "<= 4", miss_w,
