@@ -291,6 +291,13 @@ static inline u16 scalio_hash_fp(u64 hash)
 	return fp ? fp : 1;
 }
 
+/* Slots per block the format allows: 4, 8 or 16 (a power of two). */
+static inline bool scalio_slots_valid(u32 slots)
+{
+	return slots >= SCALIO_SLOTS_MIN && slots <= SCALIO_SLOTS_MAX &&
+	       !(slots & (slots - 1));
+}
+
 /* Blocks map to SSDs round-robin: each SSD owns its own log. */
 static inline u32 scalio_block_ssd(u32 block, u32 nr_ssds)
 {

@@ -88,7 +88,7 @@ static int scalio_msg_check_hello_rep(const struct scalio_msg_hello_rep *m,
 	nr_chunks = le32_to_cpu(m->nr_chunks);
 	if (!nr_blocks || (nr_blocks & (nr_blocks - 1)))
 		return -EBADMSG;
-	if (slots != 4 && slots != 8 && slots != 16)
+	if (!scalio_slots_valid(slots))
 		return -EBADMSG;
 	if (le32_to_cpu(m->block_size) != SCALIO_BLOCK_SIZE(slots))
 		return -EBADMSG;

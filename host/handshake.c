@@ -128,7 +128,7 @@ static int scalio_hello(struct scalio_hstore *hs, bool again)
 	WRITE_ONCE(hs->keepalive_ms,
 		   clamp_t(u32, kato, SCALIO_KATO_MIN_MS, SCALIO_KATO_MAX_MS) / 3);
 	if (!hs->nr_blocks || !is_power_of_2(hs->nr_blocks) ||
-	    (hs->slots != 4 && hs->slots != 8 && hs->slots != 16) ||
+	    !scalio_slots_valid(hs->slots) ||
 	    hs->block_size != SCALIO_BLOCK_SIZE(hs->slots) ||
 	    !hs->nr_ssds || hs->nr_ssds > SCALIO_MAX_SSDS ||
 	    !hs->nr_chunks || hs->nr_chunks > hs->nr_blocks ||

@@ -70,7 +70,7 @@ static bool scalio_chk_nr_blocks(u32 v)
 
 static bool scalio_chk_slots(u32 v)
 {
-	return v == 4 || v == 8 || v == 16;
+	return scalio_slots_valid(v);
 }
 
 static bool scalio_chk_batch_max(u32 v)

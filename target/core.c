@@ -92,8 +92,7 @@ static int scalio_params_check(void)
 	BUILD_BUG_ON(SCALIO_NR_BLOCKS_MAX > SCALIO_MAX_BLOCKS);
 	BUILD_BUG_ON(SCALIO_BATCH_MAX_LIMIT > SCALIO_TB_MAX);
 	if (!is_power_of_2(nr_blocks) || nr_blocks > SCALIO_NR_BLOCKS_MAX ||
-	    (slots_per_block != 4 && slots_per_block != 8 &&
-	     slots_per_block != 16) ||
+	    !scalio_slots_valid(slots_per_block) ||
 	    !batch_max || batch_max > SCALIO_BATCH_MAX_LIMIT ||
 	    batch_timeout_us > SCALIO_BATCH_TIMEOUT_MAX_US ||
 	    lease_ms < SCALIO_LEASE_MIN_MS || lease_ms > SCALIO_LEASE_MAX_MS ||
@@ -174,7 +173,7 @@ static int scalio_store_validate(struct scalio_store *st)
 		       st->name, st->nr_blocks, n);
 		return -EINVAL;
 	}
-	if (st->slots != 4 && st->slots != 8 && st->slots != 16) {
+	if (!scalio_slots_valid(st->slots)) {
 		pr_err("%s: attr_slots_per_block must be 4, 8 or 16\n",
 		       st->name);
 		return -EINVAL;

@@ -73,7 +73,7 @@ int scalio_index_alloc(struct scalio_index *idx, u32 nr_blocks, u32 slots,
 
 	memset(idx, 0, sizeof(*idx));
 	if (!is_power_of_2(nr_blocks) ||
-	    (slots != 4 && slots != 8 && slots != 16) ||
+	    !scalio_slots_valid(slots) ||
 	    !nr_ssds || nr_ssds > SCALIO_MAX_SSDS)
 		return -EINVAL;
 
