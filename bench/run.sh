@@ -115,9 +115,9 @@ $py "$top/bench/report.py" "$raw" "$out" || {
 }
 if [ $publish = 1 ]; then
 	cp "$out/results.md" "$out/breakdown.png" "$out/scaling.png" \
-		"$top/bench/" || exit 1
+		"$out/sweep.png" "$top/bench/" || exit 1
 	echo "bench: published bench/results.md, bench/breakdown.png," \
-	     "bench/scaling.png (raw data in $raw)"
+	     "bench/scaling.png, bench/sweep.png (raw data in $raw)"
 fi
 echo "bench: report $out/results.md ($((t1 - t0)) s in the VMs)"
 exit 0
