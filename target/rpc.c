@@ -675,10 +675,10 @@ static int scalio_rpc_validate(const struct scalio_rpc *rpc, u16 op)
 			return -EBADMSG;
 		/*
 		 * The commit thread waits for the company a hint announces:
-		 * no client may announce more than it may have outstanding.
+		 * no client may announce more than it may have outstanding
+		 * (scalio_msg_check() already refused a hint on a GET).
 		 */
-		if (le16_to_cpu(m->inflight) > rpc->conn->queue_depth ||
-		    (op == SCALIO_MSG_GET && m->inflight))
+		if (le16_to_cpu(m->inflight) > rpc->conn->queue_depth)
 			return -EPROTO;
 		return 0;
 	case SCALIO_MSG_CHUNKS:
