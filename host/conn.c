@@ -435,6 +435,7 @@ int scalio_conn_reconnect(struct scalio_hstore *hs)
 	clear_bit(SCALIO_CONN_CONNECTED, &conn->flags);
 	clear_bit(SCALIO_CONN_FREED, &conn->flags);
 	clear_bit(SCALIO_CONN_DEAD, &conn->flags);
+	clear_bit(SCALIO_CONN_PROTO_ERR, &conn->flags);
 	conn->cm_error = 0;
 	/*
 	 * A restarted target's clock starts again from its boot: forget the

@@ -13,7 +13,10 @@
  * thread.  A waiter never hangs: RPCs time out, and a lost connection
  * (disconnect, fatal completion, timeout of a one-sided op) moves the QP to
  * the error state, which flushes every posted request, and fails every
- * RPC waiter with -ENOTCONN.
+ * RPC waiter with -ENOTCONN.  A message no correct target sends (malformed,
+ * a runt, an answer to no request in flight) fails the connection too, as
+ * nvme-rdma starts error recovery on a completion it cannot match; the
+ * waiters then get -EPROTO.
  *
  * This file knows nothing of the protocol above it nor of the connection's
  * lifecycle (conn.c): a failure only marks the connection dead and queues
@@ -49,9 +52,13 @@ static void __scalio_rpc_unref(struct scalio_conn *conn,
 /**
  * scalio_rpc_fail_all() - fail every RPC still waiting for its response
  * @conn:	connection that is gone (its QP stopped)
+ *
+ * The waiters get -EPROTO when the target broke the protocol on it
+ * (scalio_conn_violation()), else -ENOTCONN.
  */
 void scalio_rpc_fail_all(struct scalio_conn *conn)
 {
+	int err = scalio_conn_dead_err(conn);
 	unsigned long flags;
 	u32 i;
 
@@ -65,7 +72,7 @@ void scalio_rpc_fail_all(struct scalio_conn *conn)
 			continue;
 		rpc->rsp_pending = false;
 		if (rpc->state == SCALIO_RPC_WAITING) {
-			rpc->status = -ENOTCONN;
+			rpc->status = err;
 			rpc->state = SCALIO_RPC_DONE;
 			complete(&rpc->done);
 		}
@@ -90,6 +97,27 @@ void scalio_conn_fail(struct scalio_conn *conn)
 		return;
 	pr_warn("%s: connection lost\n", conn->hs->name);
 	queue_work(system_wq, &conn->fail_work);
+}
+
+/**
+ * scalio_conn_violation() - fail a connection whose target broke the protocol
+ * @conn:	connection
+ * @why:	what the target sent, for the log
+ * @val:	a number that goes with it (tag, length)
+ *
+ * On a live connection every response answers a request still in flight:
+ * a timed-out request fails the connection, so no late answer can be
+ * legitimate.  Dropping what does not fit and carrying on would let a
+ * broken or hostile target keep the host busy; its waiters would wait out
+ * the RPC timeout instead of learning at once.
+ */
+static void scalio_conn_violation(struct scalio_conn *conn, const char *why,
+				  u64 val)
+{
+	pr_warn_ratelimited("%s: protocol violation by the target: %s (%llx)\n",
+			    conn->hs->name, why, val);
+	set_bit(SCALIO_CONN_PROTO_ERR, &conn->flags);
+	scalio_conn_fail(conn);
 }
 
 /* ------------------------------------------------------------------ */
@@ -264,8 +292,7 @@ static void scalio_rpc_deliver(struct scalio_conn *conn, const void *buf,
 	unsigned long flags;
 
 	if (idx >= conn->qd_req) {
-		pr_warn_ratelimited("%s: response with bad tag %llx\n",
-				    conn->hs->name, tag);
+		scalio_conn_violation(conn, "response with bad tag", tag);
 		return;
 	}
 	rpc = &conn->rpcs[idx];
@@ -273,8 +300,7 @@ static void scalio_rpc_deliver(struct scalio_conn *conn, const void *buf,
 	if (!rpc->rsp_pending || rpc->seq != seq ||
 	    rpc->opcode != le16_to_cpu(hdr->opcode)) {
 		spin_unlock_irqrestore(&conn->rpc_lock, flags);
-		pr_warn_ratelimited("%s: unexpected response, tag %llx\n",
-				    conn->hs->name, tag);
+		scalio_conn_violation(conn, "unexpected response, tag", tag);
 		return;
 	}
 	rpc->rsp_pending = false;
@@ -308,11 +334,13 @@ static void scalio_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 				   DMA_FROM_DEVICE);
 	if (wc->byte_len < sizeof(struct scalio_msg_hdr) ||
 	    wc->byte_len > SCALIO_MSG_SIZE) {
-		pr_warn_ratelimited("%s: runt or oversized message (%u)\n",
-				    conn->hs->name, wc->byte_len);
+		scalio_conn_violation(conn, "runt or oversized message",
+				      wc->byte_len);
 	} else if (scalio_msg_check(rv->buf, wc->byte_len, true)) {
-		pr_warn_ratelimited("%s: malformed message dropped\n",
-				    conn->hs->name);
+		const struct scalio_msg_hdr *hdr = rv->buf;
+
+		scalio_conn_violation(conn, "malformed message, opcode",
+				      le16_to_cpu(hdr->opcode));
 	} else {
 		scalio_rpc_deliver(conn, rv->buf, wc->byte_len);
 	}
@@ -341,7 +369,7 @@ struct scalio_rpc *scalio_rpc_get(struct scalio_conn *conn)
 
 	for (;;) {
 		if (scalio_conn_dead(conn))
-			return ERR_PTR(-ENOTCONN);
+			return ERR_PTR(scalio_conn_dead_err(conn));
 		spin_lock_irqsave(&conn->rpc_lock, flags);
 		rpc = list_first_entry_or_null(&conn->rpc_free,
 					       struct scalio_rpc, entry);
@@ -413,8 +441,9 @@ void scalio_rpc_put(struct scalio_conn *conn, struct scalio_rpc *rpc)
  * (@rpc->rsp_len bytes) until scalio_rpc_put().  The response's own status
  * is the caller's to interpret.
  *
- * Return: 0, -ENOTCONN (connection lost), -ETIMEDOUT (no answer in time; the
- * connection is failed, and the tag stays reserved until its end).
+ * Return: 0, -ENOTCONN (connection lost), -EPROTO (lost because the target
+ * broke the protocol), -ETIMEDOUT (no answer in time; the connection is
+ * failed, and the tag stays reserved until its end).
  */
 int scalio_rpc_exec(struct scalio_conn *conn, struct scalio_rpc *rpc,
 		    u16 opcode, u32 len)
@@ -476,7 +505,7 @@ int scalio_rpc_exec(struct scalio_conn *conn, struct scalio_rpc *rpc,
 		spin_unlock_irqrestore(&conn->rpc_lock, flags);
 		if (ret != -ENOTCONN)
 			scalio_conn_fail(conn);
-		return -ENOTCONN;
+		return scalio_conn_dead_err(conn);
 	}
 
 	if (!wait_for_completion_timeout(&rpc->done,

@@ -210,6 +210,7 @@ enum {
 	SCALIO_CONN_DEAD,	/* failed or being torn down: no new work */
 	SCALIO_CONN_FREED,	/* RDMA resources released */
 	SCALIO_CONN_RECONNECTING, /* a reconnect attempt is building it */
+	SCALIO_CONN_PROTO_ERR,	/* the target broke the protocol on it */
 };
 
 /**
@@ -405,6 +406,13 @@ static inline void scalio_hstat_inc(struct scalio_hstore *hs,
 static inline bool scalio_conn_dead(struct scalio_conn *conn)
 {
 	return test_bit(SCALIO_CONN_DEAD, &conn->flags);
+}
+
+/* Why a dead connection takes no request: the target's violation or not. */
+static inline int scalio_conn_dead_err(struct scalio_conn *conn)
+{
+	return test_bit(SCALIO_CONN_PROTO_ERR, &conn->flags) ? -EPROTO :
+							       -ENOTCONN;
 }
 
 /**

@@ -28,11 +28,14 @@
  *                  a CHUNKS answer that does not tile the table
  *   ssd-index ssd-nqn-unterminated ssd-nqn-bad ssd-short
  *                  a bad SSD_INFO answer
- *   noise          every answer is preceded by malformed or unexpected
- *                  responses (bad tag index, stale use count, another
+ *   noise-tag noise-stale noise-op noise-flag noise-len noise-status
+ *   noise-runt     the HELLO answer is preceded by a copy of it with a tag
+ *                  index past the table, a stale use count, another
  *                  opcode, no response flag, a length that lies, a
- *                  positive status, a runt) and followed by a replay of
- *                  itself: all must be dropped, the handshake must work
+ *                  positive status, or cut to 8 bytes
+ *   noise-replay   the HELLO answer is sent twice
+ *                  (no correct target sends any of these: the host must
+ *                  fail the connection, and with it the attach)
  *   oversize       the HELLO answer is one byte larger than a message
  *                  buffer: the host's receive fails, so must the attach
  */
@@ -126,43 +129,35 @@ static void rsp_hdr(struct scalio_msg_hdr *h, const struct scalio_msg_hdr *req,
 	h->status = cpu_to_le32((uint32_t)status);
 }
 
-/* Malformed or unexpected copies of the answer @rsp to @req, sent first. */
+/*
+ * noise-*: a malformed or unexpected copy of the HELLO answer @rsp, sent
+ * before it (noise-replay: the answer itself again, after it).  No correct
+ * target sends any of them: the host must fail the connection.
+ */
 static void send_noise(struct ft *f, const uint8_t *rsp, uint32_t len)
 {
 	static uint8_t m[MSG];
 	struct scalio_msg_hdr *h = (void *)m;
 	uint64_t tag = le64_to_cpu(((const struct scalio_msg_hdr *)rsp)->tag);
-	uint16_t op = le16_to_cpu(((const struct scalio_msg_hdr *)rsp)->opcode);
 
 	memcpy(m, rsp, len);
-	h->tag = cpu_to_le64(tag | 0xffff);		/* index past the table */
+	if (is(f, "noise-tag"))
+		h->tag = cpu_to_le64(tag | 0xffff);	/* index past the table */
+	else if (is(f, "noise-stale"))
+		h->tag = cpu_to_le64(tag + (1ULL << 16)); /* stale use count */
+	else if (is(f, "noise-op"))
+		h->opcode = cpu_to_le16(SCALIO_MSG_STATS); /* another request's */
+	else if (is(f, "noise-flag"))
+		h->flags = 0;				/* not a response */
+	else if (is(f, "noise-len"))
+		h->len = cpu_to_le32(len + 8);		/* longer than sent */
+	else if (is(f, "noise-status"))
+		h->status = cpu_to_le32(5);		/* not 0 or -errno */
+	else if (is(f, "noise-runt"))
+		len = 8;
+	else
+		return;
 	send_msg(f, m, len);
-	memcpy(m, rsp, len);
-	h->tag = cpu_to_le64(tag + (1ULL << 16));	/* stale use count */
-	send_msg(f, m, len);
-	memcpy(m, rsp, len);
-	h->opcode = cpu_to_le16(op == SCALIO_MSG_HELLO ? SCALIO_MSG_STATS :
-				SCALIO_MSG_HELLO);	/* another request's */
-	send_msg(f, m, len);
-	memcpy(m, rsp, len);
-	h->flags = 0;					/* not a response */
-	send_msg(f, m, len);
-	memcpy(m, rsp, len);
-	h->len = cpu_to_le32(len + 8);			/* longer than sent */
-	send_msg(f, m, len);
-	memcpy(m, rsp, len);
-	h->status = cpu_to_le32(5);			/* not 0 or -errno */
-	send_msg(f, m, len);
-	send_msg(f, rsp, 8);				/* runt */
-}
-
-static void answer(struct ft *f, const uint8_t *rsp, uint32_t len)
-{
-	if (is(f, "noise"))
-		send_noise(f, rsp, len);
-	send_msg(f, rsp, len);
-	if (is(f, "noise"))
-		send_msg(f, rsp, len);			/* replay */
 }
 
 static void do_hello(struct ft *f, const struct scalio_msg_hdr *req)
@@ -213,7 +208,10 @@ static void do_hello(struct ft *f, const struct scalio_msg_hdr *req)
 	else if (is(f, "oversize"))
 		len = MSG + 1;
 	r->hdr.len = cpu_to_le32(len);
-	answer(f, m, len);
+	send_noise(f, m, len);
+	send_msg(f, m, len);
+	if (is(f, "noise-replay"))
+		send_msg(f, m, len);
 }
 
 /* Two chunks of 32 blocks (the lies bend the second). */
@@ -257,7 +255,7 @@ static void do_chunks(struct ft *f, const struct scalio_msg_hdr *req)
 		nr = 0;
 	r->nr = cpu_to_le32(nr);
 	rsp_hdr(&r->hdr, req, len, 0);
-	answer(f, m, len);
+	send_msg(f, m, len);
 }
 
 static void do_ssd_info(struct ft *f, const struct scalio_msg_hdr *req)
@@ -281,7 +279,7 @@ static void do_ssd_info(struct ft *f, const struct scalio_msg_hdr *req)
 	else if (is(f, "ssd-short"))
 		len = sizeof(*r) - 1;
 	rsp_hdr(&r->hdr, req, len, 0);
-	answer(f, m, len);
+	send_msg(f, m, len);
 }
 
 static void on_request(struct ft *f, const uint8_t *buf, uint32_t len)
@@ -311,7 +309,7 @@ static void on_request(struct ft *f, const uint8_t *buf, uint32_t len)
 	default:
 		rsp_hdr(&rsp, req, sizeof(rsp), -EOPNOTSUPP);
 	}
-	answer(f, (const uint8_t *)&rsp, sizeof(rsp));
+	send_msg(f, &rsp, sizeof(rsp));
 }
 
 static void cm_rep_fill(struct ft *f, struct scalio_cm_rep *rep,
