@@ -81,7 +81,11 @@ static int scalio_write_rpc(struct scalio_hstore *hs, u16 op, const u8 *key,
 	req->vlen = cpu_to_le16(vlen);
 	if (vlen)
 		memcpy(req->value, value, vlen);
-	/* Outstanding writes hold tags: at most qd, unless a reconnect shrank it. */
+	/*
+	 * Each outstanding write holds a tag, so this is at most qd; the
+	 * clamp only guards that.  qd and peer_minor cannot change under us:
+	 * scalio_write() holds io_rwsem, which a reconnect takes to write.
+	 */
 	inflight = min_t(u32, atomic_inc_return(out), READ_ONCE(hs->conn.qd));
 	if (READ_ONCE(hs->conn.peer_minor) >= 1)
 		req->inflight = cpu_to_le16(inflight);
