@@ -1,17 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * scalio_faketarget: a hostile scalio target, for the VM suite's
- * 46-hostile-target test.  It listens like scalio-target.ko, accepts one
- * connection and answers the host module's handshake (ADMIT, HELLO,
+ * 46-hostile-target test.  It listens like scalio-target.ko, accepts
+ * connections and answers the host module's handshake (ADMIT, HELLO,
  * CHUNKS, SSD_INFO, the one-sided READ of the clock word) and its
- * KEEPALIVEs, but lies in the way SCENARIO names.  The host module must
- * refuse every lie with an error (or drop it and carry on), never oops,
- * hang or spin.  Same wire structs as the modules (common/scalio_proto.h).
+ * KEEPALIVEs, but lies in the way each SCENARIO names.  The host module
+ * must refuse every lie with an error, never oops, hang or spin.  Same wire
+ * structs as the modules (common/scalio_proto.h).
  *
- * Usage: scalio_faketarget PORT SCENARIO SECONDS
- *   Serves one connection, at most SECONDS after it was accepted, then
- *   prints "keepalives N" and "requests N" and exits 0 (1: it could not
- *   listen or accept, 2: usage).
+ * Usage: scalio_faketarget PORT SECONDS SCENARIO[=SECONDS]...
+ *   Serves one connection per SCENARIO, in order (one vmctl call starts
+ *   them all: each costs seconds on the debug lane): each until the host
+ *   drops it or SECONDS after it was accepted.  Prints "== SCENARIO" when
+ *   it waits for that scenario's connection, "end SCENARIO keepalives N
+ *   requests N" when it is over, "done" at the end, and exits 0 (1: it
+ *   could not listen or accept, 2: usage).  A connection request while a
+ *   scenario's connection is up is rejected (it would be the host's
+ *   reconnect, not the next scenario's attach).
  *
  * Scenarios (each a single lie; "ok" tells none):
  *   ok             a well-formed store: 64 blocks x 8 slots, 1 SSD
@@ -410,7 +415,7 @@ static int cm_events(struct ft *f)
 	while (!rdma_get_cm_event(f->ec, &ev)) {
 		switch (ev->event) {
 		case RDMA_CM_EVENT_CONNECT_REQUEST:
-			if (f->id) {	/* one connection per run */
+			if (f->id) {	/* one connection per scenario */
 				rdma_reject(ev->id, NULL, 0);
 				break;
 			}
@@ -434,48 +439,68 @@ static int cm_events(struct ft *f)
 			break;
 		}
 		rdma_ack_cm_event(ev);
-		if (ret)
+		/* What follows (the next attach) is the next scenario's. */
+		if (ret || f->gone)
 			return ret;
 	}
 	return errno == EAGAIN ? 0 : -errno;
 }
 
-int main(int argc, char **argv)
+/* Release the scenario's connection and everything it used. */
+static void conn_release(struct ft *f)
 {
-	struct sockaddr_in sin = { .sin_family = AF_INET };
-	struct ft f = { };
-	double t_acc = 0, secs;
+	if (f->id) {
+		rdma_disconnect(f->id);
+		if (f->id->qp)
+			rdma_destroy_qp(f->id);
+		rdma_destroy_id(f->id);
+	}
+	if (f->rmr)
+		ibv_dereg_mr(f->rmr);
+	if (f->mr)
+		ibv_dereg_mr(f->mr);
+	if (f->cq)
+		ibv_destroy_cq(f->cq);
+	if (f->pd)
+		ibv_dealloc_pd(f->pd);
+	free(f->buf);
+	free(f->region);
+	f->id = NULL;
+	f->rmr = NULL;
+	f->mr = NULL;
+	f->cq = NULL;
+	f->pd = NULL;
+	f->buf = NULL;
+	f->region = NULL;
+}
+
+/*
+ * Serve scenario f->sc on one connection: wait for it, then until the host
+ * drops it or @secs after it was accepted.  Return: 0, or -1 when the CM
+ * failed.
+ */
+static int serve(struct ft *f, double secs)
+{
+	double t_acc = 0;
 	struct ibv_wc wc[16];
-	int n, i, ret;
+	int n, i;
 
-	if (argc != 4 || atoi(argv[1]) <= 0 || atof(argv[3]) <= 0) {
-		fprintf(stderr, "usage: %s PORT SCENARIO SECONDS\n", argv[0]);
-		return 2;
-	}
-	f.sc = argv[2];
-	secs = atof(argv[3]);
-	sin.sin_port = htons(atoi(argv[1]));
-	f.ec = rdma_create_event_channel();
-	if (!f.ec || rdma_create_id(f.ec, &f.listen, NULL, RDMA_PS_TCP) ||
-	    rdma_bind_addr(f.listen, (struct sockaddr *)&sin) ||
-	    rdma_listen(f.listen, 4)) {
-		perror("faketarget: listen");
-		return 1;
-	}
-	fcntl(f.ec->fd, F_SETFL, fcntl(f.ec->fd, F_GETFL) | O_NONBLOCK);
-	printf("listening on port %s, scenario %s\n", argv[1], f.sc);
+	f->gone = false;
+	f->next_send = 0;
+	f->keepalives = 0;
+	f->requests = 0;
+	printf("== %s\n", f->sc);
 	fflush(stdout);
+	while (!f->gone) {
+		struct pollfd pfd = { .fd = f->ec->fd, .events = POLLIN };
 
-	while (!f.gone) {
-		struct pollfd pfd = { .fd = f.ec->fd, .events = POLLIN };
-
-		if (cm_events(&f))
-			break;
-		if (f.id && f.cq && !t_acc)
+		if (cm_events(f))
+			return -1;
+		if (f->id && f->cq && !t_acc)
 			t_acc = now_s();
 		if (t_acc && now_s() - t_acc > secs)
 			break;
-		n = f.cq ? ibv_poll_cq(f.cq, 16, wc) : 0;
+		n = f->cq ? ibv_poll_cq(f->cq, 16, wc) : 0;
 		for (i = 0; i < n; i++) {
 			if (wc[i].status != IBV_WC_SUCCESS) {
 				if (wc[i].status != IBV_WC_WR_FLUSH_ERR)
@@ -485,31 +510,58 @@ int main(int argc, char **argv)
 			}
 			if (!(wc[i].opcode & IBV_WC_RECV))
 				continue;
-			on_request(&f, rbuf(&f, wc[i].wr_id), wc[i].byte_len);
-			post_recv(&f, wc[i].wr_id);
+			on_request(f, rbuf(f, wc[i].wr_id), wc[i].byte_len);
+			post_recv(f, wc[i].wr_id);
 		}
 		if (!n)
 			poll(&pfd, 1, 1);
 	}
-	ret = t_acc ? 0 : 1;
-	printf("keepalives %lu\nrequests %lu\n", f.keepalives, f.requests);
-	if (f.id) {
-		rdma_disconnect(f.id);
-		if (f.id->qp)
-			rdma_destroy_qp(f.id);
-		rdma_destroy_id(f.id);
+	printf("end %s keepalives %lu requests %lu\n", f->sc, f->keepalives,
+	       f->requests);
+	fflush(stdout);
+	conn_release(f);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct ft f = { };
+	double secs;
+	int a, ret = 0;
+
+	if (argc < 4 || atoi(argv[1]) <= 0 || atof(argv[2]) <= 0) {
+		fprintf(stderr, "usage: %s PORT SECONDS SCENARIO[=SECONDS]...\n",
+			argv[0]);
+		return 2;
 	}
-	if (f.rmr)
-		ibv_dereg_mr(f.rmr);
-	if (f.mr)
-		ibv_dereg_mr(f.mr);
-	if (f.cq)
-		ibv_destroy_cq(f.cq);
-	if (f.pd)
-		ibv_dealloc_pd(f.pd);
+	sin.sin_port = htons(atoi(argv[1]));
+	f.ec = rdma_create_event_channel();
+	if (!f.ec || rdma_create_id(f.ec, &f.listen, NULL, RDMA_PS_TCP) ||
+	    rdma_bind_addr(f.listen, (struct sockaddr *)&sin) ||
+	    rdma_listen(f.listen, 4)) {
+		perror("faketarget: listen");
+		return 1;
+	}
+	fcntl(f.ec->fd, F_SETFL, fcntl(f.ec->fd, F_GETFL) | O_NONBLOCK);
+	printf("listening on port %s\n", argv[1]);
+	fflush(stdout);
+
+	for (a = 3; a < argc && !ret; a++) {
+		char *eq = strchr(argv[a], '=');
+
+		secs = atof(argv[2]);
+		if (eq) {
+			*eq = '\0';
+			secs = atof(eq + 1);
+		}
+		f.sc = argv[a];
+		if (serve(&f, secs > 0 ? secs : atof(argv[2])))
+			ret = 1;
+	}
+	conn_release(&f);
+	printf("done\n");
 	rdma_destroy_id(f.listen);
 	rdma_destroy_event_channel(f.ec);
-	free(f.buf);
-	free(f.region);
 	return ret;
 }

@@ -56,34 +56,58 @@ ok() { echo "ok: $*"; }
 bad() { echo "FAIL: $*"; nfail=$((nfail + 1)); }
 tg() { vmctl exec-target "$*"; }
 
-# start SCENARIO SECONDS: run the fake target on the target VM and wait
-# there until it listens (one vmctl call: each costs seconds on the debug
-# lane).
-start() {
-	tg "$FT $P $1 $2 > /tmp/ft.$1.log 2>&1 &
-		for i in \$(seq 100); do
-			grep -q listening /tmp/ft.$1.log && exit 0; sleep 0.2
-		done; cat /tmp/ft.$1.log; exit 1"
-}
-
-# finish SCENARIO: wait for the fake target to exit (it does once the
-# host drops the connection, or after its SECONDS); print its log.
-finish() {
-	tg "for i in \$(seq $((300 * F))); do
-			grep -q '^requests' /tmp/ft.$1.log && break; sleep 0.2
-		done
-		grep -q '^requests' /tmp/ft.$1.log ||
-			{ echo STILL-RUNNING; pkill -f scalio_faketarget; }
-		cat /tmp/ft.$1.log" > /tmp/ft.log 2>&1
-	sed 's/^/   ft| /' /tmp/ft.log
-	! grep -q STILL-RUNNING /tmp/ft.log || bad "$1: fake target still running"
-}
-
 # want SCENARIO: is it to run?
 want() {
 	[ -z "$ONLY" ] || case " $ONLY " in *" $1 "*) ;; *) return 1 ;; esac
 }
-nrun=0	# scenarios run
+nrun=0 ran=''	# scenarios run, and in which order
+
+# The scenarios, in the order this script runs them; the fake target
+# serves one connection to each, in this order.
+ALL="ok cm-none cm-magic cm-major cm-qd0 cm-qd-big cm-cid0 cm-cid-big
+	hello-short hello-nblocks0 hello-nblocks3 hello-slots5 hello-bsize
+	hello-nssds0 hello-nssds-big hello-nchunks0 hello-nchunks-big
+	hello-lease0 hello-lease-big hello-features
+	chunks-gap chunks-overlap chunks-short-cover chunks-nr-big chunks-first
+	chunks-len chunks-zero ssd-short ssd-nqn-unterminated ssd-index
+	ssd-nqn-bad oversize noise-tag noise-stale noise-replay noise-op
+	noise-flag noise-len noise-status noise-runt kato-tiny"
+W=$((10 * F))	# kato-tiny's connection, in seconds
+list='' args=''
+for sc in $ALL; do
+	want "$sc" || continue
+	list="$list $sc"
+	case $sc in
+	kato-tiny) args="$args $sc=$W" ;;
+	*) args="$args $sc" ;;
+	esac
+done
+
+# One vmctl call starts the fake target for every scenario (each call
+# costs seconds on the debug lane) and waits until it listens.
+tg "$FT $P $((60 * F)) $args > /tmp/ft.log 2>&1 &
+	for i in \$(seq 100); do
+		grep -q listening /tmp/ft.log && exit 0; sleep 0.2
+	done; cat /tmp/ft.log; exit 1" || bad "no fake target"
+
+# finish: wait for the fake target to be done with every scenario (it ends
+# the last connection SECONDS after accepting it), print its log, and
+# check that it served every scenario, in order.  A connection too many
+# would shift every later lie by one: then the last attach finds no fake
+# target and fails with another error than EPROTO.
+finish() {
+	tg "for i in \$(seq $((300 * F))); do
+			grep -q '^done' /tmp/ft.log && break; sleep 0.2
+		done
+		grep -q '^done' /tmp/ft.log ||
+			{ echo STILL-RUNNING; pkill -f \"^$FT \"; }
+		cat /tmp/ft.log" > /tmp/ft.log 2>&1
+	sed 's/^/   ft| /' /tmp/ft.log
+	! grep -q STILL-RUNNING /tmp/ft.log || bad "fake target still running"
+	served=$(sed -n 's/^end \([^ ]*\) .*/\1/p' /tmp/ft.log | tr '\n' ' ')
+	[ "$(echo $served)" = "$(echo $list)" ] && ok "fake target served each scenario once, in order" ||
+		bad "fake target served '$(echo $served)', not '$(echo $list)'"
+}
 
 # Host kernel log lines since the last mark (the log is never cleared: the
 # bed checks all of it at the end).
@@ -95,10 +119,9 @@ newlog() { dmesg | tail -n +$((m0 + 1)); }
 must_fail() {
 	sc=$1 pat=$2
 	want "$sc" || return 0
-	nrun=$((nrun + 1))
+	nrun=$((nrun + 1)) ran="$ran $sc"
 	echo "== $sc"
 	mark
-	start "$sc" $((60 * F)) || { bad "$sc: no fake target"; return; }
 	out=$(scalioctl attach fake --addr "$A" --port $P 2>&1)
 	rc=$?
 	echo "$out" | sed 's/^/   | /'
@@ -116,18 +139,16 @@ must_fail() {
 	else
 		bad "$sc: host log lacks /$pat/"; newlog | tail -n 5
 	fi
-	finish "$sc"
 }
 
-# must_attach SCENARIO SECONDS: the kernel attach succeeds (scalioctl
-# then fails to nvme-connect the fake SSD: expected).
+# must_attach SCENARIO: the kernel attach succeeds (scalioctl then fails
+# to nvme-connect the fake SSD: expected).
 must_attach() {
 	sc=$1
 	want "$sc" || return 1
-	nrun=$((nrun + 1))
+	nrun=$((nrun + 1)) ran="$ran $sc"
 	echo "== $sc"
 	mark
-	start "$sc" "$2" || { bad "$sc: no fake target"; return 1; }
 	out=$(scalioctl attach fake --addr "$A" --port $P 2>&1)
 	echo "$out" | sed 's/^/   | /'
 	if echo "$out" | grep -q "SCALIO_IOC_ATTACH" || [ ! -e /dev/scalio/fake ]; then
@@ -138,10 +159,9 @@ must_attach() {
 }
 
 MALFORMED='protocol violation by the target: (malformed message|runt or oversized)'
-if must_attach ok $((60 * F)); then
+if must_attach ok; then
 	scalioctl detach fake > /dev/null || bad "ok: detach"
 fi
-want ok && finish ok
 
 for sc in cm-none cm-magic cm-major cm-qd0 cm-qd-big cm-cid0 cm-cid-big; do
 	must_fail $sc "fake: bad accept private data"
@@ -177,19 +197,19 @@ for sc in noise-flag noise-len noise-status; do
 done
 must_fail noise-runt "$V: runt or oversized"
 
-# A 1 ms KATO from the target: keep-alives at most once a second.
-W=$((10 * F))
-if must_attach kato-tiny $W; then
-	finish kato-tiny
-	ka=$(tg "sed -n 's/^keepalives //p' /tmp/ft.kato-tiny.log")
+# A 1 ms KATO from the target: keep-alives at most once a second.  The
+# fake target ends this last connection after W seconds.
+katt=0
+must_attach kato-tiny && katt=1
+finish
+if [ $katt = 1 ]; then
+	ka=$(sed -n 's/^end kato-tiny keepalives \([0-9]*\) .*/\1/p' /tmp/ft.log)
 	if [ -n "$ka" ] && [ "$ka" -ge 1 ] && [ "$ka" -le $((W + 2)) ]; then
 		ok "kato-tiny: $ka keep-alives in ${W}s (clamped to one a second)"
 	else
 		bad "kato-tiny: '$ka' keep-alives in ${W}s (at most $((W + 2)) allowed)"
 	fi
 	scalioctl detach fake > /dev/null || bad "kato-tiny: detach"
-elif want kato-tiny; then
-	finish kato-tiny
 fi
 
 # The real store is untouched by all this.
@@ -204,6 +224,8 @@ else
 fi
 [ "$nrun" = "$want" ] && ok "$nrun scenarios ran" ||
 	bad "$nrun scenarios ran, $want expected"
+[ "$(echo $ran)" = "$(echo $list)" ] ||
+	bad "scenarios ran in the order '$(echo $ran)', the fake served '$(echo $list)'"
 
 [ $nfail = 0 ] || { echo "HOSTILE TARGET TEST FAILED: $nfail check(s)"; exit 1; }
 echo "HOSTILE TARGET TEST PASSED"
