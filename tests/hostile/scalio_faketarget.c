@@ -15,8 +15,9 @@
  *   it waits for that scenario's connection, "end SCENARIO keepalives N
  *   requests N" when it is over, "done" at the end, and exits 0 (1: it
  *   could not listen or accept, 2: usage).  A connection request while a
- *   scenario's connection is up is rejected (it would be the host's
- *   reconnect, not the next scenario's attach).
+ *   scenario's connection is up is kept for the next scenario (the host's
+ *   next attach can overtake the end of its last connection); a second
+ *   one is rejected (it would be the host's reconnect).
  *
  * Scenarios (each a single lie; "ok" tells none):
  *   ok             a well-formed store: 64 blocks x 8 slots, 1 SSD
@@ -88,6 +89,7 @@ struct ft {
 	unsigned int next_send;
 	uint16_t qd, qd_req;
 	const char *sc;		/* scenario */
+	struct rdma_cm_event *pending;	/* the next scenario's request */
 	unsigned long keepalives, requests;
 	bool gone;
 };
@@ -415,7 +417,12 @@ static int cm_events(struct ft *f)
 	while (!rdma_get_cm_event(f->ec, &ev)) {
 		switch (ev->event) {
 		case RDMA_CM_EVENT_CONNECT_REQUEST:
-			if (f->id) {	/* one connection per scenario */
+			/* One connection per scenario; the next one waits. */
+			if (f->id && !f->pending) {
+				f->pending = ev;	/* acked when served */
+				continue;
+			}
+			if (f->id) {
 				rdma_reject(ev->id, NULL, 0);
 				break;
 			}
@@ -491,6 +498,19 @@ static int serve(struct ft *f, double secs)
 	f->requests = 0;
 	printf("== %s\n", f->sc);
 	fflush(stdout);
+	if (f->pending) {
+		struct rdma_cm_event *ev = f->pending;
+		int ret;
+
+		f->pending = NULL;
+		ret = accept_conn(f, ev);
+		rdma_ack_cm_event(ev);
+		if (ret) {
+			fprintf(stderr, "faketarget: accept: %s\n",
+				strerror(-ret));
+			return -1;
+		}
+	}
 	while (!f->gone) {
 		struct pollfd pfd = { .fd = f->ec->fd, .events = POLLIN };
 
@@ -560,6 +580,10 @@ int main(int argc, char **argv)
 			ret = 1;
 	}
 	conn_release(&f);
+	if (f.pending) {
+		rdma_reject(f.pending->id, NULL, 0);
+		rdma_ack_cm_event(f.pending);
+	}
 	printf("done\n");
 	rdma_destroy_id(f.listen);
 	rdma_destroy_event_channel(f.ec);
