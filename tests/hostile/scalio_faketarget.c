@@ -408,6 +408,16 @@ static int accept_conn(struct ft *f, struct rdma_cm_event *ev)
 	return rdma_accept(f->id, &p) ? -errno : 0;
 }
 
+/* accept_conn(), saying why it failed. */
+static int take_conn(struct ft *f, struct rdma_cm_event *ev)
+{
+	int ret = accept_conn(f, ev);
+
+	if (ret)
+		fprintf(stderr, "faketarget: accept: %s\n", strerror(-ret));
+	return ret;
+}
+
 /* Handle pending CM events without blocking. */
 static int cm_events(struct ft *f)
 {
@@ -426,10 +436,7 @@ static int cm_events(struct ft *f)
 				rdma_reject(ev->id, NULL, 0);
 				break;
 			}
-			ret = accept_conn(f, ev);
-			if (ret)
-				fprintf(stderr, "faketarget: accept: %s\n",
-					strerror(-ret));
+			ret = take_conn(f, ev);
 			break;
 		case RDMA_CM_EVENT_ESTABLISHED:
 			printf("established\n");
@@ -503,13 +510,10 @@ static int serve(struct ft *f, double secs)
 		int ret;
 
 		f->pending = NULL;
-		ret = accept_conn(f, ev);
+		ret = take_conn(f, ev);
 		rdma_ack_cm_event(ev);
-		if (ret) {
-			fprintf(stderr, "faketarget: accept: %s\n",
-				strerror(-ret));
+		if (ret)
 			return -1;
-		}
 	}
 	while (!f->gone) {
 		struct pollfd pfd = { .fd = f->ec->fd, .events = POLLIN };
@@ -573,10 +577,11 @@ int main(int argc, char **argv)
 		secs = atof(argv[2]);
 		if (eq) {
 			*eq = '\0';
-			secs = atof(eq + 1);
+			if (atof(eq + 1) > 0)
+				secs = atof(eq + 1);
 		}
 		f.sc = argv[a];
-		if (serve(&f, secs > 0 ? secs : atof(argv[2])))
+		if (serve(&f, secs))
 			ret = 1;
 	}
 	conn_release(&f);
