@@ -5,15 +5,21 @@
 # log (-ENOSPC), and costs nothing already stored.
 #
 # A store of one hash block (--nblocks 1): every key lands in it, and its
-# segment may not exceed 255 log units (about 1 MiB).  host1 PUTs 4 KiB
-# values under new keys until a PUT fails; that PUT must fail with EFBIG
-# ("File too large") after at least 200 keys, and then:
-#   - every key acknowledged before reads back its value, and the refused
-#     key is absent;
-#   - shrinking a stored value (key0 to 1 byte) makes room: the refused
-#     key then goes in; deleting one makes room for another;
+# segment may not exceed 255 log units (about 1 MiB).  host1 PUTs two keys
+# of its own (sk.0.01, dk.0.01), then tests/selftests/scalio_crash (one
+# process, one writer) PUTs 4 KiB values under new keys until a PUT fails;
+# that PUT must fail with EFBIG ("File too large") after at least 200 keys
+# in all, and then:
+#   - every key acknowledged before reads back its value (scalio_crash
+#     verify), and the refused key is absent;
+#   - shrinking a stored value (sk.0.01 to 1 byte) makes room: a new key
+#     then goes in; deleting one (dk.0.01) makes room for another; the
+#     next is refused again;
 #   - a restart of the target (kill, start, reattach) recovers exactly
 #     that state; kernel logs stay clean.
+# The fill and the checks of the filled keys are one process each: one
+# scalioctl process per PUT and per GET (about 700 in all) took most of
+# the 23 minutes this test ran on the debug lane.
 # Usage: 18-fullblock.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -21,12 +27,13 @@ top=$(cd "$(dirname "$0")/../../.." && pwd)
 . "$top/tests/vm/lib.sh"
 suite_kver "$@"
 
+make -C "$top/tests" > /dev/null ||
+	{ echo "FAIL: make -C tests (selftest programs) failed"; exit 1; }
 suite_share fullblock
 
 cat > "$share/fullblock.sh" << 'EOF2'
 set -u
 S=${SCALIO_STORE:-kv0}
-A=${SCALIO_TARGET_ADDR:-10.77.0.1}
 fail() { echo "FAIL: $*"; exit 1; }
 val() { printf '%-4096s' "value-$1"; }
 # check_key KEY WANT: KEY reads back exactly WANT
@@ -34,40 +41,48 @@ check_key() {
 	got=$(scalioctl get "$S" "$1") || fail "GET $1 failed"
 	[ "$got" = "$2" ] || fail "GET $1: wrong value (${#got} bytes)"
 }
-check_all() {
-	j=$1
-	while [ "$j" -lt "$2" ]; do
-		check_key "key$j" "$(val "$j")"
-		j=$((j + 1))
-	done
+absent() {
+	scalioctl get "$S" "$1" > /dev/null 2>&1 && fail "$1 is stored ($2)"
 }
 
-i=0
-while scalioctl put "$S" "key$i" "$(val "$i")" 2> /tmp/err; do
-	i=$((i + 1))
-	[ $i -le 400 ] || fail "400 PUTs of 4 KiB into one block and no refusal"
-done
-echo "PUT key$i refused: $(cat /tmp/err)"
-grep -q "File too large" /tmp/err || fail "the PUT that did not fit failed otherwise (want EFBIG)"
-[ $i -ge 200 ] || fail "the block was full after only $i keys"
-full=$i
-scalioctl get "$S" "key$full" > /dev/null 2>&1 && fail "the refused key key$full is stored"
-echo "$full keys of 4 KiB fit"
+# Names as long as the filler's (f.0.NNN): room freed by one key must fit
+# the next.
+scalioctl put "$S" sk.0.01 "$(val sk)" || fail "PUT sk.0.01"
+scalioctl put "$S" dk.0.01 "$(val dk)" || fail "PUT dk.0.01"
+L=/tmp/fill
+/scalio/tests/selftests/scalio_crash write -s "$S" -l "$L" -p f -t 1 -k 400 \
+	-n 400 -V 4096 -v 4096 -F > /tmp/fill.out 2>&1
+frc=$?
+cat /tmp/fill.out
+[ $frc != 0 ] || fail "400 PUTs of 4 KiB into one block and no refusal"
+grep -q '^# writer 0 stopped: PUT failed: File too large$' /tmp/fill.out ||
+	fail "the PUT that did not fit failed otherwise (want EFBIG)"
+full=$(grep -c '^K ' "$L/w0.log")
+[ $((full + 2)) -ge 200 ] || fail "the block was full after only $((full + 2)) keys"
+refused=f.0.$full
+grep -q "^E $full 1 " "$L/w0.log" || fail "the writer's log does not show $refused refused"
+absent "$refused" "refused"
+echo "$((full + 2)) keys of 4 KiB fit; $refused refused"
 
-scalioctl put "$S" key0 x || fail "shrinking key0"
-scalioctl put "$S" "key$full" "$(val "$full")" || fail "PUT key$full after key0 shrank"
-scalioctl del "$S" key1 || fail "DELETE key1"
-scalioctl put "$S" "key$((full + 1))" "$(val $((full + 1)))" ||
-	fail "PUT key$((full + 1)) after key1 was deleted"
-scalioctl put "$S" "key$((full + 2))" "$(val $((full + 2)))" 2> /tmp/err &&
-	fail "the block took key$((full + 2)) too: it was full again"
+scalioctl put "$S" sk.0.01 x || fail "shrinking sk.0.01"
+scalioctl put "$S" nk.0.01 "$(val n1)" || fail "PUT nk.0.01 after sk.0.01 shrank"
+scalioctl del "$S" dk.0.01 || fail "DELETE dk.0.01"
+scalioctl put "$S" nk.0.02 "$(val n2)" || fail "PUT nk.0.02 after dk.0.01 was deleted"
+scalioctl put "$S" nk.0.03 "$(val n3)" 2> /tmp/err &&
+	fail "the block took nk.0.03 too: it was full again"
 grep -q "File too large" /tmp/err || fail "second refusal: $(cat /tmp/err)"
 
 verify() {
-	check_key key0 x
-	scalioctl get "$S" key1 > /dev/null 2>&1 && fail "key1 is back after its DELETE"
-	check_all 2 $((full + 2))
-	scalioctl get "$S" "key$((full + 2))" > /dev/null 2>&1 && fail "a refused key is stored"
+	check_key sk.0.01 x
+	absent dk.0.01 "back after its DELETE"
+	check_key nk.0.01 "$(val n1)"
+	check_key nk.0.02 "$(val n2)"
+	absent nk.0.03 "refused"
+	absent "$refused" "refused"
+	# -N: record nothing; every filled key must hold its one version.
+	/scalio/tests/selftests/scalio_crash verify -s "$S" -l "$L" -N > /tmp/verify.out 2>&1 ||
+		{ cat /tmp/verify.out; fail "$1: the filled keys do not read back"; }
+	grep '^# verify' /tmp/verify.out
 	echo "$1: the block's keys read back"
 }
 verify "before the restart"
