@@ -279,26 +279,34 @@ setup_host() {
 	fi
 }
 
-# Serve jobs: the runner and vmctl drop <id>.sh files (a sh -c command);
-# each runs in the background with its output in <id>.out/<id>.err and its
-# status in <id>.rc (written last, by rename, so its presence means done).
+# Serve jobs: the runner and vmctl write <id>.cmd (a sh command) and then
+# create <id>.go, whose presence says the command is complete.  Each job
+# runs in the background with its output in <id>.out/<id>.err and its
+# status in <id>.rc, one line written last (a reader that has not read a
+# whole line yet goes on waiting).  No process is spawned but the job's own
+# (a fork and a sh): under TCG every fork+exec costs real time, up to a
+# second on the debug kernel, and a vmctl call waits for all of them.  A
+# job is claimed by creating its <id>.out before it starts; an agent of a
+# later boot (start-target) skips every claimed job and runs the rest.
 agent() {
-	local jd=$VMDIR/jobs j id wd=/tmp
+	local jd=$VMDIR/jobs g id wd=/tmp
+	local -A claimed=()
 	[ "$ROLE" = host ] && [ "$SHARE" = 1 ] && wd=/share
 	mkdir -p "$jd"
 	# Tick with read -t on a FIFO nobody writes: no fork+exec of sleep
-	# five times a second (each costs real CPU under TCG).
+	# five times a second.
 	mkfifo /run/agent-tick && exec 9<> /run/agent-tick
 	while :; do
-		for j in "$jd"/*.sh; do
-			[ -e "$j" ] || continue
-			id=${j%.sh}
-			mv "$j" "$id.run" 2>/dev/null || continue
+		for g in "$jd"/*.go; do
+			[ -e "$g" ] || continue
+			id=${g%.go}
+			[ -z "${claimed[$id]:-}" ] || continue
+			claimed[$id]=1
+			[ -e "$id.out" ] && continue
+			: > "$id.out"
 			(
-				cd "$wd" && sh -c "$(cat "$id.run")" \
-					> "$id.out" 2> "$id.err" < /dev/null
-				echo $? > "$id.rc.tmp"
-				mv "$id.rc.tmp" "$id.rc"
+				cd "$wd" && sh "$id.cmd" > "$id.out" 2> "$id.err" < /dev/null
+				echo $? > "$id.rc"
 			) &
 		done
 		read -r -t 0.2 -u 9 _
