@@ -92,7 +92,8 @@ void scalio_rpc_free(struct scalio_conn *conn)
 static void *scalio_rpc_map_buf(struct ib_device *ibdev, u64 *dma,
 				enum dma_data_direction dir, gfp_t gfp)
 {
-	void *buf = kmalloc(SCALIO_MSG_SIZE, gfp);
+	/* Zeroed: what a peer can make us send or parse is never old heap. */
+	void *buf = kzalloc(SCALIO_MSG_SIZE, gfp);
 
 	if (!buf)
 		return NULL;
@@ -868,6 +869,15 @@ static void scalio_rpc_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (unlikely(wc->wc_flags & IB_WC_WITH_INVALIDATE)) {
 		scalio_rdev_invalidated(conn->rdev, wc->ex.invalidate_rkey);
 		scalio_rpc_violation(conn, "SEND with invalidate", -EACCES);
+		return;
+	}
+	/*
+	 * Only a SEND fills the buffer.  An RDMA WRITE with immediate into an
+	 * index MR takes a receive too, and its byte_len would have us parse
+	 * whatever the buffer held before: an old request, or heap memory.
+	 */
+	if (unlikely(wc->opcode != IB_WC_RECV)) {
+		scalio_rpc_violation(conn, "RDMA WRITE with immediate", -EACCES);
 		return;
 	}
 	rb->byte_len = wc->byte_len;

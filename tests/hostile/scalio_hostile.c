@@ -22,6 +22,8 @@
  *   inval         SEND-with-invalidate of every rkey it was given
  *   inval-key K   SEND-with-invalidate of K, another client's rkey
  *   norecv        requests without ever posting a receive
+ *   writeimm      RDMA WRITE with immediate, which takes a receive of the
+ *                 target's without filling its buffer
  *   cycles N      N connect + HELLO + disconnect cycles
  */
 #define _GNU_SOURCE
@@ -34,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <netdb.h>
+#include <arpa/inet.h>
 #include <sys/socket.h>
 #include <linux/if_alg.h>
 #include <infiniband/verbs.h>
@@ -47,6 +50,7 @@
 #define MSG	SCALIO_MSG_SIZE
 #define NBUF	8		/* send and receive buffers */
 #define GARBAGE	(64 * 1024)	/* bytes per RDMA WRITE */
+#define WRITEIMM_ID	99	/* wr_id of writeimm's WRITE (receives: < NBUF) */
 
 struct hc {
 	struct rdma_event_channel *ec;
@@ -310,12 +314,13 @@ static int admit(struct hc *c, enum admit_how how)
 	return rpc(c, sizeof(*m), NULL);
 }
 
-static int hc_open(struct hc *c)
+/* Connect asking for queue depth @qd, and ADMIT as the host VM. */
+static int hc_open_qd(struct hc *c, uint16_t qd)
 {
 	struct scalio_cm_req r;
 	int ret;
 
-	cm_req_fill(&r, 4);
+	cm_req_fill(&r, qd);
 	ret = hc_connect(c, &r, sizeof(r), true);
 	if (!ret) {
 		ret = admit(c, ADMIT_OK);
@@ -323,6 +328,11 @@ static int hc_open(struct hc *c)
 			fprintf(stderr, "  ADMIT refused: %d\n", ret);
 	}
 	return ret;
+}
+
+static int hc_open(struct hc *c)
+{
+	return hc_open_qd(c, 4);
 }
 
 /* Wait for one completion of @want opcode class; 0 or -errno/-EIO. */
@@ -442,9 +452,9 @@ static int chunks(struct hc *c)
 	return 0;
 }
 
-static int handshake(struct hc *c)
+static int handshake_qd(struct hc *c, uint16_t qd)
 {
-	int ret = hc_open(c);
+	int ret = hc_open_qd(c, qd);
 
 	if (!ret)
 		ret = hello(c);
@@ -453,6 +463,11 @@ static int handshake(struct hc *c)
 	if (ret)
 		fprintf(stderr, "  handshake failed: %d\n", ret);
 	return ret;
+}
+
+static int handshake(struct hc *c)
+{
+	return handshake_qd(c, 4);
 }
 
 static int rdma_op(struct hc *c, enum ibv_wr_opcode op, uint64_t raddr,
@@ -898,6 +913,108 @@ static int attack_admit_bad(void)
 	return fails ? 1 : 0;
 }
 
+/*
+ * RDMA WRITE with immediate into the index.  It takes one of the target's
+ * posted receives but writes nothing into that buffer, and its completion
+ * says how many bytes the WRITE carried (our choice).  A target that
+ * parses the buffer would run whatever it held before: here our own last
+ * request (a HELLO: with queue depth 1 the target has one receive
+ * buffer); on a busy target old heap memory, other clients' requests
+ * among it.  The target must drop the connection instead: no answer, and
+ * a HELLO after it gets nothing.
+ */
+static int attack_writeimm(void)
+{
+	const uint32_t len = sizeof(struct scalio_msg_hdr);
+	struct ibv_send_wr wr = { }, *bad;
+	struct ibv_sge sge;
+	const struct scalio_msg_hdr *answer = NULL;
+	struct ibv_wc wc;
+	uint64_t hello_tag;
+	bool wrote = false;
+	struct hc c;
+	int ret;
+
+	if (handshake_qd(&c, 1))
+		return 1;
+	if (c.qd != 1 || !c.nr_chunks) {
+		fprintf(stderr, "writeimm: granted queue depth %u, %u chunks\n",
+			c.qd, c.nr_chunks);
+		hc_close(&c);
+		return 1;
+	}
+	/* The one receive buffer now holds this HELLO. */
+	req_hdr(&c, 0, SCALIO_MSG_HELLO, len);
+	hello_tag = c.tag;
+	ret = rpc(&c, len, NULL);
+	if (ret) {
+		fprintf(stderr, "writeimm: HELLO failed: %d\n", ret);
+		hc_close(&c);
+		return 1;
+	}
+	/* Zeros over block 0's header, which is reserved and zero. */
+	memset(gbuf(&c), 0, len);
+	sge.addr = (uintptr_t)gbuf(&c);
+	sge.length = len;
+	sge.lkey = c.mr->lkey;
+	wr.wr_id = WRITEIMM_ID;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.imm_data = htonl(0x5ca1);
+	wr.wr.rdma.remote_addr = le64_to_cpu(c.chunks[0].addr);
+	wr.wr.rdma.rkey = le32_to_cpu(c.chunks[0].rkey);
+	if (ibv_post_send(c.id->qp, &wr, &bad)) {
+		fprintf(stderr, "writeimm: post: %s\n", strerror(errno));
+		hc_close(&c);
+		return 1;
+	}
+	/*
+	 * Our WRITE's completion, and an answer if the target gives one (in
+	 * either order; an error completion says only wr_id and status).
+	 */
+	for (;;) {
+		ret = poll_one(&c, &wc, 5000);
+		if (ret == -ETIMEDOUT || ret == -EIO)
+			break;
+		if (wc.wr_id == WRITEIMM_ID) {
+			if (wc.status != IBV_WC_SUCCESS) {
+				fprintf(stderr, "writeimm: cannot run: the WRITE failed: %s\n",
+					ibv_wc_status_str(wc.status));
+				hc_close(&c);
+				return 1;
+			}
+			wrote = true;
+		} else if (wc.wr_id < NBUF && wc.status == IBV_WC_SUCCESS) {
+			answer = (const void *)rbuf(&c, wc.wr_id);
+		}
+		if (wrote && answer)
+			break;
+	}
+	if (!wrote) {
+		fprintf(stderr, "writeimm: cannot run: no completion for the WRITE\n");
+		hc_close(&c);
+		return 1;
+	}
+	if (answer) {
+		printf("writeimm: the target ANSWERED a request it never received (tag %llu%s, status %d)\n",
+		       (unsigned long long)le64_to_cpu(answer->tag),
+		       le64_to_cpu(answer->tag) == hello_tag ?
+		       ": our last HELLO, parsed again" : "",
+		       (int32_t)le32_to_cpu(answer->status));
+		hc_close(&c);
+		return 1;
+	}
+	sleep(1);
+	req_hdr(&c, 0, SCALIO_MSG_HELLO, len);
+	ret = rpc(&c, len, NULL);
+	printf("writeimm: no answer to the WRITE with immediate, then HELLO %d: %s\n",
+	       ret, ret < 0 ? "disconnected" : "STILL SERVED");
+	hc_close(&c);
+	return ret < 0 ? 0 : 1;
+}
+
 static int attack_cycles(int n)
 {
 	struct hc c;
@@ -918,7 +1035,7 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"Usage: scalio_hostile ADDR PORT STORE ATTACK [N]\n"
 			"  ATTACK: connect-bad admit-bad rpc-bad scribble inval inval-key RKEY\n"
-			"          stale norecv cycles\n");
+			"          stale norecv writeimm cycles\n");
 		return 2;
 	}
 	g_addr = argv[1];
@@ -947,6 +1064,8 @@ int main(int argc, char **argv)
 		return attack_stale();
 	if (!strcmp(argv[4], "norecv"))
 		return attack_norecv();
+	if (!strcmp(argv[4], "writeimm"))
+		return attack_writeimm();
 	if (!strcmp(argv[4], "cycles"))
 		return attack_cycles(argc > 5 ? atoi(argv[5]) : 100);
 	fprintf(stderr, "unknown attack %s\n", argv[4]);

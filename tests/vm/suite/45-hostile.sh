@@ -25,6 +25,10 @@
 #                 of a connection that has ended, from a new one: refused
 #                 (its own keys work); host1 must not reconnect
 #   norecv        requests without a receive buffer posted
+#   writeimm      an RDMA WRITE with immediate into the index (queue depth
+#                 1): it takes the target's one receive without filling
+#                 it; the target must drop the connection, not parse the
+#                 buffer's old contents (the client's last HELLO) again
 #   cycles        $CYCLES connect (+ HELLO every other one) / disconnect
 #                 cycles while host1 PUTs
 #   scribble      RDMA WRITE garbage over every byte of every index chunk
@@ -136,6 +140,12 @@ check stale
 same_conn "$r0" stale
 attack norecv
 check norecv
+r0=$(hstat reconnects)
+attack writeimm
+vmctl exec-target "dmesg | grep 'RDMA WRITE with immediate'" ||
+	fail "writeimm: the target did not log the violation"
+check writeimm
+same_conn "$r0" writeimm
 
 # inval-key: invalidating another client's key.  rxe looks an invalidated
 # key up device-wide, whatever PD or QP it belongs to, so the target finds
