@@ -332,8 +332,12 @@ static void scalio_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	ib_dma_sync_single_for_cpu(conn->dev, rv->dma, SCALIO_MSG_SIZE,
 				   DMA_FROM_DEVICE);
-	if (wc->byte_len < sizeof(struct scalio_msg_hdr) ||
-	    wc->byte_len > SCALIO_MSG_SIZE) {
+	if (wc->opcode != IB_WC_RECV) {
+		/* It took a receive but filled nothing: the buffer is old. */
+		scalio_conn_violation(conn, "RDMA WRITE with immediate",
+				      wc->byte_len);
+	} else if (wc->byte_len < sizeof(struct scalio_msg_hdr) ||
+		   wc->byte_len > SCALIO_MSG_SIZE) {
 		scalio_conn_violation(conn, "runt or oversized message",
 				      wc->byte_len);
 	} else if (scalio_msg_check(rv->buf, wc->byte_len, true)) {

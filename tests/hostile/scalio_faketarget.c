@@ -40,6 +40,8 @@
  *                  opcode, no response flag, a length that lies, a
  *                  positive status, or cut to 8 bytes
  *   noise-replay   the HELLO answer is sent twice
+ *   noise-writeimm the HELLO answer is preceded by a zero-byte RDMA WRITE
+ *                  with immediate
  *                  (no correct target sends any of these: the host must
  *                  fail the connection, and with it the attach)
  *   oversize       the HELLO answer is one byte larger than a message
@@ -137,6 +139,23 @@ static void rsp_hdr(struct scalio_msg_hdr *h, const struct scalio_msg_hdr *req,
 }
 
 /*
+ * noise-writeimm: a zero-byte RDMA WRITE with immediate (no MR needed).  It
+ * takes one of the host's receives and fills nothing.
+ */
+static void send_writeimm(struct ft *f)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = 999, .opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
+		.send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_send_wr *bad;
+
+	wr.imm_data = htonl(0x5ca1);
+	if (ibv_post_send(f->id->qp, &wr, &bad))
+		printf("noise-writeimm: post failed: %s\n", strerror(errno));
+}
+
+/*
  * noise-*: a malformed or unexpected copy of the HELLO answer @rsp, sent
  * before it (noise-replay: the answer itself again, after it).  No correct
  * target sends any of them: the host must fail the connection.
@@ -147,6 +166,10 @@ static void send_noise(struct ft *f, const uint8_t *rsp, uint32_t len)
 	struct scalio_msg_hdr *h = (void *)m;
 	uint64_t tag = le64_to_cpu(((const struct scalio_msg_hdr *)rsp)->tag);
 
+	if (is(f, "noise-writeimm")) {
+		send_writeimm(f);
+		return;
+	}
 	memcpy(m, rsp, len);
 	if (is(f, "noise-tag"))
 		h->tag = cpu_to_le64(tag | 0xffff);	/* index past the table */

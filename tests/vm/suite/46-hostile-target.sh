@@ -20,7 +20,9 @@
 #   noise-*   a copy of the HELLO answer sent before it with a tag index
 #             past the table, a stale use count, another opcode, no
 #             response flag, a lying length, a positive status, or as a
-#             runt; noise-replay: the answer sent twice
+#             runt; noise-replay: the answer sent twice; noise-writeimm:
+#             a zero-byte RDMA WRITE with immediate before it (takes a
+#             receive, fills nothing)
 #   each must fail the attach with EPROTO (oversize: any error; no correct
 #   target sends any of it, so the host fails the connection at once
 #   rather than waiting out the request's timeout), leave no
@@ -71,7 +73,7 @@ ALL="ok cm-none cm-magic cm-major cm-qd0 cm-qd-big cm-cid0 cm-cid-big
 	chunks-gap chunks-overlap chunks-short-cover chunks-nr-big chunks-first
 	chunks-len chunks-zero ssd-short ssd-nqn-unterminated ssd-index
 	ssd-nqn-bad oversize noise-tag noise-stale noise-replay noise-op
-	noise-flag noise-len noise-status noise-runt kato-tiny"
+	noise-flag noise-len noise-status noise-runt noise-writeimm kato-tiny"
 W=$((10 * F))	# kato-tiny's connection, in seconds
 list='' args=''
 for sc in $ALL; do
@@ -196,6 +198,7 @@ for sc in noise-flag noise-len noise-status; do
 	must_fail $sc "$V: malformed message"
 done
 must_fail noise-runt "$V: runt or oversized"
+must_fail noise-writeimm "$V: RDMA WRITE with immediate"
 
 # A 1 ms KATO from the target: keep-alives at most once a second.  The
 # fake target ends this last connection after W seconds.
