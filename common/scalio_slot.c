@@ -77,6 +77,28 @@ bool scalio_slot_valid(const struct scalio_slot *s, const u8 *key, u32 klen)
 				s->value, s->vlen);
 }
 
+/**
+ * scalio_slot_torn() - is slot @s a damaged C copy that may be @key's?
+ *
+ * See scalio_slot.h.  A C slot that names the key's fingerprint and fails
+ * its checksum, or one that holds the key's bytes but is no consistent copy
+ * of the key: fails its checksum, or names another fingerprint.  The
+ * latter is what a filler whose lease ran out leaves when its late WRITE
+ * lands on a slot published again since at the same 20-bit version (after
+ * a wrap): the checksum then matches, the fingerprint does not.
+ */
+bool scalio_slot_torn(const struct scalio_slot *s, const u8 *key, u32 klen,
+		      u16 fp)
+{
+	u64 ctl = le64_to_cpu(s->ctl);
+
+	if (scalio_ctl_state(ctl) != SCALIO_SLOT_C)
+		return false;
+	if (scalio_ctl_fp(ctl) == fp)
+		return !scalio_slot_valid(s, NULL, 0);
+	return scalio_slot_has_key(s, key, klen);
+}
+
 /* Does a B or D slot still hold its lease at @now? */
 static bool scalio_ctl_live(u64 ctl, u64 now)
 {
@@ -87,11 +109,11 @@ static bool scalio_ctl_live(u64 ctl, u64 now)
  * scalio_block_lookup() - step 1/2 of GET: classify a block for a key
  *
  * See scalio_slot.h.  Precedence: HIT (a consistent C copy of the key is
- * a linearizable answer whatever else the block holds), then RECLAIM (an
+ * a linearizable answer whatever else the block holds; it must name the
+ * key's fingerprint too), then RECLAIM (an
  * expired B or D of the key's fingerprint: a dead lock is cleared by the
  * first GET that meets it, before it waits on any other), then BUSY (a
- * live filler of the key's fingerprint), then TORN (a C slot that may hold
- * the key, by fingerprint or by key bytes, but fails its checksum), then
+ * live filler of the key's fingerprint), then TORN (scalio_slot_torn()), then
  * MISS.  A live D is a miss: its owner's publish CAS cannot succeed.
  */
 enum scalio_lookup scalio_block_lookup(const struct scalio_block_view *v,
@@ -107,13 +129,12 @@ enum scalio_lookup scalio_block_lookup(const struct scalio_block_view *v,
 
 		switch (scalio_ctl_state(ctl)) {
 		case SCALIO_SLOT_C:
-			if (scalio_slot_valid(s, key, klen)) {
+			if (scalio_ctl_fp(ctl) == fp &&
+			    scalio_slot_valid(s, key, klen)) {
 				*idx = i;
 				return SCALIO_LOOKUP_HIT;
 			}
-			if ((scalio_ctl_fp(ctl) == fp ||
-			     scalio_slot_has_key(s, key, klen)) &&
-			    !scalio_slot_valid(s, NULL, 0))
+			if (scalio_slot_torn(s, key, klen, fp))
 				torn = true;
 			break;
 		case SCALIO_SLOT_B:

@@ -49,11 +49,22 @@ static inline u32 scalio_slot_offset(u32 i)
  */
 bool scalio_slot_valid(const struct scalio_slot *s, const u8 *key, u32 klen);
 
+/**
+ * scalio_slot_torn() - is slot @s a damaged C copy that may be @key's?
+ *
+ * True iff @s is in state C and either its ctl names fingerprint @fp and
+ * it fails its checksum, or it holds @key's bytes under another
+ * fingerprint or with a bad checksum.  Such a slot is re-read, and evicted
+ * if it stays so; a reader never takes it for a hit.
+ */
+bool scalio_slot_torn(const struct scalio_slot *s, const u8 *key, u32 klen,
+		      u16 fp);
+
 enum scalio_lookup {
 	SCALIO_LOOKUP_HIT,	/* @idx: valid C slot of the key */
 	SCALIO_LOOKUP_RECLAIM,	/* @idx: an expired B or D with the key's fp */
 	SCALIO_LOOKUP_BUSY,	/* @idx: a live B slot with the key's fp */
-	SCALIO_LOOKUP_TORN,	/* a C slot with the key's fp failed its csum */
+	SCALIO_LOOKUP_TORN,	/* a C slot scalio_slot_torn() for the key */
 	SCALIO_LOOKUP_MISS,	/* none of the above */
 };
 

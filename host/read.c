@@ -812,9 +812,9 @@ static int scalio_fill(struct scalio_get *g, unsigned int attempt, u64 now)
 }
 
 /*
- * A C slot that may hold our key keeps failing its checksum: its contents
- * were damaged (a filler whose lease ran out wrote into a slot someone else
- * had reclaimed).  Evicting a cache slot (C -> A, CAS on the exact ctl
+ * A C slot that may hold our key keeps looking torn (scalio_slot_torn()):
+ * its contents were damaged (a filler whose lease ran out wrote into a slot
+ * someone else had reclaimed).  Evicting a cache slot (C -> A, CAS on the exact ctl
  * word we saw) is always safe, as eviction of the LRU victim is: do it, so
  * that readers of the key do not spin on it until they time out.
  */
@@ -828,13 +828,9 @@ static int scalio_evict_torn(struct scalio_get *g,
 	for (i = 0; i < v->slots; i++) {
 		const struct scalio_slot *s = scalio_view_slot(v, i);
 
+		if (!scalio_slot_torn(s, g->key, g->klen, g->fp))
+			continue;
 		ctl = le64_to_cpu(s->ctl);
-		if (scalio_ctl_state(ctl) != SCALIO_SLOT_C ||
-		    scalio_slot_valid(s, NULL, 0))
-			continue;
-		if (scalio_ctl_fp(ctl) != g->fp &&
-		    (s->klen != g->klen || memcmp(s->key, g->key, g->klen)))
-			continue;
 		ret = scalio_cas_ctl(g, i, ctl, scalio_ctl_release(ctl), &cur);
 		if (ret)
 			return ret;

@@ -305,6 +305,21 @@ static void lookup_scenarios(void)
 	slot(2)->ctl = cpu_to_le64(scalio_ctl_make(SCALIO_SLOT_C, 1, 0, 0, FP2));
 	CHECK_EQ(lookup(&idx), SCALIO_LOOKUP_TORN);
 
+	/*
+	 * Our key's bytes with a matching checksum, under another key's
+	 * fingerprint: what a late filler's WRITE leaves on a slot published
+	 * again since at the same 20-bit version.  Torn (re-read, evicted),
+	 * never a hit; for the key whose fingerprint it names it is a valid
+	 * slot of another key.
+	 */
+	blk_clear();
+	set_c(2, 1, K, KLEN, FP2, "stale", 5);
+	CHECK_EQ(lookup(&idx), SCALIO_LOOKUP_TORN);
+	CHECK(scalio_slot_torn(slot(2), K, KLEN, FP));
+	CHECK(!scalio_slot_torn(slot(2), (const u8 *)"other", 5, FP2));
+	set_c(2, 1, K, KLEN, FP, "v1", 5);
+	CHECK(!scalio_slot_torn(slot(2), K, KLEN, FP));
+
 	/* Valid C of another key sharing our fp: a miss, not a torn slot. */
 	blk_clear();
 	set_c(1, 1, "other", 5, FP, "zz", 5);
