@@ -14,7 +14,10 @@
 #   shutdown) in the middle of the workload -> vmctl start-target (same SSD
 #   images: target-setup recovers the store) -> round 1: detach + attach;
 #   round 2: the attached store reconnects by itself (its reconnects
-#   counter grows) -> scalio_crash verify.
+#   counter grows) -> scalio_crash verify.  A job the target's agent ran
+#   before round 1's crash must not run again in a later boot (it would
+#   repeat a test's side effects): it appends to a file in /ctl, which
+#   must hold one line after each round.
 # verify reads every key: its value must be byte-identical to one version
 # of that key, at least the last acknowledged one and at most the last
 # attempted one (a PUT in flight at the crash may or may not survive; an
@@ -46,6 +49,7 @@ X=/scalio/tests/selftests/scalio_crash
 S=${SCALIO_STORE:-kv0}
 A=${SCALIO_TARGET_ADDR:-10.77.0.1}
 CFS=/sys/kernel/config/scalio/stores/$S
+MARK=/ctl/vm/target/rerun.marker
 HOT="-l /tmp/hot -p hot -t 8 -k 8 -V 12 -v 2048"
 COLD="-l /tmp/cold -p cold -t 2 -k 64 -V 12 -v 4096"
 T0=$(date +%s)
@@ -101,6 +105,9 @@ for r in 1 2; do
 	done
 	[ "$(acked)" -ge $want ] || fail "writers too slow: $(acked) < $want acknowledged in 300 s"
 	tstats
+	# A job the target ran before the crash must not run again after it
+	# (the new boot's agent skips claimed jobs): count its runs in /ctl.
+	[ $r = 1 ] && { vmctl exec-target "echo ran >> $MARK" || fail "marker job"; }
 	step "round $r: kill-target with $(acked) PUTs acknowledged"
 	vmctl kill-target || fail "kill-target"
 	# The writers must notice (each stops at its first failed PUT).
@@ -127,6 +134,8 @@ for r in 1 2; do
 		wait_reconnect "$rc0"	# the store stayed attached
 	fi
 	tstats
+	[ "$(grep -c ran $MARK)" = 1 ] ||
+		fail "a job run before the crash ran $(grep -c ran $MARK) times"
 	step "round $r: verify"
 	verify_all "after crash $r"
 done

@@ -51,9 +51,10 @@ absent() {
 # the next.
 scalioctl put "$S" sk.0.01 "$(val sk)" || fail "PUT sk.0.01"
 scalioctl put "$S" dk.0.01 "$(val dk)" || fail "PUT dk.0.01"
-L=/tmp/fill
-/scalio/tests/selftests/scalio_crash write -s "$S" -l "$L" -p f -t 1 -k 400 \
-	-n 400 -V 4096 -v 4096 -F > /tmp/fill.out 2>&1
+# The filler: one writer, prefix f, values of exactly $FV bytes.
+L=/tmp/fill FP=f FV=4096
+/scalio/tests/selftests/scalio_crash write -s "$S" -l "$L" -p $FP -t 1 -k 400 \
+	-n 400 -V $FV -v $FV -F > /tmp/fill.out 2>&1
 frc=$?
 cat /tmp/fill.out
 [ $frc != 0 ] || fail "400 PUTs of 4 KiB into one block and no refusal"
@@ -61,14 +62,14 @@ grep -q '^# writer 0 stopped: PUT failed: File too large$' /tmp/fill.out ||
 	fail "the PUT that did not fit failed otherwise (want EFBIG)"
 full=$(grep -c '^K ' "$L/w0.log")
 [ $((full + 2)) -ge 200 ] || fail "the block was full after only $((full + 2)) keys"
-refused=f.0.$full
+refused=$FP.0.$full
 grep -q "^E $full 1 " "$L/w0.log" || fail "the writer's log does not show $refused refused"
 absent "$refused" "refused"
 echo "$(el) $((full + 2)) keys of 4 KiB fit; $refused refused"
 # verify reads every key of the writer's key space (its meta file): cut it
 # to the keys written, up to the refused one; each GET of this full block
 # costs a second or more on the debug lane.
-echo "f 1 $((full + 1)) 4096 4096" > "$L/meta"
+echo "$FP 1 $((full + 1)) $FV $FV" > "$L/meta"
 
 scalioctl put "$S" sk.0.01 x || fail "shrinking sk.0.01"
 scalioctl put "$S" nk.0.01 "$(val n1)" || fail "PUT nk.0.01 after sk.0.01 shrank"
