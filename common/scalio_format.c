@@ -122,6 +122,22 @@ static bool scalio_seg_in_log(u64 seg, u32 idx, const struct scalio_sb *sb)
 	       (u64)scalio_seg_unit(seg) + scalio_seg_len(seg) <= end;
 }
 
+/*
+ * Does @seg lie in the part of the log still in use, from @head up to
+ * @tail (circular; @head == @tail: the whole log, or none of it when
+ * @empty)?  @seg is inside the log and does not wrap (scalio_seg_in_log()).
+ */
+static bool scalio_seg_in_use(u64 seg, u64 head, u64 tail, bool empty)
+{
+	u64 u = scalio_seg_unit(seg), e = u + scalio_seg_len(seg);
+
+	if (head < tail)
+		return u >= head && e <= tail;
+	if (head > tail)
+		return u >= head || e <= tail;
+	return !empty;
+}
+
 /**
  * scalio_ckpt_check() - validate a checkpoint slot image
  *
@@ -160,8 +176,17 @@ int scalio_ckpt_check(const struct scalio_ckpt_hdr *h,
 
 		if (gen >= next)
 			return -ERANGE;
-		if (seg && (!scalio_seg_in_log(seg, idx, sb) ||
-			    scalio_seg_gen(seg) != (gen & SCALIO_SEG_GEN_MASK)))
+		if (!seg)
+			continue;
+		if (!scalio_seg_in_log(seg, idx, sb) ||
+		    scalio_seg_gen(seg) != (gen & SCALIO_SEG_GEN_MASK))
+			return -ERANGE;
+		/*
+		 * A block's segment lies in a batch still in use: one the
+		 * cleaner has freed may be overwritten by the next batches.
+		 */
+		if (gen < head_seq ||
+		    !scalio_seg_in_use(seg, head, tail, head_seq == next))
 			return -ERANGE;
 	}
 	return 0;

@@ -212,7 +212,8 @@ static inline u64 scalio_ckpt_units(u32 nr_owned)
  * @nr_owned:	blocks the SSD owns
  *
  * Checks magic, crc, the log positions and every entry's seg word (on
- * this SSD, inside the log, generation matching).
+ * this SSD, inside the log, generation matching, in a batch still in use:
+ * between the log's head and tail, generation from head_seq on).
  *
  * Return: 0; -ENODATA (no checkpoint magic), -EBADMSG (bad crc) or
  * -ERANGE (intact but inconsistent).

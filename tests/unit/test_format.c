@@ -557,6 +557,34 @@ static void ckpt_checks(void)
 						       995)), -ERANGE);
 	CK_BAD(e[0].seg = cpu_to_le64(scalio_seg_make(1, 30, 0, 995)), -ERANGE);
 	CK_BAD(e[2].seg = 0, 0);
+	/* A segment must lie in a batch still in use: head..tail, head_seq.. */
+	CK_BAD(e[0].seg = cpu_to_le64(scalio_seg_make(1, 98, 2, 995)), 0);
+	CK_BAD(e[0].seg = cpu_to_le64(scalio_seg_make(1, 99, 2, 995)), -ERANGE);
+	CK_BAD(e[0].seg = cpu_to_le64(scalio_seg_make(1, 100, 2, 995)), -ERANGE);
+	CK_BAD(e[0].seg = cpu_to_le64(scalio_seg_make(1, 500, 2, 995)), -ERANGE);
+	CK_BAD(e[0].seg = cpu_to_le64(scalio_seg_make(1, 20, 2, 995)), 0);
+	CK_BAD({ e[0].seg = cpu_to_le64(scalio_seg_make(1, 30, 2, 989));
+		 e[0].gen = cpu_to_le64(989); }, -ERANGE);
+	CK_BAD({ e[0].seg = cpu_to_le64(scalio_seg_make(1, 30, 2, 990));
+		 e[0].gen = cpu_to_le64(990); }, 0);
+	/* Wrapped: in use from head to the log's end, and from its start. */
+	CK_BAD(h->log_head = cpu_to_le64(900), 0);
+	CK_BAD({ h->log_head = cpu_to_le64(900);
+		 e[0].seg = cpu_to_le64(scalio_seg_make(1, 500, 2, 995)); },
+	       -ERANGE);
+	CK_BAD({ h->log_head = cpu_to_le64(900);
+		 e[0].seg = cpu_to_le64(scalio_seg_make(1, 950, 2, 995)); }, 0);
+	CK_BAD({ h->log_head = cpu_to_le64(900);
+		 e[0].seg = cpu_to_le64(scalio_seg_make(1, 899, 2, 995)); },
+	       -ERANGE);
+	/* head == tail: a full log is all in use, an empty one none of it. */
+	CK_BAD(h->log_head = cpu_to_le64(100), 0);
+	CK_BAD({ h->log_head = cpu_to_le64(100);
+		 e[0].seg = cpu_to_le64(scalio_seg_make(1, 500, 2, 995)); }, 0);
+	CK_BAD({ h->log_head = cpu_to_le64(100);
+		 h->head_seq = cpu_to_le64(1000); }, -ERANGE);
+	CK_BAD({ h->log_head = cpu_to_le64(100);
+		 h->head_seq = cpu_to_le64(1000); e[0].seg = 0; }, 0);
 }
 
 /* A batch of two segments (blocks 1 and 3 of SSD 1) at unit 40. */
