@@ -72,8 +72,8 @@ int scalio_admit(struct scalio_store *st, const char *hostnqn,
 		if (READ_ONCE(st->allow_any_host)) {
 			ret = 0;
 		} else {
-			pr_warn("store %s: host %s refused: not in allowed_hosts\n",
-				st->name, hostnqn);
+			pr_warn_ratelimited("store %s: host %s refused: not in allowed_hosts\n",
+					    st->name, hostnqn);
 			ret = -EACCES;
 		}
 		goto out;
@@ -81,8 +81,8 @@ int scalio_admit(struct scalio_store *st, const char *hostnqn,
 	if (!secret_len)
 		goto out;	/* listed without a secret */
 	if (!mac) {
-		pr_warn("store %s: host %s refused: it has a secret here but sent no proof\n",
-			st->name, hostnqn);
+		pr_warn_ratelimited("store %s: host %s refused: it has a secret here but sent no proof\n",
+				    st->name, hostnqn);
 		ret = -ENOKEY;
 		goto out;
 	}
@@ -96,8 +96,8 @@ int scalio_admit(struct scalio_store *st, const char *hostnqn,
 		goto out;
 	}
 	if (crypto_memneq(want, mac, SCALIO_MAC_LEN)) {
-		pr_warn("store %s: host %s refused: wrong secret\n", st->name,
-			hostnqn);
+		pr_warn_ratelimited("store %s: host %s refused: wrong secret\n", st->name,
+				    hostnqn);
 		ret = -EKEYREJECTED;
 	}
 out:

@@ -736,6 +736,64 @@ static int scalio_cm_reject(struct rdma_cm_id *cm_id, int err)
 	return -ECONNREFUSED;
 }
 
+/* Has @conn not even sent its ADMIT yet, and is it still live? */
+static bool scalio_conn_unadmitted(struct scalio_conn *conn)
+{
+	unsigned long flags;
+	bool live;
+
+	if (READ_ONCE(conn->admit) != SCALIO_ADMIT_NONE)
+		return false;
+	spin_lock_irqsave(&conn->lock, flags);
+	live = conn->state == SCALIO_CONN_LIVE;
+	spin_unlock_irqrestore(&conn->lock, flags);
+	return live;
+}
+
+/*
+ * scalio_conn_room() - is there room for one more connection?
+ * @rs:		store transport
+ *
+ * Connections not yet freed count (a reaped one holds memory too).  At
+ * attr_max_clients the oldest connection that has not even sent its
+ * ADMIT is dropped to make room: a real host sends it right after
+ * connecting, so such a connection may be a peer without credentials
+ * holding the store's slots until the keep-alive reaper comes, and it
+ * must not lock the hosts out.  The dropped ones count until they are
+ * freed, up to SCALIO_EVICT_SLACK of them beyond the limit.
+ *
+ * Return: 0, or -EUSERS.
+ */
+static int scalio_conn_room(struct scalio_rstore *rs)
+{
+	u32 max = READ_ONCE(rs->st->max_clients), n;
+	struct scalio_conn *conn, *victim = NULL;
+
+	spin_lock(&rs->cnt_lock);
+	n = rs->nr_conns;
+	spin_unlock(&rs->cnt_lock);
+	if (n < max)
+		return 0;
+	if (n >= max + SCALIO_EVICT_SLACK)
+		return -EUSERS;
+
+	mutex_lock(&rs->lock);
+	/* rs->conns is in accept order: the oldest first. */
+	list_for_each_entry(conn, &rs->conns, entry) {
+		if (scalio_conn_unadmitted(conn)) {
+			victim = conn;
+			break;
+		}
+	}
+	if (victim) {
+		pr_info_ratelimited("store %s: %u clients: dropping client %u (connected, never sent ADMIT) for a new one\n",
+				    rs->st->name, n, victim->client_id);
+		scalio_conn_disconnect(victim);
+	}
+	mutex_unlock(&rs->lock);
+	return victim ? 0 : -EUSERS;
+}
+
 /**
  * scalio_conn_create() - allocate a connection and its verbs resources
  * @rs:		store transport
@@ -794,10 +852,7 @@ static int scalio_conn_create(struct scalio_rstore *rs,
 		return -EBUSY;
 	}
 
-	/* Connections not yet freed count: a reaped one holds memory too. */
-	spin_lock(&rs->cnt_lock);
-	ret = rs->nr_conns >= READ_ONCE(st->max_clients) ? -EUSERS : 0;
-	spin_unlock(&rs->cnt_lock);
+	ret = scalio_conn_room(rs);
 	if (ret) {
 		pr_warn_ratelimited("store %s: refusing a client: attr_max_clients (%u) reached\n",
 				    st->name, READ_ONCE(st->max_clients));

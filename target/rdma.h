@@ -64,6 +64,11 @@
  * KATO + min(KATO / 3, SCALIO_REAP_INTERVAL_MS).
  */
 #define SCALIO_REAP_INTERVAL_MS	5000
+/*
+ * Connections being dropped to make room for new ones (scalio_conn_room())
+ * may keep the store this far above attr_max_clients until they are freed.
+ */
+#define SCALIO_EVICT_SLACK	8
 /* ADMIT waits at most this long for the host's older connections. */
 #define SCALIO_ADMIT_BARRIER_MS	5000
 /* Largest request a client can send (a PUT with a full value). */

@@ -455,8 +455,8 @@ static void scalio_rpc_admit(struct scalio_rpc *rpc)
 	int ret;
 
 	if (memcmp(m->host_id, conn->host_id, sizeof(conn->host_id))) {
-		pr_warn("store %s: host %s refused: host id differs from the connect data\n",
-			st->name, m->hostnqn);
+		pr_warn_ratelimited("store %s: host %s refused: host id differs from the connect data\n",
+				    st->name, m->hostnqn);
 		ret = -EINVAL;
 	} else {
 		ret = scalio_admit(st, m->hostnqn, conn->host_id,

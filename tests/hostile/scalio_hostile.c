@@ -24,10 +24,13 @@
  *   norecv        requests without ever posting a receive
  *   writeimm      RDMA WRITE with immediate, which takes a receive of the
  *                 target's without filling its buffer
+ *   hold N SECS   N connections that never ADMIT, held SECS seconds;
+ *                 says how many the target dropped meanwhile
  *   cycles N      N connect + HELLO + disconnect cycles
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -50,6 +53,7 @@
 #define MSG	SCALIO_MSG_SIZE
 #define NBUF	8		/* send and receive buffers */
 #define GARBAGE	(64 * 1024)	/* bytes per RDMA WRITE */
+#define HOLD_MAX	16	/* connections of the hold attack */
 #define WRITEIMM_ID	99	/* wr_id of writeimm's WRITE (receives: < NBUF) */
 
 struct hc {
@@ -1015,6 +1019,60 @@ static int attack_writeimm(void)
 	return ret < 0 ? 0 : 1;
 }
 
+/*
+ * Hold @n connections that never send ADMIT for @secs seconds, and report
+ * how many of them the target dropped meanwhile.  45-hostile sets
+ * attr_max_clients to @n and attaches host1 while they are held: the
+ * target must make room for it by dropping the oldest of them.
+ */
+static int attack_hold(int n, int secs)
+{
+	struct scalio_cm_req r;
+	struct hc c[HOLD_MAX];
+	bool gone[HOLD_MAX] = { };
+	struct rdma_cm_event *ev;
+	int i, t, held, dropped = 0;
+
+	if (n < 1 || n > HOLD_MAX || secs < 1) {
+		fprintf(stderr, "hold: 1..%d connections, 1 s or more\n",
+			HOLD_MAX);
+		return 2;
+	}
+	for (held = 0; held < n; held++) {
+		cm_req_fill(&r, 1);
+		if (hc_connect(&c[held], &r, sizeof(r), true)) {
+			fprintf(stderr, "hold: connection %d refused\n", held);
+			hc_close(&c[held]);
+			break;
+		}
+		/* Look for DISCONNECTED without blocking. */
+		fcntl(c[held].ec->fd, F_SETFL,
+		      fcntl(c[held].ec->fd, F_GETFL) | O_NONBLOCK);
+	}
+	if (held == n)
+		printf("hold: holding %d connections\n", n);
+	for (t = 0; held == n && t < 10 * secs; t++) {
+		for (i = 0; i < n; i++) {
+			if (gone[i] || rdma_get_cm_event(c[i].ec, &ev))
+				continue;
+			if (ev->event == RDMA_CM_EVENT_DISCONNECTED) {
+				gone[i] = true;
+				dropped++;
+				printf("hold: connection %d (client %u) dropped by the target\n",
+				       i, c[i].client_id);
+			}
+			rdma_ack_cm_event(ev);
+		}
+		usleep(100000);
+	}
+	if (held == n)
+		printf("hold: %d of %d dropped by the target in %d s\n",
+		       dropped, n, secs);
+	for (i = 0; i < held; i++)
+		hc_close(&c[i]);
+	return held == n ? 0 : 1;
+}
+
 static int attack_cycles(int n)
 {
 	struct hc c;
@@ -1035,7 +1093,7 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"Usage: scalio_hostile ADDR PORT STORE ATTACK [N]\n"
 			"  ATTACK: connect-bad admit-bad rpc-bad scribble inval inval-key RKEY\n"
-			"          stale norecv writeimm cycles\n");
+			"          stale norecv writeimm hold N SECS cycles\n");
 		return 2;
 	}
 	g_addr = argv[1];
@@ -1066,6 +1124,8 @@ int main(int argc, char **argv)
 		return attack_norecv();
 	if (!strcmp(argv[4], "writeimm"))
 		return attack_writeimm();
+	if (!strcmp(argv[4], "hold") && argc > 6)
+		return attack_hold(atoi(argv[5]), atoi(argv[6]));
 	if (!strcmp(argv[4], "cycles"))
 		return attack_cycles(argc > 5 ? atoi(argv[5]) : 100);
 	fprintf(stderr, "unknown attack %s\n", argv[4]);

@@ -29,6 +29,9 @@
 #                 1): it takes the target's one receive without filling
 #                 it; the target must drop the connection, not parse the
 #                 buffer's old contents (the client's last HELLO) again
+#   hold          4 connections that never send ADMIT, with
+#                 attr_max_clients=4: host1's attach must still succeed
+#                 (the target drops the oldest of them for it)
 #   cycles        $CYCLES connect (+ HELLO every other one) / disconnect
 #                 cycles while host1 PUTs
 #   scribble      RDMA WRITE garbage over every byte of every index chunk
@@ -146,6 +149,27 @@ vmctl exec-target "dmesg | grep 'RDMA WRITE with immediate'" ||
 	fail "writeimm: the target did not log the violation"
 check writeimm
 same_conn "$r0" writeimm
+
+# hold: connections that never send ADMIT (no credentials needed) fill
+# every client slot; host1 must still get in: the target drops the oldest
+# of them to make room.  Held for less than the keep-alive timeout, after
+# which the reaper would drop them anyway.
+step "hold: 4 never-admitted connections at attr_max_clients=4, then host1 attaches"
+MC=/sys/kernel/config/scalio/stores/$S/attr_max_clients
+scalioctl detach "$S" || fail "hold: detach"
+vmctl exec-target "echo 4 > $MC" || fail "hold: setting attr_max_clients"
+$H "$A" $P "$S" hold 4 $((10 * ${SCALIO_TIMEOUT_FACTOR:-1})) > /tmp/hold.out 2>&1 &
+hpid=$!
+poll_until 60 "hold: the hostile client did not get its 4 connections" \
+	grep -q '^hold: holding 4' /tmp/hold.out
+scalioctl attach "$S" --addr "$A" ||
+	{ cat /tmp/hold.out; fail "hold: host1 locked out by connections that never sent ADMIT"; }
+wait $hpid
+cat /tmp/hold.out
+grep -q '^hold: [1-9][0-9]* of 4 dropped' /tmp/hold.out ||
+	fail "hold: host1 got in, but the target dropped none of the held connections"
+vmctl exec-target "echo 64 > $MC" || fail "hold: resetting attr_max_clients"
+check hold
 
 # inval-key: invalidating another client's key.  rxe looks an invalidated
 # key up device-wide, whatever PD or QP it belongs to, so the target finds
