@@ -736,13 +736,19 @@ static int scalio_cm_reject(struct rdma_cm_id *cm_id, int err)
 	return -ECONNREFUSED;
 }
 
-/* Has @conn not even sent its ADMIT yet, and is it still live? */
+/*
+ * Is @conn live and not admitted: no ADMIT sent yet, or its ADMIT refused
+ * (it goes once the answer is sent, but a peer that never takes the answer
+ * would hold it until the reaper)?  An ADMIT being decided is left alone.
+ */
 static bool scalio_conn_unadmitted(struct scalio_conn *conn)
 {
+	enum scalio_admit_state admit = READ_ONCE(conn->admit);
 	unsigned long flags;
 	bool live;
 
-	if (READ_ONCE(conn->admit) != SCALIO_ADMIT_NONE)
+	if (admit == SCALIO_ADMIT_DONE ||
+	    (admit == SCALIO_ADMIT_PENDING && !READ_ONCE(conn->refused)))
 		return false;
 	spin_lock_irqsave(&conn->lock, flags);
 	live = conn->state == SCALIO_CONN_LIVE;
@@ -755,11 +761,11 @@ static bool scalio_conn_unadmitted(struct scalio_conn *conn)
  * @rs:		store transport
  *
  * Connections not yet freed count (a reaped one holds memory too).  At
- * attr_max_clients the oldest connection that has not even sent its
- * ADMIT is dropped to make room: a real host sends it right after
- * connecting, so such a connection may be a peer without credentials
- * holding the store's slots until the keep-alive reaper comes, and it
- * must not lock the hosts out.  The dropped ones count until they are
+ * attr_max_clients the oldest connection that has not sent its ADMIT, or
+ * whose ADMIT was refused, is dropped to make room: a real host sends it
+ * right after connecting, so such a connection may be a peer without
+ * credentials holding the store's slots until the keep-alive reaper comes,
+ * and it must not lock the hosts out.  The dropped ones count until they are
  * freed, up to SCALIO_EVICT_SLACK of them beyond the limit.
  *
  * Return: 0, or -EUSERS.
@@ -786,7 +792,7 @@ static int scalio_conn_room(struct scalio_rstore *rs)
 		}
 	}
 	if (victim) {
-		pr_info_ratelimited("store %s: %u clients: dropping client %u (connected, never sent ADMIT) for a new one\n",
+		pr_info_ratelimited("store %s: %u clients: dropping client %u (connected, not admitted) for a new one\n",
 				    rs->st->name, n, victim->client_id);
 		scalio_conn_disconnect(victim);
 	}

@@ -24,8 +24,10 @@
  *   norecv        requests without ever posting a receive
  *   writeimm      RDMA WRITE with immediate, which takes a receive of the
  *                 target's without filling its buffer
- *   hold N SECS   N connections that never ADMIT, held SECS seconds;
- *                 says how many the target dropped meanwhile
+ *   hold N SECS [refused]
+ *                 N connections that are not admitted, held SECS seconds
+ *                 (refused: each sends a refused ADMIT and never takes the
+ *                 answer); says how many the target dropped meanwhile
  *   cycles N      N connect + HELLO + disconnect cycles
  */
 #define _GNU_SOURCE
@@ -288,7 +290,17 @@ enum admit_how { ADMIT_OK, ADMIT_UNLISTED, ADMIT_BADMAC };
  * allowed_hosts, or with a proof made with a wrong secret.
  * Return: the response's status, or -errno.
  */
+static int admit_build(struct hc *c, enum admit_how how);
+
 static int admit(struct hc *c, enum admit_how how)
+{
+	int len = admit_build(c, how);
+
+	return len < 0 ? len : rpc(c, len, NULL);
+}
+
+/* Build the ADMIT in send buffer 0; its length, or -errno. */
+static int admit_build(struct hc *c, enum admit_how how)
 {
 	struct scalio_msg_admit_req *m;
 	uint8_t input[SCALIO_ADMIT_MAC_INPUT_LEN];
@@ -315,7 +327,7 @@ static int admit(struct hc *c, enum admit_how how)
 		}
 		m->flags = cpu_to_le32(SCALIO_ADMIT_F_MAC);
 	}
-	return rpc(c, sizeof(*m), NULL);
+	return sizeof(*m);
 }
 
 /* Connect asking for queue depth @qd, and ADMIT as the host VM. */
@@ -1020,12 +1032,15 @@ static int attack_writeimm(void)
 }
 
 /*
- * Hold @n connections that never send ADMIT for @secs seconds, and report
- * how many of them the target dropped meanwhile.  45-hostile sets
- * attr_max_clients to @n and attaches host1 while they are held: the
- * target must make room for it by dropping the oldest of them.
+ * Hold @n connections that are not admitted for @secs seconds, and report
+ * how many of them the target dropped meanwhile.  @refused: each sends an
+ * ADMIT the target refuses (an unlisted host NQN) and posts no receive
+ * for the answer, so the target can never finish sending it; else none
+ * sends anything.  45-hostile sets attr_max_clients to @n and attaches
+ * host1 while they are held: the target must make room for it by
+ * dropping the oldest of them.
  */
-static int attack_hold(int n, int secs)
+static int attack_hold(int n, int secs, bool refused)
 {
 	struct scalio_cm_req r;
 	struct hc c[HOLD_MAX];
@@ -1040,17 +1055,27 @@ static int attack_hold(int n, int secs)
 	}
 	for (held = 0; held < n; held++) {
 		cm_req_fill(&r, 1);
-		if (hc_connect(&c[held], &r, sizeof(r), true)) {
+		if (hc_connect(&c[held], &r, sizeof(r), !refused)) {
 			fprintf(stderr, "hold: connection %d refused\n", held);
 			hc_close(&c[held]);
 			break;
+		}
+		if (refused) {
+			int len = admit_build(&c[held], ADMIT_UNLISTED);
+
+			if (len < 0 || send_raw(&c[held], 0, len, IBV_WR_SEND, 0)) {
+				fprintf(stderr, "hold: ADMIT %d not sent\n", held);
+				hc_close(&c[held]);
+				break;
+			}
 		}
 		/* Look for DISCONNECTED without blocking. */
 		fcntl(c[held].ec->fd, F_SETFL,
 		      fcntl(c[held].ec->fd, F_GETFL) | O_NONBLOCK);
 	}
 	if (held == n)
-		printf("hold: holding %d connections\n", n);
+		printf("hold: holding %d connections%s\n", n,
+		       refused ? ", each with a refused ADMIT it never takes the answer to" : "");
 	for (t = 0; held == n && t < 10 * secs; t++) {
 		for (i = 0; i < n; i++) {
 			if (gone[i] || rdma_get_cm_event(c[i].ec, &ev))
@@ -1093,7 +1118,7 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"Usage: scalio_hostile ADDR PORT STORE ATTACK [N]\n"
 			"  ATTACK: connect-bad admit-bad rpc-bad scribble inval inval-key RKEY\n"
-			"          stale norecv writeimm hold N SECS cycles\n");
+			"          stale norecv writeimm hold N SECS [refused] cycles\n");
 		return 2;
 	}
 	g_addr = argv[1];
@@ -1125,7 +1150,8 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[4], "writeimm"))
 		return attack_writeimm();
 	if (!strcmp(argv[4], "hold") && argc > 6)
-		return attack_hold(atoi(argv[5]), atoi(argv[6]));
+		return attack_hold(atoi(argv[5]), atoi(argv[6]),
+				   argc > 7 && !strcmp(argv[7], "refused"));
 	if (!strcmp(argv[4], "cycles"))
 		return attack_cycles(argc > 5 ? atoi(argv[5]) : 100);
 	fprintf(stderr, "unknown attack %s\n", argv[4]);

@@ -29,9 +29,11 @@
 #                 1): it takes the target's one receive without filling
 #                 it; the target must drop the connection, not parse the
 #                 buffer's old contents (the client's last HELLO) again
-#   hold          4 connections that never send ADMIT, with
+#   hold          4 connections that are not admitted, with
 #                 attr_max_clients=4: host1's attach must still succeed
-#                 (the target drops the oldest of them for it)
+#                 (the target drops the oldest of them for it); once with
+#                 connections that send nothing, once with ones whose ADMIT
+#                 was refused and that never take the answer
 #   cycles        $CYCLES connect (+ HELLO every other one) / disconnect
 #                 cycles while host1 PUTs
 #   scribble      RDMA WRITE garbage over every byte of every index chunk
@@ -150,26 +152,32 @@ vmctl exec-target "dmesg | grep 'RDMA WRITE with immediate'" ||
 check writeimm
 same_conn "$r0" writeimm
 
-# hold: connections that never send ADMIT (no credentials needed) fill
+# hold: connections that are not admitted (no credentials needed) fill
 # every client slot; host1 must still get in: the target drops the oldest
-# of them to make room.  Held for less than the keep-alive timeout, after
+# of them to make room.  First ones that send nothing, then ones whose
+# ADMIT was refused and that never take the answer (the target cannot
+# finish sending it).  Held for less than the keep-alive timeout, after
 # which the reaper would drop them anyway.
-step "hold: 4 never-admitted connections at attr_max_clients=4, then host1 attaches"
 MC=/sys/kernel/config/scalio/stores/$S/attr_max_clients
-scalioctl detach "$S" || fail "hold: detach"
-vmctl exec-target "echo 4 > $MC" || fail "hold: setting attr_max_clients"
-$H "$A" $P "$S" hold 4 $((10 * ${SCALIO_TIMEOUT_FACTOR:-1})) > /tmp/hold.out 2>&1 &
-hpid=$!
-poll_until 60 "hold: the hostile client did not get its 4 connections" \
-	grep -q '^hold: holding 4' /tmp/hold.out
-scalioctl attach "$S" --addr "$A" ||
-	{ cat /tmp/hold.out; fail "hold: host1 locked out by connections that never sent ADMIT"; }
-wait $hpid
-cat /tmp/hold.out
-grep -q '^hold: [1-9][0-9]* of 4 dropped' /tmp/hold.out ||
-	fail "hold: host1 got in, but the target dropped none of the held connections"
-vmctl exec-target "echo 64 > $MC" || fail "hold: resetting attr_max_clients"
-check hold
+for how in silent refused; do
+	step "hold ($how): 4 connections not admitted at attr_max_clients=4, then host1 attaches"
+	scalioctl detach "$S" || fail "hold: detach"
+	vmctl exec-target "echo 4 > $MC" || fail "hold: setting attr_max_clients"
+	opt=
+	[ $how = refused ] && opt=refused
+	$H "$A" $P "$S" hold 4 $((10 * ${SCALIO_TIMEOUT_FACTOR:-1})) $opt > /tmp/hold.out 2>&1 &
+	hpid=$!
+	poll_until 60 "hold ($how): the hostile client did not get its 4 connections" \
+		grep -q '^hold: holding 4' /tmp/hold.out
+	scalioctl attach "$S" --addr "$A" ||
+		{ cat /tmp/hold.out; fail "hold ($how): host1 locked out by connections not admitted"; }
+	wait $hpid
+	cat /tmp/hold.out
+	grep -q '^hold: [1-9][0-9]* of 4 dropped' /tmp/hold.out ||
+		fail "hold ($how): host1 got in, but the target dropped none of the held connections"
+	vmctl exec-target "echo 64 > $MC" || fail "hold: resetting attr_max_clients"
+	check "hold ($how)"
+done
 
 # inval-key: invalidating another client's key.  rxe looks an invalidated
 # key up device-wide, whatever PD or QP it belongs to, so the target finds
