@@ -249,12 +249,15 @@ static bool scalio_name_ok(const char *s, size_t max)
 
 	if (!len || len == max)
 		return false;
-	/* It names a device node: no '/', no surprises. */
+	/*
+	 * It names a device node (scalio-<name>): no '/', no surprises, and
+	 * not "ctl", which would be the control device's name.
+	 */
 	for (i = 0; i < len; i++)
 		if (!isalnum(s[i]) && s[i] != '-' && s[i] != '_' &&
 		    s[i] != '.')
 			return false;
-	return strcmp(s, ".") && strcmp(s, "..");
+	return strcmp(s, ".") && strcmp(s, "..") && strcmp(s, "ctl");
 }
 
 static bool scalio_zero(const void *p, size_t len)
