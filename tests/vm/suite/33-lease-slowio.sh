@@ -105,16 +105,21 @@ while [ \$i -lt \$N ]; do
 	i=\$((i + 1))
 done
 
+# read_delay MS: every SSD read of the target takes MS ms from now on
+read_delay() {
+	vmctl exec-target '
+		set -e
+		dev=\$SCALIO_SSDS
+		sz=\$(blockdev --getsz \$dev)
+		dmsetup suspend --noudevsync slow
+		echo "0 \$sz delay \$dev 0 '\$1' \$dev 0 0" | dmsetup load slow
+		dmsetup resume --noudevsync slow
+		dmsetup table slow
+	' || fail "switching the dm table to a \$1 ms read delay"
+}
+
 step "every SSD read now takes \$DELAY_MS ms (the lease is 2000 ms)"
-vmctl exec-target '
-	set -e
-	dev=\$SCALIO_SSDS
-	sz=\$(blockdev --getsz \$dev)
-	dmsetup suspend --noudevsync slow
-	echo "0 \$sz delay \$dev 0 $delay_ms \$dev 0 0" | dmsetup load slow
-	dmsetup resume --noudevsync slow
-	dmsetup table slow
-' || fail "switching the dm table"
+read_delay \$DELAY_MS
 
 st=\$(scalioctl stats \$S --host-only)
 rec0=\$(hstat lease_reclaims "\$st")
@@ -158,14 +163,7 @@ sh -c "\$getall" || fail "second round"
 [ "\$(hstat cache_hits)" -ge \$((h0 + N)) ] || fail "second round did not hit the cache"
 
 step "a read that stalls past its GET's time: host1's fill must give the key up"
-vmctl exec-target '
-	set -e
-	dev=\$SCALIO_SSDS
-	sz=\$(blockdev --getsz \$dev)
-	dmsetup suspend --noudevsync slow
-	echo "0 \$sz delay \$dev 0 0 \$dev 0 0" | dmsetup load slow
-	dmsetup resume --noudevsync slow
-' || fail "switching the dm table back"
+read_delay 0
 scalioctl put \$S stall.0 value-of-stall.0 || fail "put stall.0"
 gu0=\$(hstat lease_giveups)
 st2() { vmctl exec-host 2 "scalioctl stats \$S --host-only"; }
