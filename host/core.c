@@ -500,7 +500,7 @@ static int __init scalio_host_init(void)
 {
 	int ret;
 
-	/* every counter is in the uAPI struct, which keeps 14 spare words */
+	/* every counter is in the uAPI struct, which keeps 13 spare words */
 	BUILD_BUG_ON(sizeof(struct scalio_host_stats) !=
 		     (SCALIO_HS_NR + 13) * sizeof(u64));
 	BUILD_BUG_ON(SCALIO_IO_SLOT_OFF + SCALIO_SLOT_SIZE > SCALIO_IO_SIZE);

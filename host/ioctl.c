@@ -365,7 +365,7 @@ static int scalio_ioctl_clock(struct scalio_hstore *hs, __u64 __user *argp)
 		return ret;
 	io = scalio_io_get(conn);
 	if (!io) {
-		ret = scalio_conn_dead(conn) ? scalio_conn_dead_err(conn) : -EINTR;
+		ret = scalio_io_get_err(conn);
 		goto out_unlock;
 	}
 	ret = scalio_clock_refresh(hs, io, &now);

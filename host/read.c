@@ -555,14 +555,14 @@ static unsigned long scalio_renewal_delay(struct scalio_renewal *r)
  */
 static bool scalio_renewal_renew(struct scalio_renewal *r)
 {
-	u64 deadline = scalio_clock_now(r->g->hs) + r->lease;
-	u64 next = scalio_ctl_renew(r->mine, (u16)deadline), cur;
+	u64 deadline, next, cur;
 
 	if (time_after(jiffies, r->g->end)) {
 		scalio_hstat_inc(r->g->hs, SCALIO_HS_LEASE_GIVEUPS);
 		return false;
 	}
-
+	deadline = scalio_clock_now(r->g->hs) + r->lease;
+	next = scalio_ctl_renew(r->mine, (u16)deadline);
 	if (scalio_cas_ctl(r->g, r->slot, r->mine, next, &cur) ||
 	    cur != r->mine) {
 		r->lost = true;
@@ -999,7 +999,7 @@ int scalio_get(struct scalio_hstore *hs, const u8 *key, u32 klen,
 		goto out_unlock;
 	g.io = scalio_io_get(conn);
 	if (!g.io) {
-		ret = scalio_conn_dead(conn) ? scalio_conn_dead_err(conn) : -EINTR;
+		ret = scalio_io_get_err(conn);
 		goto out_unlock;
 	}
 	if (hs->features & SCALIO_F_INLINE_CACHE)

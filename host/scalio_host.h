@@ -416,6 +416,12 @@ static inline int scalio_conn_dead_err(struct scalio_conn *conn)
 							       -ENOTCONN;
 }
 
+/* Why scalio_io_get() gave no bounce page: the connection died, or a signal. */
+static inline int scalio_io_get_err(struct scalio_conn *conn)
+{
+	return scalio_conn_dead(conn) ? scalio_conn_dead_err(conn) : -EINTR;
+}
+
 /**
  * scalio_conn_enter() - start an operation that uses the connection
  * @conn:	connection
