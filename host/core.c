@@ -249,12 +249,15 @@ static bool scalio_name_ok(const char *s, size_t max)
 
 	if (!len || len == max)
 		return false;
-	/* It names a device node: no '/', no surprises. */
+	/*
+	 * It names a device node (scalio-<name>): no '/', no surprises, and
+	 * not "ctl", which would be the control device's name.
+	 */
 	for (i = 0; i < len; i++)
 		if (!isalnum(s[i]) && s[i] != '-' && s[i] != '_' &&
 		    s[i] != '.')
 			return false;
-	return strcmp(s, ".") && strcmp(s, "..");
+	return strcmp(s, ".") && strcmp(s, "..") && strcmp(s, "ctl");
 }
 
 static bool scalio_zero(const void *p, size_t len)
@@ -497,9 +500,9 @@ static int __init scalio_host_init(void)
 {
 	int ret;
 
-	/* every counter is in the uAPI struct, which keeps 14 spare words */
+	/* every counter is in the uAPI struct, which keeps 13 spare words */
 	BUILD_BUG_ON(sizeof(struct scalio_host_stats) !=
-		     (SCALIO_HS_NR + 14) * sizeof(u64));
+		     (SCALIO_HS_NR + 13) * sizeof(u64));
 	BUILD_BUG_ON(SCALIO_IO_SLOT_OFF + SCALIO_SLOT_SIZE > SCALIO_IO_SIZE);
 	BUILD_BUG_ON(SCALIO_IO_BLOCK_OFF + SCALIO_BLOCK_SIZE(SCALIO_SLOTS_MAX) >
 		     SCALIO_IO_ATOMIC_OFF);

@@ -295,7 +295,7 @@ int scalio_conn_handshake(struct scalio_hstore *hs, bool again)
 	/* Prove the one-sided path works now rather than on the first GET. */
 	io = scalio_io_get(&hs->conn);
 	if (!io)
-		return scalio_conn_dead_err(&hs->conn);
+		return scalio_io_get_err(&hs->conn);
 	ret = scalio_clock_refresh(hs, io, &now);
 	scalio_io_put(&hs->conn, io);
 	return ret;

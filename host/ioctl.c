@@ -266,6 +266,7 @@ static void scalio_fill_host_stats(struct scalio_hstore *hs,
 	h->reconnects = atomic64_read(&hs->stats[SCALIO_HS_RECONNECTS]);
 	h->waits = atomic64_read(&hs->stats[SCALIO_HS_WAITS]);
 	h->lease_renewals = atomic64_read(&hs->stats[SCALIO_HS_LEASE_RENEWALS]);
+	h->lease_giveups = atomic64_read(&hs->stats[SCALIO_HS_LEASE_GIVEUPS]);
 }
 
 static int scalio_ioctl_stats(struct scalio_hstore *hs,
@@ -364,7 +365,7 @@ static int scalio_ioctl_clock(struct scalio_hstore *hs, __u64 __user *argp)
 		return ret;
 	io = scalio_io_get(conn);
 	if (!io) {
-		ret = scalio_conn_dead(conn) ? -ENOTCONN : -EINTR;
+		ret = scalio_io_get_err(conn);
 		goto out_unlock;
 	}
 	ret = scalio_clock_refresh(hs, io, &now);

@@ -763,6 +763,7 @@ static void scalio_chain_report(const struct scalio_chain *ch)
  * our stack and at the bounce page.
  *
  * Return: 0, -ENOTCONN (a request failed: the connection is failed),
+ * -EPROTO (the connection was failed for the target's protocol violation),
  * -ETIMEDOUT, or -EINVAL for a chain that was built wrong.
  */
 int scalio_chain_exec(struct scalio_chain *ch)
@@ -776,7 +777,7 @@ int scalio_chain_exec(struct scalio_chain *ch)
 	if (WARN_ON_ONCE(!ch->n) || ch->broken)
 		return -EINVAL;
 	if (scalio_conn_dead(conn))
-		return -ENOTCONN;
+		return scalio_conn_dead_err(conn);
 	scalio_hstat_inc(conn->hs, SCALIO_HS_WAITS);
 	ch->cqe.done = scalio_chain_done;
 	ch->status = IB_WC_SUCCESS;
@@ -795,7 +796,7 @@ int scalio_chain_exec(struct scalio_chain *ch)
 			complete(&ch->done);
 		if (posted)
 			wait_for_completion(&ch->done);
-		return -ENOTCONN;
+		return scalio_conn_dead_err(conn);
 	}
 	if (!wait_for_completion_timeout(&ch->done,
 				msecs_to_jiffies(SCALIO_RPC_TIMEOUT_MS))) {
@@ -818,7 +819,7 @@ int scalio_chain_exec(struct scalio_chain *ch)
 					   conn->hs->name,
 					   ib_wc_status_msg(ch->status));
 		scalio_conn_fail(conn);
-		return -ENOTCONN;
+		return scalio_conn_dead_err(conn);
 	}
 	for (i = 0; i < ch->n; i++)
 		if (ch->wr[i].rdma.wr.opcode != IB_WR_RDMA_WRITE)

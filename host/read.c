@@ -156,6 +156,7 @@ static bool scalio_victim_random(const struct scalio_block_view *v, u32 *idx)
  * @rkey:	its rkey
  * @value:	out, SCALIO_VALUE_MAX bytes
  * @vlen:	out
+ * @end:	jiffies when the GET's time (SCALIO_OP_TIMEOUT_MS) is up
  */
 struct scalio_get {
 	struct scalio_hstore	*hs;
@@ -168,6 +169,7 @@ struct scalio_get {
 	u32			rkey;
 	u8			*value;
 	u32			vlen;
+	unsigned long		end;
 };
 
 /* The chunk holding @block (< nr_blocks). */
@@ -544,12 +546,23 @@ static unsigned long scalio_renewal_delay(struct scalio_renewal *r)
 	return left > 0 ? scalio_ticks_to_jiffies(left) : 0;
 }
 
-/* One renewal CAS; false (and r->lost) if the lock is no longer ours. */
+/*
+ * One renewal CAS; false (and r->lost) if the lock is no longer ours.
+ * False too, without a CAS, once the GET's own time is up: a read that
+ * stalls (an NVMe-oF path that hangs while RDMA works) must not hold the
+ * key for every reader on every host for as long as it stalls.  The lock
+ * then expires and is reclaimed; this GET fails with -ETIMEDOUT anyway.
+ */
 static bool scalio_renewal_renew(struct scalio_renewal *r)
 {
-	u64 deadline = scalio_clock_now(r->g->hs) + r->lease;
-	u64 next = scalio_ctl_renew(r->mine, (u16)deadline), cur;
+	u64 deadline, next, cur;
 
+	if (time_after(jiffies, r->g->end)) {
+		scalio_hstat_inc(r->g->hs, SCALIO_HS_LEASE_GIVEUPS);
+		return false;
+	}
+	deadline = scalio_clock_now(r->g->hs) + r->lease;
+	next = scalio_ctl_renew(r->mine, (u16)deadline);
 	if (scalio_cas_ctl(r->g, r->slot, r->mine, next, &cur) ||
 	    cur != r->mine) {
 		r->lost = true;
@@ -814,9 +827,9 @@ static int scalio_fill(struct scalio_get *g, unsigned int attempt, u64 now)
 /*
  * A C slot that may hold our key keeps looking torn (scalio_slot_torn()):
  * its contents were damaged (a filler whose lease ran out wrote into a slot
- * someone else had reclaimed).  Evicting a cache slot (C -> A, CAS on the exact ctl
- * word we saw) is always safe, as eviction of the LRU victim is: do it, so
- * that readers of the key do not spin on it until they time out.
+ * someone else had reclaimed).  Evicting a cache slot (C -> A, CAS on the
+ * exact ctl word we saw) is always safe, as eviction of the LRU victim is:
+ * do it, so that readers of the key do not spin on it until they time out.
  */
 static int scalio_evict_torn(struct scalio_get *g,
 			     const struct scalio_block_view *v)
@@ -842,7 +855,6 @@ static int scalio_evict_torn(struct scalio_get *g,
 static int scalio_get_cached(struct scalio_get *g)
 {
 	struct scalio_hstore *hs = g->hs;
-	unsigned long end = jiffies + msecs_to_jiffies(SCALIO_OP_TIMEOUT_MS);
 	struct scalio_block_view v = {
 		.buf	= g->io->buf + SCALIO_IO_BLOCK_OFF,
 		.slots	= hs->slots,
@@ -857,10 +869,11 @@ static int scalio_get_cached(struct scalio_get *g)
 	u32 idx;
 	int ret;
 
+	g->end = jiffies + msecs_to_jiffies(SCALIO_OP_TIMEOUT_MS);
 	for (attempt = 0;; attempt++) {
 		if (attempt) {
 			scalio_hstat_inc(hs, SCALIO_HS_RETRIES);
-			if (time_after(jiffies, end))
+			if (time_after(jiffies, g->end))
 				return -ETIMEDOUT;
 			if (fatal_signal_pending(current))
 				return -EINTR;
@@ -986,7 +999,7 @@ int scalio_get(struct scalio_hstore *hs, const u8 *key, u32 klen,
 		goto out_unlock;
 	g.io = scalio_io_get(conn);
 	if (!g.io) {
-		ret = scalio_conn_dead(conn) ? -ENOTCONN : -EINTR;
+		ret = scalio_io_get_err(conn);
 		goto out_unlock;
 	}
 	if (hs->features & SCALIO_F_INLINE_CACHE)

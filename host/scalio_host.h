@@ -95,6 +95,7 @@ enum scalio_hstat {
 	SCALIO_HS_RECONNECTS,
 	SCALIO_HS_WAITS,
 	SCALIO_HS_LEASE_RENEWALS,
+	SCALIO_HS_LEASE_GIVEUPS,
 	SCALIO_HS_NR,
 };
 
@@ -415,6 +416,12 @@ static inline int scalio_conn_dead_err(struct scalio_conn *conn)
 							       -ENOTCONN;
 }
 
+/* Why scalio_io_get() gave no bounce page: the connection died, or a signal. */
+static inline int scalio_io_get_err(struct scalio_conn *conn)
+{
+	return scalio_conn_dead(conn) ? scalio_conn_dead_err(conn) : -EINTR;
+}
+
 /**
  * scalio_conn_enter() - start an operation that uses the connection
  * @conn:	connection
@@ -424,22 +431,24 @@ static inline int scalio_conn_dead_err(struct scalio_conn *conn)
  * that is down, or being re-established, fails the operation at once
  * instead of making it wait for the target to come back.
  *
- * Return: 0 (call scalio_conn_exit() when done), -ENOTCONN, or -EINTR
- * (fatal signal while waiting).
+ * Return: 0 (call scalio_conn_exit() when done), -ENOTCONN, -EPROTO (the
+ * connection died of the target's protocol violation), or -EINTR (fatal
+ * signal while waiting).
  */
 static inline int scalio_conn_enter(struct scalio_conn *conn)
 {
 	if (!down_read_trylock(&conn->io_rwsem)) {
 		/* Teardown or a reconnect holds or wants it: don't queue up. */
-		if (scalio_conn_dead(conn) ||
-		    test_bit(SCALIO_CONN_RECONNECTING, &conn->flags))
+		if (scalio_conn_dead(conn))
+			return scalio_conn_dead_err(conn);
+		if (test_bit(SCALIO_CONN_RECONNECTING, &conn->flags))
 			return -ENOTCONN;
 		if (down_read_killable(&conn->io_rwsem))
 			return -EINTR;
 	}
 	if (scalio_conn_dead(conn)) {
 		up_read(&conn->io_rwsem);
-		return -ENOTCONN;
+		return scalio_conn_dead_err(conn);
 	}
 	return 0;
 }

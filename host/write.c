@@ -136,7 +136,7 @@ static int scalio_invalidate_block(struct scalio_hstore *hs, u32 block,
 		return ret;
 	io = scalio_io_get(conn);
 	if (!io)
-		return scalio_conn_dead(conn) ? -ENOTCONN : -EINTR;
+		return scalio_io_get_err(conn);
 	v.buf = io->buf + SCALIO_IO_BLOCK_OFF;
 	v.slots = hs->slots;
 	start = 0;

@@ -96,8 +96,8 @@ int scalio_admit(struct scalio_store *st, const char *hostnqn,
 		goto out;
 	}
 	if (crypto_memneq(want, mac, SCALIO_MAC_LEN)) {
-		pr_warn_ratelimited("store %s: host %s refused: wrong secret\n", st->name,
-				    hostnqn);
+		pr_warn_ratelimited("store %s: host %s refused: wrong secret\n",
+				    st->name, hostnqn);
 		ret = -EKEYREJECTED;
 	}
 out:

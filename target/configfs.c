@@ -445,9 +445,15 @@ static struct configfs_attribute *scalio_store_attrs[] = {
 
 /* ---- ssds/<n> ---- */
 
+/* What an SSD's string attribute must look like. */
+enum scalio_ssd_str {
+	SCALIO_SSD_PATH,	/* an absolute path */
+	SCALIO_SSD_NQN,		/* an NQN the hosts accept (scalio_nqn_valid()) */
+};
+
 static ssize_t scalio_ssd_set_str(struct config_item *item, const char *page,
 				  size_t count, char *field, size_t size,
-				  bool path)
+				  enum scalio_ssd_str kind)
 {
 	struct scalio_ssd *ssd = to_ssd(item);
 	struct scalio_store *st = ssd->store;
@@ -458,7 +464,8 @@ static ssize_t scalio_ssd_set_str(struct config_item *item, const char *page,
 	if (!buf)
 		return -ENOMEM;
 	if (scalio_cfs_strcpy(buf, size, page, count) || !buf[0] ||
-	    (path && buf[0] != '/')) {
+	    (kind == SCALIO_SSD_PATH && buf[0] != '/') ||
+	    (kind == SCALIO_SSD_NQN && !scalio_nqn_valid(buf, size))) {
 		ret = -EINVAL;
 		goto out;
 	}
@@ -497,7 +504,7 @@ static ssize_t scalio_ssd_device_path_store(struct config_item *item,
 	struct scalio_ssd *ssd = to_ssd(item);
 
 	return scalio_ssd_set_str(item, page, count, ssd->device_path,
-				  sizeof(ssd->device_path), true);
+				  sizeof(ssd->device_path), SCALIO_SSD_PATH);
 }
 CONFIGFS_ATTR(scalio_ssd_, device_path);
 
@@ -512,7 +519,7 @@ static ssize_t scalio_ssd_nqn_store(struct config_item *item,
 	struct scalio_ssd *ssd = to_ssd(item);
 
 	return scalio_ssd_set_str(item, page, count, ssd->nqn,
-				  sizeof(ssd->nqn), false);
+				  sizeof(ssd->nqn), SCALIO_SSD_NQN);
 }
 CONFIGFS_ATTR(scalio_ssd_, nqn);
 
@@ -773,12 +780,16 @@ static const struct config_item_type scalio_store_type = {
 	.ct_owner	= THIS_MODULE,
 };
 
-/* Store names end up in device names on the hosts: keep them plain. */
+/*
+ * Store names end up in device names on the hosts (scalio-<name>): keep
+ * them plain, and not "ctl" (the hosts' /dev/scalio-ctl).
+ */
 static bool scalio_store_name_ok(const char *name)
 {
 	size_t i, len = strlen(name);
 
-	if (!len || len >= SCALIO_NAME_MAX || name[0] == '.')
+	if (!len || len >= SCALIO_NAME_MAX || name[0] == '.' ||
+	    !strcmp(name, "ctl"))
 		return false;
 	for (i = 0; i < len; i++)
 		if (!isalnum(name[i]) && !strchr("_-.", name[i]))

@@ -249,7 +249,8 @@ struct scalio_host_stats {
 	__u64	reconnects;		/* connections re-established after a loss */
 	__u64	waits;			/* network waits of KV ops and clock reads */
 	__u64	lease_renewals;		/* slot locks renewed by a slow fill */
-	__u64	reserved[14];
+	__u64	lease_giveups;		/* fills that stopped renewing: GET timed out */
+	__u64	reserved[13];
 };
 
 /**

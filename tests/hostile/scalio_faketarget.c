@@ -144,15 +144,11 @@ static void rsp_hdr(struct scalio_msg_hdr *h, const struct scalio_msg_hdr *req,
  */
 static void send_writeimm(struct ft *f)
 {
-	struct ibv_send_wr wr = {
-		.wr_id = 999, .opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
-		.send_flags = IBV_SEND_SIGNALED,
-	};
-	struct ibv_send_wr *bad;
+	int ret = vu_post_rdma(f->id->qp, IBV_WR_RDMA_WRITE_WITH_IMM, NULL, 0,
+			       0, 0, 0, 999, htonl(0x5ca1));
 
-	wr.imm_data = htonl(0x5ca1);
-	if (ibv_post_send(f->id->qp, &wr, &bad))
-		printf("noise-writeimm: post failed: %s\n", strerror(errno));
+	if (ret)
+		printf("noise-writeimm: post failed: %s\n", strerror(-ret));
 }
 
 /*

@@ -489,21 +489,12 @@ static int handshake(struct hc *c)
 static int rdma_op(struct hc *c, enum ibv_wr_opcode op, uint64_t raddr,
 		   uint32_t rkey, uint32_t len)
 {
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)gbuf(c), .length = len, .lkey = c->mr->lkey,
-	};
-	struct ibv_send_wr wr = {
-		.wr_id = 7, .sg_list = &sge, .num_sge = 1, .opcode = op,
-		.send_flags = IBV_SEND_SIGNALED,
-	};
-	struct ibv_send_wr *bad;
 	struct ibv_wc wc;
+	int ret;
 
-	wr.wr.rdma.remote_addr = raddr;
-	wr.wr.rdma.rkey = rkey;
-	if (ibv_post_send(c->id->qp, &wr, &bad))
-		return -errno;
-	return poll_one(c, &wc, 10000);
+	ret = vu_post_rdma(c->id->qp, op, gbuf(c), len, c->mr->lkey, raddr,
+			   rkey, 7, 0);
+	return ret ? ret : poll_one(c, &wc, 10000);
 }
 
 static void garbage(uint8_t *p, size_t n)
@@ -942,8 +933,6 @@ static int attack_admit_bad(void)
 static int attack_writeimm(void)
 {
 	const uint32_t len = sizeof(struct scalio_msg_hdr);
-	struct ibv_send_wr wr = { }, *bad;
-	struct ibv_sge sge;
 	const struct scalio_msg_hdr *answer = NULL;
 	struct ibv_wc wc;
 	uint64_t hello_tag;
@@ -970,19 +959,12 @@ static int attack_writeimm(void)
 	}
 	/* Zeros over block 0's header, which is reserved and zero. */
 	memset(gbuf(&c), 0, len);
-	sge.addr = (uintptr_t)gbuf(&c);
-	sge.length = len;
-	sge.lkey = c.mr->lkey;
-	wr.wr_id = WRITEIMM_ID;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.imm_data = htonl(0x5ca1);
-	wr.wr.rdma.remote_addr = le64_to_cpu(c.chunks[0].addr);
-	wr.wr.rdma.rkey = le32_to_cpu(c.chunks[0].rkey);
-	if (ibv_post_send(c.id->qp, &wr, &bad)) {
-		fprintf(stderr, "writeimm: post: %s\n", strerror(errno));
+	ret = vu_post_rdma(c.id->qp, IBV_WR_RDMA_WRITE_WITH_IMM, gbuf(&c), len,
+			   c.mr->lkey, le64_to_cpu(c.chunks[0].addr),
+			   le32_to_cpu(c.chunks[0].rkey), WRITEIMM_ID,
+			   htonl(0x5ca1));
+	if (ret) {
+		fprintf(stderr, "writeimm: post: %s\n", strerror(-ret));
 		hc_close(&c);
 		return 1;
 	}

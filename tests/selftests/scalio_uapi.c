@@ -872,6 +872,9 @@ TEST_F(ctl, attach_bad_fields_einval)
 
 	init_attach(&at, "", traddr);
 	ASSERT_EQ(-EINVAL, attach(self->ctl, &at));
+	/* Its device would be /dev/scalio-ctl: refused before connecting. */
+	init_attach(&at, "ctl", traddr);
+	ASSERT_EQ(-EINVAL, attach(self->ctl, &at));
 	init_attach(&at, "uapi-none", traddr);
 	at.flags = 1;
 	ASSERT_EQ(-EINVAL, attach(self->ctl, &at));

@@ -18,6 +18,20 @@
 # filler for a dead one) and its retries stay bounded.
 # A second round must hit the cache.
 #
+# Then a read that stalls for longer than its GET's whole time (30 s):
+# host1 reads the SSD through a second target address B (its own nvmet
+# port, set up before the attach; host2 uses the store's address), reads
+# run at full speed again, host1 PUTs a new key, B is taken off the
+# target (host1's NVMe-oF path hangs, RDMA to the store works on) and
+# host1 GETs the key: its fill locks the slot and its read stalls.  20 s
+# later host2 GETs the same key; B comes back only after that GET
+# returned.  host1's fill must stop renewing its lock when its own GET's
+# time is up (lease_giveups grows), so that host2 reclaims the lock and
+# reads the key itself (host2's lease_reclaims grows); a fill that renews
+# for as long as its read hangs keeps every reader of the key waiting
+# until they time out.  host1's GET, once B is back, must not return a
+# wrong value (it times out).
+#
 # Usage: 33-lease-slowio.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -35,6 +49,7 @@ set -u
 S=\$SCALIO_STORE
 A=\$SCALIO_TARGET_ADDR
 N=4
+B=10.77.0.100	# the target's second address (NVMe-oF for host1)
 DELAY_MS=$delay_ms
 T0=\$(date +%s)
 fail() { echo "FAIL: \$*"; exit 1; }
@@ -54,6 +69,24 @@ vmctl exec-target '
 	dmsetup mknodes slow	# no udev in the bed
 	scalioctl target-setup --store '\$S' --addr '\$A' --nblocks 16 --format /dev/mapper/slow
 ' || fail "target setup on dm-delay"
+
+step "target: nvmet port 2 on a second address \$B; host1 reads its SSD there"
+vmctl exec-target '
+	set -e
+	ip addr add '\$B'/24 dev eth0
+	n=\$(ls /sys/kernel/config/nvmet/subsystems)
+	p=/sys/kernel/config/nvmet/ports/2
+	mkdir \$p
+	echo rdma > \$p/addr_trtype
+	echo ipv4 > \$p/addr_adrfam
+	echo '\$B' > \$p/addr_traddr
+	echo 4420 > \$p/addr_trsvcid
+	ln -s /sys/kernel/config/nvmet/subsystems/\$n \$p/subsystems/\$n
+	echo "nqn=\$n"
+' > /tmp/port2 2>&1 || { cat /tmp/port2; fail "nvmet port 2"; }
+NQN=\$(sed -n 's/^nqn=//p' /tmp/port2)
+# scalioctl attach binds the namespace of a controller already connected
+nvme connect -t rdma -a \$B -s 4420 -n "\$NQN" || fail "host1: nvme connect to \$B"
 # attach, retried: on a loaded bed the connect can time out once
 attach() {
 	for _ in 1 2 3; do
@@ -72,16 +105,21 @@ while [ \$i -lt \$N ]; do
 	i=\$((i + 1))
 done
 
+# read_delay MS: every SSD read of the target takes MS ms from now on
+read_delay() {
+	vmctl exec-target '
+		set -e
+		dev=\$SCALIO_SSDS
+		sz=\$(blockdev --getsz \$dev)
+		dmsetup suspend --noudevsync slow
+		echo "0 \$sz delay \$dev 0 '\$1' \$dev 0 0" | dmsetup load slow
+		dmsetup resume --noudevsync slow
+		dmsetup table slow
+	' || fail "switching the dm table to a \$1 ms read delay"
+}
+
 step "every SSD read now takes \$DELAY_MS ms (the lease is 2000 ms)"
-vmctl exec-target '
-	set -e
-	dev=\$SCALIO_SSDS
-	sz=\$(blockdev --getsz \$dev)
-	dmsetup suspend --noudevsync slow
-	echo "0 \$sz delay \$dev 0 $delay_ms \$dev 0 0" | dmsetup load slow
-	dmsetup resume --noudevsync slow
-	dmsetup table slow
-' || fail "switching the dm table"
+read_delay \$DELAY_MS
 
 st=\$(scalioctl stats \$S --host-only)
 rec0=\$(hstat lease_reclaims "\$st")
@@ -123,6 +161,31 @@ step "a second round hits the cache"
 h0=\$(hstat cache_hits)
 sh -c "\$getall" || fail "second round"
 [ "\$(hstat cache_hits)" -ge \$((h0 + N)) ] || fail "second round did not hit the cache"
+
+step "a read that stalls past its GET's time: host1's fill must give the key up"
+read_delay 0
+scalioctl put \$S stall.0 value-of-stall.0 || fail "put stall.0"
+gu0=\$(hstat lease_giveups)
+st2() { vmctl exec-host 2 "scalioctl stats \$S --host-only"; }
+rc0=\$(hstat lease_reclaims "\$(st2)")
+vmctl exec-target "ip addr del \$B/24 dev eth0" || fail "taking \$B off the target"
+step "\$B is gone: host1 GETs stall.0 (its read hangs)"
+(scalioctl get \$S stall.0; echo "rc=\$?") > /tmp/s1 2>&1 & sp=\$!
+sleep 20
+step "host2 GETs stall.0 while host1's read hangs"
+v2=\$(vmctl exec-host 2 "scalioctl get \$S stall.0" 2>&1); r2=\$?
+step "host2: rc \$r2, '\$v2'; \$B comes back"
+vmctl exec-target "ip addr add \$B/24 dev eth0" || fail "putting \$B back"
+wait \$sp
+step "host1's GET returned: \$(tr '\\n' ' ' < /tmp/s1)"
+[ \$r2 = 0 ] && [ "\$v2" = value-of-stall.0 ] ||
+	fail "host2's GET of stall.0 failed (rc \$r2: \$v2) while host1's read of it hung: host1 held the key past its own GET's time"
+grep -q '^rc=0' /tmp/s1 && ! grep -qx value-of-stall.0 /tmp/s1 &&
+	fail "host1's GET returned a wrong value"
+[ "\$(hstat lease_giveups)" -gt "\$gu0" ] ||
+	fail "host1's fill never gave its lock up (lease_giveups \$gu0)"
+[ "\$(hstat lease_reclaims "\$(st2)")" -gt "\$rc0" ] ||
+	fail "host2 read stall.0 without reclaiming host1's lock"
 step "SLOW-IO TEST PASSED"
 EOF
 

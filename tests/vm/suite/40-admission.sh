@@ -14,7 +14,8 @@
 #      keeping its old fixed 5 s would be caught: the reaper looks every
 #      KATO / 3 = 1.2 s, and each 5 s silence spends 1.4 s past the KATO);
 #      configfs refuses attr_kato_ms out of range (EINVAL) and while the
-#      store is enabled (EBUSY);
+#      store is enabled (EBUSY), a store named ctl (the hosts' control
+#      device is /dev/scalio-ctl) and an SSD nqn that is no NQN (EINVAL);
 #   2. host2 (detached) as an unlisted NQN: scalioctl attach fails with
 #      EACCES and `nvme connect` to an SSD subsystem fails; the target's
 #      dmesg names the NQN and the reason;
@@ -93,6 +94,21 @@ err=$(tg "printf 5000 | dd of=$KA 2>&1")
 echo "$err" | grep -q 'resource busy' && ok "attr_kato_ms of an enabled store: EBUSY" ||
 	bad "attr_kato_ms 5000 while enabled: '$err', not EBUSY"
 [ "$(tg "cat $KA")" = "$KATO_MS" ] || bad "attr_kato_ms changed by a refused write"
+# A store named ctl would be the hosts' /dev/scalio-ctl; an SSD NQN that is
+# no NQN would fail every host's attach (they check it): both refused.
+err=$(tg "mkdir /sys/kernel/config/scalio/stores/ctl 2>&1; rmdir /sys/kernel/config/scalio/stores/ctl 2>/dev/null")
+echo "$err" | grep -q 'Invalid argument' && ok "a store named ctl refused with EINVAL" ||
+	bad "mkdir stores/ctl: '$err', not EINVAL"
+SC=/sys/kernel/config/scalio/stores/adm-scratch
+for v in kv0-ssd0 'nqn.2024-11.io.scalio:a b' nqn. 'nqn.x/../y'; do
+	err=$(tg "mkdir -p $SC/ssds/0 && printf '%s' '$v' | dd of=$SC/ssds/0/nqn 2>&1")
+	echo "$err" | grep -q 'Invalid argument' && ok "SSD nqn '$v' refused with EINVAL" ||
+		bad "SSD nqn '$v': '$err', not EINVAL"
+done
+err=$(tg "printf nqn.2024-11.io.scalio:adm-ssd0 | dd of=$SC/ssds/0/nqn 2>&1 && cat $SC/ssds/0/nqn")
+echo "$err" | grep -qx 'nqn.2024-11.io.scalio:adm-ssd0' && ok "a valid SSD nqn taken" ||
+	bad "SSD nqn nqn.2024-11.io.scalio:adm-ssd0: '$err'"
+tg "rmdir $SC/ssds/0 $SC" || bad "removing the scratch store"
 # The documented bound (seconds, rounded up): KATO + a reaper period.
 KATO_DOC=$(( (KATO_MS + KATO_MS / 3 + 999) / 1000 ))
 hstat() { scalioctl stats "$S" --host-only | awk -v k="$1" '$1 == k { print $2 }'; }
