@@ -8,7 +8,8 @@
 #   make deps            install build/test dependencies (apt-get, idempotent)
 #   make check           THE test command: unit tests, builds, VM suite
 #   make check-debug     the VM suite on a KASAN/lockdep/kmemleak/UBSAN 6.1
-#                        kernel built here (slow: see Documentation/testing.rst)
+#                        kernel built here (slow: see Documentation/testing.rst;
+#                        RESUME=1 skips tests passed on this same clean tree)
 #   make coccicheck      the kernel's coccinelle reports over the modules
 #   make demo            boot the test bed and run a short YCSB mix
 #   make bench           the benchmark of Documentation/benchmarks.rst
@@ -87,7 +88,7 @@ check:
 
 check-debug:
 	@scripts/need-deps.sh || scripts/install-deps.sh
-	tests/check.sh --kver 6.1-debug
+	tests/check.sh --kver 6.1-debug $(if $(RESUME),--resume)
 
 demo:
 	@scripts/need-deps.sh || scripts/install-deps.sh

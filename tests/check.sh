@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# tests/check.sh [--kver 6.1|6.12|6.1-debug]: the body of `make check`
-# (and, with --kver 6.1-debug, of `make check-debug`).
+# tests/check.sh [--kver 6.1|6.12|6.1-debug] [--resume]: the body of
+# `make check` (and, with --kver 6.1-debug, of `make check-debug`).
 #   1. unit tests (make -C tests/unit run; its TAP lines are counted), and
 #      the tests of the user-space tools (make -C DIR test)
 #   2. module builds with W=1 against the newest 6.1 and 6.12 trees (any
@@ -15,23 +15,55 @@
 # modules against it; the suite then runs on that kernel.
 # Prints TAP-ish progress and ends with exactly one summary line
 # "N passed, N failed[, N skipped]"; exits non-zero on any failure.  Logs go
-# to build/check/.
+# to build/check/ (build/check-debug/ for the debug lane).
+# --resume (debug lane only, `make check-debug RESUME=1`): a VM test that
+# already passed on this very source tree (same git tree id, clean work
+# tree) and the same kernel is reported with its earlier result instead of
+# being run again; its logs are kept.  The lane takes longer than a working
+# session on a 2-core machine, so it can be finished in parts; every test
+# still boots its own fresh VMs, so a part proves what a whole run would.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tests/vm/lib.sh
 . "$top/tests/vm/lib.sh"
-kver=6.1
+kver=6.1 resume=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kver) kver=${2:?--kver needs 6.1, 6.12 or 6.1-debug}; shift ;;
-	*) echo "usage: tests/check.sh [--kver 6.1|6.12|6.1-debug]" >&2; exit 2 ;;
+	--resume) resume=1 ;;
+	*) echo "usage: tests/check.sh [--kver 6.1|6.12|6.1-debug] [--resume]" >&2; exit 2 ;;
 	esac
 	shift
 done
 logs=$top/build/check
 vm_is_debug "$kver" && logs=$top/build/check-debug
-rm -rf "$logs"
-mkdir -p "$logs"
+# What a resumed lane may reuse: "TREE KREL NAME SECONDS DATE" lines of
+# tests that passed, in $logs/passed.  TREE is the git tree id of a clean
+# work tree (untracked files count: a new suite script changes the suite).
+tree=
+if [ $resume = 1 ]; then
+	if ! vm_is_debug "$kver"; then
+		echo "tests/check.sh: --resume is for the debug lane (--kver 6.1-debug)" >&2
+		exit 2
+	fi
+	if [ -z "$(git -C "$top" status --porcelain 2> /dev/null)" ]; then
+		tree=$(git -C "$top" rev-parse 'HEAD^{tree}' 2> /dev/null)
+	fi
+	if [ -z "$tree" ]; then
+		echo "# --resume: not a clean git work tree; running every test"
+		resume=0
+	fi
+fi
+if [ $resume = 1 ]; then
+	mkdir -p "$logs"
+	# Keep the logs of the tests it will not run again; drop the rest.
+	find "$logs" -mindepth 1 -maxdepth 1 ! -name 'vm-*' ! -name passed \
+		-exec rm -rf {} +
+	echo "# --resume: tree $tree"
+else
+	rm -rf "$logs"
+	mkdir -p "$logs"
+fi
 pass=0 fail=0 skip=0 n=0 t0=$SECONDS
 
 # result ok|fail|skip NAME [DETAIL]
@@ -203,6 +235,13 @@ for t in "$top"/tests/vm/suite/*.sh; do
 		continue
 	fi
 	tl=$logs/${name//\//-}.log
+	if [ $resume = 1 ] && prev=$(awk -v t="$tree" -v k="$krel" -v n="$name" \
+			'$1 == t && $2 == k && $3 == n { l = $4 "s, passed " $5 } END { if (l == "") exit 1; print l }' \
+			"$logs/passed" 2> /dev/null); then
+		result ok "$name" "$prev on this tree"
+		continue
+	fi
+	rm -rf "$tl" "${logs:?}/${name//\//-}"
 	s=$SECONDS
 	# tests/vm/run puts each run's logs below SCALIO_VM_LOGROOT and
 	# skips the module build that stage 2 just did.
@@ -211,7 +250,9 @@ for t in "$top"/tests/vm/suite/*.sh; do
 		"$t" --kver "$kver" > "$tl" 2>&1 < /dev/null
 	rc=$?
 	case $rc in
-	0) result ok "$name" "$((SECONDS - s))s" ;;
+	0) result ok "$name" "$((SECONDS - s))s"
+	   [ -z "$tree" ] || echo "$tree $krel $name $((SECONDS - s))" \
+		"$(date -u +%Y-%m-%dT%H:%MZ)" >> "$logs/passed" ;;
 	4) result skip "$name" "$(grep -m1 '^SKIP' "$tl")" ;;
 	*) result fail "$name" "exit $rc, $((SECONDS - s))s, log $tl"
 	   show_tail "$tl" 40 ;;

@@ -167,6 +167,11 @@ setup_common() {
 	modprobe configfs && mount -t configfs configfs /sys/kernel/config ||
 		return 1
 	mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+	# Debug kernel: no automatic kmemleak scans (each costs tens of
+	# seconds of the VM's one CPU under TCG); tests/vm/run scans twice
+	# after the teardown, which is what decides.
+	[ -w /sys/kernel/debug/kmemleak ] &&
+		echo scan=off > /sys/kernel/debug/kmemleak
 	if [ "$ROLE" = host ] && [ "$SHARE" = 1 ]; then
 		mkdir -p /share
 		mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 share /share ||
