@@ -22,6 +22,12 @@
  *
  * A pass that cannot gain space (everything live) stops the run; the
  * commit path then fails batches with -ENOSPC instead of overwriting.
+ *
+ * A batch at the head that does not read back intact (damaged on the SSD,
+ * or dropped by a forced recovery) is stepped over rather than stopping
+ * the cleaner for good: the next intact batch is found as recovery finds
+ * it, and every live segment in between is relocated first.  Only a live
+ * segment that is itself unreadable stops it (its keys would be lost).
  */
 #define pr_fmt(fmt) "scalio-target: cleaner: " fmt
 
@@ -29,6 +35,92 @@
 #include <linux/sched.h>
 
 #include "scalio_store.h"
+
+/*
+ * Step over the damaged batch @seq at @pos (the first of this pass): find
+ * the next intact batch before the tail and mark every live segment in
+ * between for relocation, read into the arena at *@au.  When they do not
+ * all fit @budget, the ones that do are relocated first and *@npos /
+ * *@nseq stay @pos / @seq: the next pass steps over.
+ * Return: 0 with *@npos / *@nseq set; -EIO when no intact batch follows or
+ * a live segment there is unreadable; -E2BIG when not even one fits.
+ */
+static int scalio_cleaner_skip(struct scalio_ssd *ssd, u64 pos, u64 seq,
+			       u32 budget, u32 *au, u64 *npos, u64 *nseq,
+			       u64 *moved)
+{
+	struct scalio_store *st = ssd->store;
+	struct scalio_commit *c = ssd->commit;
+	u64 tail = ssd->log.tail, next = ssd->log.next_batch;
+	u64 fpos, fseq, dist;
+	u32 i, live = 0;
+	int ret;
+
+	ret = scalio_log_probe(ssd, pos, seq, next, &fpos, &fseq);
+	if (ret < 0)
+		return ret;
+	if (!ret) {
+		/* Nothing intact after it: the damage runs up to the tail. */
+		fpos = tail;
+		fseq = next;
+	}
+	dist = scalio_log_dist(ssd, pos, fpos);
+	if (fseq <= seq || dist > scalio_log_dist(ssd, pos, tail) ||
+	    (!ret && dist > 2 * SCALIO_BATCH_MAX_UNITS)) {
+		pr_err_ratelimited("%s: ssd %u: log head batch %llu at unit %llu unreadable and no intact batch follows: cannot clean\n",
+				   st->name, ssd->index, seq, pos);
+		return -EIO;
+	}
+
+	for (i = 0; i < c->nr_owned; i++) {
+		u32 block = ssd->index + i * st->nr_ssds;
+		u64 w = scalio_index_get_seg(&st->index, block);
+		struct scalio_tblock *tb;
+		u32 unit, len;
+		void *buf;
+
+		if (!w)
+			continue;
+		unit = scalio_seg_unit(w);
+		len = scalio_seg_len(w);
+		if (scalio_log_dist(ssd, pos, unit) >= dist)
+			continue;	/* not in the damaged units */
+		if (*au + len > budget) {
+			if (!*au)
+				return -E2BIG;
+			*npos = pos;	/* relocate these, then come back */
+			*nseq = seq;
+			return 0;
+		}
+		buf = c->arena + ((size_t)*au << SCALIO_UNIT_SHIFT);
+		ret = scalio_ssd_read(ssd, unit, buf, len);
+		if (!ret)
+			ret = scalio_seg_check(buf, (size_t)len << SCALIO_UNIT_SHIFT,
+					       block,
+					       ssd->gens[i] & SCALIO_SEG_GEN_MASK);
+		if (!ret && le64_to_cpu(((struct scalio_seg_hdr *)buf)->gen) !=
+			    ssd->gens[i])
+			ret = -ESTALE;
+		if (ret) {
+			pr_err_ratelimited("%s: ssd %u: block %u: live segment at unit %u, in damaged log batch %llu, is unreadable (%d): cannot clean (target-setup --force-recover drops the block)\n",
+					   st->name, ssd->index, block, unit,
+					   seq, ret);
+			return -EIO;
+		}
+		tb = scalio_tb_get(ssd, block, buf);
+		if (IS_ERR(tb))
+			return PTR_ERR(tb);
+		tb->dirty = true;
+		*au += len;
+		(*moved)++;
+		live++;
+	}
+	pr_warn("%s: ssd %u: log head batches %llu..%llu (units %llu..+%llu) damaged or dropped: stepped over, %u live segment(s) relocated\n",
+		st->name, ssd->index, seq, fseq - 1, pos, dist, live);
+	*npos = fpos;
+	*nseq = fseq;
+	return 0;
+}
 
 /*
  * Read head batches and mark their live segments for relocation.
@@ -43,8 +135,10 @@ static int scalio_cleaner_collect(struct scalio_ssd *ssd, u64 need,
 	u64 start = le64_to_cpu(ssd->log.sb.log_start);
 	u64 end = scalio_log_end(ssd);
 	u64 pos = ssd->log.head, seq = ssd->log.head_seq;
-	u64 free = scalio_log_free(ssd);
+	/* Where a wrap was assumed (0: none; unit 0 is a superblock). */
+	u64 free = scalio_log_free(ssd), wrap_from = 0;
 	u32 au = 0;
+	int ret;
 
 	*freed = 0;
 	*moved = 0;
@@ -52,21 +146,43 @@ static int scalio_cleaner_collect(struct scalio_ssd *ssd, u64 need,
 		const struct scalio_seg_hdr *sh;
 		u32 off = 1, units;
 		void *buf = c->arena + ((size_t)au << SCALIO_UNIT_SHIFT);
+		u64 npos, nseq;
 		int n;
 
 		n = scalio_log_read_batch(ssd, pos, seq, buf, budget - au);
-		if (n == -EBADMSG || n == -ESTALE) {
+		if ((n == -EBADMSG || n == -ESTALE) && pos != start &&
+		    !wrap_from) {
 			/* Units skipped by a wrap: the batch is at the start. */
-			if (pos == start)
-				goto corrupt;
+			wrap_from = pos;
 			*freed += end - pos;
 			pos = start;
 			continue;
 		}
 		if (n == -E2BIG)
 			break;		/* the arena is full */
-		if (n < 0)
-			goto corrupt;
+		if (n < 0) {
+			if (wrap_from) {
+				/* Not at the start either: damaged at @wrap_from. */
+				*freed -= end - wrap_from;
+				pos = wrap_from;
+			}
+			if (au)
+				break;	/* relocate what is read first */
+			ret = scalio_cleaner_skip(ssd, pos, seq, budget, &au,
+						  &npos, &nseq, moved);
+			if (ret)
+				return ret;
+			if (npos == pos && nseq == seq)
+				break;	/* partly relocated */
+			*freed += scalio_log_dist(ssd, pos, npos);
+			pos = npos;
+			seq = nseq;
+			wrap_from = 0;
+			if (free + *freed >= need + 2 * ((u64)au + 1))
+				break;
+			continue;
+		}
+		wrap_from = 0;
 
 		while (scalio_batch_next_seg(buf, &off, &sh, &units)) {
 			u32 block = le32_to_cpu(sh->block);
@@ -92,11 +208,6 @@ static int scalio_cleaner_collect(struct scalio_ssd *ssd, u64 need,
 	*new_head = pos;
 	*new_seq = seq;
 	return 0;
-
-corrupt:
-	pr_err_ratelimited("%s: ssd %u: log head batch %llu at unit %llu unreadable: cannot clean\n",
-			   st->name, ssd->index, seq, pos);
-	return -EIO;
 }
 
 /**
@@ -134,8 +245,9 @@ int scalio_cleaner_run(struct scalio_ssd *ssd, u64 need_units)
 		}
 		ret = scalio_cleaner_collect(ssd, need_units, budget - 1,
 					     &head, &seq, &freed, &moved);
-		if (!ret && !freed)
-			ret = -ENOSPC;	/* head batch larger than the budget */
+		/* Nothing gained: head batch larger than the budget. */
+		if (!ret && !freed && !moved && seq == old_seq)
+			ret = -ENOSPC;
 		if (!ret)
 			ret = scalio_batch_write(ssd, 0);
 		scalio_batch_reset(ssd);
@@ -155,7 +267,8 @@ int scalio_cleaner_run(struct scalio_ssd *ssd, u64 need_units)
 			break;
 		}
 		total_moved += moved;
-		if (scalio_log_free(ssd) <= free) {
+		/* (A damaged head only partly relocated frees nothing yet.) */
+		if (freed && scalio_log_free(ssd) <= free) {
 			/* Everything was live: cleaning cannot gain space. */
 			ret = -ENOSPC;
 			break;

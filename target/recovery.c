@@ -485,7 +485,7 @@ struct scalio_gap {
 };
 
 /* Units from @from forward to @to in the circular log. */
-static u64 scalio_log_dist(const struct scalio_ssd *ssd, u64 from, u64 to)
+u64 scalio_log_dist(const struct scalio_ssd *ssd, u64 from, u64 to)
 {
 	u64 start = le64_to_cpu(ssd->log.sb.log_start);
 
@@ -499,17 +499,20 @@ static u64 scalio_log_dist(const struct scalio_ssd *ssd, u64 from, u64 to)
  * @ssd:	SSD
  * @pos:	where batch @seq was expected (the chain's tail)
  * @seq:	first sequence number the chain lacks
+ * @below:	only batches numbered below this count (0: no bound)
  * @fpos:	out: unit of the lowest-numbered intact later batch
  * @fseq:	out: its sequence number
  *
  * Reads SCALIO_PROBE_UNITS units from @pos and from the log start; each
  * unit that holds an intact header with a sequence number just above
  * @seq is verified as a whole batch.  Uses the commit arena and buffer.
+ * Recovery calls it at the end of the chain, the cleaner at a damaged
+ * batch at the log head.
  *
  * Return: 1 with *@fpos / *@fseq set, 0 when there is none, -EIO.
  */
-static int scalio_log_probe(struct scalio_ssd *ssd, u64 pos, u64 seq,
-			    u64 *fpos, u64 *fseq)
+int scalio_log_probe(struct scalio_ssd *ssd, u64 pos, u64 seq, u64 below,
+		     u64 *fpos, u64 *fseq)
 {
 	struct scalio_commit *c = ssd->commit;
 	u64 start = le64_to_cpu(ssd->log.sb.log_start);
@@ -533,7 +536,7 @@ static int scalio_log_probe(struct scalio_ssd *ssd, u64 pos, u64 seq,
 				int n;
 
 				if (s <= seq || s - seq > SCALIO_PROBE_UNITS / 2 ||
-				    (best && s >= best) ||
+				    (best && s >= best) || (below && s >= below) ||
 				    scalio_batch_hdr_check(bh, s))
 					continue;
 				n = scalio_log_read_batch(ssd, u + k, s, c->buf,
@@ -737,7 +740,7 @@ static int scalio_log_replay(struct scalio_ssd *ssd, u64 *replayed)
 		if (ret)
 			return ret;
 		ret = scalio_log_probe(ssd, ssd->log.tail, ssd->log.next_batch,
-				       &fpos, &fseq);
+				       0, &fpos, &fseq);
 		if (ret < 0)
 			return ret;
 		if (!ret)
@@ -787,6 +790,44 @@ static int scalio_log_replay(struct scalio_ssd *ssd, u64 *replayed)
 	return 0;
 }
 
+/*
+ * Forced recovery: read @block's segment @seg whole and check it; drop the
+ * block (empty, reported) when it is unreadable or not intact.
+ * Return: 0 (intact), 1 (dropped).
+ */
+static int scalio_recover_check_seg(struct scalio_ssd *ssd, u32 block,
+				    u64 seg)
+{
+	struct scalio_store *st = ssd->store;
+	struct scalio_commit *c = ssd->commit;
+	u64 gen = ssd->gens[scalio_owned_idx(ssd, block)];
+	u32 unit = scalio_seg_unit(seg), len = scalio_seg_len(seg);
+	const char *what = "unreadable";
+	int ret = -EBADMSG;
+
+	if (len && len <= SCALIO_BUF_UNITS) {
+		ret = scalio_ssd_read(ssd, unit, c->arena, len);
+		if (!ret)
+			what = "not the one recorded";
+		if (!ret)
+			ret = scalio_seg_check(c->arena,
+					       (size_t)len << SCALIO_UNIT_SHIFT,
+					       block, gen & SCALIO_SEG_GEN_MASK);
+		if (!ret &&
+		    le64_to_cpu(((struct scalio_seg_hdr *)c->arena)->gen) != gen)
+			ret = -ESTALE;
+	}
+	if (!ret)
+		return 0;
+	if (ret == -EBADMSG)
+		what = "damaged";
+	scalio_report(st, true,
+		      "ssd %u: block %u: segment at unit %u is %s: block dropped, its keys are LOST",
+		      ssd->index, block, unit, what);
+	scalio_index_set_seg(&st->index, block, 0);
+	return 1;
+}
+
 /**
  * scalio_count_keys() - count the SSD's keys and warm its segment cache
  * @ssd:	SSD being recovered (commit kthread not running)
@@ -800,7 +841,13 @@ static int scalio_log_replay(struct scalio_ssd *ssd, u64 *replayed)
  * checks, or whose whole read fails, is not cached; the commit path
  * reports it when it reads it.
  *
- * Return: 0; -EUCLEAN if a header is not the recorded segment's; -EIO.
+ * A forced recovery reads and checks every segment whole and drops the
+ * blocks whose segment is unreadable, damaged or not the recorded one
+ * (reported: their keys are lost): such a block could never be written
+ * again, and the cleaner could never move it.
+ *
+ * Return: 0; -EUCLEAN if a header is not the recorded segment's (not
+ * forced); -EIO.
  */
 static int scalio_count_keys(struct scalio_ssd *ssd, u32 *primed)
 {
@@ -809,6 +856,7 @@ static int scalio_count_keys(struct scalio_ssd *ssd, u32 *primed)
 	const struct scalio_seg_hdr *sh = c->arena;
 	u64 keys = 0;
 	u32 i;
+	int ret;
 
 	*primed = 0;
 	for (i = 0; i < c->nr_owned; i++) {
@@ -821,6 +869,13 @@ static int scalio_count_keys(struct scalio_ssd *ssd, u32 *primed)
 			continue;
 		unit = scalio_seg_unit(seg);
 		seg_len = scalio_seg_len(seg);
+		if (st->force_recover) {
+			ret = scalio_recover_check_seg(ssd, block, seg);
+			if (ret < 0)
+				return ret;
+			if (ret)
+				continue;	/* dropped */
+		}
 		warm = seg_len && seg_len <= SCALIO_BUF_UNITS &&
 		       c->sc.used + seg_len <= c->sc.cap;
 		/*

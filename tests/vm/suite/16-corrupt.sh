@@ -26,8 +26,15 @@
 #      --force-recover: the report names the dropped batch and keys; every
 #      key reads its last acknowledged value unless the report lists it
 #      as LOST.
+#   F. twice the log written after E's forced recovery (the SSD is small):
+#      every PUT succeeds, as the cleaner steps over the dropped batches
+#      (it used to stop there for good: ENOSPC); E's keys still read back.
 #   D. crc of a checkpointed segment damaged: the store comes up; GETs of
 #      that block fail, never return a wrong value; other keys read back.
+#      Then --force-recover drops that block, reported as LOST: its keys
+#      read "not found", all others their values, and twice the log
+#      written afterwards succeeds (the cleaner could not move the damaged
+#      segment).
 #
 # Usage: 16-corrupt.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
 set -uo pipefail
@@ -47,6 +54,7 @@ set -u
 S=${SCALIO_STORE:-kv0}
 A=${SCALIO_TARGET_ADDR:-10.77.0.1}
 OD=/scalio/tests/selftests/scalio_ondisk
+X=/scalio/tests/selftests/scalio_crash
 N=40
 T0=$(date +%s)
 fail() { echo "FAIL: $*"; exit 1; }
@@ -90,6 +98,20 @@ write() {
 		i=$((i + 1))
 	done
 }
+# flood NAME: PUTs of 32 4-KiB values, twice the 24 MiB SSD's log (each
+# PUT is a batch of 3 units or more); every PUT must succeed and read back.
+flood() {
+	$X write -l "/tmp/$1" -p "$1" -t 8 -k 4 -V 4096 -v 4096 -F -n 500 \
+		> /tmp/flood.out 2>&1 ||
+		{ cat /tmp/flood.out; fail "$2: a PUT failed"; }
+	grep 'acknowledged in' /tmp/flood.out
+	$X verify -l "/tmp/$1" -p "$1" -t 8 -k 4 -V 4096 -v 4096 -F \
+		> /tmp/flood.out 2>&1 || { cat /tmp/flood.out; fail "$2: $1 keys"; }
+	scalioctl stats --json "$S" > /share/stats.json || fail "$2: stats"
+	for c in cleaner_runs cleaner_moved log_used_units; do
+		printf '# %s %s\n' $c "$(sed -n "s/.*\"target_$c\": \([0-9]*\).*/\1/p" /share/stats.json)"
+	done
+}
 # verify: every key holds its last acknowledged value, or is reported LOST
 # (then it must hold an earlier acknowledged value).
 verify() {
@@ -109,6 +131,7 @@ verify() {
 }
 : > /share/acked
 : > /share/report
+: > /share/dbad
 
 step "0. a blank SSD without --format is refused"
 setup && fail "target-setup of a blank SSD without --format succeeded"
@@ -199,6 +222,20 @@ grep -q 'dropped batches' /share/report || fail "E: no report of the dropped bat
 grep -q "key 'k" /share/report || fail "E: the report names no key"
 verify "E"
 
+step "F. twice the log after the forced recovery: the cleaner steps over"
+flood hot "F"
+T "dmesg | grep 'stepped over'" ||
+	fail "F: the cleaner never stepped over the dropped batches"
+verify "F"
+# Only E's keys from here on: D damages a block that holds some of them.
+t=0
+while [ $t -lt 8 ]; do
+	for k in 0 1 2 3; do
+		scalioctl del "$S" "hot.$t.$k" || fail "F: del hot.$t.$k"
+	done
+	t=$((t + 1))
+done
+
 step "D. crc of a checkpointed segment damaged"
 down
 ondisk
@@ -217,11 +254,34 @@ while [ $i -le $N ]; do
 	else
 		bad=$((bad + 1))
 		echo "# k$i: $(cat /share/get.err)"
+		echo "k$i" >> /share/dbad
 	fi
 	i=$((i + 1))
 done
 [ $bad -ge 1 ] || fail "D: no GET saw the damaged segment"
 echo "# $bad GET(s) failed cleanly, the others read back"
+down
+up --force-recover
+grep 'report:' /share/setup.out > /share/report
+grep -q 'block dropped, its keys are LOST' /share/report ||
+	fail "D: the forced recovery reported no dropped block"
+i=1
+while [ $i -le $N ]; do
+	want=$(awk -v k="k$i" '$1 == k { v = $2 } END { print v }' /share/acked)
+	got=$(scalioctl get "$S" "k$i" 2> /share/get.err)
+	rc=$?
+	if grep -qx "k$i" /share/dbad; then
+		[ $rc = 1 ] || fail "D: k$i of the dropped block: exit $rc ($(cat /share/get.err)), expected not found"
+	elif [ $rc != 0 ] || [ "$got" != "$want" ]; then
+		fail "D: k$i = '$got' (exit $rc), expected '$want' after the forced recovery"
+	fi
+	i=$((i + 1))
+done
+flood hot2 "D"
+verify_dropped=$(head -n 1 /share/dbad)
+scalioctl put "$S" "$verify_dropped" again || fail "D: put $verify_dropped"
+[ "$(scalioctl get "$S" "$verify_dropped")" = again ] ||
+	fail "D: $verify_dropped does not read back after the drop"
 
 step "unload"
 scalioctl detach "$S" || fail "final detach"
@@ -231,7 +291,7 @@ T "scalioctl target-teardown --store $S && rmmod scalio_target" ||
 step "CORRUPTION TEST PASSED"
 EOF
 
-"$top/tests/vm/run" --kver "$kver" --ssds 1 --no-setup --share "$share" \
+"$top/tests/vm/run" --kver "$kver" --ssds 1 --ssd-size 24M --no-setup --share "$share" \
 	-- 'sh /share/corrupt.sh'
 rc=$?
 echo "# 16-corrupt: $(($(date +%s) - t_start)) s wall"
