@@ -33,6 +33,63 @@ bool scalio_ssd_bound(struct scalio_hstore *hs, u32 index)
 	return index < hs->nr_ssds && smp_load_acquire(&hs->ssds[index].bound);
 }
 
+/*
+ * Is @bdev SSD @index of this store?  Its superblock (unit 0, or the copy
+ * in unit 1 when that one fails its checks) must be intact and name that
+ * index, the store's SSD count, block count and hash seed.  Same-sized
+ * SSDs bound in the wrong order, or one device bound twice, would
+ * otherwise only show as GETs that fail their segment checks.
+ * Return: 0, -EINVAL (not that SSD), -ENOMEM, -EIO.
+ */
+static int scalio_ssd_check_sb(struct scalio_hstore *hs, u32 index,
+			       struct block_device *bdev, const char *path)
+{
+	const struct scalio_sb *sb;
+	struct bio_vec bv;
+	struct page *page;
+	struct bio bio;
+	int ret = -EINVAL, u;
+
+	page = alloc_page(GFP_KERNEL);
+	if (!page)
+		return -ENOMEM;
+	sb = page_address(page);
+	for (u = 0; u < 2; u++) {
+		bio_init(&bio, bdev, &bv, 1, REQ_OP_READ);
+		bio.bi_iter.bi_sector = (sector_t)u * SCALIO_SECTORS_PER_UNIT;
+		__bio_add_page(&bio, page, SCALIO_UNIT_SIZE, 0);
+		ret = submit_bio_wait(&bio);
+		bio_uninit(&bio);
+		if (ret) {
+			ret = -EIO;
+			continue;
+		}
+		ret = scalio_sb_check(sb) ? -EINVAL : 0;
+		if (!ret)
+			break;
+	}
+	if (ret == -EIO) {
+		pr_warn("%s: ssd %u: %s: superblock unreadable\n", hs->name,
+			index, path);
+	} else if (ret) {
+		pr_warn("%s: ssd %u: %s holds no intact scalio superblock\n",
+			hs->name, index, path);
+	} else if (le32_to_cpu(sb->nr_ssds) != hs->nr_ssds ||
+		   le32_to_cpu(sb->nr_blocks) != hs->nr_blocks ||
+		   (le64_to_cpu(sb->hash_seed) ?: SCALIO_HASH_SEED) !=
+		   hs->hash_seed) {
+		pr_warn("%s: ssd %u: %s belongs to another store\n", hs->name,
+			index, path);
+		ret = -EINVAL;
+	} else if (le32_to_cpu(sb->ssd_index) != index) {
+		pr_warn("%s: ssd %u: %s is ssd %u of this store\n", hs->name,
+			index, path, le32_to_cpu(sb->ssd_index));
+		ret = -EINVAL;
+	}
+	__free_page(page);
+	return ret;
+}
+
 /**
  * scalio_ssd_bind() - bind a connected NVMe-oF namespace to SSD @index
  * @hs:		store
@@ -40,10 +97,12 @@ bool scalio_ssd_bound(struct scalio_hstore *hs, u32 index)
  * @path:	block device path, NUL-terminated
  *
  * Opens the device read-only (exclusively, with the store as holder) and
- * checks that its size is what the target exports for that SSD.
+ * checks that its size is what the target exports for that SSD and that
+ * its superblock names this store and that index.
  *
- * Return: 0, -EBUSY (already bound), -EINVAL (size mismatch), or the
- * open's error (-ENOENT, -ENOTBLK...).
+ * Return: 0, -EBUSY (already bound), -EINVAL (size mismatch, or not that
+ * SSD of this store), -EIO, -ENOMEM, or the open's error (-ENOENT,
+ * -ENOTBLK...).
  */
 int scalio_ssd_bind(struct scalio_hstore *hs, u32 index, const char *path)
 {
@@ -71,6 +130,9 @@ int scalio_ssd_bind(struct scalio_hstore *hs, u32 index, const char *path)
 		ret = -EINVAL;
 		goto close;
 	}
+	ret = scalio_ssd_check_sb(hs, index, bdev.bdev, path);
+	if (ret)
+		goto close;
 	ssd->bdev = bdev;
 	/* Readers check ->bound without the lock: publish ->bdev first. */
 	smp_store_release(&ssd->bound, true);

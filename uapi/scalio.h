@@ -211,7 +211,9 @@ struct scalio_ssd_info {
  * @index:	SSD index the namespace carries
  * @flags:	must be 0
  * @path:	block device path (e.g. /dev/nvme1n1), NUL-terminated.  The
- *		module opens it read-only and checks that its size matches.
+ *		module opens it read-only and checks that its size matches and
+ *		that its superblock names this store and @index (-EINVAL
+ *		otherwise: another SSD of the store, or of another store).
  * @reserved:	must be 0
  */
 struct scalio_ssd_bind {

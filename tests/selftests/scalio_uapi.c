@@ -9,6 +9,7 @@
  * the duplicate-attach test).  Exits 4 (skip) when the store device is
  * absent.  SCALIO_FUZZ_ITERS and SCALIO_FUZZ_SEED tune the fuzz loop.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -1013,6 +1014,181 @@ TEST_F(ctl, detach_validation)
 	}
 	ASSERT_EQ(-1, ioctl(self->ctl, SCALIO_IOC_DETACH, NULL));
 	ASSERT_EQ(EFAULT, errno);
+}
+
+/*
+ * SSD_BIND of the wrong device.  The store is detached with the ioctl (its
+ * NVMe-oF controllers stay connected, unlike `scalioctl detach`) and
+ * attached again with a raw ATTACH, so that no SSD is bound; then each
+ * index is offered every NVMe namespace in turn, including the ones bound
+ * to other indexes: only its own may bind (its superblock names the
+ * index), every other one fails with EINVAL.  Without that check the
+ * first same-sized namespace binds to every index.  The teardown runs
+ * `scalioctl attach`, which binds whatever is left unbound.
+ */
+FIXTURE(bind) {
+	int ctl;
+};
+
+FIXTURE_SETUP(bind)
+{
+	self->ctl = open(SCALIO_CTL_DEV, O_RDWR);
+	ASSERT_LE(0, self->ctl);
+}
+
+FIXTURE_TEARDOWN(bind)
+{
+	char cmd[256];
+
+	if (self->ctl >= 0)
+		close(self->ctl);
+	snprintf(cmd, sizeof(cmd), "scalioctl attach %s --addr %s --port %u > /dev/null",
+		 store_name, traddr, trsvcid);
+	if (system(cmd))
+		TH_LOG("repair: '%s' failed", cmd);
+}
+
+/* First line of @path into @buf without its newline; length or -1. */
+static int read_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return -1;
+	if (!fgets(buf, size, f)) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	n = strcspn(buf, "\n");
+	buf[n] = '\0';
+	return n;
+}
+
+/* The host identity and secret `scalioctl attach` would use. */
+static int load_auth(struct scalio_attach_auth *au)
+{
+	char line[256];
+	unsigned int i, k = 0;
+	int n;
+
+	memset(au, 0, sizeof(*au));
+	au->size = sizeof(*au);
+	if (read_line("/etc/nvme/hostnqn", au->hostnqn, sizeof(au->hostnqn)) < 0)
+		au->hostnqn[0] = '\0';
+	if (read_line("/etc/nvme/hostid", line, sizeof(line)) > 0) {
+		for (i = 0; line[i] && k < 2 * SCALIO_HOST_ID_LEN; i++) {
+			unsigned int v;
+
+			if (line[i] == '-')
+				continue;
+			if (sscanf(&line[i], "%1x", &v) != 1)
+				return -1;
+			au->host_id[k / 2] |= v << (k % 2 ? 0 : 4);
+			k++;
+		}
+		if (k != 2 * SCALIO_HOST_ID_LEN)
+			return -1;
+	}
+	n = read_line("/etc/scalio/hostkey", (char *)au->secret,
+		      sizeof(au->secret));
+	if (n > 0)
+		au->secret_len = n;
+	return 0;
+}
+
+TEST_F(bind, ssd_bind_wrong_ssd_einval)
+{
+	char devs[16][256], path[300];
+	int bound_to[16];
+	struct scalio_attach_auth au;
+	struct scalio_ssd_info si;
+	struct scalio_detach dt;
+	struct scalio_attach at;
+	unsigned int nr_ssds, nd = 0, i, d, refused = 0;
+	struct dirent *de;
+	DIR *dir;
+	int fd;
+
+	fd = open(store_path, O_RDWR);
+	ASSERT_LE(0, fd);
+	memset(&si, 0, sizeof(si));
+	ASSERT_EQ(0, ioctl(fd, SCALIO_IOC_SSD_INFO, &si));
+	close(fd);
+	nr_ssds = si.nr_ssds;
+	ASSERT_GE(16, nr_ssds);
+	if (nr_ssds < 2 || !si.bound)
+		SKIP(return, "needs a store of 2+ SSDs with offload reads");
+
+	/* Whole namespaces only (nvme0n1, not the hidden paths nvme0c0n1). */
+	dir = opendir("/sys/block");
+	ASSERT_NE(NULL, dir);
+	while ((de = readdir(dir)) && nd < 16) {
+		unsigned int a, b;
+		char end;
+
+		if (sscanf(de->d_name, "nvme%un%u%c", &a, &b, &end) == 2)
+			snprintf(devs[nd++], sizeof(devs[0]), "%s", de->d_name);
+	}
+	closedir(dir);
+	ASSERT_LE(nr_ssds, nd);
+
+	memset(&dt, 0, sizeof(dt));
+	snprintf(dt.store, sizeof(dt.store), "%s", store_name);
+	ASSERT_EQ(0, ioctl(self->ctl, SCALIO_IOC_DETACH, &dt));
+	ASSERT_EQ(0, load_auth(&au));
+	init_attach(&at, store_name, traddr);
+	at.auth = (uintptr_t)&au;
+	at.timeout_ms = 10000;
+	ASSERT_EQ(0, attach(self->ctl, &at));
+
+	fd = open(store_path, O_RDWR);
+	ASSERT_LE(0, fd);
+	for (i = 0; i < nr_ssds; i++) {
+		struct scalio_ssd_bind b;
+
+		bound_to[i] = -1;
+		for (d = 0; d < nd && bound_to[i] < 0; d++) {
+			memset(&b, 0, sizeof(b));
+			b.index = i;
+			snprintf(b.path, sizeof(b.path), "/dev/%s", devs[d]);
+			if (!ioctl(fd, SCALIO_IOC_SSD_BIND, &b)) {
+				bound_to[i] = d;
+				break;
+			}
+			EXPECT_EQ(EINVAL, errno) {
+				TH_LOG("ssd %u, %s: %s", i, b.path, strerror(errno));
+			}
+			refused++;
+		}
+		ASSERT_LE(0, bound_to[i]) {
+			TH_LOG("no namespace bound to ssd %u", i);
+		}
+	}
+	for (i = 1; i < nr_ssds; i++)
+		for (d = 0; d < i; d++)
+			ASSERT_NE(bound_to[d], bound_to[i]) {
+				snprintf(path, sizeof(path), "/dev/%s",
+					 devs[bound_to[i]]);
+				TH_LOG("ssd %u and ssd %u both bound to %s", d, i,
+				       path);
+			}
+	/* Index 1 was at least offered index 0's namespace. */
+	ASSERT_LE(1, refused);
+	/* And the store reads and writes through them. */
+	{
+		static char val[3000], got[3000];	/* not inline */
+		char key[32];
+		uint32_t klen = mkkey(key, "bind"), glen = sizeof(got);
+
+		fill(val, sizeof(val), 7);
+		ASSERT_EQ(0, put(fd, key, klen, val, sizeof(val)));
+		ASSERT_EQ(0, get(fd, key, klen, got, &glen));
+		ASSERT_EQ(sizeof(val), glen);
+		ASSERT_EQ(0, memcmp(val, got, sizeof(val)));
+	}
+	close(fd);
 }
 
 /*
