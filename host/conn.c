@@ -264,8 +264,7 @@ int scalio_conn_connect(struct scalio_hstore *hs, const char *traddr,
 	if (ret)
 		return -EINVAL;
 
-	conn->qd_req = clamp_t(u32, scalio_queue_depth, 1,
-			       SCALIO_QUEUE_DEPTH_MAX);
+	conn->qd_req = scalio_queue_depth;	/* checked at module load */
 	conn->cm_id = rdma_create_id(&init_net, scalio_cm_handler, conn,
 				     RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(conn->cm_id)) {

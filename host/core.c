@@ -508,6 +508,12 @@ static int __init scalio_host_init(void)
 		     SCALIO_IO_ATOMIC_OFF);
 	BUILD_BUG_ON(sizeof(struct scalio_slot) != SCALIO_SLOT_SIZE);
 
+	/* Also the uring workqueue's max_active: 0 would mean its default. */
+	if (!scalio_queue_depth || scalio_queue_depth > SCALIO_QUEUE_DEPTH_MAX) {
+		pr_err("queue_depth=%u is out of range (1..%u)\n",
+		       scalio_queue_depth, SCALIO_QUEUE_DEPTH_MAX);
+		return -EINVAL;
+	}
 	ret = scalio_host_identity_init();
 	if (ret)
 		return ret;
