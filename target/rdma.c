@@ -21,6 +21,7 @@
  */
 #define pr_fmt(fmt) "scalio-target: " fmt
 
+#include <linux/delay.h>
 #include <linux/inet.h>
 #include <linux/module.h>
 #include <linux/random.h>
@@ -1263,12 +1264,43 @@ static void scalio_rstore_reap_work(struct work_struct *w)
 static int scalio_cm_handler(struct rdma_cm_id *cm_id,
 			     struct rdma_cm_event *ev);
 
+#ifdef SCALIO_TEST_HOOKS
+/*
+ * Sleep this long between binding the listener's address and listening:
+ * tests remove the RDMA device in that window.
+ */
+static unsigned int scalio_debug_listen_delay_ms;
+module_param_named(debug_listen_delay_ms, scalio_debug_listen_delay_ms, uint,
+		   0644);
+MODULE_PARM_DESC(debug_listen_delay_ms,
+		 "TESTING ONLY: sleep this many ms between binding and listening");
+
+static void scalio_listen_hook(void)
+{
+	unsigned int ms = READ_ONCE(scalio_debug_listen_delay_ms);
+
+	if (ms)
+		msleep(ms);
+}
+#else
+static inline void scalio_listen_hook(void) { }
+#endif
+
+/*
+ * Create, bind and listen on the store's listener, then publish it.  Until
+ * it is published this function owns the cm_id: a device removal meanwhile
+ * only sets @rs->listen_lost (scalio_listener_removal() does not let the
+ * CM destroy it under us), and the publisher then has it repaired.
+ */
 static int scalio_rstore_listen(struct scalio_rstore *rs)
 {
 	struct sockaddr *addr = (struct sockaddr *)&rs->addr;
 	struct rdma_cm_id *cm_id;
 	int ret;
 
+	mutex_lock(&rs->lock);
+	rs->listen_lost = false;
+	mutex_unlock(&rs->lock);
 	cm_id = rdma_create_id(&init_net, scalio_cm_handler, rs, RDMA_PS_TCP,
 			       IB_QPT_RC);
 	if (IS_ERR(cm_id))
@@ -1284,16 +1316,19 @@ static int scalio_rstore_listen(struct scalio_rstore *rs)
 				   rs->st->name, addr, ret);
 		goto out_destroy;
 	}
-	WRITE_ONCE(rs->listener, cm_id);
+	scalio_listen_hook();
 	ret = rdma_listen(cm_id, SCALIO_RDMA_BACKLOG);
 	if (ret) {
 		pr_err("store %s: cannot listen on %pISpcs: %d\n",
 		       rs->st->name, addr, ret);
-		/* A device removal may have taken it already. */
-		if (cmpxchg(&rs->listener, cm_id, NULL) != cm_id)
-			return ret;
 		goto out_destroy;
 	}
+	mutex_lock(&rs->lock);
+	WRITE_ONCE(rs->listener, cm_id);
+	/* Its device went away meanwhile: listen again, elsewhere. */
+	if (rs->listen_lost && !rs->stopping)
+		mod_delayed_work(scalio_rdma_wq, &rs->repair_work, 0);
+	mutex_unlock(&rs->lock);
 	pr_info("store %s listening on %pISpcs\n", rs->st->name, addr);
 	return 0;
 
@@ -1339,15 +1374,21 @@ static void scalio_rstore_repair_work(struct work_struct *w)
 
 /*
  * DEVICE_REMOVAL on the listener: let the CM destroy it (return 1) unless
- * store disable took it first, and listen again once a device carries the
- * address.  Connections are torn down by the ib_client remove callback.
+ * it is not ours to give: one store disable took already, or one still
+ * being set up by scalio_rstore_listen(), which destroys it or has it
+ * repaired.  Listen again once a device carries the address.  Connections
+ * are torn down by the ib_client remove callback.
  */
 static int scalio_listener_removal(struct rdma_cm_id *cm_id)
 {
 	struct scalio_rstore *rs = cm_id->context;
 
-	if (cmpxchg(&rs->listener, cm_id, NULL) != cm_id)
+	if (cmpxchg(&rs->listener, cm_id, NULL) != cm_id) {
+		mutex_lock(&rs->lock);
+		rs->listen_lost = true;
+		mutex_unlock(&rs->lock);
 		return 0;
+	}
 	scalio_rstore_schedule_repair(rs, 5 * HZ);
 	return 1;
 }
@@ -1468,14 +1509,16 @@ int scalio_rdma_store_enable(struct scalio_store *st)
 	list_add_tail(&rs->entry, &scalio_rstores);
 	mutex_unlock(&scalio_rdma_lock);
 
+	st->transport = rs;
 	ret = scalio_rstore_listen(rs);
 	if (ret) {
-		mutex_lock(&scalio_rdma_lock);
-		list_del(&rs->entry);
-		mutex_unlock(&scalio_rdma_lock);
-		goto out_free;
+		/*
+		 * An address change or device removal meanwhile may have
+		 * queued a repair that listens after all: stop as a disable.
+		 */
+		scalio_rdma_store_disable(st);
+		return ret;
 	}
-	st->transport = rs;
 	queue_delayed_work(scalio_rdma_wq, &rs->reap_work,
 			   scalio_reap_interval(rs->st));
 	return 0;

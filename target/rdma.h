@@ -83,7 +83,10 @@ struct scalio_conn;
  * @st:		the store
  * @entry:	on scalio_rstores
  * @listener:	listening cm_id, or NULL (swapped with xchg/cmpxchg: the
- *		CM may destroy it on device removal)
+ *		CM may destroy it on device removal); published only once
+ *		rdma_listen() succeeded, under @lock
+ * @listen_lost: a device removal hit the cm_id being set up (not yet
+ *		published): its publisher schedules a repair
  * @addr:	listen address
  * @repair_work: re-creates the listener after device removal or an
  *		address change
@@ -105,6 +108,7 @@ struct scalio_rstore {
 	struct scalio_store		*st;
 	struct list_head		entry;
 	struct rdma_cm_id		*listener;
+	bool				listen_lost;
 	struct sockaddr_storage		addr;
 	struct delayed_work		repair_work;
 

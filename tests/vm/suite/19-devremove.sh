@@ -1,0 +1,121 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# 19-devremove: the target's RDMA device goes away and comes back (`rdma
+# link delete rxe0` / `rdma link add`, as a NIC reset or hot-unplug would),
+# with the host detached.
+#   A. while the store is enabled and idle: the listener's DEVICE_REMOVAL
+#      lets the CM destroy it and schedules a repair, which listens again
+#      once the device is back; the host attaches and reads every key.
+#   B. in the middle of an enable, between binding the listener's address
+#      and rdma_listen() (test hook debug_listen_delay_ms holds it 3 s):
+#      the cm_id is not yet published, so the removal must not let the CM
+#      destroy it under the enable (a use-after-free of the cm_id before
+#      the fix, which KASAN reports on the debug lane).  The enable then
+#      fails cleanly (or, if it listened, is repaired); after the device is
+#      back the store is enabled and every key reads back.
+# Kernel logs must be clean.
+# Usage: 19-devremove.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+# shellcheck source=tests/vm/lib.sh
+. "$top/tests/vm/lib.sh"
+suite_kver "$@"
+suite_share devremove
+
+cat > "$share/devremove.sh" << 'EOF'
+set -u
+S=${SCALIO_STORE:-kv0}
+A=${SCALIO_TARGET_ADDR:-10.77.0.1}
+CFS=/sys/kernel/config/scalio/stores/$S
+HOOK=/sys/module/scalio_target/parameters/debug_listen_delay_ms
+N=10
+T0=$(date +%s)
+fail() { echo "FAIL: $*"; T "dmesg | tail -n 30"; exit 1; }
+step() { echo "=== [$(( $(date +%s) - T0 ))s] $*"; }
+T() { vmctl exec-target "$*"; }
+listening() { T "dmesg | grep -c 'store $S listening on'"; }
+# wait_listening N0: until the store has logged more listens than N0.
+wait_listening() {
+	i=0
+	while [ "$(listening)" -le "$1" ]; do
+		i=$((i + 1))
+		[ $i -le 300 ] || fail "the store does not listen again"
+		sleep 1
+	done
+}
+# attach: nvmet repairs its own port every few seconds: retry.
+attach() {
+	for try in 1 2 3 4 5 6; do
+		scalioctl attach "$S" --addr "$A" > /dev/null && return 0
+		sleep 3
+	done
+	fail "attach after the device came back"
+}
+verify() {
+	i=1
+	while [ $i -le $N ]; do
+		got=$(scalioctl get "$S" "k$i") || fail "$1: get k$i"
+		[ "$got" = "v$i" ] || fail "$1: k$i = '$got', expected 'v$i'"
+		i=$((i + 1))
+	done
+}
+link_delete() { T "rdma link delete rxe0" || fail "rdma link delete"; }
+link_add() { T "rdma link add rxe0 type rxe netdev eth0" || fail "rdma link add"; }
+
+i=1
+while [ $i -le $N ]; do
+	scalioctl put "$S" "k$i" "v$i" || fail "put k$i"
+	i=$((i + 1))
+done
+T "test -w $HOOK" || fail "no $HOOK: the target module lacks the test hooks"
+scalioctl detach "$S" || fail "detach"
+
+step "A. device removed under the enabled, idle store"
+n0=$(listening)
+link_delete
+sleep 2
+link_add
+wait_listening "$n0"
+T "dmesg | grep 'store $S' | tail -n 3"
+attach
+verify "A"
+scalioctl detach "$S" || fail "detach after A"
+
+step "B. device removed between bind and listen of an enable"
+T "echo 0 > $CFS/enable" || fail "disable"
+n0=$(listening)
+T "echo 3000 > $HOOK" || fail "set the hook"
+T "rm -f /tmp/enable.rc; (echo 1 > $CFS/enable; echo \$? > /tmp/enable.rc) > /tmp/enable.out 2>&1 &" ||
+	fail "background enable"
+sleep 1
+link_delete
+i=0
+until T "test -s /tmp/enable.rc"; do
+	i=$((i + 1))
+	[ $i -le 120 ] || fail "the enable never returned"
+	sleep 1
+done
+T "echo 0 > $HOOK" || fail "clear the hook"
+rc=$(T "cat /tmp/enable.rc")
+echo "# the enable returned $rc: $(T "cat /tmp/enable.out")"
+link_add
+if [ "$rc" = 0 ]; then
+	wait_listening "$n0"
+else
+	T "echo 1 > $CFS/enable" || fail "enable after the device came back"
+fi
+T "dmesg | grep 'store $S' | tail -n 4"
+attach
+verify "B"
+scalioctl put "$S" after-b yes || fail "put after B"
+[ "$(scalioctl get "$S" after-b)" = yes ] || fail "after-b does not read back"
+step "DEVICE REMOVAL TEST PASSED"
+EOF
+
+"$top/tests/vm/run" --kver "$kver" --ssds 1 --share "$share" \
+	-- 'sh /share/devremove.sh'
+rc=$?
+[ $rc = 0 ] || { echo "FAIL: tests/vm/run exited $rc"; exit 1; }
+echo "PASS: the store listens again after its RDMA device went away, in an enable too"
+exit 0
