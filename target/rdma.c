@@ -1111,10 +1111,37 @@ static bool scalio_rstore_has_older(struct scalio_rstore *rs,
 }
 
 /**
+ * scalio_conn_hosts_gen() - read before deciding an ADMIT
+ * @conn:	connection being admitted
+ *
+ * Return: the generation of its store's host list, for
+ * scalio_conn_identify().
+ */
+u64 scalio_conn_hosts_gen(struct scalio_conn *conn)
+{
+	struct scalio_rstore *rs = conn->rs;
+	u64 gen;
+
+	spin_lock(&rs->cnt_lock);
+	gen = rs->hosts_gen;
+	spin_unlock(&rs->cnt_lock);
+	return gen;
+}
+
+/**
  * scalio_conn_identify() - record an admitted host's identity, and finish
  * its older connections first
  * @conn:	connection being admitted
  * @hostnqn:	its host NQN (valid)
+ * @hosts_gen:	scalio_conn_hosts_gen() from before the admission was
+ *		decided
+ *
+ * A host removed from allowed_hosts while its ADMIT was being decided
+ * would not be dropped by scalio_rdma_host_denied(), which only sees
+ * identified connections: the generation check and the marking happen
+ * under the lock that the removal bumps the generation under, so either
+ * the removal sees this connection identified or this sees the removal
+ * (-EAGAIN: decide again).
  *
  * A host reconnects after a loss it may have seen before the target did,
  * and then pays the invalidations of writes whose answers the loss cut
@@ -1125,15 +1152,21 @@ static bool scalio_rstore_has_older(struct scalio_rstore *rs,
  * request it received answered or dropped (a queued write holds the
  * connection until its batch is durable).  Sleeps.
  *
- * Return: 0, or -EBUSY if an older connection is not gone within
- * SCALIO_ADMIT_BARRIER_MS (the host retries).
+ * Return: 0, -EAGAIN (a host was removed meanwhile), or -EBUSY if an
+ * older connection is not gone within SCALIO_ADMIT_BARRIER_MS (the host
+ * retries).
  */
-int scalio_conn_identify(struct scalio_conn *conn, const char *hostnqn)
+int scalio_conn_identify(struct scalio_conn *conn, const char *hostnqn,
+			 u64 hosts_gen)
 {
 	struct scalio_rstore *rs = conn->rs;
 	struct scalio_conn *old;
 
 	spin_lock(&rs->cnt_lock);
+	if (rs->hosts_gen != hosts_gen) {
+		spin_unlock(&rs->cnt_lock);
+		return -EAGAIN;
+	}
 	strscpy(conn->hostnqn, hostnqn, sizeof(conn->hostnqn));
 	conn->identified = true;
 	spin_unlock(&rs->cnt_lock);
@@ -1176,6 +1209,10 @@ void scalio_rdma_host_denied(struct scalio_store *st, const char *hostnqn)
 	if (!rs)
 		return;
 	mutex_lock(&rs->lock);
+	/* ADMITs not yet identified decide again (scalio_conn_identify()). */
+	spin_lock(&rs->cnt_lock);
+	rs->hosts_gen++;
+	spin_unlock(&rs->cnt_lock);
 	list_for_each_entry(conn, &rs->conns, entry) {
 		bool match;
 

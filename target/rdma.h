@@ -96,6 +96,8 @@ struct scalio_conn;
  * @stopping:	store disable in progress: refuse new connections
  * @client_ida:	client ids 1..SCALIO_MAX_CLIENTS
  * @cnt_lock:	see the top of this file
+ * @hosts_gen:	bumped (under @cnt_lock) each time a host is removed from
+ *		allowed_hosts: an ADMIT decided before then is decided again
  * @nr_conns:	connections allocated and not yet freed
  * @all_conns:	those connections (conn->all_entry), accepted or not,
  *		torn down or not: what the reconnect barrier waits on
@@ -119,6 +121,7 @@ struct scalio_rstore {
 	struct ida			client_ida;
 
 	spinlock_t			cnt_lock;
+	u64				hosts_gen;
 	u32				nr_conns;
 	struct list_head		all_conns;
 	wait_queue_head_t		wait;
@@ -363,7 +366,9 @@ struct scalio_conn {
 
 /* rdma.c */
 void scalio_conn_disconnect(struct scalio_conn *conn);
-int scalio_conn_identify(struct scalio_conn *conn, const char *hostnqn);
+u64 scalio_conn_hosts_gen(struct scalio_conn *conn);
+int scalio_conn_identify(struct scalio_conn *conn, const char *hostnqn,
+			 u64 hosts_gen);
 void scalio_conn_put(struct scalio_conn *conn);
 int scalio_conn_post_send(struct scalio_conn *conn, struct ib_send_wr *wr);
 int scalio_conn_register(struct scalio_conn *conn);

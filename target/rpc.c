@@ -20,6 +20,7 @@
  */
 #define pr_fmt(fmt) "scalio-target: " fmt
 
+#include <linux/delay.h>
 #include <linux/ktime.h>
 #include <linux/slab.h>
 
@@ -446,25 +447,57 @@ static void scalio_rpc_get(struct scalio_rpc *rpc)
 	scalio_rpc_respond(rpc, ret, sizeof(*rep) + vlen);
 }
 
+#ifdef SCALIO_TEST_HOOKS
+/*
+ * Hold an admitted connection this long before it is identified: tests
+ * remove its host from allowed_hosts in that window.
+ */
+static unsigned int scalio_debug_admit_delay_ms;
+module_param_named(debug_admit_delay_ms, scalio_debug_admit_delay_ms, uint,
+		   0644);
+MODULE_PARM_DESC(debug_admit_delay_ms,
+		 "TESTING ONLY: sleep this many ms between deciding an ADMIT and identifying the client");
+
+static void scalio_admit_hook(struct scalio_conn *conn)
+{
+	unsigned int ms = READ_ONCE(scalio_debug_admit_delay_ms);
+
+	if (!ms)
+		return;
+	pr_info("store %s: test hook: client %u admitted, held %u ms before it is identified\n",
+		conn->st->name, conn->client_id, ms);
+	msleep(ms);
+}
+#else
+static inline void scalio_admit_hook(struct scalio_conn *conn) { }
+#endif
+
 static void scalio_rpc_admit(struct scalio_rpc *rpc)
 {
 	const struct scalio_msg_admit_req *m = (const void *)rpc->req;
 	struct scalio_conn *conn = rpc->conn;
 	struct scalio_store *st = conn->st;
 	bool proof = le32_to_cpu(m->flags) & SCALIO_ADMIT_F_MAC;
-	int ret;
+	int ret, tries = 0;
+	u64 gen;
 
 	if (memcmp(m->host_id, conn->host_id, sizeof(conn->host_id))) {
 		pr_warn_ratelimited("store %s: host %s refused: host id differs from the connect data\n",
 				    st->name, m->hostnqn);
 		ret = -EINVAL;
 	} else {
-		ret = scalio_admit(st, m->hostnqn, conn->host_id,
-				   conn->challenge, conn->client_id,
-				   proof ? m->mac : NULL);
+		/* Decided again if a host is removed before it counts. */
+		do {
+			gen = scalio_conn_hosts_gen(conn);
+			ret = scalio_admit(st, m->hostnqn, conn->host_id,
+					   conn->challenge, conn->client_id,
+					   proof ? m->mac : NULL);
+			if (ret)
+				break;
+			scalio_admit_hook(conn);
+			ret = scalio_conn_identify(conn, m->hostnqn, gen);
+		} while (ret == -EAGAIN && ++tries < 3);
 	}
-	if (!ret)
-		ret = scalio_conn_identify(conn, m->hostnqn);
 	if (ret) {
 		WRITE_ONCE(conn->refused, true);
 		scalio_rpc_respond_err(rpc, ret);

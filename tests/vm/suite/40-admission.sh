@@ -28,6 +28,9 @@
 #   4. host2 with the right secret attaches; deny-host drops its
 #      connection, a new attach gets EACCES, a new `nvme connect` fails;
 #      allow-host (with the secret) lets it back in;
+#   4a. deny-host while host2's ADMIT is held (test hook debug_admit_delay_ms)
+#      between its secret check and its identification: refused (EACCES),
+#      never admitted;
 #   4b. attach while ssd0's /dev node opens with ENXIO (replaced for a few
 #      seconds by a node of an unused minor, as a namespace's node is
 #      before its disk is added): scalioctl retries SSD_BIND and attaches;
@@ -226,6 +229,34 @@ else
 fi
 tg "scalioctl allow-host $S $H2 --key-file $SCALIO_CTL/vm/host2/scalio.key" ||
 	bad "allow-host"
+
+echo "== 4a. deny-host while host2's ADMIT is being decided"
+# The test hook holds host2's connection 3 s after its secret was checked,
+# before it counts as identified: deny-host then must still keep it out.
+HOOK=/sys/module/scalio_target/parameters/debug_admit_delay_ms
+held="test hook: client [0-9]* admitted, held"
+n0=$(tg "dmesg | grep -c '$held'")
+a0=$(tg "dmesg | grep -c 'admitted: host $H2'")
+tg "echo 3000 > $HOOK" || bad "set $HOOK"
+h2 "scalioctl attach $S --addr $A" > /tmp/4a.out 2>&1 &
+apid=$!
+i=0
+while [ "$(tg "dmesg | grep -c '$held'")" -le "$n0" ] && [ $i -lt 120 ]; do
+	i=$((i + 1))
+	sleep 0.5
+done
+tg "scalioctl deny-host $S $H2" || bad "deny-host during the ADMIT"
+wait $apid
+rc=$?
+tg "echo 0 > $HOOK"
+[ $rc != 0 ] && grep -q EACCES /tmp/4a.out &&
+	ok "deny-host during the ADMIT: the attach is refused with EACCES" ||
+	bad "deny-host during the ADMIT: attach rc $rc: $(cat /tmp/4a.out)"
+[ "$(tg "dmesg | grep -c 'admitted: host $H2'")" = "$a0" ] &&
+	ok "host2 was not admitted" || bad "host2 was admitted after deny-host"
+h2 "scalioctl detach $S" > /dev/null 2>&1
+tg "scalioctl allow-host $S $H2 --key-file $SCALIO_CTL/vm/host2/scalio.key" ||
+	bad "allow-host after 4a"
 
 echo "== 4b. binding an SSD whose disk cannot be opened yet"
 # A new namespace's /dev node appears before its disk can be opened
