@@ -555,10 +555,54 @@ int scalio_log_probe(struct scalio_ssd *ssd, u64 pos, u64 seq, u64 below,
 }
 
 /*
+ * A dropped batch's intact segment @gsh of @block, not rewritten later:
+ * each key the block holds now (its segment from before the gap) that
+ * @gsh lacks was deleted by that batch, and is back with an older value.
+ * Uses the commit arena.
+ */
+static int scalio_report_back(struct scalio_ssd *ssd, u32 block, u64 gen,
+			      const void *gsh, u32 *lines)
+{
+	struct scalio_store *st = ssd->store;
+	struct scalio_commit *c = ssd->commit;
+	u64 w = scalio_index_get_seg(&st->index, block);
+	u64 cur = ssd->gens[scalio_owned_idx(ssd, block)];
+	u32 len = scalio_seg_len(w), pos = 0;
+	struct scalio_rec rec, found;
+
+	if (!w)
+		return 0;	/* the block is empty now: nothing back */
+	if (!len || len > SCALIO_BUF_UNITS)
+		return 0;
+	if (scalio_ssd_read(ssd, scalio_seg_unit(w), c->arena, len))
+		return -EIO;
+	if (scalio_seg_check(c->arena, (size_t)len << SCALIO_UNIT_SHIFT, block,
+			     cur & SCALIO_SEG_GEN_MASK)) {
+		scalio_report(st, true,
+			      "ssd %u: block %u: its segment of batch %llu is damaged: keys deleted by batch %llu are unknown",
+			      ssd->index, block, cur, gen);
+		return 0;
+	}
+	while (scalio_seg_next(c->arena, &pos, &rec) > 0) {
+		if (scalio_seg_find(gsh, rec.key, rec.klen, &found) != -ENOENT)
+			continue;
+		if (++*lines > SCALIO_REPORT_KEYS)
+			continue;
+		scalio_report(st, true,
+			      "ssd %u: batch %llu: block %u: key '%*pE' was deleted by it: BACK with its value of batch %llu",
+			      ssd->index, gen, block, (int)rec.klen, rec.key,
+			      cur);
+	}
+	return 0;
+}
+
+/*
  * Report what a forced recovery dropped in @gap: every intact segment the
  * dropped batches left in its units, with its keys, and whether a later
  * batch rewrote the block (then its keys are kept: a segment holds the
- * whole block) or they are lost.
+ * whole block) or they are lost; and the keys such a segment shows were
+ * deleted, which come back.  What damaged units held is unknown: the
+ * report says so.
  */
 static int scalio_report_gap(struct scalio_ssd *ssd,
 			     const struct scalio_gap *gap, u32 *lines)
@@ -569,7 +613,7 @@ static int scalio_report_gap(struct scalio_ssd *ssd,
 	u64 end = scalio_log_end(ssd), u = gap->pos, left = gap->units;
 
 	scalio_report(st, true,
-		      "ssd %u: dropped batches %llu..%llu (units %llu..+%llu): damaged",
+		      "ssd %u: dropped batches %llu..%llu (units %llu..+%llu): damaged; any write or delete they held that is not named below is lost too",
 		      ssd->index, gap->seq, gap->next - 1, gap->pos,
 		      gap->units);
 	for (; left; left--, u = u + 1 == end ? start : u + 1) {
@@ -610,6 +654,12 @@ static int scalio_report_gap(struct scalio_ssd *ssd,
 				      ssd->index, gen, block, (int)rec.klen,
 				      rec.key, kept ? "kept by a later batch" :
 				      "LOST (value of that batch)");
+		}
+		if (!kept) {
+			int ret = scalio_report_back(ssd, block, gen, sh, lines);
+
+			if (ret)
+				return ret;
 		}
 	}
 	return 0;

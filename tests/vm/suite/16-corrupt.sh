@@ -25,7 +25,9 @@
 #      the byte put back and a later batch header damaged: refused again;
 #      --force-recover: the report names the dropped batch and keys; every
 #      key reads its last acknowledged value unless the report lists it
-#      as LOST.
+#      as LOST.  The batch of a DELETE (k3's) is dropped too: k3 comes back
+#      with its older value, and the report must say so (BACK), unless a
+#      later batch rewrote its block.
 #   F. twice the log written after E's forced recovery (the SSD is small):
 #      every PUT succeeds, as the cleaner steps over the dropped batches
 #      (it used to stop there for good: ENOSPC); E's keys still read back.
@@ -114,17 +116,29 @@ flood() {
 }
 # verify: every key holds its last acknowledged value, or is reported LOST
 # (then it must hold an earlier acknowledged value).
+# A deleted key is "-" in /share/acked; one whose delete a forced recovery
+# dropped must be reported BACK (with an older value).
 verify() {
 	i=1
 	while [ $i -le $N ]; do
 		want=$(awk -v k="k$i" '$1 == k { v = $2 } END { print v }' /share/acked)
-		got=$(scalioctl get "$S" "k$i") || got="(error)"
+		got=$(scalioctl get "$S" "k$i" 2> /dev/null)
+		case $? in
+		0) ;;
+		1) got=- ;;
+		*) got="(error)" ;;
+		esac
 		if [ "$got" != "$want" ]; then
-			grep -q "key 'k$i' LOST" /share/report ||
-				fail "$1: k$i = '$got', expected '$want' (not reported lost)"
+			if [ "$want" = - ]; then
+				grep -q "key 'k$i' was deleted by it: BACK" /share/report ||
+					fail "$1: deleted k$i = '$got' (not reported back)"
+			else
+				grep -q "key 'k$i' LOST" /share/report ||
+					fail "$1: k$i = '$got', expected '$want' (not reported lost)"
+			fi
 			awk -v k="k$i" -v g="$got" '$1 == k && $2 == g { f = 1 } END { exit !f }' \
 				/share/acked || fail "$1: k$i = '$got': never written"
-			echo "# k$i: '$got' instead of '$want', reported lost"
+			echo "# k$i: '$got' instead of '$want', reported"
 		fi
 		i=$((i + 1))
 	done
@@ -198,6 +212,16 @@ verify "C (both slots put back)"
 
 step "E. batches after the checkpoint, target killed"
 write 3
+# Then 5 DELETEs and 5 PUTs (one batch each): the third DELETE's batch is
+# dropped below.
+for i in 1 2 3 4 5; do
+	scalioctl del "$S" "k$i" || fail "del k$i"
+	echo "k$i -" >> /share/acked
+done
+for i in 6 7 8 9 10; do
+	scalioctl put "$S" "k$i" "v$i.4" || fail "put k$i round 4"
+	echo "k$i v$i.4" >> /share/acked
+done
 scalioctl detach "$S" || fail "detach"
 vmctl kill-target || fail "kill-target"
 vmctl start-target || fail "start-target"
@@ -216,11 +240,28 @@ restore rec $((b1 * 4096 + 34))
 damage $((b2 * 4096)) 8
 setup && fail "E: a damaged mid-log batch header was accepted"
 expect_refused 'would be lost' "E (batch header)"
+b3=$(awk -v n=$((nb - 7)) '$1 == "batch" && ++c == n { sub("unit=", "", $3); print $3 }' /share/ondisk.out)
+echo "# and the header of the batch of k3's DELETE at unit $b3"
+damage $((b3 * 4096)) 8
 up --force-recover
 grep 'report:' /share/setup.out > /share/report
 grep -q 'dropped batches' /share/report || fail "E: no report of the dropped batches"
 grep -q "key 'k" /share/report || fail "E: the report names no key"
 verify "E"
+# k3 reads its old value unless a later batch rewrote its block (then the
+# DELETE holds: that batch's segment was built without k3).
+if scalioctl get "$S" k3 > /dev/null 2>&1; then
+	grep -q "key 'k3' was deleted by it: BACK" /share/report ||
+		fail "E: k3 is back without a report"
+	echo "# E: k3's DELETE was dropped: k3 is back, reported"
+else
+	echo "# E: k3 stays deleted (a later batch rewrote its block)"
+fi
+# Known values again for what follows.
+for i in 1 2 3 4 5; do
+	scalioctl put "$S" "k$i" "v$i.5" || fail "put k$i round 5"
+	echo "k$i v$i.5" >> /share/acked
+done
 
 step "F. twice the log after the forced recovery: the cleaner steps over"
 flood hot "F"
