@@ -114,7 +114,7 @@ void scalio_conn_fail(struct scalio_conn *conn)
 static void scalio_conn_violation(struct scalio_conn *conn, const char *why,
 				  u64 val)
 {
-	pr_warn_ratelimited("%s: protocol violation by the target: %s (%llx)\n",
+	pr_warn_ratelimited("%s: protocol violation by the target: %s (%llu)\n",
 			    conn->hs->name, why, val);
 	set_bit(SCALIO_CONN_PROTO_ERR, &conn->flags);
 	scalio_conn_fail(conn);

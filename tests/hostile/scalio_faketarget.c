@@ -452,8 +452,13 @@ static int cm_events(struct ft *f)
 				continue;
 			}
 			if (f->id) {
-				rdma_reject(ev->id, NULL, 0);
-				break;
+				struct rdma_cm_id *rid = ev->id;
+
+				/* Destroyed once its event is acked. */
+				rdma_reject(rid, NULL, 0);
+				rdma_ack_cm_event(ev);
+				rdma_destroy_id(rid);
+				continue;
 			}
 			ret = take_conn(f, ev);
 			break;
@@ -605,8 +610,11 @@ int main(int argc, char **argv)
 	}
 	conn_release(&f);
 	if (f.pending) {
-		rdma_reject(f.pending->id, NULL, 0);
+		struct rdma_cm_id *rid = f.pending->id;
+
+		rdma_reject(rid, NULL, 0);
 		rdma_ack_cm_event(f.pending);
+		rdma_destroy_id(rid);
 	}
 	printf("done\n");
 	rdma_destroy_id(f.listen);
