@@ -27,23 +27,46 @@
  * or dropped by a forced recovery) is stepped over rather than stopping
  * the cleaner for good: the next intact batch is found as recovery finds
  * it, and every live segment in between is relocated first.  Only a live
- * segment that is itself unreadable stops it (its keys would be lost).
+ * segment that is itself damaged (its keys would be lost) or a read error
+ * stops it, and then it tries that head again only every
+ * SCALIO_CLEANER_BACKOFF.
  */
 #define pr_fmt(fmt) "scalio-target: cleaner: " fmt
 
+#include <linux/jiffies.h>
 #include <linux/module.h>
+#include <linux/mm.h>
 #include <linux/sched.h>
+#include <linux/sort.h>
+
+/* A head the cleaner cannot pass is tried again after this long. */
+#define SCALIO_CLEANER_BACKOFF	(10 * HZ)
 
 #include "scalio_store.h"
 
+/* A live segment in damaged units: owned block index, units from @pos. */
+struct scalio_skip_seg {
+	u32	idx;
+	u32	dist;
+};
+
+static int scalio_skip_seg_cmp(const void *a, const void *b)
+{
+	const struct scalio_skip_seg *x = a, *y = b;
+
+	return x->dist < y->dist ? -1 : x->dist > y->dist;
+}
+
 /*
  * Step over the damaged batch @seq at @pos (the first of this pass): find
- * the next intact batch before the tail and mark every live segment in
- * between for relocation, read into the arena at *@au.  When they do not
- * all fit @budget, the ones that do are relocated first and *@npos /
- * *@nseq stay @pos / @seq: the next pass steps over.
+ * the next intact batch before the tail and relocate every live segment in
+ * between, in unit order, each read into the arena at *@au and checked on
+ * its own.  When they do not all fit @budget, the head only moves up to
+ * the first one that does not (*@nseq stays @seq): the next pass goes on
+ * from there.
  * Return: 0 with *@npos / *@nseq set; -EIO when no intact batch follows or
- * a live segment there is unreadable; -E2BIG when not even one fits.
+ * a live segment there is unreadable; -E2BIG when not even one fits;
+ * -ENOMEM.
  */
 static int scalio_cleaner_skip(struct scalio_ssd *ssd, u64 pos, u64 seq,
 			       u32 budget, u32 *au, u64 *npos, u64 *nseq,
@@ -52,8 +75,9 @@ static int scalio_cleaner_skip(struct scalio_ssd *ssd, u64 pos, u64 seq,
 	struct scalio_store *st = ssd->store;
 	struct scalio_commit *c = ssd->commit;
 	u64 tail = ssd->log.tail, next = ssd->log.next_batch;
+	struct scalio_skip_seg *segs = NULL;
+	u32 i, n = 0, live = 0;
 	u64 fpos, fseq, dist;
-	u32 i, live = 0;
 	int ret;
 
 	ret = scalio_log_probe(ssd, pos, seq, next, &fpos, &fseq);
@@ -72,44 +96,61 @@ static int scalio_cleaner_skip(struct scalio_ssd *ssd, u64 pos, u64 seq,
 		return -EIO;
 	}
 
-	for (i = 0; i < c->nr_owned; i++) {
-		u32 block = ssd->index + i * st->nr_ssds;
-		u64 w = scalio_index_get_seg(&st->index, block);
-		struct scalio_tblock *tb;
-		u32 unit, len;
-		void *buf;
+	/* Each segment takes a unit at least: at most @dist of them. */
+	if (dist) {
+		segs = kvmalloc_array(dist, sizeof(*segs), GFP_KERNEL);
+		if (!segs)
+			return -ENOMEM;
+	}
+	for (i = 0; i < c->nr_owned && n < dist; i++) {
+		u64 w = scalio_index_get_seg(&st->index,
+					     ssd->index + i * st->nr_ssds);
+		u64 d;
 
 		if (!w)
 			continue;
-		unit = scalio_seg_unit(w);
-		len = scalio_seg_len(w);
-		if (scalio_log_dist(ssd, pos, unit) >= dist)
-			continue;	/* not in the damaged units */
+		d = scalio_log_dist(ssd, pos, scalio_seg_unit(w));
+		if (d < dist)
+			segs[n++] = (struct scalio_skip_seg) { i, d };
+	}
+	sort(segs, n, sizeof(*segs), scalio_skip_seg_cmp, NULL);
+
+	*npos = fpos;
+	*nseq = fseq;
+	for (i = 0; i < n; i++) {
+		u32 block = ssd->index + segs[i].idx * st->nr_ssds;
+		u64 w = scalio_index_get_seg(&st->index, block);
+		u64 gen = ssd->gens[segs[i].idx];
+		u32 unit = scalio_seg_unit(w), len = scalio_seg_len(w);
+		struct scalio_tblock *tb;
+		void *buf;
+
 		if (*au + len > budget) {
-			if (!*au)
-				return -E2BIG;
-			*npos = pos;	/* relocate these, then come back */
+			ret = *au ? 0 : -E2BIG;
+			/* Relocate these first; the head stops here. */
+			*npos = unit;
 			*nseq = seq;
-			return 0;
+			goto out;
 		}
 		buf = c->arena + ((size_t)*au << SCALIO_UNIT_SHIFT);
 		ret = scalio_ssd_read(ssd, unit, buf, len);
 		if (!ret)
 			ret = scalio_seg_check(buf, (size_t)len << SCALIO_UNIT_SHIFT,
-					       block,
-					       ssd->gens[i] & SCALIO_SEG_GEN_MASK);
-		if (!ret && le64_to_cpu(((struct scalio_seg_hdr *)buf)->gen) !=
-			    ssd->gens[i])
+					       block, gen & SCALIO_SEG_GEN_MASK);
+		if (!ret && le64_to_cpu(((struct scalio_seg_hdr *)buf)->gen) != gen)
 			ret = -ESTALE;
 		if (ret) {
 			pr_err_ratelimited("%s: ssd %u: block %u: live segment at unit %u, in damaged log batch %llu, is unreadable (%d): cannot clean (target-setup --force-recover drops the block)\n",
 					   st->name, ssd->index, block, unit,
 					   seq, ret);
-			return -EIO;
+			ret = -EIO;
+			goto out;
 		}
 		tb = scalio_tb_get(ssd, block, buf);
-		if (IS_ERR(tb))
-			return PTR_ERR(tb);
+		if (IS_ERR(tb)) {
+			ret = PTR_ERR(tb);
+			goto out;
+		}
 		tb->dirty = true;
 		*au += len;
 		(*moved)++;
@@ -117,9 +158,10 @@ static int scalio_cleaner_skip(struct scalio_ssd *ssd, u64 pos, u64 seq,
 	}
 	pr_warn("%s: ssd %u: log head batches %llu..%llu (units %llu..+%llu) damaged or dropped: stepped over, %u live segment(s) relocated\n",
 		st->name, ssd->index, seq, fseq - 1, pos, dist, live);
-	*npos = fpos;
-	*nseq = fseq;
-	return 0;
+	ret = 0;
+out:
+	kvfree(segs);
+	return ret;
 }
 
 /*
@@ -142,6 +184,8 @@ static int scalio_cleaner_collect(struct scalio_ssd *ssd, u64 need,
 
 	*freed = 0;
 	*moved = 0;
+	if (pos == c->stuck_head && time_before(jiffies, c->stuck_until))
+		return -EIO;
 	while (pos != ssd->log.tail) {
 		const struct scalio_seg_hdr *sh;
 		u32 off = 1, units;
@@ -170,14 +214,18 @@ static int scalio_cleaner_collect(struct scalio_ssd *ssd, u64 need,
 				break;	/* relocate what is read first */
 			ret = scalio_cleaner_skip(ssd, pos, seq, budget, &au,
 						  &npos, &nseq, moved);
-			if (ret)
+			if (ret) {
+				/* Not again for a while: each try reads 8 MiB. */
+				c->stuck_head = pos;
+				c->stuck_until = jiffies + SCALIO_CLEANER_BACKOFF;
 				return ret;
-			if (npos == pos && nseq == seq)
-				break;	/* partly relocated */
+			}
 			*freed += scalio_log_dist(ssd, pos, npos);
 			pos = npos;
-			seq = nseq;
 			wrap_from = 0;
+			if (nseq == seq)
+				break;	/* partly relocated */
+			seq = nseq;
 			if (free + *freed >= need + 2 * ((u64)au + 1))
 				break;
 			continue;
@@ -267,7 +315,7 @@ int scalio_cleaner_run(struct scalio_ssd *ssd, u64 need_units)
 			break;
 		}
 		total_moved += moved;
-		/* (A damaged head only partly relocated frees nothing yet.) */
+		/* (A damaged head partly relocated may free nothing yet.) */
 		if (freed && scalio_log_free(ssd) <= free) {
 			/* Everything was live: cleaning cannot gain space. */
 			ret = -ENOSPC;

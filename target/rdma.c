@@ -1138,10 +1138,11 @@ u64 scalio_conn_hosts_gen(struct scalio_conn *conn)
  *
  * A host removed from allowed_hosts while its ADMIT was being decided
  * would not be dropped by scalio_rdma_host_denied(), which only sees
- * identified connections: the generation check and the marking happen
- * under the lock that the removal bumps the generation under, so either
- * the removal sees this connection identified or this sees the removal
- * (-EAGAIN: decide again).
+ * identified connections on rs->conns: the generation check and the
+ * marking happen under rs->lock, which the removal bumps the generation
+ * under and walks rs->conns under, and only once the connection is on
+ * rs->conns (accepted); so either the removal sees this connection
+ * identified or this sees the removal (-EAGAIN: decide again).
  *
  * A host reconnects after a loss it may have seen before the target did,
  * and then pays the invalidations of writes whose answers the loss cut
@@ -1152,9 +1153,9 @@ u64 scalio_conn_hosts_gen(struct scalio_conn *conn)
  * request it received answered or dropped (a queued write holds the
  * connection until its batch is durable).  Sleeps.
  *
- * Return: 0, -EAGAIN (a host was removed meanwhile), or -EBUSY if an
- * older connection is not gone within SCALIO_ADMIT_BARRIER_MS (the host
- * retries).
+ * Return: 0, -EAGAIN (a host was removed meanwhile, or the connection is
+ * not on rs->conns yet), or -EBUSY if an older connection is not gone
+ * within SCALIO_ADMIT_BARRIER_MS (the host retries).
  */
 int scalio_conn_identify(struct scalio_conn *conn, const char *hostnqn,
 			 u64 hosts_gen)
@@ -1162,16 +1163,17 @@ int scalio_conn_identify(struct scalio_conn *conn, const char *hostnqn,
 	struct scalio_rstore *rs = conn->rs;
 	struct scalio_conn *old;
 
+	mutex_lock(&rs->lock);
 	spin_lock(&rs->cnt_lock);
-	if (rs->hosts_gen != hosts_gen) {
+	if (rs->hosts_gen != hosts_gen || !conn->accepted) {
 		spin_unlock(&rs->cnt_lock);
+		mutex_unlock(&rs->lock);
 		return -EAGAIN;
 	}
 	strscpy(conn->hostnqn, hostnqn, sizeof(conn->hostnqn));
 	conn->identified = true;
 	spin_unlock(&rs->cnt_lock);
 
-	mutex_lock(&rs->lock);
 	list_for_each_entry(old, &rs->conns, entry) {
 		bool same;
 
@@ -1213,6 +1215,7 @@ void scalio_rdma_host_denied(struct scalio_store *st, const char *hostnqn)
 	spin_lock(&rs->cnt_lock);
 	rs->hosts_gen++;
 	spin_unlock(&rs->cnt_lock);
+	/* (Under rs->lock: every identified connection is on rs->conns.) */
 	list_for_each_entry(conn, &rs->conns, entry) {
 		bool match;
 
@@ -1312,15 +1315,18 @@ module_param_named(debug_listen_delay_ms, scalio_debug_listen_delay_ms, uint,
 MODULE_PARM_DESC(debug_listen_delay_ms,
 		 "TESTING ONLY: sleep this many ms between binding and listening");
 
-static void scalio_listen_hook(void)
+static void scalio_listen_hook(struct scalio_rstore *rs)
 {
 	unsigned int ms = READ_ONCE(scalio_debug_listen_delay_ms);
 
-	if (ms)
-		msleep(ms);
+	if (!ms)
+		return;
+	pr_info("store %s: test hook: listener bound, held %u ms before it listens\n",
+		rs->st->name, ms);
+	msleep(ms);
 }
 #else
-static inline void scalio_listen_hook(void) { }
+static inline void scalio_listen_hook(struct scalio_rstore *rs) { }
 #endif
 
 /*
@@ -1353,7 +1359,7 @@ static int scalio_rstore_listen(struct scalio_rstore *rs)
 				   rs->st->name, addr, ret);
 		goto out_destroy;
 	}
-	scalio_listen_hook();
+	scalio_listen_hook(rs);
 	ret = rdma_listen(cm_id, SCALIO_RDMA_BACKLOG);
 	if (ret) {
 		pr_err("store %s: cannot listen on %pISpcs: %d\n",
@@ -1419,15 +1425,35 @@ static void scalio_rstore_repair_work(struct work_struct *w)
 static int scalio_listener_removal(struct rdma_cm_id *cm_id)
 {
 	struct scalio_rstore *rs = cm_id->context;
+	int ours = 0;
 
-	if (cmpxchg(&rs->listener, cm_id, NULL) != cm_id) {
-		mutex_lock(&rs->lock);
+	/* Under the lock scalio_rstore_listen() publishes under. */
+	mutex_lock(&rs->lock);
+	if (cmpxchg(&rs->listener, cm_id, NULL) == cm_id) {
+		if (!rs->stopping)
+			mod_delayed_work(scalio_rdma_wq, &rs->repair_work,
+					 5 * HZ);
+		ours = 1;
+	} else {
 		rs->listen_lost = true;
-		mutex_unlock(&rs->lock);
-		return 0;
 	}
-	scalio_rstore_schedule_repair(rs, 5 * HZ);
-	return 1;
+	mutex_unlock(&rs->lock);
+	return ours;
+}
+
+/* ADDR_CHANGE on the listener: listen again, now or once published. */
+static void scalio_listener_addr_change(struct rdma_cm_id *cm_id)
+{
+	struct scalio_rstore *rs = cm_id->context;
+
+	mutex_lock(&rs->lock);
+	if (cm_id == rs->listener) {
+		if (!rs->stopping)
+			mod_delayed_work(scalio_rdma_wq, &rs->repair_work, 0);
+	} else {
+		rs->listen_lost = true;
+	}
+	mutex_unlock(&rs->lock);
 }
 
 static int scalio_cm_handler(struct rdma_cm_id *cm_id,
@@ -1446,8 +1472,7 @@ static int scalio_cm_handler(struct rdma_cm_id *cm_id,
 		break;
 	case RDMA_CM_EVENT_ADDR_CHANGE:
 		if (!conn) {
-			if (cm_id == READ_ONCE(rs->listener))
-				scalio_rstore_schedule_repair(rs, 0);
+			scalio_listener_addr_change(cm_id);
 			break;
 		}
 		fallthrough;
@@ -1549,10 +1574,7 @@ int scalio_rdma_store_enable(struct scalio_store *st)
 	st->transport = rs;
 	ret = scalio_rstore_listen(rs);
 	if (ret) {
-		/*
-		 * An address change or device removal meanwhile may have
-		 * queued a repair that listens after all: stop as a disable.
-		 */
+		/* Stop as a disable does: one teardown path to get right. */
 		scalio_rdma_store_disable(st);
 		return ret;
 	}

@@ -96,8 +96,9 @@ struct scalio_conn;
  * @stopping:	store disable in progress: refuse new connections
  * @client_ida:	client ids 1..SCALIO_MAX_CLIENTS
  * @cnt_lock:	see the top of this file
- * @hosts_gen:	bumped (under @cnt_lock) each time a host is removed from
- *		allowed_hosts: an ADMIT decided before then is decided again
+ * @hosts_gen:	bumped (under @lock and @cnt_lock) each time a host is
+ *		removed from allowed_hosts: an ADMIT decided before then is
+ *		decided again
  * @nr_conns:	connections allocated and not yet freed
  * @all_conns:	those connections (conn->all_entry), accepted or not,
  *		torn down or not: what the reconnect barrier waits on

@@ -842,8 +842,9 @@ static int scalio_log_replay(struct scalio_ssd *ssd, u64 *replayed)
 
 /*
  * Forced recovery: read @block's segment @seg whole and check it; drop the
- * block (empty, reported) when it is unreadable or not intact.
- * Return: 0 (intact), 1 (dropped).
+ * block (empty, reported) when it is not intact.  A read error is no proof
+ * of damage (a path may come back): it fails the recovery instead.
+ * Return: 0 (intact), 1 (dropped), -EIO.
  */
 static int scalio_recover_check_seg(struct scalio_ssd *ssd, u32 block,
 				    u64 seg)
@@ -852,28 +853,24 @@ static int scalio_recover_check_seg(struct scalio_ssd *ssd, u32 block,
 	struct scalio_commit *c = ssd->commit;
 	u64 gen = ssd->gens[scalio_owned_idx(ssd, block)];
 	u32 unit = scalio_seg_unit(seg), len = scalio_seg_len(seg);
-	const char *what = "unreadable";
 	int ret = -EBADMSG;
 
 	if (len && len <= SCALIO_BUF_UNITS) {
-		ret = scalio_ssd_read(ssd, unit, c->arena, len);
-		if (!ret)
-			what = "not the one recorded";
-		if (!ret)
-			ret = scalio_seg_check(c->arena,
-					       (size_t)len << SCALIO_UNIT_SHIFT,
-					       block, gen & SCALIO_SEG_GEN_MASK);
+		if (scalio_ssd_read(ssd, unit, c->arena, len))
+			return -EIO;
+		ret = scalio_seg_check(c->arena,
+				       (size_t)len << SCALIO_UNIT_SHIFT,
+				       block, gen & SCALIO_SEG_GEN_MASK);
 		if (!ret &&
 		    le64_to_cpu(((struct scalio_seg_hdr *)c->arena)->gen) != gen)
 			ret = -ESTALE;
 	}
 	if (!ret)
 		return 0;
-	if (ret == -EBADMSG)
-		what = "damaged";
 	scalio_report(st, true,
 		      "ssd %u: block %u: segment at unit %u is %s: block dropped, its keys are LOST",
-		      ssd->index, block, unit, what);
+		      ssd->index, block, unit,
+		      ret == -ESTALE ? "not the one recorded" : "damaged");
 	scalio_index_set_seg(&st->index, block, 0);
 	return 1;
 }
@@ -892,9 +889,9 @@ static int scalio_recover_check_seg(struct scalio_ssd *ssd, u32 block,
  * reports it when it reads it.
  *
  * A forced recovery reads and checks every segment whole and drops the
- * blocks whose segment is unreadable, damaged or not the recorded one
- * (reported: their keys are lost): such a block could never be written
- * again, and the cleaner could never move it.
+ * blocks whose segment is damaged or not the recorded one (reported: their
+ * keys are lost): such a block could never be written again, and the
+ * cleaner could never move it.  A read error fails it (-EIO).
  *
  * Return: 0; -EUCLEAN if a header is not the recorded segment's (not
  * forced); -EIO.

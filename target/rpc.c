@@ -486,8 +486,11 @@ static void scalio_rpc_admit(struct scalio_rpc *rpc)
 				    st->name, m->hostnqn);
 		ret = -EINVAL;
 	} else {
-		/* Decided again if a host is removed before it counts. */
-		do {
+		/*
+		 * Decided again if a host is removed before it counts, or
+		 * later if the accept is not finished yet (microseconds).
+		 */
+		for (;;) {
 			gen = scalio_conn_hosts_gen(conn);
 			ret = scalio_admit(st, m->hostnqn, conn->host_id,
 					   conn->challenge, conn->client_id,
@@ -496,7 +499,10 @@ static void scalio_rpc_admit(struct scalio_rpc *rpc)
 				break;
 			scalio_admit_hook(conn);
 			ret = scalio_conn_identify(conn, m->hostnqn, gen);
-		} while (ret == -EAGAIN && ++tries < 3);
+			if (ret != -EAGAIN || ++tries == 50)
+				break;
+			msleep(20);
+		}
 	}
 	if (ret) {
 		WRITE_ONCE(conn->refused, true);

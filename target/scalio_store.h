@@ -100,6 +100,8 @@ struct scalio_tblock {
  * @status:	result of each request of the batch being built
  * @sc:		segment cache (segcache.c)
  * @sc_ents:	its entries, one per owned block
+ * @stuck_head:	log head at which the cleaner last could not go on
+ * @stuck_until: until then (jiffies) it does not try that head again
  */
 struct scalio_commit {
 	void			*buf;
@@ -122,6 +124,8 @@ struct scalio_commit {
 	int			status[SCALIO_BATCH_MAX_LIMIT];
 	struct scalio_segcache	sc;
 	struct scalio_sc_ent	*sc_ents;
+	u64			stuck_head;
+	unsigned long		stuck_until;
 };
 
 /* core.c */

@@ -30,8 +30,14 @@ for p in queue_depth=0 queue_depth=129; do
 	dmesg | grep -q \"\$p is out of range\"
 done
 insmod \$SCALIO_KO_DIR/scalio-host.ko
-scalioctl attach kv0 --addr \$SCALIO_TARGET_ADDR > /dev/null
-test -c /dev/scalio/kv0 && echo 'host: reloaded, kv0 attached again'"
+for try in 1 2 3; do
+	scalioctl attach kv0 --addr \$SCALIO_TARGET_ADDR \\
+		--timeout-ms \$((5000 * SCALIO_TIMEOUT_FACTOR)) > /dev/null && break
+	[ \$try = 3 ] && exit 1
+	sleep 2
+done
+test -c /dev/scalio/kv0
+echo 'host: reloaded, kv0 attached again'"
 else
 	echo "tools/ not there yet: creating kv0 by mkdir in configfs, no attach"
 	opts=(--no-setup --no-tools)

@@ -11,7 +11,9 @@
 #      and rdma_listen() (test hook debug_listen_delay_ms holds it 3 s):
 #      the cm_id is not yet published, so the removal must not let the CM
 #      destroy it under the enable (a use-after-free of the cm_id before
-#      the fix, which KASAN reports on the debug lane).  The enable then
+#      the fix, which KASAN reports on the debug lane; on the release
+#      lane it may go unnoticed).  The device is removed once the target
+#      logged that the enable is held there.  The enable then
 #      fails cleanly (or, if it listened, is repaired); after the device is
 #      back the store is enabled and every key reads back.
 # Kernel logs must be clean.
@@ -84,11 +86,18 @@ scalioctl detach "$S" || fail "detach after A"
 
 step "B. device removed between bind and listen of an enable"
 T "echo 0 > $CFS/enable" || fail "disable"
-n0=$(listening)
+held="store $S: test hook: listener bound, held"
+h0=$(T "dmesg | grep -c '$held'")
 T "echo 3000 > $HOOK" || fail "set the hook"
 T "rm -f /tmp/enable.rc; (echo 1 > $CFS/enable; echo \$? > /tmp/enable.rc) > /tmp/enable.out 2>&1 &" ||
 	fail "background enable"
-sleep 1
+# Remove the device only once the enable is inside the window.
+i=0
+while [ "$(T "dmesg | grep -c '$held'")" -le "$h0" ]; do
+	i=$((i + 1))
+	[ $i -le 300 ] || fail "the enable never reached the test hook"
+	sleep 0.2
+done
 link_delete
 i=0
 until T "test -s /tmp/enable.rc"; do
@@ -99,8 +108,10 @@ done
 T "echo 0 > $HOOK" || fail "clear the hook"
 rc=$(T "cat /tmp/enable.rc")
 echo "# the enable returned $rc: $(T "cat /tmp/enable.out")"
+n0=$(listening)
 link_add
 if [ "$rc" = 0 ]; then
+	# It listened on the dying device: the repair listens again.
 	wait_listening "$n0"
 else
 	T "echo 1 > $CFS/enable" || fail "enable after the device came back"
