@@ -166,11 +166,12 @@ out:
 
 /*
  * Read head batches and mark their live segments for relocation.
- * Return: 0 with *@new_head / *@new_seq / *@freed set, or -errno.
+ * Return: 0 with *@new_head / *@new_seq / *@freed set (*@partial: a
+ * damaged range was only partly relocated), or -errno.
  */
 static int scalio_cleaner_collect(struct scalio_ssd *ssd, u64 need,
 				  u32 budget, u64 *new_head, u64 *new_seq,
-				  u64 *freed, u64 *moved)
+				  u64 *freed, u64 *moved, bool *partial)
 {
 	struct scalio_store *st = ssd->store;
 	struct scalio_commit *c = ssd->commit;
@@ -184,6 +185,7 @@ static int scalio_cleaner_collect(struct scalio_ssd *ssd, u64 need,
 
 	*freed = 0;
 	*moved = 0;
+	*partial = false;
 	if (pos == c->stuck_head && time_before(jiffies, c->stuck_until))
 		return -EIO;
 	while (pos != ssd->log.tail) {
@@ -223,8 +225,10 @@ static int scalio_cleaner_collect(struct scalio_ssd *ssd, u64 need,
 			*freed += scalio_log_dist(ssd, pos, npos);
 			pos = npos;
 			wrap_from = 0;
-			if (nseq == seq)
-				break;	/* partly relocated */
+			if (nseq == seq) {
+				*partial = true;
+				break;
+			}
 			seq = nseq;
 			if (free + *freed >= need + 2 * ((u64)au + 1))
 				break;
@@ -264,7 +268,8 @@ static int scalio_cleaner_collect(struct scalio_ssd *ssd, u64 need,
  * @need_units:	target of free units
  *
  * Return: 0 when the target was reached, -ENOSPC when the live data
- * leaves no room to reach it, -EIO.
+ * leaves no room to reach it, -EIO (a head it cannot pass), -E2BIG,
+ * -ENOMEM.
  */
 int scalio_cleaner_run(struct scalio_ssd *ssd, u64 need_units)
 {
@@ -283,6 +288,7 @@ int scalio_cleaner_run(struct scalio_ssd *ssd, u64 need_units)
 		u64 free = scalio_log_free(ssd);
 		u64 old_head = ssd->log.head, old_seq = ssd->log.head_seq;
 		u64 head, seq, freed, moved;
+		bool partial;
 		u32 budget;
 
 		/* The relocation batch may have to wrap: twice its size. */
@@ -292,7 +298,8 @@ int scalio_cleaner_run(struct scalio_ssd *ssd, u64 need_units)
 			break;
 		}
 		ret = scalio_cleaner_collect(ssd, need_units, budget - 1,
-					     &head, &seq, &freed, &moved);
+					     &head, &seq, &freed, &moved,
+					     &partial);
 		/* Nothing gained: head batch larger than the budget. */
 		if (!ret && !freed && !moved && seq == old_seq)
 			ret = -ENOSPC;
@@ -315,8 +322,11 @@ int scalio_cleaner_run(struct scalio_ssd *ssd, u64 need_units)
 			break;
 		}
 		total_moved += moved;
-		/* (A damaged head partly relocated may free nothing yet.) */
-		if (freed && scalio_log_free(ssd) <= free) {
+		/*
+		 * A damaged range partly relocated may gain nothing yet, but
+		 * each such pass moves at least one segment out of it.
+		 */
+		if (!partial && scalio_log_free(ssd) <= free) {
 			/* Everything was live: cleaning cannot gain space. */
 			ret = -ENOSPC;
 			break;

@@ -1154,21 +1154,32 @@ u64 scalio_conn_hosts_gen(struct scalio_conn *conn)
  * connection until its batch is durable).  Sleeps.
  *
  * Return: 0, -EAGAIN (a host was removed meanwhile, or the connection is
- * not on rs->conns yet), or -EBUSY if an older connection is not gone
- * within SCALIO_ADMIT_BARRIER_MS (the host retries).
+ * not on rs->conns yet), -ENOTCONN (it is being torn down), or -EBUSY if
+ * an older connection is not gone within SCALIO_ADMIT_BARRIER_MS (the
+ * host retries).
  */
 int scalio_conn_identify(struct scalio_conn *conn, const char *hostnqn,
 			 u64 hosts_gen)
 {
 	struct scalio_rstore *rs = conn->rs;
 	struct scalio_conn *old;
+	unsigned long flags;
+	int ret = 0;
 
 	mutex_lock(&rs->lock);
+	spin_lock_irqsave(&conn->lock, flags);
+	if (conn->state != SCALIO_CONN_LIVE)
+		ret = -ENOTCONN;	/* torn down (or never accepted) */
+	else if (!conn->accepted)
+		ret = -EAGAIN;
+	spin_unlock_irqrestore(&conn->lock, flags);
 	spin_lock(&rs->cnt_lock);
-	if (rs->hosts_gen != hosts_gen || !conn->accepted) {
+	if (!ret && rs->hosts_gen != hosts_gen)
+		ret = -EAGAIN;
+	if (ret) {
 		spin_unlock(&rs->cnt_lock);
 		mutex_unlock(&rs->lock);
-		return -EAGAIN;
+		return ret;
 	}
 	strscpy(conn->hostnqn, hostnqn, sizeof(conn->hostnqn));
 	conn->identified = true;

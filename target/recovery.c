@@ -842,9 +842,11 @@ static int scalio_log_replay(struct scalio_ssd *ssd, u64 *replayed)
 
 /*
  * Forced recovery: read @block's segment @seg whole and check it; drop the
- * block (empty, reported) when it is not intact.  A read error is no proof
- * of damage (a path may come back): it fails the recovery instead.
- * Return: 0 (intact), 1 (dropped), -EIO.
+ * block (empty, reported) when it is not intact, or when reading it fails
+ * three times with a media error (-ENODATA) or a plain -EIO.  Any other
+ * read error (a path or device going away: -ENOLINK, -ETIMEDOUT...) is no
+ * proof of damage: it fails the recovery instead.
+ * Return: 0 (intact), 1 (dropped), or the read error.
  */
 static int scalio_recover_check_seg(struct scalio_ssd *ssd, u32 block,
 				    u64 seg)
@@ -853,11 +855,20 @@ static int scalio_recover_check_seg(struct scalio_ssd *ssd, u32 block,
 	struct scalio_commit *c = ssd->commit;
 	u64 gen = ssd->gens[scalio_owned_idx(ssd, block)];
 	u32 unit = scalio_seg_unit(seg), len = scalio_seg_len(seg);
-	int ret = -EBADMSG;
+	int ret = -EBADMSG, tries = 0;
 
 	if (len && len <= SCALIO_BUF_UNITS) {
-		if (scalio_ssd_read(ssd, unit, c->arena, len))
-			return -EIO;
+		do {
+			ret = scalio_ssd_read(ssd, unit, c->arena, len);
+		} while ((ret == -EIO || ret == -ENODATA) && ++tries < 3);
+		if (ret && ret != -EIO && ret != -ENODATA)
+			return ret;
+		if (ret) {
+			scalio_report(st, true,
+				      "ssd %u: block %u: segment at unit %u is unreadable (%d): block dropped, its keys are LOST",
+				      ssd->index, block, unit, ret);
+			goto drop;
+		}
 		ret = scalio_seg_check(c->arena,
 				       (size_t)len << SCALIO_UNIT_SHIFT,
 				       block, gen & SCALIO_SEG_GEN_MASK);
@@ -871,6 +882,7 @@ static int scalio_recover_check_seg(struct scalio_ssd *ssd, u32 block,
 		      "ssd %u: block %u: segment at unit %u is %s: block dropped, its keys are LOST",
 		      ssd->index, block, unit,
 		      ret == -ESTALE ? "not the one recorded" : "damaged");
+drop:
 	scalio_index_set_seg(&st->index, block, 0);
 	return 1;
 }
@@ -889,9 +901,10 @@ static int scalio_recover_check_seg(struct scalio_ssd *ssd, u32 block,
  * reports it when it reads it.
  *
  * A forced recovery reads and checks every segment whole and drops the
- * blocks whose segment is damaged or not the recorded one (reported: their
- * keys are lost): such a block could never be written again, and the
- * cleaner could never move it.  A read error fails it (-EIO).
+ * blocks whose segment is damaged, not the recorded one or unreadable on
+ * the medium (reported: their keys are lost): such a block could never be
+ * written again, and the cleaner could never move it.  Other read errors
+ * fail it.
  *
  * Return: 0; -EUCLEAN if a header is not the recorded segment's (not
  * forced); -EIO.
@@ -1004,6 +1017,10 @@ int scalio_recover_ssd(struct scalio_ssd *ssd)
 	if (ret) {
 		pr_err("%s: ssd %u: recovery of %s failed: %d\n", st->name,
 		       ssd->index, ssd->device_path, ret);
+		if (st->force_recover)
+			scalio_report(st, true,
+				      "ssd %u: recovery failed (%d): nothing was written, nothing above was dropped",
+				      ssd->index, ret);
 		return ret;
 	}
 	pr_info("%s: ssd %u: recovered %s: checkpoint %llu + %llu batches, %llu keys, log %llu/%llu units used, %u segments cached\n",

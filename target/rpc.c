@@ -497,10 +497,15 @@ static void scalio_rpc_admit(struct scalio_rpc *rpc)
 					   proof ? m->mac : NULL);
 			if (ret)
 				break;
-			scalio_admit_hook(conn);
+			if (!tries)
+				scalio_admit_hook(conn);
 			ret = scalio_conn_identify(conn, m->hostnqn, gen);
-			if (ret != -EAGAIN || ++tries == 50)
+			if (ret != -EAGAIN)
 				break;
+			if (++tries == 50) {
+				ret = -EBUSY;	/* the host retries */
+				break;
+			}
 			msleep(20);
 		}
 	}

@@ -231,7 +231,8 @@ tg "scalioctl allow-host $S $H2 --key-file $SCALIO_CTL/vm/host2/scalio.key" ||
 	bad "allow-host"
 
 echo "== 4a. deny-host while host2's ADMIT is being decided"
-# The test hook holds host2's connection 3 s after its secret was checked,
+# The test hook holds host2's connection 3 s (times the lane's timeout
+# factor) after its secret was checked,
 # before it counts as identified: deny-host then must still keep it out.
 HOOK=/sys/module/scalio_target/parameters/debug_admit_delay_ms
 held="test hook: client [0-9]* admitted, held"
@@ -239,8 +240,9 @@ held="test hook: client [0-9]* admitted, held"
 mark="scalio-test: 40-admission step 4a"
 tg "echo '$mark' > /dev/kmsg"
 since() { tg "dmesg | sed -n '/$mark/,\$p' | grep -c '$1'"; }
-tg "echo 3000 > $HOOK" || bad "set $HOOK"
-h2 "scalioctl attach $S --addr $A --timeout-ms $((5000 * SCALIO_TIMEOUT_FACTOR + 3000))" \
+hold=$((3000 * SCALIO_TIMEOUT_FACTOR))
+tg "echo $hold > $HOOK" || bad "set $HOOK"
+h2 "scalioctl attach $S --addr $A --timeout-ms $((5000 * SCALIO_TIMEOUT_FACTOR + hold))" \
 	> /tmp/4a.out 2>&1 &
 apid=$!
 i=0
