@@ -166,12 +166,12 @@ out:
 
 /*
  * Read head batches and mark their live segments for relocation.
- * Return: 0 with *@new_head / *@new_seq / *@freed set (*@partial: a
- * damaged range was only partly relocated), or -errno.
+ * Return: 0 with *@new_head / *@new_seq / *@freed set (*@stepped: the
+ * pass stepped over, or into, a damaged range), or -errno.
  */
 static int scalio_cleaner_collect(struct scalio_ssd *ssd, u64 need,
 				  u32 budget, u64 *new_head, u64 *new_seq,
-				  u64 *freed, u64 *moved, bool *partial)
+				  u64 *freed, u64 *moved, bool *stepped)
 {
 	struct scalio_store *st = ssd->store;
 	struct scalio_commit *c = ssd->commit;
@@ -185,7 +185,7 @@ static int scalio_cleaner_collect(struct scalio_ssd *ssd, u64 need,
 
 	*freed = 0;
 	*moved = 0;
-	*partial = false;
+	*stepped = false;
 	if (pos == c->stuck_head && time_before(jiffies, c->stuck_until))
 		return -EIO;
 	while (pos != ssd->log.tail) {
@@ -222,13 +222,12 @@ static int scalio_cleaner_collect(struct scalio_ssd *ssd, u64 need,
 				c->stuck_until = jiffies + SCALIO_CLEANER_BACKOFF;
 				return ret;
 			}
+			*stepped = true;
 			*freed += scalio_log_dist(ssd, pos, npos);
 			pos = npos;
 			wrap_from = 0;
-			if (nseq == seq) {
-				*partial = true;
-				break;
-			}
+			if (nseq == seq)
+				break;	/* partly relocated */
 			seq = nseq;
 			if (free + *freed >= need + 2 * ((u64)au + 1))
 				break;
@@ -288,7 +287,7 @@ int scalio_cleaner_run(struct scalio_ssd *ssd, u64 need_units)
 		u64 free = scalio_log_free(ssd);
 		u64 old_head = ssd->log.head, old_seq = ssd->log.head_seq;
 		u64 head, seq, freed, moved;
-		bool partial;
+		bool stepped;
 		u32 budget;
 
 		/* The relocation batch may have to wrap: twice its size. */
@@ -299,7 +298,7 @@ int scalio_cleaner_run(struct scalio_ssd *ssd, u64 need_units)
 		}
 		ret = scalio_cleaner_collect(ssd, need_units, budget - 1,
 					     &head, &seq, &freed, &moved,
-					     &partial);
+					     &stepped);
 		/* Nothing gained: head batch larger than the budget. */
 		if (!ret && !freed && !moved && seq == old_seq)
 			ret = -ENOSPC;
@@ -323,10 +322,11 @@ int scalio_cleaner_run(struct scalio_ssd *ssd, u64 need_units)
 		}
 		total_moved += moved;
 		/*
-		 * A damaged range partly relocated may gain nothing yet, but
-		 * each such pass moves at least one segment out of it.
+		 * A pass in a damaged range may gain nothing yet (its batch
+		 * takes what the relocated segments freed), but each moves at
+		 * least one segment out of it or the head past it.
 		 */
-		if (!partial && scalio_log_free(ssd) <= free) {
+		if (!stepped && scalio_log_free(ssd) <= free) {
 			/* Everything was live: cleaning cannot gain space. */
 			ret = -ENOSPC;
 			break;

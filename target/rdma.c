@@ -1154,7 +1154,8 @@ u64 scalio_conn_hosts_gen(struct scalio_conn *conn)
  * connection until its batch is durable).  Sleeps.
  *
  * Return: 0, -EAGAIN (a host was removed meanwhile, or the connection is
- * not on rs->conns yet), -ENOTCONN (it is being torn down), or -EBUSY if
+ * not on rs->conns yet), -ENOTCONN (it is being torn down, or the host
+ * already identified a newer connection), or -EBUSY if
  * an older connection is not gone within SCALIO_ADMIT_BARRIER_MS (the
  * host retries).
  */
@@ -1162,6 +1163,7 @@ int scalio_conn_identify(struct scalio_conn *conn, const char *hostnqn,
 			 u64 hosts_gen)
 {
 	struct scalio_rstore *rs = conn->rs;
+	bool after = false, newer = false;
 	struct scalio_conn *old;
 	unsigned long flags;
 	int ret = 0;
@@ -1185,9 +1187,36 @@ int scalio_conn_identify(struct scalio_conn *conn, const char *hostnqn,
 	conn->identified = true;
 	spin_unlock(&rs->cnt_lock);
 
+	/*
+	 * rs->conns is in accept order.  A newer connection of the host
+	 * already identified means the host gave up on this one: this one
+	 * goes, not the newer.
+	 */
+	list_for_each_entry(old, &rs->conns, entry) {
+		if (old == conn) {
+			after = true;
+			continue;
+		}
+		if (!after)
+			continue;
+		spin_lock(&rs->cnt_lock);
+		newer = scalio_conn_same_host(old, conn);
+		spin_unlock(&rs->cnt_lock);
+		if (newer)
+			break;
+	}
+	if (newer) {
+		spin_lock(&rs->cnt_lock);
+		conn->identified = false;
+		spin_unlock(&rs->cnt_lock);
+		mutex_unlock(&rs->lock);
+		return -ENOTCONN;
+	}
 	list_for_each_entry(old, &rs->conns, entry) {
 		bool same;
 
+		if (old == conn)
+			break;
 		spin_lock(&rs->cnt_lock);
 		same = scalio_conn_same_host(old, conn);
 		spin_unlock(&rs->cnt_lock);

@@ -41,6 +41,7 @@
  */
 #define pr_fmt(fmt) "scalio-target: recovery: " fmt
 
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/random.h>
 #include <linux/uuid.h>
@@ -840,12 +841,19 @@ static int scalio_log_replay(struct scalio_ssd *ssd, u64 *replayed)
 	return 0;
 }
 
+/* Read errors that may mean the units themselves are bad. */
+static bool scalio_media_err(int err)
+{
+	return err == -EIO || err == -ENODATA || err == -EILSEQ;
+}
+
 /*
  * Forced recovery: read @block's segment @seg whole and check it; drop the
- * block (empty, reported) when it is not intact, or when reading it fails
- * three times with a media error (-ENODATA) or a plain -EIO.  Any other
- * read error (a path or device going away: -ENOLINK, -ETIMEDOUT...) is no
- * proof of damage: it fails the recovery instead.
+ * block (empty, reported) when it is not intact, or when three reads of it
+ * fail with a media error (-ENODATA, -EILSEQ) or a plain -EIO while the
+ * superblock still reads: a device or path going away fails that read too
+ * (and other errors, -ENOLINK, -ETIMEDOUT...), which is no proof of damage
+ * and fails the recovery instead.
  * Return: 0 (intact), 1 (dropped), or the read error.
  */
 static int scalio_recover_check_seg(struct scalio_ssd *ssd, u32 block,
@@ -858,11 +866,17 @@ static int scalio_recover_check_seg(struct scalio_ssd *ssd, u32 block,
 	int ret = -EBADMSG, tries = 0;
 
 	if (len && len <= SCALIO_BUF_UNITS) {
-		do {
+		for (;;) {
 			ret = scalio_ssd_read(ssd, unit, c->arena, len);
-		} while ((ret == -EIO || ret == -ENODATA) && ++tries < 3);
-		if (ret && ret != -EIO && ret != -ENODATA)
+			if (!scalio_media_err(ret) || ++tries == 3)
+				break;
+			msleep(100);
+		}
+		if (ret && !scalio_media_err(ret))
 			return ret;
+		/* Does the device still answer?  (c->buf: free here.) */
+		if (ret && scalio_ssd_read(ssd, SCALIO_SB_UNIT, c->buf, 1))
+			return -EIO;
 		if (ret) {
 			scalio_report(st, true,
 				      "ssd %u: block %u: segment at unit %u is unreadable (%d): block dropped, its keys are LOST",
@@ -1019,8 +1033,8 @@ int scalio_recover_ssd(struct scalio_ssd *ssd)
 		       ssd->index, ssd->device_path, ret);
 		if (st->force_recover)
 			scalio_report(st, true,
-				      "ssd %u: recovery failed (%d): nothing was written, nothing above was dropped",
-				      ssd->index, ret);
+				      "ssd %u: recovery failed (%d): nothing of ssd %u was dropped (what earlier SSDs dropped stands)",
+				      ssd->index, ret, ssd->index);
 		return ret;
 	}
 	pr_info("%s: ssd %u: recovered %s: checkpoint %llu + %llu batches, %llu keys, log %llu/%llu units used, %u segments cached\n",
