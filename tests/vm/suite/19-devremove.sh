@@ -117,7 +117,12 @@ echo "# the enable returned $rc: $(T "cat /tmp/enable.out")"
 [ "$(T "dmesg | grep -c 'store $S: cannot listen on'")" -gt "$c0" ] ||
 	fail "B: no 'cannot listen' from the held enable"
 link_add
-T "echo 1 > $CFS/enable" || fail "enable after the device came back"
+# The new device's address may take a moment to be usable: a few tries.
+for try in 1 2 3 4 5; do
+	T "echo 1 > $CFS/enable" && break
+	[ $try = 5 ] && fail "enable after the device came back"
+	sleep 2
+done
 T "dmesg | grep 'store $S' | tail -n 4"
 attach
 verify "B"
