@@ -165,6 +165,8 @@ for how in silent refused; do
 	vmctl exec-target "echo 4 > $MC" || fail "hold: setting attr_max_clients"
 	opt=
 	[ $how = refused ] && opt=refused
+	evict="dropping client [0-9]* (connected, not admitted) for a new one"
+	e0=$(vmctl exec-target "dmesg | grep -c '$evict'")
 	$H "$A" $P "$S" hold 4 $((10 * ${SCALIO_TIMEOUT_FACTOR:-1})) $opt > /tmp/hold.out 2>&1 &
 	hpid=$!
 	poll_until 60 "hold ($how): the hostile client did not get its 4 connections" \
@@ -175,6 +177,9 @@ for how in silent refused; do
 	cat /tmp/hold.out
 	grep -q '^hold: [1-9][0-9]* of 4 dropped' /tmp/hold.out ||
 		fail "hold ($how): host1 got in, but the target dropped none of the held connections"
+	# ...and dropped them to make room (not the reaper, not their own end).
+	[ "$(vmctl exec-target "dmesg | grep -c '$evict'")" -gt "$e0" ] ||
+		fail "hold ($how): the target logged no eviction for host1"
 	vmctl exec-target "echo 64 > $MC" || fail "hold: resetting attr_max_clients"
 	check "hold ($how)"
 done
