@@ -133,12 +133,7 @@ static int scalio_cleaner_skip(struct scalio_ssd *ssd, u64 pos, u64 seq,
 			goto out;
 		}
 		buf = c->arena + ((size_t)*au << SCALIO_UNIT_SHIFT);
-		ret = scalio_ssd_read(ssd, unit, buf, len);
-		if (!ret)
-			ret = scalio_seg_check(buf, (size_t)len << SCALIO_UNIT_SHIFT,
-					       block, gen & SCALIO_SEG_GEN_MASK);
-		if (!ret && le64_to_cpu(((struct scalio_seg_hdr *)buf)->gen) != gen)
-			ret = -ESTALE;
+		ret = scalio_seg_read_live(ssd, block, w, gen, buf);
 		if (ret) {
 			pr_err_ratelimited("%s: ssd %u: block %u: live segment at unit %u, in damaged log batch %llu, is unreadable (%d): cannot clean (target-setup --force-recover drops the block)\n",
 					   st->name, ssd->index, block, unit,

@@ -348,6 +348,33 @@ int scalio_batch_write(struct scalio_ssd *ssd, u64 reserve)
 	return 0;
 }
 
+/**
+ * scalio_seg_read_live() - read a block's live segment and check it
+ * @ssd:	SSD owning @block
+ * @block:	block
+ * @seg:	its seg word (non-zero; length at most SCALIO_BUF_UNITS)
+ * @gen:	its generation (ssd->gens[])
+ * @buf:	destination, scalio_seg_len(@seg) units
+ *
+ * Return: 0; the read's error; -EBADMSG (not intact) or -ESTALE (intact,
+ * but not that block and generation).
+ */
+int scalio_seg_read_live(struct scalio_ssd *ssd, u32 block, u64 seg, u64 gen,
+			 void *buf)
+{
+	u32 len = scalio_seg_len(seg);
+	int ret;
+
+	ret = scalio_ssd_read(ssd, scalio_seg_unit(seg), buf, len);
+	if (ret)
+		return ret;
+	ret = scalio_seg_check(buf, (size_t)len << SCALIO_UNIT_SHIFT, block,
+			       gen & SCALIO_SEG_GEN_MASK);
+	if (!ret && le64_to_cpu(((struct scalio_seg_hdr *)buf)->gen) != gen)
+		ret = -ESTALE;
+	return ret;
+}
+
 /*
  * Bring @block into the batch: its current segment comes from the segment
  * cache if that holds exactly it, else is read into the arena.
@@ -377,12 +404,7 @@ static struct scalio_tblock *scalio_tb_load(struct scalio_ssd *ssd,
 	if (c->arena_used + len > SCALIO_BUF_UNITS)
 		return NULL;
 	buf = c->arena + ((size_t)c->arena_used << SCALIO_UNIT_SHIFT);
-	ret = scalio_ssd_read(ssd, scalio_seg_unit(seg), buf, len);
-	if (!ret)
-		ret = scalio_seg_check(buf, (size_t)len << SCALIO_UNIT_SHIFT,
-				       block, gen & SCALIO_SEG_GEN_MASK);
-	if (!ret && le64_to_cpu(((struct scalio_seg_hdr *)buf)->gen) != gen)
-		ret = -ESTALE;
+	ret = scalio_seg_read_live(ssd, block, seg, gen, buf);
 	if (ret) {
 		pr_err_ratelimited("%s: ssd %u: block %u: segment at unit %u unreadable (%d)\n",
 				   st->name, ssd->index, block,

@@ -570,15 +570,16 @@ static int scalio_report_back(struct scalio_ssd *ssd, u32 block, u64 gen,
 	u64 cur = ssd->gens[scalio_owned_idx(ssd, block)];
 	u32 len = scalio_seg_len(w), pos = 0;
 	struct scalio_rec rec, found;
+	int ret;
 
 	if (!w)
 		return 0;	/* the block is empty now: nothing back */
 	if (!len || len > SCALIO_BUF_UNITS)
 		return 0;
-	if (scalio_ssd_read(ssd, scalio_seg_unit(w), c->arena, len))
+	ret = scalio_seg_read_live(ssd, block, w, cur, c->arena);
+	if (ret != -EBADMSG && ret != -ESTALE && ret)
 		return -EIO;
-	if (scalio_seg_check(c->arena, (size_t)len << SCALIO_UNIT_SHIFT, block,
-			     cur & SCALIO_SEG_GEN_MASK)) {
+	if (ret) {
 		scalio_report(st, true,
 			      "ssd %u: block %u: its segment of batch %llu is damaged: keys deleted by batch %llu are unknown",
 			      ssd->index, block, cur, gen);
@@ -867,28 +868,25 @@ static int scalio_recover_check_seg(struct scalio_ssd *ssd, u32 block,
 
 	if (len && len <= SCALIO_BUF_UNITS) {
 		for (;;) {
-			ret = scalio_ssd_read(ssd, unit, c->arena, len);
+			ret = scalio_seg_read_live(ssd, block, seg, gen,
+						   c->arena);
 			if (!scalio_media_err(ret) || ++tries == 3)
 				break;
 			msleep(100);
 		}
-		if (ret && !scalio_media_err(ret))
+		if (ret && ret != -EBADMSG && ret != -ESTALE &&
+		    !scalio_media_err(ret))
 			return ret;
 		/* Does the device still answer?  (c->buf: free here.) */
-		if (ret && scalio_ssd_read(ssd, SCALIO_SB_UNIT, c->buf, 1))
+		if (scalio_media_err(ret) &&
+		    scalio_ssd_read(ssd, SCALIO_SB_UNIT, c->buf, 1))
 			return -EIO;
-		if (ret) {
+		if (scalio_media_err(ret)) {
 			scalio_report(st, true,
 				      "ssd %u: block %u: segment at unit %u is unreadable (%d): block dropped, its keys are LOST",
 				      ssd->index, block, unit, ret);
 			goto drop;
 		}
-		ret = scalio_seg_check(c->arena,
-				       (size_t)len << SCALIO_UNIT_SHIFT,
-				       block, gen & SCALIO_SEG_GEN_MASK);
-		if (!ret &&
-		    le64_to_cpu(((struct scalio_seg_hdr *)c->arena)->gen) != gen)
-			ret = -ESTALE;
 	}
 	if (!ret)
 		return 0;

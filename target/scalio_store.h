@@ -158,6 +158,10 @@ const void *scalio_segcache_lookup(struct scalio_ssd *ssd, u32 block,
 void scalio_segcache_publish(struct scalio_ssd *ssd, u32 block, u64 seg,
 			     u64 gen, const void *img, u32 units);
 
+/* commit.c: a live segment, read and checked. */
+int scalio_seg_read_live(struct scalio_ssd *ssd, u32 block, u64 seg, u64 gen,
+			 void *buf);
+
 /* commit.c: log space. */
 u64 scalio_log_end(const struct scalio_ssd *ssd);
 u64 scalio_log_free(const struct scalio_ssd *ssd);
