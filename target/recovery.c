@@ -401,7 +401,35 @@ static int scalio_sb_load(struct scalio_ssd *ssd)
 	return 0;
 }
 
-/* Load the newest valid checkpoint into the index and the log state. */
+#ifdef SCALIO_TEST_HOOKS
+/*
+ * One-shot: the next read of checkpoint slot A (1) or B (2) fails with
+ * -EIO, as a transient read error would.
+ */
+static unsigned int scalio_debug_fail_ckpt_slot;
+module_param_named(debug_fail_ckpt_slot, scalio_debug_fail_ckpt_slot, uint,
+		   0644);
+MODULE_PARM_DESC(debug_fail_ckpt_slot,
+		 "TESTING ONLY: the next read of checkpoint slot 1 (A) or 2 (B) fails with EIO");
+
+static bool scalio_ckpt_read_hook(u32 slot)
+{
+	return cmpxchg(&scalio_debug_fail_ckpt_slot, slot + 1, 0) == slot + 1;
+}
+#else
+static inline bool scalio_ckpt_read_hook(u32 slot)
+{
+	return false;
+}
+#endif
+
+/*
+ * Load the newest valid checkpoint into the index and the log state.  A
+ * slot that cannot be read is not taken for invalid: it may hold the
+ * newest checkpoint, which the closing checkpoint of this recovery would
+ * then overwrite.  Refused with -EIO (nothing written) unless the recovery
+ * is forced.
+ */
 static int scalio_ckpt_load(struct scalio_ssd *ssd)
 {
 	struct scalio_store *st = ssd->store;
@@ -417,13 +445,21 @@ static int scalio_ckpt_load(struct scalio_ssd *ssd)
 
 	/* ckpt_units was bounded by scalio_sb_check(): c->ckpt holds it. */
 	for (slot = 0; slot < 2; slot++) {
-		if (scalio_ssd_read(ssd, SCALIO_CKPT_UNIT + slot * ckpt_units,
+		if (scalio_ckpt_read_hook(slot) ||
+		    scalio_ssd_read(ssd, SCALIO_CKPT_UNIT + slot * ckpt_units,
 				    h, ckpt_units))
 			err[slot] = -EIO;
 		else
 			err[slot] = scalio_ckpt_check(h, sb, c->nr_owned);
 		if (!err[slot])
 			seq[slot] = le64_to_cpu(h->seq);
+	}
+	if ((err[0] == -EIO) != (err[1] == -EIO) && !st->force_recover) {
+		scalio_report(st, true,
+			      "ssd %u: %s: refused: checkpoint slot %c is unreadable (I/O error) and may be the newest; nothing was written (enable again once it reads, or force the recovery to use slot %c)",
+			      ssd->index, ssd->device_path,
+			      err[0] == -EIO ? 'A' : 'B', err[0] == -EIO ? 'B' : 'A');
+		return -EIO;
 	}
 	if (err[0] && err[1]) {
 		scalio_report(st, true,

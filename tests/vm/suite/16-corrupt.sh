@@ -20,6 +20,10 @@
 #      slots damaged: refused (EUCLEAN, "no valid checkpoint"), not
 #      formatted, nothing written; the saved bytes put back: every key
 #      reads back.
+#   C3. the newest checkpoint slot's read fails once with EIO (test hook
+#      debug_fail_ckpt_slot): refused with EIO, nothing written (not the
+#      older slot used and the newest overwritten); then it reads: every
+#      key reads back.
 #   E. target killed with 40 batches after the checkpoint.  A record
 #      length inside a middle batch damaged: refused ("would be lost");
 #      the byte put back and a later batch header damaged: refused again;
@@ -209,6 +213,27 @@ restore cka $((cka * 4096 + 64))
 restore ckb $((ckb * 4096 + 64))
 up
 verify "C (both slots put back)"
+
+step "C3. the newest checkpoint slot unreadable once: refused, nothing written"
+down
+ondisk
+ck=$(awk '$1 == "newest" { sub("unit=", "", $2); print $2 }' /share/ondisk.out)
+seq0=$(awk '$1 == "newest" { sub("seq=", "", $3); print $3 }' /share/ondisk.out)
+cka=$(awk '$1 == "ckpt" && $2 == "slot=A" { sub("unit=", "", $3); print $3 }' /share/ondisk.out)
+[ -n "$ck" ] && [ -n "$seq0" ] && [ -n "$cka" ] || fail "C3: checkpoint slots not found"
+hook=2
+[ "$ck" = "$cka" ] && hook=1
+# Test hook: the next read of that slot fails with EIO (a transient error).
+T "echo $hook > /sys/module/scalio_target/parameters/debug_fail_ckpt_slot" ||
+	fail "C3: no debug_fail_ckpt_slot (the target lacks the test hooks)"
+setup && fail "C3: enabled with the newest checkpoint slot unreadable (the older one was used)"
+expect_refused 'unreadable (I/O error)' "C3"
+grep -q 'Input/output error' /share/setup.out || fail "C3: errno is not EIO"
+ondisk
+seq1=$(awk '$1 == "newest" { sub("seq=", "", $3); print $3 }' /share/ondisk.out)
+[ "$seq1" = "$seq0" ] || fail "C3: the refused enable wrote a checkpoint ($seq0 -> $seq1)"
+up
+verify "C3 (the slot reads again)"
 
 step "E. batches after the checkpoint, target killed"
 write 3
