@@ -977,15 +977,24 @@ static int scalio_count_keys(struct scalio_ssd *ssd, u32 *primed)
 			continue;
 		unit = scalio_seg_unit(seg);
 		seg_len = scalio_seg_len(seg);
+		warm = seg_len && seg_len <= SCALIO_BUF_UNITS &&
+		       c->sc.used + seg_len <= c->sc.cap;
 		if (st->force_recover) {
+			/* Read whole and checked: in the arena, no re-read. */
 			ret = scalio_recover_check_seg(ssd, block, seg);
 			if (ret < 0)
 				return ret;
 			if (ret)
 				continue;	/* dropped */
+			keys += le32_to_cpu(sh->nr_records);
+			if (warm) {
+				scalio_segcache_publish(ssd, block, seg,
+							ssd->gens[i], c->arena,
+							seg_len);
+				(*primed)++;
+			}
+			continue;
 		}
-		warm = seg_len && seg_len <= SCALIO_BUF_UNITS &&
-		       c->sc.used + seg_len <= c->sc.cap;
 		/*
 		 * A failed read of the whole segment only costs the warming:
 		 * the header alone decides, as without the cache.
