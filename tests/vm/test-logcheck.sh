@@ -2,14 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Tests of tests/vm/logcheck (TAP), on a real report of the debug lane
-# (testdata/lockdep-nvmet.log and -2.log: stock nvmet/rdma_cm code, 11-crash
+# (testdata/lockdep-nvmet.dmesg and -2.dmesg: stock nvmet/rdma_cm code, 11-crash
 # and 30-linearizable at c41147b) and variants of it that must NOT pass: the same report with a
 # scalio frame in it, with other locks, or next to another warning, and the
 # release lane (no exemptions).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 lc=$here/logcheck
-log=$here/testdata/lockdep-nvmet.log
+log=$here/testdata/lockdep-nvmet.dmesg
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 n=0 failed=0
@@ -32,7 +32,7 @@ echo "1..8"
 check "the stock nvmet lockdep report is cut out and named" 3 --debug "$log"
 grep -q '^stock: nvmet-config-sem' "$tmp/err" || { echo "# no stock: line"; failed=1; }
 [ ! -s "$tmp/out" ] || { echo "# lines printed for a stock report"; failed=1; }
-check "the same report from 30-linearizable's final teardown is cut out" 3 --debug "$here/testdata/lockdep-nvmet-2.log"
+check "the same report from 30-linearizable's final teardown is cut out" 3 --debug "$here/testdata/lockdep-nvmet-2.dmesg"
 sed 's/nvmet_disable_port+0x128/scalio_rdma_store_disable+0x128/' "$log" > "$tmp/ours.log"
 check "the same report with a scalio frame fails" 1 --debug "$tmp/ours.log"
 sed 's/(nvmet_config_sem)/(other_sem)/g' "$log" > "$tmp/other.log"
