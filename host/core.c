@@ -500,9 +500,9 @@ static int __init scalio_host_init(void)
 {
 	int ret;
 
-	/* every counter is in the uAPI struct, which keeps 13 spare words */
+	/* every counter is in the uAPI struct, which keeps 12 spare words */
 	BUILD_BUG_ON(sizeof(struct scalio_host_stats) !=
-		     (SCALIO_HS_NR + 13) * sizeof(u64));
+		     (SCALIO_HS_NR + 12) * sizeof(u64));
 	BUILD_BUG_ON(SCALIO_IO_SLOT_OFF + SCALIO_SLOT_SIZE > SCALIO_IO_SIZE);
 	BUILD_BUG_ON(SCALIO_IO_BLOCK_OFF + SCALIO_BLOCK_SIZE(SCALIO_SLOTS_MAX) >
 		     SCALIO_IO_ATOMIC_OFF);
@@ -520,9 +520,12 @@ static int __init scalio_host_init(void)
 	ret = scalio_ioctl_init();
 	if (ret)
 		return ret;
-	ret = scalio_conn_module_init();
+	ret = scalio_ssd_module_init();
 	if (ret)
 		goto out_ioctl;
+	ret = scalio_conn_module_init();
+	if (ret)
+		goto out_ssd;
 	ret = misc_register(&scalio_ctl_dev);
 	if (ret)
 		goto out_rdma;
@@ -531,6 +534,8 @@ static int __init scalio_host_init(void)
 
 out_rdma:
 	scalio_conn_module_exit();
+out_ssd:
+	scalio_ssd_module_exit();
 out_ioctl:
 	scalio_ioctl_exit();
 	return ret;
@@ -555,6 +560,7 @@ static void __exit scalio_host_exit(void)
 		kfree_sensitive(hs);
 	}
 	mutex_unlock(&scalio_hstores_lock);
+	scalio_ssd_module_exit();
 	scalio_conn_module_exit();
 	scalio_ioctl_exit();
 }

@@ -267,6 +267,8 @@ static void scalio_fill_host_stats(struct scalio_hstore *hs,
 	h->waits = atomic64_read(&hs->stats[SCALIO_HS_WAITS]);
 	h->lease_renewals = atomic64_read(&hs->stats[SCALIO_HS_LEASE_RENEWALS]);
 	h->lease_giveups = atomic64_read(&hs->stats[SCALIO_HS_LEASE_GIVEUPS]);
+	h->ssd_read_timeouts =
+		atomic64_read(&hs->stats[SCALIO_HS_SSD_READ_TIMEOUTS]);
 }
 
 static int scalio_ioctl_stats(struct scalio_hstore *hs,

@@ -391,7 +391,7 @@ static int scalio_get_ssd(struct scalio_get *g, u64 seg)
 		if (scalio_seg_ssd(seg) >= hs->nr_ssds || !scalio_seg_len(seg))
 			ret = -EBADMSG;	/* a seg word we cannot use */
 		else
-			ret = scalio_ssd_read_seg(hs, seg, &buf);
+			ret = scalio_ssd_read_seg(hs, seg, g->end, &buf);
 		if (ret == -ENODEV)	/* that SSD is not bound */
 			return scalio_get_rpc(g);
 		if (!ret) {
@@ -869,7 +869,6 @@ static int scalio_get_cached(struct scalio_get *g)
 	u32 idx;
 	int ret;
 
-	g->end = jiffies + msecs_to_jiffies(SCALIO_OP_TIMEOUT_MS);
 	for (attempt = 0;; attempt++) {
 		if (attempt) {
 			scalio_hstat_inc(hs, SCALIO_HS_RETRIES);
@@ -1002,6 +1001,8 @@ int scalio_get(struct scalio_hstore *hs, const u8 *key, u32 klen,
 		ret = scalio_io_get_err(conn);
 		goto out_unlock;
 	}
+	/* the whole GET's time, on either path (SSD reads wait until then) */
+	g.end = jiffies + msecs_to_jiffies(SCALIO_OP_TIMEOUT_MS);
 	if (hs->features & SCALIO_F_INLINE_CACHE)
 		ret = scalio_get_cached(&g);
 	else

@@ -96,6 +96,7 @@ enum scalio_hstat {
 	SCALIO_HS_WAITS,
 	SCALIO_HS_LEASE_RENEWALS,
 	SCALIO_HS_LEASE_GIVEUPS,
+	SCALIO_HS_SSD_READ_TIMEOUTS,
 	SCALIO_HS_NR,
 };
 
@@ -602,7 +603,10 @@ int scalio_delete(struct scalio_hstore *hs, const u8 *key, u32 klen);
 int scalio_ssd_bind(struct scalio_hstore *hs, u32 index, const char *path);
 void scalio_ssd_unbind_all(struct scalio_hstore *hs);
 bool scalio_ssd_bound(struct scalio_hstore *hs, u32 index);
-int scalio_ssd_read_seg(struct scalio_hstore *hs, u64 seg, void **bufp);
+int scalio_ssd_read_seg(struct scalio_hstore *hs, u64 seg, unsigned long end,
+			void **bufp);
+int scalio_ssd_module_init(void);
+void scalio_ssd_module_exit(void);
 void scalio_ssd_free_seg(void *buf, u64 seg);
 
 #endif /* _SCALIO_HOST_H */

@@ -9,10 +9,14 @@
 
 #include <linux/bio.h>
 #include <linux/blkdev.h>
+#include <linux/completion.h>
 #include <linux/gfp.h>
 #include <linux/highmem.h>
 #include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 
 #include "scalio_host.h"
 
@@ -147,7 +151,8 @@ unlock:
 }
 
 /**
- * scalio_ssd_unbind_all() - close every bound device (detach; no I/O left)
+ * scalio_ssd_unbind_all() - close every bound device (detach: no GET left;
+ * a read a GET gave up on keeps its disk pinned until it completes)
  * @hs:	store
  */
 void scalio_ssd_unbind_all(struct scalio_hstore *hs)
@@ -188,65 +193,216 @@ void scalio_ssd_free_seg(void *buf, u64 seg)
 				     SCALIO_UNIT_SHIFT));
 }
 
+/*
+ * An SSD read in flight.  Its GET waits only until its own time is up: an
+ * NVMe-oF path that hangs (nvme-rdma requeues I/O while it reconnects,
+ * until ctrl_loss_tmo: 600 s by default) must not hold the connection's
+ * io_rwsem, and with it detach and reconnect, for that long.  A waiter
+ * that gives up leaves buffer and bio to the completion, which has them
+ * freed by scalio_ssd_wq; @state says who owns them.
+ */
+struct scalio_ssd_read {
+	struct completion	done;
+	atomic_t		state;		/* SCALIO_SSD_READ_* */
+	int			status;
+	void			*buf;
+	u64			seg;
+	struct bio		*bio;
+	struct gendisk		*disk;		/* pinned while abandoned */
+	struct work_struct	free_work;
+};
+
+enum {
+	SCALIO_SSD_READ_INFLIGHT,
+	SCALIO_SSD_READ_DONE,		/* completed: the waiter frees */
+	SCALIO_SSD_READ_ABANDONED,	/* given up: the completion frees */
+};
+
+/*
+ * Reads given up on are at most this many, all stores together: each
+ * holds its buffer (up to a segment) and a module reference until it
+ * completes.  Beyond it, GETs go to the target by RPC.
+ */
+#define SCALIO_SSD_ABANDONED_MAX	32
+
+static atomic_t scalio_ssd_abandoned = ATOMIC_INIT(0);
+static struct workqueue_struct *scalio_ssd_wq;
+
+static void scalio_ssd_read_free_work(struct work_struct *work)
+{
+	struct scalio_ssd_read *rd = container_of(work, struct scalio_ssd_read,
+						  free_work);
+
+	scalio_ssd_free_seg(rd->buf, rd->seg);
+	bio_put(rd->bio);
+	put_disk(rd->disk);
+	kfree(rd);
+	atomic_dec(&scalio_ssd_abandoned);
+	/* Module exit flushes scalio_ssd_wq: this returns before it frees. */
+	module_put(THIS_MODULE);
+}
+
+static void scalio_ssd_read_end(struct bio *bio)
+{
+	struct scalio_ssd_read *rd = bio->bi_private;
+
+	rd->status = blk_status_to_errno(bio->bi_status);
+	if (atomic_cmpxchg(&rd->state, SCALIO_SSD_READ_INFLIGHT,
+			   SCALIO_SSD_READ_DONE) == SCALIO_SSD_READ_INFLIGHT)
+		complete(&rd->done);	/* the waiter may free @rd now */
+	else {
+		/* A failed cmpxchg orders nothing: see the waiter's stores. */
+		smp_mb();
+		/*
+		 * The free work drops the module reference.  Returning from
+		 * here after it ran is covered by free_module()'s
+		 * synchronize_rcu() when we run in interrupt context, not
+		 * from a preempted kworker: a window of a few instructions.
+		 */
+		queue_work(scalio_ssd_wq, &rd->free_work);
+	}
+}
+
+/**
+ * scalio_ssd_module_init() - set up what SSD reads need
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int scalio_ssd_module_init(void)
+{
+	scalio_ssd_wq = alloc_workqueue("scalio_ssd", WQ_MEM_RECLAIM, 0);
+	return scalio_ssd_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * scalio_ssd_module_exit() - undo scalio_ssd_module_init()
+ *
+ * No read is abandoned any more (each held a module reference until its
+ * buffer was freed); the flush waits for the last free work to return.
+ */
+void scalio_ssd_module_exit(void)
+{
+	destroy_workqueue(scalio_ssd_wq);
+}
+
+/*
+ * The GET's time is up, or it got a fatal signal: leave the read to its
+ * completion unless that already came.  True if it did not.
+ */
+static bool scalio_ssd_read_abandon(struct scalio_ssd_read *rd,
+				    struct block_device *bdev)
+{
+	/* Pin what the completion uses; the store may be detached first. */
+	__module_get(THIS_MODULE);
+	rd->disk = bdev->bd_disk;
+	get_device(disk_to_dev(rd->disk));
+	atomic_inc(&scalio_ssd_abandoned);
+	INIT_WORK(&rd->free_work, scalio_ssd_read_free_work);
+	if (atomic_cmpxchg(&rd->state, SCALIO_SSD_READ_INFLIGHT,
+			   SCALIO_SSD_READ_ABANDONED) ==
+	    SCALIO_SSD_READ_INFLIGHT)
+		return true;
+	/* It completed meanwhile: ours after all. */
+	atomic_dec(&scalio_ssd_abandoned);
+	put_disk(rd->disk);
+	module_put(THIS_MODULE);
+	wait_for_completion(&rd->done);
+	return false;
+}
+
 /**
  * scalio_ssd_read_seg() - read the segment a seg word names
  * @hs:		store
  * @seg:	seg word (non-zero, SSD index < nr_ssds, length >= 1)
+ * @end:	the GET's end (jiffies): wait for the read until then
  * @bufp:	out: the segment bytes (scalio_seg_len(seg) units), to be
  *		freed with scalio_ssd_free_seg()
  *
- * Return: 0, -ENODEV (that SSD is not bound), -EBADMSG (the seg word points
- * outside the device: a stale or damaged word), -ENOMEM, -EIO.
+ * A read still running at @end, or when the caller gets a fatal signal,
+ * is left to complete on its own (the store may be detached meanwhile;
+ * the module cannot be unloaded until it completes).  While
+ * SCALIO_SSD_ABANDONED_MAX are, this reads nothing and returns -ENODEV:
+ * the caller asks the target instead.
+ *
+ * Context: process, may sleep.
+ * Return: 0, -ENODEV (that SSD is not bound, or too many reads hang),
+ * -EBADMSG (the seg word points outside the device: a stale or damaged
+ * word), -ENOMEM, -EIO, -ETIMEDOUT (still running at @end), -EINTR.
  */
-int scalio_ssd_read_seg(struct scalio_hstore *hs, u64 seg, void **bufp)
+int scalio_ssd_read_seg(struct scalio_hstore *hs, u64 seg, unsigned long end,
+			void **bufp)
 {
 	u32 index = scalio_seg_ssd(seg), units = scalio_seg_len(seg), i;
 	size_t bytes = (size_t)units << SCALIO_UNIT_SHIFT;
 	sector_t sector = (sector_t)scalio_seg_unit(seg) *
 			  SCALIO_SECTORS_PER_UNIT;
+	struct scalio_ssd_read *rd;
 	struct block_device *bdev;
-	struct bio *bio;
-	void *buf;
+	long left;
 	int ret;
 
-	if (!scalio_ssd_bound(hs, index))
+	if (!scalio_ssd_bound(hs, index) ||
+	    atomic_read(&scalio_ssd_abandoned) >= SCALIO_SSD_ABANDONED_MAX)
 		return -ENODEV;
 	bdev = hs->ssds[index].bdev.bdev;
 	if (!units || sector + (bytes >> SECTOR_SHIFT) > bdev_nr_sectors(bdev))
 		return -EBADMSG;
+	if (time_after_eq(jiffies, end))
+		return -ETIMEDOUT;
 
-	buf = scalio_seg_alloc(bytes);
-	if (!buf)
+	rd = kzalloc(sizeof(*rd), GFP_NOIO);
+	if (!rd)
 		return -ENOMEM;
-	bio = bio_alloc(bdev, units, REQ_OP_READ, GFP_NOIO);
-	bio->bi_iter.bi_sector = sector;
+	rd->buf = scalio_seg_alloc(bytes);
+	if (!rd->buf) {
+		kfree(rd);
+		return -ENOMEM;
+	}
+	rd->seg = seg;
+	init_completion(&rd->done);
+	atomic_set(&rd->state, SCALIO_SSD_READ_INFLIGHT);
+	rd->bio = bio_alloc(bdev, units, REQ_OP_READ, GFP_NOIO);
+	rd->bio->bi_iter.bi_sector = sector;
+	rd->bio->bi_private = rd;
+	rd->bio->bi_end_io = scalio_ssd_read_end;
 	for (i = 0; i < units; i++) {
-		void *p = buf + ((size_t)i << SCALIO_UNIT_SHIFT);
+		void *p = rd->buf + ((size_t)i << SCALIO_UNIT_SHIFT);
 		struct page *page = is_vmalloc_addr(p) ? vmalloc_to_page(p) :
 							 virt_to_page(p);
 
-		if (bio_add_page(bio, page, SCALIO_UNIT_SIZE,
+		if (bio_add_page(rd->bio, page, SCALIO_UNIT_SIZE,
 				 offset_in_page(p)) != SCALIO_UNIT_SIZE) {
 			ret = -EIO;
-			goto out_put;
+			goto out_free;
 		}
 	}
 	scalio_hstat_inc(hs, SCALIO_HS_SSD_READS);
-	ret = submit_bio_wait(bio);
-	if (is_vmalloc_addr(buf))
-		invalidate_kernel_vmap_range(buf, bytes);
+	submit_bio(rd->bio);
+
+	left = wait_for_completion_killable_timeout(&rd->done,
+			max_t(long, (long)(end - jiffies), 1));
+	if (left <= 0 && scalio_ssd_read_abandon(rd, bdev)) {
+		scalio_hstat_inc(hs, SCALIO_HS_SSD_READ_TIMEOUTS);
+		pr_warn_ratelimited("%s: ssd %u: read at sector %llu still running at its GET's end: left to finish on its own\n",
+				    hs->name, index,
+				    (unsigned long long)sector);
+		return left ? -EINTR : -ETIMEDOUT;
+	}
+	if (is_vmalloc_addr(rd->buf))
+		invalidate_kernel_vmap_range(rd->buf, bytes);
+	ret = rd->status;
 	if (ret) {
 		pr_err_ratelimited("%s: ssd %u: read of %zu bytes at sector %llu failed: %d\n",
 				   hs->name, index, bytes,
 				   (unsigned long long)sector, ret);
 		ret = -EIO;
 	}
-out_put:
-	bio_put(bio);
-	if (ret) {
-		scalio_ssd_free_seg(buf, seg);
-		return ret;
-	}
-	*bufp = buf;
-	return 0;
+out_free:
+	if (ret)
+		scalio_ssd_free_seg(rd->buf, seg);
+	else
+		*bufp = rd->buf;
+	bio_put(rd->bio);
+	kfree(rd);
+	return ret;
 }

@@ -252,7 +252,8 @@ struct scalio_host_stats {
 	__u64	waits;			/* network waits of KV ops and clock reads */
 	__u64	lease_renewals;		/* slot locks renewed by a slow fill */
 	__u64	lease_giveups;		/* fills that stopped renewing: GET timed out */
-	__u64	reserved[13];
+	__u64	ssd_read_timeouts;	/* SSD reads still running at their GET's end (or kill) */
+	__u64	reserved[12];
 };
 
 /**

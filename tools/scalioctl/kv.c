@@ -320,7 +320,7 @@ static const struct counter host_counters[] = {
 	HC(ssd_reads), HC(rpc_gets), HC(rdma_reads), HC(rdma_cas),
 	HC(cas_failures), HC(retries), HC(lease_reclaims), HC(invalidations),
 	HC(header_mismatches), HC(errors), HC(reconnects), HC(waits),
-	HC(lease_renewals), HC(lease_giveups),
+	HC(lease_renewals), HC(lease_giveups), HC(ssd_read_timeouts),
 };
 
 #define TC(f) { #f, offsetof(struct scalio_target_stats, f) }
