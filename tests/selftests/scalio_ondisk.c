@@ -6,7 +6,11 @@
  *
  *   sb unit=0 ok=1 ...           superblock and copy (magic and version)
  *   ckpt slot=A unit=2 seq=.. tail=.. next=.. newest=1
- *   entry block=B unit=U len=L gen=G   (newest checkpoint, non-empty)
+ *   entry idx=B unit=U len=L gen=G records=R
+ *                                      (newest checkpoint, non-empty
+ *                                       blocks; R from the segment's
+ *                                       header, -1 if unreadable or not
+ *                                       a segment header)
  *   batch seq=S unit=U units=N segs=K  (the chain after the newest
  *                                       checkpoint: magic + seq only)
  *   seg batch=S unit=U block=B records=R
@@ -111,11 +115,17 @@ int main(int argc, char **argv)
 			n = 0;
 		for (k = 0; k < n; k++) {
 			unsigned long long w = le64_to_cpu(e[k].seg);
+			const struct scalio_seg_hdr *sh = (const void *)unit;
+			long long recs = -1;
 
-			if (w)
-				printf("entry idx=%u unit=%u len=%u gen=%llu\n", k,
-				       scalio_seg_unit(w), scalio_seg_len(w),
-				       (unsigned long long)le64_to_cpu(e[k].gen));
+			if (!w)
+				continue;
+			if (!rd(scalio_seg_unit(w), unit, 1) &&
+			    le32_to_cpu(sh->magic) == SCALIO_SEG_MAGIC)
+				recs = le32_to_cpu(sh->nr_records);
+			printf("entry idx=%u unit=%u len=%u gen=%llu records=%lld\n",
+			       k, scalio_seg_unit(w), scalio_seg_len(w),
+			       (unsigned long long)le64_to_cpu(e[k].gen), recs);
 		}
 		free(ck);
 	}

@@ -33,6 +33,12 @@
 #      (warming the segment cache falls back to the header read), GET and
 #      PUT of that block fail with an error, every other value reads
 #      back; fault cleared: that block reads and takes PUTs again.
+#   V. the same for kbig's new segment, then --force-recover: a forced
+#      recovery reads every segment whole; this one fails (EIO, three
+#      tries) while the superblock still reads, so its block is dropped and
+#      reported (its keys are LOST), not the enable failed: the keys count
+#      falls by that segment's records, the keys whose GETs failed are
+#      not found, every other value reads back.
 #   G. the NVMe controller is removed under the store (PCI remove): GETs
 #      and PUTs fail cleanly, stats shows ssd0 failed, no oops; unload.
 #
@@ -265,6 +271,58 @@ got=$(scalioctl get "$S" kbig) && [ "$got" = "$big" ] ||
 	fail "U: kbig does not read back after the fault cleared"
 scalioctl put "$S" kbig v.big || fail "U: PUT kbig after the fault cleared"
 [ "$(scalioctl get "$S" kbig)" = v.big ] || fail "U: kbig's new value"
+
+step "V. a forced recovery drops the block of an unreadable segment"
+scalioctl detach "$S" || fail "V: detach"
+T "scalioctl target-teardown --store $S" || fail "V: teardown"
+T "/scalio/tests/selftests/scalio_ondisk /dev/mapper/sd0" > /share/ondisk.out ||
+	fail "V: scalio_ondisk"
+# kbig's segment again (the PUT of v.big was the last write): unit, units
+# and records, from the chain's last seg line or the newest checkpoint entry
+# shellcheck disable=SC2046
+set -- $(awk '$1 == "seg" { u = $3; n = $6; r = $5 }
+	$1 == "entry" { g = $5; sub("gen=", "", g); g += 0
+		if (g > best) { best = g; cu = $3; cn = $4; cr = $6 } }
+	END { if (u == "") { u = cu; n = cn; r = cr }
+		sub("unit=", "", u); sub("(units|len)=", "", n)
+		sub("records=", "", r); print u, n, r }' /share/ondisk.out)
+vseg=${1:-} vunits=${2:-0} vrec=${3:--1}
+[ -n "$vseg" ] && [ "$vunits" -ge 2 ] && [ "$vrec" -ge 1 ] &&
+	[ $((vseg - lstart)) -gt 1100 ] ||
+	{ cat /share/ondisk.out; fail "V: kbig's segment (unit '$vseg', $vunits units, $vrec records) is not a multi-unit one beyond the probed log start"; }
+echo "# V: kbig's segment: unit $vseg, $vunits units, $vrec records; unit $((vseg + 1)) fails every I/O"
+table hole $((vseg + 1))
+setup || fail "V: the enable with one segment body unreadable"
+scalioctl attach "$S" --addr "$A" > /dev/null || fail "V: attach"
+keys0=$(T "cat $CFS/stats" | awk '$1 == "keys" { print $2 }')
+: > /share/vbad
+for k in kbig $(seq -f 'k%g' 1 $N); do
+	scalioctl get "$S" "$k" > /dev/null 2>&1 || echo "$k" >> /share/vbad
+done
+grep -qx kbig /share/vbad || fail "V: GET kbig succeeded with its segment unreadable"
+echo "# V: $keys0 keys; GETs that failed: $(tr '\n' ' ' < /share/vbad)"
+scalioctl detach "$S" || fail "V: detach before the forced recovery"
+T "scalioctl target-teardown --store $S" || fail "V: teardown before the forced recovery"
+setup --force-recover ||
+	fail "V: the forced recovery failed on a segment it should drop"
+grep -q "segment at unit $vseg is unreadable.*block dropped, its keys are LOST" \
+	/share/setup.out || fail "V: the forced recovery did not report the dropped block"
+scalioctl attach "$S" --addr "$A" > /dev/null || fail "V: attach after the forced recovery"
+keys1=$(T "cat $CFS/stats" | awk '$1 == "keys" { print $2 }')
+[ "$keys1" = $((keys0 - vrec)) ] ||
+	fail "V: $keys1 keys after the forced recovery, expected $keys0 - $vrec"
+for k in kbig $(seq -f 'k%g' 1 $N); do
+	got=$(scalioctl get "$S" "$k" 2> /share/get.err)
+	rc=$?
+	if grep -qx "$k" /share/vbad; then
+		[ $rc = 1 ] ||
+			fail "V: $k of the dropped block: exit $rc ($(cat /share/get.err)), expected not found"
+		continue
+	fi
+	[ $rc = 0 ] && [ "$got" = "$(want "$k")" ] ||
+		fail "V: $k = '$got' (exit $rc), expected '$(want "$k")' after the forced recovery"
+done
+table linear
 
 step "G. the NVMe controller disappears"
 T "c=\$(basename \$(dirname \$(dirname /sys/class/block/\${SCALIO_SSDS#/dev/}/device 2>/dev/null) 2>/dev/null))
