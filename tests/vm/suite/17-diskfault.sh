@@ -16,7 +16,9 @@
 #      which then succeeds (no disable/enable): PUTs work again and every
 #      acknowledged write reads back.
 #   R. every I/O fails (dm error): GETs return an error or the right value
-#      (host caches), never a wrong one.  Fault cleared: all read back.
+#      (host caches), never a wrong one; a host that attaches meanwhile
+#      fails to bind the SSD with EIO (its superblock is unreadable).
+#      Fault cleared: attach binds it, all read back.
 #   S. a stalled SSD (dm-delay: every write held 12 s, longer than the
 #      host's 10 s RPC timeout; reads not delayed): a PUT either fails or
 #      is acknowledged no sooner than its write completed (>= 12 s); reads
@@ -168,7 +170,16 @@ step "R. every I/O fails"
 table error
 verify errors-ok "R (all I/O failing)"
 [ "$(T "cat $CFS/enable")" = 1 ] || fail "R: the store went down"
+# A host attaching now cannot read the SSD's superblock: binding the
+# namespace must fail with EIO, not bind a device it could not check.
+scalioctl detach "$S" > /dev/null || fail "R: detach"
+scalioctl attach "$S" --addr "$A" > /dev/null 2> /share/attach.err &&
+	fail "R: attach bound an SSD whose superblock cannot be read"
+grep -q 'SSD_BIND.*Input/output error' /share/attach.err ||
+	fail "R: the bind did not fail with EIO: $(cat /share/attach.err)"
 table linear
+# attached already: this binds the SSD now that it reads
+scalioctl attach "$S" --addr "$A" > /dev/null || fail "R: attach after the fault cleared"
 verify "" "R (fault cleared)"
 
 step "S. a stalled SSD: writes held 12 s"
