@@ -6,7 +6,9 @@
 # with the host detached.
 #   A. while the store is enabled and idle: the listener's DEVICE_REMOVAL
 #      lets the CM destroy it and schedules a repair, which listens again
-#      once the device is back; the host attaches and reads every key.
+#      once the device is back; the host attaches and reads every key
+#      (the test relinks nvmet's port first: stock nvmet does not listen
+#      again by itself).
 #   B. in the middle of an enable, between binding the listener's address
 #      and rdma_listen() (test hook debug_listen_delay_ms holds it there):
 #      the cm_id is not yet published, so the removal must not let the CM
@@ -47,8 +49,19 @@ wait_listening() {
 		sleep 1
 	done
 }
-# attach: nvmet repairs its own port every few seconds: retry.
+# nvmet_relisten: stock nvmet-rdma lets the CM destroy its port's listener
+# on DEVICE_REMOVAL and never listens again (its repair work runs only on
+# ADDR_CHANGE); unlinking and relinking the port's subsystems makes it
+# listen anew, as an administrator would after a NIC reset.
+nvmet_relisten() {
+	T "P=/sys/kernel/config/nvmet/ports/1/subsystems
+	   for l in \$P/*; do n=\${l##*/}; rm \$l &&
+	   ln -s /sys/kernel/config/nvmet/subsystems/\$n \$P/\$n || exit 1; done" ||
+		fail "relink the nvmet port's subsystems"
+}
+# attach: the new device's address may take a moment to be usable: retry.
 attach() {
+	nvmet_relisten
 	for try in 1 2 3 4 5 6; do
 		scalioctl attach "$S" --addr "$A" > /dev/null && return 0
 		sleep 3
