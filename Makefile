@@ -9,7 +9,9 @@
 #   make check           THE test command: unit tests, builds, VM suite
 #   make check-debug     the VM suite on a KASAN/lockdep/kmemleak/UBSAN 6.1
 #                        kernel built here (slow: see Documentation/testing.rst;
-#                        RESUME=1 skips tests passed on this same clean tree)
+#                        RESUME=1 skips tests passed on this same clean tree,
+#                        recorded in tests/vm/debug-lane.passed; FIRST="40-x
+#                        45-y" runs those suite tests first)
 #   make coccicheck      the kernel's coccinelle reports over the modules
 #   make demo            boot the test bed and run a short YCSB mix
 #   make bench           the benchmark of Documentation/benchmarks.rst
@@ -88,7 +90,7 @@ check:
 
 check-debug:
 	@scripts/need-deps.sh || scripts/install-deps.sh
-	tests/check.sh --kver 6.1-debug $(if $(RESUME),--resume)
+	tests/check.sh --kver 6.1-debug $(if $(RESUME),--resume) $(if $(FIRST),--first "$(FIRST)")
 
 demo:
 	@scripts/need-deps.sh || scripts/install-deps.sh
@@ -105,4 +107,4 @@ clean:
 	rm -rf build
 
 help:
-	@sed -n '3,19p' Makefile
+	@sed -n '3,20p' Makefile

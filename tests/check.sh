@@ -17,37 +17,56 @@
 # "N passed, N failed[, N skipped]"; exits non-zero on any failure.  Logs go
 # to build/check/ (build/check-debug/ for the debug lane).
 # --resume (debug lane only, `make check-debug RESUME=1`): a VM test that
-# already passed on this very source tree (same git tree id, clean work
-# tree) and the same kernel is reported with its earlier result instead of
-# being run again; its logs are kept.  The lane takes longer than a working
-# session on a 2-core machine, so it can be finished in parts; every test
-# still boots its own fresh VMs, so a part proves what a whole run would.
+# already passed on this very source tree (clean work tree, same contents)
+# and the same kernel release is reported with its earlier result instead
+# of being run again.  The lane takes longer than a working session on a
+# 2-core machine, so it can be finished in parts; every test still boots
+# its own fresh VMs, so a part proves what a whole run would.  The passes
+# are kept in tests/vm/debug-lane.passed, a tracked file (a session's
+# machine may not be the next one's: commit it), keyed by the tree's
+# contents without that file.
+# --first "NAME ..." (debug lane, `make check-debug FIRST=...`): run these
+# suite tests (e.g. 40-admission) before the others.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tests/vm/lib.sh
 . "$top/tests/vm/lib.sh"
-kver=6.1 resume=0
+kver=6.1 resume=0 first=
+usage="usage: tests/check.sh [--kver 6.1|6.12|6.1-debug] [--resume] [--first 'NAME ...']"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kver) kver=${2:?--kver needs 6.1, 6.12 or 6.1-debug}; shift ;;
 	--resume) resume=1 ;;
-	*) echo "usage: tests/check.sh [--kver 6.1|6.12|6.1-debug] [--resume]" >&2; exit 2 ;;
+	--first) first=${2?--first needs suite test names}; shift ;;
+	*) echo "$usage" >&2; exit 2 ;;
 	esac
 	shift
+done
+# The suite in the order it runs: --first's tests, then the rest by name.
+suite=()
+for f in $first; do
+	[ -x "$top/tests/vm/suite/${f%.sh}.sh" ] ||
+		{ echo "tests/check.sh: --first: no suite test $f" >&2; exit 2; }
+	suite+=("$top/tests/vm/suite/${f%.sh}.sh")
 done
 logs=$top/build/check
 vm_is_debug "$kver" && logs=$top/build/check-debug
 # What a resumed lane may reuse: "TREE KREL NAME SECONDS DATE" lines of
-# tests that passed, in $logs/passed.  TREE is the git tree id of a clean
-# work tree (untracked files count: a new suite script changes the suite).
+# tests that passed, in $record.  TREE names the contents of a clean work
+# tree (untracked files count: a new suite script changes the suite) other
+# than the record itself: a hash of `git ls-tree -r HEAD` without it.
+record=$top/tests/vm/debug-lane.passed
+rec_path=tests/vm/debug-lane.passed
 tree=
 if [ $resume = 1 ]; then
 	if ! vm_is_debug "$kver"; then
 		echo "tests/check.sh: --resume is for the debug lane (--kver 6.1-debug)" >&2
 		exit 2
 	fi
-	if [ -z "$(git -C "$top" status --porcelain 2> /dev/null)" ]; then
-		tree=$(git -C "$top" rev-parse 'HEAD^{tree}' 2> /dev/null)
+	if [ -z "$(git -C "$top" status --porcelain -- . ":(exclude)$rec_path" 2> /dev/null)" ]; then
+		tree=$(git -C "$top" ls-tree -r HEAD 2> /dev/null |
+			grep -v -F -x -e "$(git -C "$top" ls-tree HEAD -- "$rec_path")" |
+			git hash-object --stdin)
 	fi
 	if [ -z "$tree" ]; then
 		echo "# --resume: not a clean git work tree; running every test"
@@ -57,8 +76,7 @@ fi
 if [ $resume = 1 ]; then
 	mkdir -p "$logs"
 	# Keep the logs of the tests it will not run again; drop the rest.
-	find "$logs" -mindepth 1 -maxdepth 1 ! -name 'vm-*' ! -name passed \
-		-exec rm -rf {} +
+	find "$logs" -mindepth 1 -maxdepth 1 ! -name 'vm-*' -exec rm -rf {} +
 	echo "# --resume: tree $tree"
 else
 	rm -rf "$logs"
@@ -230,6 +248,9 @@ esac
 krel=$(vm_krel "$kver")
 echo "# VM suite on ${krel:-$kver}"
 for t in "$top"/tests/vm/suite/*.sh; do
+	[[ " ${suite[*]} " == *" $t "* ]] || suite+=("$t")
+done
+for t in "${suite[@]}"; do
 	name=vm/$(basename "$t" .sh)
 	if [ ! -x "$t" ]; then
 		result fail "$name" "not executable"
@@ -238,7 +259,7 @@ for t in "$top"/tests/vm/suite/*.sh; do
 	tl=$logs/${name//\//-}.log
 	if [ $resume = 1 ] && prev=$(awk -v t="$tree" -v k="$krel" -v n="$name" \
 			'$1 == t && $2 == k && $3 == n { l = $4 "s, passed " $5 } END { if (l == "") exit 1; print l }' \
-			"$logs/passed" 2> /dev/null); then
+			"$record" 2> /dev/null); then
 		result ok "$name" "$prev on this tree"
 		continue
 	fi
@@ -265,7 +286,7 @@ for t in "$top"/tests/vm/suite/*.sh; do
 	case $rc in
 	0) result ok "$name" "$((SECONDS - s))s$again"
 	   [ -z "$tree" ] || echo "$tree $krel $name $((SECONDS - s))" \
-		"$(date -u +%Y-%m-%dT%H:%MZ)" >> "$logs/passed" ;;
+		"$(date -u +%Y-%m-%dT%H:%MZ)" >> "$record" ;;
 	4) result skip "$name" "$(grep -m1 '^SKIP' "$tl")" ;;
 	*) result fail "$name" "exit $rc, $((SECONDS - s))s, log $tl"
 	   show_tail "$tl" 40 ;;
