@@ -60,6 +60,8 @@ suite_share diskfault
 
 cat > "$share/diskfault.sh" << 'EOF'
 set -u
+# shellcheck source=tests/vm/guest/wait.sh
+. /scalio/tests/vm/guest/wait.sh
 S=${SCALIO_STORE:-kv0}
 A=${SCALIO_TARGET_ADDR:-10.77.0.1}
 CFS=/sys/kernel/config/scalio/stores/$S
@@ -205,13 +207,14 @@ while [ $i -le $N ]; do
 	i=$((i + 1))
 done
 table linear
-# Served again (the host may be reconnecting; the bound is a hang guard).
-n=0
-until scalioctl put "$S" k5 v5.s 2> /share/put.err; do
-	n=$((n + 1))
-	[ $n -le 60 ] || fail "S: no PUT acknowledged within 60 s of the stall's end: $(cat /share/put.err)"
-	sleep 1
-done
+# Served again (the host may be reconnecting; no bound but the bed's hang
+# guard).
+put_k5() {
+	target_up || never "the target is down"
+	scalioctl put "$S" k5 v5.s 2> /share/put.err
+}
+WAIT_INTERVAL=1 wait_until "a PUT acknowledged after the stall" put_k5 ||
+	fail "S: no PUT acknowledged after the stall's end: $(cat /share/put.err)"
 echo "k5 v5.s" >> /share/acked
 got=$(scalioctl get "$S" k4) || fail "S: GET k4 after the stall"
 case $got in

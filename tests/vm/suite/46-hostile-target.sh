@@ -86,26 +86,35 @@ for sc in $ALL; do
 done
 
 # One vmctl call starts the fake target for every scenario (each call
-# costs seconds on the debug lane) and waits until it listens.
+# costs seconds on the debug lane) and waits until it listens (never: it
+# exited).
 tg "$FT $P $((60 * F)) $args > /tmp/ft.log 2>&1 &
-	for i in \$(seq 100); do
-		grep -q listening /tmp/ft.log && exit 0; sleep 0.2
-	done; cat /tmp/ft.log; exit 1" || bad "no fake target"
+	ft=\$!
+	. /scalio/tests/vm/guest/wait.sh
+	listens() {
+		kill -0 \"\$ft\" 2> /dev/null || never 'it exited'
+		grep -q listening /tmp/ft.log
+	}
+	WAIT_INTERVAL=0.2 wait_until 'the fake target to listen' listens && exit 0
+	cat /tmp/ft.log; exit 1" || bad "no fake target"
 
 # finish: wait for the fake target to be done with every scenario (it ends
-# the last connection SECONDS after accepting it), print its log, and
-# check that it served every scenario, in order.  A connection too many
-# would shift every later lie by one: then the last attach finds no fake
-# target and fails with another error than EPROTO.
+# the last connection SECONDS after accepting it; never: it exited without
+# saying done), print its log, and check that it served every scenario, in
+# order.  A connection too many would shift every later lie by one: then
+# the last attach finds no fake target and fails with another error than
+# EPROTO.
 finish() {
-	tg "for i in \$(seq $((300 * F))); do
-			grep -q '^done' /tmp/ft.log && break; sleep 0.2
-		done
-		grep -q '^done' /tmp/ft.log ||
-			{ echo STILL-RUNNING; pkill -f \"^$FT \"; }
+	tg ". /scalio/tests/vm/guest/wait.sh
+		ft_done() {
+			pgrep -f \"^$FT \" > /dev/null || never 'it exited'
+			grep -q '^done' /tmp/ft.log
+		}
+		WAIT_INTERVAL=0.2 wait_until 'the fake target to finish' ft_done ||
+			echo NOT-DONE
 		cat /tmp/ft.log" > /tmp/ft.log 2>&1
 	sed 's/^/   ft| /' /tmp/ft.log
-	! grep -q STILL-RUNNING /tmp/ft.log || bad "fake target still running"
+	! grep -q NOT-DONE /tmp/ft.log || bad "fake target ended without finishing"
 	served=$(sed -n 's/^end \([^ ]*\) .*/\1/p' /tmp/ft.log | tr '\n' ' ')
 	[ "$(echo $served)" = "$(echo $list)" ] && ok "fake target served each scenario once, in order" ||
 		bad "fake target served '$(echo $served)', not '$(echo $list)'"
