@@ -36,6 +36,8 @@ suite_share drain
 
 cat > "$share/drain.sh" << 'EOF'
 set -u
+# shellcheck source=tests/vm/guest/wait.sh
+. /scalio/tests/vm/guest/wait.sh
 A=${SCALIO_TARGET_ADDR:-10.77.0.1}
 CFS=/sys/kernel/config/scalio/stores
 N=10
@@ -43,26 +45,17 @@ T0=$(date +%s)
 fail() { echo "FAIL: $*"; exit 1; }
 step() { echo "=== [$(( $(date +%s) - T0 ))s] $*"; }
 T() { vmctl exec-target "$*"; }
-# wait_for WHAT GONE CMD...: until CMD succeeds; no bound of its own (the
-# bed's hang guard is the one bound).  GONE is a PID that must still run
-# while this waits: if it ended, what is waited for can never come.
-wait_for() {
-	local what="$1" gone="$2" n=0
-	shift 2
-	until "$@"; do
-		if [ "$gone" != - ] && ! kill -0 "$gone" 2> /dev/null; then
-			fail "gave up waiting for $what: the process it needs ended"
-		fi
-		n=$((n + 1))
-		[ $((n % 60)) = 0 ] && echo "# still waiting for $what"
-		sleep 1
-	done
-}
 stat_of() { T "awk '\$1 == \"$2\" { print \$2 }' $CFS/$1/stats"; }
-puts_grew() { [ "$(stat_of kv0 rpc_puts)" -gt "$p0" ]; }
-draining() { T "dmesg | grep -q 'store kv0: not listening; waiting for'"; }
+puts_grew() {
+	target_up || never "the target is down"
+	[ "$(stat_of kv0 rpc_puts)" -gt "$p0" ]
+}
+draining() {
+	kill -0 "$dpid" 2> /dev/null || never "the disable returned: $(cat /share/disable.out)"
+	T "dmesg | grep -q 'store kv0: not listening; waiting for'"
+}
 verify() {
-	local s="$1" pfx="$2" i=1 got
+	s=$1 pfx=$2 i=1
 	while [ $i -le $N ]; do
 		got=$(scalioctl get "$s" "$pfx$i") ||
 			fail "$3: GET $s $pfx$i failed"
@@ -71,7 +64,7 @@ verify() {
 	done
 }
 write() {
-	local s="$1" pfx="$2" i=1
+	s=$1 pfx=$2 i=1
 	while [ $i -le $N ]; do
 		scalioctl put "$s" "$pfx$i" "v$pfx$i" || fail "PUT $s $pfx$i"
 		i=$((i + 1))
@@ -102,12 +95,12 @@ p0=$(stat_of kv0 rpc_puts)
 T "dmsetup suspend --noudevsync --noflush sd0" || fail "dmsetup suspend sd0"
 scalioctl put kv0 stall new > /share/stall.out 2>&1 &
 ppid=$!
-wait_for "the PUT to reach the target" - puts_grew
+wait_until "the PUT to reach the target" puts_grew || fail "the PUT never reached the target"
 
 step "3. kv0 disabled: it waits for that PUT's write"
 T "echo 0 > $CFS/kv0/enable" > /share/disable.out 2>&1 &
 dpid=$!
-wait_for "kv0's disable to drain" "$dpid" draining
+wait_until "kv0's disable to drain" draining || fail "kv0's disable did not wait for the PUT"
 
 step "4. kvb set up and used while kv0's disable waits"
 T "set -- \$SCALIO_SSDS

@@ -191,8 +191,8 @@ done
 # the key's owner (scalio_rdev_inval_work()) and disconnects it too, before
 # it trips over its dead MR.  host1 stays idle meanwhile (stats is an RPC,
 # no one-sided op): only the target's lookup can make it reconnect.  The
-# keys are in the target's debug log (dynamic debug, which the debug
-# lane's kernel lacks), logged when host1 attaches again.
+# keys are in the target's debug log (dynamic debug; the debug lane's
+# kernel has it since 2026-11-28), logged when host1 attaches again.
 DDC=/sys/kernel/debug/dynamic_debug/control
 if vmctl exec-target "test -w $DDC"; then
 	step "inval-key: host1's rkey invalidated by another client"
