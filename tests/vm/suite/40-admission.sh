@@ -392,7 +392,14 @@ if [ -n "$line" ]; then
 	# Reaped before the kill: a live host missed its keep-alives.
 	case $d in
 	-*) bad "client $cid reaped ${d#-}s before its host was killed" ;;
-	*) ok "client $cid reaped ${d}s after its host was killed (documented: within ${KATO_DOC}s)" ;;
+	*)
+		# A property of the reaper, judged on the target's clock, with
+		# room for a loaded machine (not a bound on the wait).
+		if awk "BEGIN { exit !($d <= 3 * $KATO_DOC) }"; then
+			ok "client $cid reaped ${d}s after its host was killed (documented: within ${KATO_DOC}s)"
+		else
+			bad "client $cid reaped ${d}s after its host was killed: more than 3 x the documented ${KATO_DOC}s"
+		fi ;;
 	esac
 else
 	bad "client $cid of the killed host2 not reaped"
@@ -401,12 +408,13 @@ fi
 # (no bound but the bed's hang guard).
 returned() {
 	target_up || never "the target is down"
-	t1=$(tg "$slab")
-	[ $(( t1 - t0 )) -lt $(( (ta - t0) / 2 )) ]
+	t1=$(tg "$slab") && [ -n "$t1" ] &&
+		[ $(( t1 - t0 )) -lt $(( (ta - t0) / 2 )) ]
 }
 WAIT_INTERVAL=2 wait_until "the target to free host2's memory" returned
 echo "# target kmalloc slabs: before host2's attach $((t0 / 1024)) KiB, attached $((ta / 1024)) KiB, after the reap $((t1 / 1024)) KiB"
-[ $(( t1 - t0 )) -lt $(( (ta - t0) / 2 )) ] &&
+[ -n "$t0" ] && [ -n "$ta" ] && [ -n "$t1" ] &&
+	[ $(( t1 - t0 )) -lt $(( (ta - t0) / 2 )) ] &&
 	ok "target memory returned" ||
 	bad "target kept $(( (t1 - t0) / 1024 )) KiB of host2's $(( (ta - t0) / 1024 )) KiB after the reap"
 scalioctl del $S adm.k > /dev/null
