@@ -80,7 +80,7 @@ static int scalio_cleaner_skip(struct scalio_ssd *ssd, u64 pos, u64 seq,
 	u64 fpos, fseq, dist;
 	int ret;
 
-	ret = scalio_log_probe(ssd, pos, seq, next, &fpos, &fseq);
+	ret = scalio_log_probe(ssd, pos, seq, next, &fpos, &fseq, NULL);
 	if (ret < 0)
 		return ret;
 	if (!ret) {

@@ -29,6 +29,14 @@
 #   K. the target is killed during a write fault, rebooted, sd0 rebuilt,
 #      target-setup (no --format) recovers: every acknowledged write reads
 #      back (those acknowledged after W's resume too).
+#   L. after a kill, the header of the next-to-last batch of the log
+#      fails every I/O: the recovery is refused (EUCLEAN) naming that
+#      batch unreadable with an intact one after it; the last batch's
+#      header instead: refused as the end of the log (it may hold
+#      acknowledged writes); neither refusal wrote anything
+#      (scalio_ondisk before and after); forced, with the first fault:
+#      the unreadable batch is dropped as a gap, its unit named, the last
+#      batch replayed, every other value reads back.
 #   U. one unit inside a multi-unit segment, beyond the log ends that
 #      recovery probes, fails every I/O (dm error over that unit) while
 #      the store is disabled: enabling it still works
@@ -239,6 +247,67 @@ table linear
 setup || fail "K: recovery after the kill"
 scalioctl attach "$S" --addr "$A" > /dev/null || fail "attach"
 verify "" "K (after the kill)"
+
+step "L. a log unit unreadable after a crash"
+# One batch per PUT (one writer, each PUT waits for its ack): the chain
+# after the newest checkpoint ends with k$((N - 1))'s batch and k$N's.
+write l
+scalioctl detach "$S" || fail "L: detach"
+vmctl kill-target || fail "L: kill-target"
+vmctl start-target || fail "L: start-target"
+T "modprobe dm-mod && modprobe dm-flakey && modprobe dm-delay" || fail "modprobe dm"
+table linear
+OD=/scalio/tests/selftests/scalio_ondisk
+# The raw SSD (sd0 is linear over it from unit 0): readable whatever sd0 does.
+ondisk() { T "$OD \$SCALIO_SSDS" > "$1" || fail "L: scalio_ondisk"; }
+ondisk /share/l.0
+nb=$(grep -c '^batch ' /share/l.0)
+[ "$nb" -ge 2 ] || { cat /share/l.0; fail "L: $nb batch(es) after the checkpoint, 2 needed"; }
+set -- $(awk '$1 == "batch" { ps = s; pu = u; s = $2; u = $3 }
+	END { sub("seq=", "", ps); sub("unit=", "", pu); sub("seq=", "", s)
+		sub("unit=", "", u); print ps, pu, s, u }' /share/l.0)
+ps=$1 pu=$2 ls=$3 lu=$4
+echo "# L: $nb batches after the checkpoint; the last two: $ps at unit $pu, $ls at unit $lu"
+# refused NAME PATTERN: the recovery is refused (EUCLEAN), the report
+# matches PATTERN, and nothing on the SSD changed.
+refused() {
+	setup && fail "$1: recovery succeeded"
+	grep -q 'Structure needs cleaning' /share/setup.out ||
+		fail "$1: the recovery did not fail with EUCLEAN"
+	grep -Eq "$2" /share/setup.out || fail "$1: the report does not say /$2/"
+	ondisk /share/l.1
+	cmp -s /share/l.0 /share/l.1 ||
+		{ diff /share/l.0 /share/l.1; fail "$1: the refused recovery wrote to the SSD"; }
+	T "scalioctl target-teardown --store $S" || fail "$1: teardown"
+}
+step "L1. batch $ps's header unreadable, batch $ls intact after it"
+table hole "$pu"
+refused L1 "batch $ps \\(at unit $pu or [0-9]+\\) is unreadable \\(a media error\\), but intact batch $ls follows"
+step "L2. the last batch's header unreadable"
+table hole "$lu"
+refused L2 "the end of the log cannot be read: the next batch is unreadable"
+step "L3. batch $ps's header unreadable, forced"
+table hole "$pu"
+setup --force-recover || fail "L3: the forced recovery failed"
+grep -q "unit $pu of the dropped batches is unreadable" /share/setup.out ||
+	fail "L3: the report does not name unit $pu unreadable"
+table linear
+scalioctl attach "$S" --addr "$A" > /dev/null || fail "L3: attach"
+# k$N's batch was replayed; k$((N - 1))'s was dropped: its old value is
+# back, or its new one if k$N's block holds k$((N - 1)) too (a segment
+# holds its whole block).
+got=$(scalioctl get "$S" "k$N") || fail "L3: GET k$N"
+[ "$got" = "v$N.l" ] || fail "L3: k$N = '$got', expected 'v$N.l' (its batch follows the dropped one)"
+p=$((N - 1))
+old=$(awk -v k="k$p" '$1 == k { o = v; v = $2 } END { print o }' /share/acked)
+got=$(scalioctl get "$S" "k$p") || fail "L3: GET k$p"
+case $got in
+"v$p.l") echo "# L3: k$p kept by k$N's batch" ;;
+"$old") echo "# L3: k$p is back to '$old' (its batch was dropped)"
+	echo "k$p $old" >> /share/acked ;;
+*) fail "L3: k$p = '$got', expected 'v$p.l' or '$old'" ;;
+esac
+verify "" "L3 (after the forced recovery)"
 
 step "U. a segment body unreadable when the store is enabled"
 big=$(head -c 4096 /dev/zero | tr '\0' b)
