@@ -46,8 +46,10 @@
  * batch after it, refused or, forced, dropped as a gap and its unreadable
  * units named.  Unlike a torn batch, one that cannot be read at the end of
  * the log may be whole and acknowledged, and so may one in units the probe
- * could not read: refused unless forced; forced, the log ends there (the
- * unit where the next batch goes is zeroed) and the loss is reported.
+ * could not read (free log space only): refused unless forced; forced,
+ * the log ends there, the loss is reported, and the next batch takes a
+ * sequence number past any batch those units could hold, so that one
+ * which reads again later never continues the chain.
  */
 #define pr_fmt(fmt) "scalio-target: recovery: " fmt
 
@@ -577,18 +579,19 @@ u64 scalio_log_dist(const struct scalio_ssd *ssd, u64 from, u64 to)
 	return scalio_log_end(ssd) - from + (to - start);
 }
 
-/* Units of a probe window tried one by one before the rest count as bad. */
-#define SCALIO_PROBE_BAD_MAX	64
-
 /*
  * Read @chunk units at @u into the commit arena for scalio_log_probe();
- * with @unreadable, a stretch bad on the medium is read unit by unit and
- * the units that fail are zeroed (no header there) and counted.
+ * with @unreadable, a stretch bad on the medium is read unit by unit, and
+ * the units that fail are zeroed in the arena (no header there) and
+ * counted if they are free log space (after the tail, before the head):
+ * only there can a batch after the chain's end be.  In-use units are the
+ * segments' business (recovery checks those it needs).
  */
 static int scalio_log_probe_read(struct scalio_ssd *ssd, u64 u, u32 chunk,
 				 u32 *unreadable)
 {
 	struct scalio_commit *c = ssd->commit;
+	u64 L = le64_to_cpu(ssd->log.sb.log_units);
 	u32 k;
 	int ret;
 
@@ -600,11 +603,12 @@ static int scalio_log_probe_read(struct scalio_ssd *ssd, u64 u, u32 chunk,
 	for (k = 0; k < chunk; k++) {
 		void *p = c->arena + ((size_t)k << SCALIO_UNIT_SHIFT);
 
-		if (*unreadable < SCALIO_PROBE_BAD_MAX &&
-		    !scalio_ssd_read(ssd, u + k, p, 1))
+		if (!scalio_ssd_read(ssd, u + k, p, 1))
 			continue;
 		memset(p, 0, SCALIO_UNIT_SIZE);
-		(*unreadable)++;
+		if (scalio_log_dist(ssd, ssd->log.tail, u + k) <
+		    L - ssd->log.used_units)
+			(*unreadable)++;
 	}
 	return 0;
 }
@@ -618,9 +622,10 @@ static int scalio_log_probe_read(struct scalio_ssd *ssd, u64 u, u32 chunk,
  * @fpos:	out: unit of the lowest-numbered intact later batch
  * @fseq:	out: its sequence number
  *
- * @unreadable:	NULL: any read error fails the probe (the cleaner, in the
- *		commit kthread); else (recovery) out: units, and batches
- *		whose contents, the probe could not read from the medium
+ * @unreadable:	NULL: any read error fails the probe; else out: units of
+ *		free log space, and batches whose contents, the probe
+ *		could not read from the medium (recovery decides on it;
+ *		the cleaner only steps over them)
  *
  * Reads SCALIO_PROBE_UNITS units from @pos and from the log start; each
  * unit that holds an intact header with a sequence number just above
@@ -628,8 +633,7 @@ static int scalio_log_probe_read(struct scalio_ssd *ssd, u64 u, u32 chunk,
  * Recovery calls it at the end of the chain, the cleaner at a damaged
  * batch at the log head.  With @unreadable, a stretch that fails with a
  * media error is read again unit by unit, and the units that still fail
- * are counted and skipped (after SCALIO_PROBE_BAD_MAX of them, the rest
- * of a failing stretch is counted without trying).
+ * are skipped.
  *
  * Return: 1 with *@fpos / *@fseq set, 0 when there is none, -EIO.
  */
@@ -767,7 +771,9 @@ static int scalio_report_gap(struct scalio_ssd *ssd,
 		    block >= st->nr_blocks ||
 		    scalio_block_ssd(block, st->nr_ssds) != ssd->index)
 			continue;
-		units = min_t(u64, SCALIO_SEG_LEN_MAX, end - u);
+		units = DIV_ROUND_UP(le32_to_cpu(sh->len), SCALIO_UNIT_SIZE);
+		units = clamp_t(u64, units, 1,
+				min_t(u64, SCALIO_SEG_LEN_MAX, end - u));
 		ret = scalio_log_read_units(ssd, u, c->buf, units);
 		if (ret && ret != -ENODATA)
 			return ret;
@@ -876,7 +882,9 @@ static int scalio_log_chain(struct scalio_ssd *ssd, u64 *replayed,
 				n = n2;
 			} else if (n2 == -EUCLEAN) {
 				*torn_start = true;
-			} else if (n2 == -ENODATA) {
+			} else if (n2 == -ENODATA && n != -EUCLEAN &&
+				   end - pos < SCALIO_BUF_UNITS) {
+				/* It did not fit before the end: it may be there. */
 				*bad = true;
 			}
 		}
@@ -996,16 +1004,17 @@ static int scalio_log_replay(struct scalio_ssd *ssd, u64 *replayed)
 				      ssd->log.tail);
 			return -EUCLEAN;
 		}
-		scalio_report(st, true,
-			      "ssd %u: forced: the log ends at batch %llu (unit %llu); whatever the unreadable units held is LOST",
-			      ssd->index, ssd->log.next_batch, ssd->log.tail);
 		/*
-		 * Where the next batch goes: should the unit read again one
-		 * day, what it holds must not pass for that batch.
+		 * Should those units read again one day, a whole batch there
+		 * must never continue the chain: the next batch takes a
+		 * sequence number past every one that could be there (the
+		 * probe looks that far), still within the cleaner's reach.
 		 */
-		if (bad && scalio_log_zero(ssd, ssd->log.tail))
-			return -EIO;
-		torn = false;
+		scalio_report(st, true,
+			      "ssd %u: forced: the log ends before batch %llu (unit %llu); whatever the unreadable units held is LOST; the next batch is %llu",
+			      ssd->index, ssd->log.next_batch, ssd->log.tail,
+			      ssd->log.next_batch + SCALIO_PROBE_UNITS / 2);
+		ssd->log.next_batch += SCALIO_PROBE_UNITS / 2;
 	}
 	/* The real end: a torn batch here was never acknowledged. */
 	if (torn_start && scalio_log_zap(ssd, start, ssd->log.next_batch))
