@@ -1645,6 +1645,7 @@ void scalio_rdma_store_disable(struct scalio_store *st)
 	struct scalio_rstore *rs = st->transport;
 	struct scalio_rdev *rdev, *tmp;
 	struct scalio_conn *conn;
+	LIST_HEAD(devs);
 	u32 nr;
 
 	if (!rs)
@@ -1685,7 +1686,10 @@ void scalio_rdma_store_disable(struct scalio_store *st)
 
 	/* Not before scalio_rdma_remove_one() is done with rs, if it runs. */
 	mutex_lock(&scalio_rdma_lock);
-	list_for_each_entry_safe(rdev, tmp, &rs->devs, entry) {
+	mutex_lock(&rs->lock);
+	list_splice_init(&rs->devs, &devs);
+	mutex_unlock(&rs->lock);
+	list_for_each_entry_safe(rdev, tmp, &devs, entry) {
 		list_del(&rdev->entry);
 		scalio_rdev_free(rdev);
 	}
