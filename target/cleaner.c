@@ -76,11 +76,12 @@ static int scalio_cleaner_skip(struct scalio_ssd *ssd, u64 pos, u64 seq,
 	struct scalio_commit *c = ssd->commit;
 	u64 tail = ssd->log.tail, next = ssd->log.next_batch;
 	struct scalio_skip_seg *segs = NULL;
-	u32 i, n = 0, live = 0;
+	u32 i, n = 0, live = 0, unreadable = 0;
 	u64 fpos, fseq, dist;
 	int ret;
 
-	ret = scalio_log_probe(ssd, pos, seq, next, &fpos, &fseq);
+	/* Units it cannot read are stepped over: live ones are checked below. */
+	ret = scalio_log_probe(ssd, pos, seq, next, &fpos, &fseq, &unreadable);
 	if (ret < 0)
 		return ret;
 	if (!ret) {
@@ -191,8 +192,8 @@ static int scalio_cleaner_collect(struct scalio_ssd *ssd, u64 need,
 		int n;
 
 		n = scalio_log_read_batch(ssd, pos, seq, buf, budget - au);
-		if ((n == -EBADMSG || n == -ESTALE) && pos != start &&
-		    !wrap_from) {
+		if ((n == -EBADMSG || n == -ESTALE || n == -ENODATA) &&
+		    pos != start && !wrap_from) {
 			/* Units skipped by a wrap: the batch is at the start. */
 			wrap_from = pos;
 			*freed += end - pos;

@@ -1645,12 +1645,20 @@ void scalio_rdma_store_disable(struct scalio_store *st)
 	struct scalio_rstore *rs = st->transport;
 	struct scalio_rdev *rdev, *tmp;
 	struct scalio_conn *conn;
+	LIST_HEAD(devs);
+	u32 nr;
 
 	if (!rs)
 		return;
 
-	/* Held throughout: the ib_client remove callback must not race. */
-	mutex_lock(&scalio_rdma_lock);
+	/*
+	 * scalio_rdma_lock is not held while this waits: the wait lasts as
+	 * long as the slowest request in flight (an SSD write may stall for
+	 * minutes), and every other store's enable and disable takes that
+	 * lock.  The ib_client remove callback may run meanwhile; it frees
+	 * only the rdev it removes, under the lock taken below, and rs
+	 * itself stays on scalio_rstores (so alive) until then.
+	 */
 	mutex_lock(&rs->lock);
 	rs->stopping = true;
 	mutex_unlock(&rs->lock);
@@ -1664,12 +1672,24 @@ void scalio_rdma_store_disable(struct scalio_store *st)
 		scalio_conn_disconnect(conn);
 	mutex_unlock(&rs->lock);
 
+	spin_lock(&rs->cnt_lock);
+	nr = rs->nr_conns;
+	spin_unlock(&rs->cnt_lock);
+	/* Tells an operator why a disable takes long (a stalled SSD). */
+	if (nr)
+		pr_info("store %s: not listening; waiting for %u connection(s) and their requests in flight\n",
+			st->name, nr);
 	wait_event(rs->wait, scalio_rstore_idle(rs));
 	/* The last free_work may still be inside cnt_lock. */
 	spin_lock(&rs->cnt_lock);
 	spin_unlock(&rs->cnt_lock);
 
-	list_for_each_entry_safe(rdev, tmp, &rs->devs, entry) {
+	/* Not before scalio_rdma_remove_one() is done with rs, if it runs. */
+	mutex_lock(&scalio_rdma_lock);
+	mutex_lock(&rs->lock);
+	list_splice_init(&rs->devs, &devs);
+	mutex_unlock(&rs->lock);
+	list_for_each_entry_safe(rdev, tmp, &devs, entry) {
 		list_del(&rdev->entry);
 		scalio_rdev_free(rdev);
 	}

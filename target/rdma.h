@@ -25,7 +25,10 @@
  *
  * Locking:
  *   scalio_rdma_lock (mutex) protects the list of rstores and serializes
- *   store disable against device removal.
+ *   the freeing of a store's rdevs (disable) against device removal.  A
+ *   store's disable does not hold it while it drains its connections, so
+ *   a stalled store does not hold up the others; device removal still
+ *   holds it while it waits for the removed device's connections.
  *   rs->lock (mutex) protects rs->conns, rs->devs, rs->stopping and the
  *   rdev fields nr_conns, removing and remover_waiting.
  *   rs->cnt_lock (spinlock) protects rs->nr_conns, rs->all_conns and the

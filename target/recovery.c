@@ -38,6 +38,18 @@
  * (nothing is written) unless attr_force_recover is set, in which case the
  * damaged batches are dropped, the later ones replayed, and what was
  * dropped is reported.
+ *
+ * Units bad on the medium.  A log unit that fails with a media error three
+ * times while the superblock still reads is unreadable, not a dead device
+ * (which fails the recovery with -EIO, as any other error does).  An
+ * unreadable batch ends the chain as a damaged one does: with an intact
+ * batch after it, refused or, forced, dropped as a gap and its unreadable
+ * units named.  Unlike a torn batch, one that cannot be read at the end of
+ * the log may be whole and acknowledged, and so may one in units the probe
+ * could not read (free log space only): refused unless forced; forced,
+ * the log ends there, the loss is reported, and the next batch takes a
+ * sequence number past any batch those units could hold, so that one
+ * which reads again later never continues the chain.
  */
 #define pr_fmt(fmt) "scalio-target: recovery: " fmt
 
@@ -122,6 +134,38 @@ int scalio_checkpoint_write(struct scalio_ssd *ssd)
 	return 0;
 }
 
+/* Read errors that may mean the units themselves are bad. */
+static bool scalio_media_err(int err)
+{
+	return err == -EIO || err == -ENODATA || err == -EILSEQ;
+}
+
+/*
+ * Read @n log units at @pos into @buf.  A media error is tried three
+ * times; if it persists while the superblock still reads (into @buf: its
+ * contents are lost anyway), the units are bad on the medium: -ENODATA.
+ * A device or path that went away, or any other error: -EIO.
+ */
+static int scalio_log_read_units(struct scalio_ssd *ssd, u64 pos, void *buf,
+				 u32 n)
+{
+	int ret, tries = 0;
+
+	for (;;) {
+		ret = scalio_ssd_read(ssd, pos, buf, n);
+		if (!ret)
+			return 0;
+		if (!scalio_media_err(ret))
+			return -EIO;
+		if (++tries == 3)
+			break;
+		msleep(100);
+	}
+	if (scalio_ssd_read(ssd, SCALIO_SB_UNIT, buf, 1))
+		return -EIO;
+	return -ENODATA;
+}
+
 /**
  * scalio_log_read_batch() - read and verify the batch @seq at unit @pos
  * @ssd:	SSD
@@ -134,7 +178,8 @@ int scalio_checkpoint_write(struct scalio_ssd *ssd)
  *
  * Return: the batch's units; -EBADMSG (no batch header here), -ESTALE
  * (the header of another batch), -EUCLEAN (header of this batch but torn
- * or corrupt contents), -E2BIG (does not fit @max_units), -EIO.
+ * or corrupt contents), -E2BIG (does not fit @max_units), -ENODATA (its
+ * header or contents are unreadable on the medium), -EIO.
  */
 int scalio_log_read_batch(struct scalio_ssd *ssd, u64 pos, u64 seq,
 			  void *buf, u32 max_units)
@@ -145,15 +190,18 @@ int scalio_log_read_batch(struct scalio_ssd *ssd, u64 pos, u64 seq,
 
 	if (!max_units)
 		return -E2BIG;
-	if (scalio_ssd_read(ssd, pos, buf, 1))
-		return -EIO;
+	ret = scalio_log_read_units(ssd, pos, buf, 1);
+	if (ret)
+		return ret;
 	ret = scalio_batch_check(buf, 1, seq, sb, pos, &need);
 	if (ret != -EAGAIN)
 		return ret;
 	if (need > max_units)
 		return -E2BIG;
-	if (scalio_ssd_read(ssd, pos + 1, buf + SCALIO_UNIT_SIZE, need - 1))
-		return -EIO;
+	ret = scalio_log_read_units(ssd, pos + 1, buf + SCALIO_UNIT_SIZE,
+				    need - 1);
+	if (ret)
+		return ret;
 	ret = scalio_batch_check(buf, need, seq, sb, pos, &need);
 	return ret == -EAGAIN ? -EUCLEAN : ret;
 }
@@ -531,6 +579,40 @@ u64 scalio_log_dist(const struct scalio_ssd *ssd, u64 from, u64 to)
 	return scalio_log_end(ssd) - from + (to - start);
 }
 
+/*
+ * Read @chunk units at @u into the commit arena for scalio_log_probe();
+ * with @unreadable, a stretch bad on the medium is read unit by unit, and
+ * the units that fail are zeroed in the arena (no header there) and
+ * counted if they are free log space (after the tail, before the head):
+ * only there can a batch after the chain's end be.  In-use units are the
+ * segments' business (recovery checks those it needs).
+ */
+static int scalio_log_probe_read(struct scalio_ssd *ssd, u64 u, u32 chunk,
+				 u32 *unreadable)
+{
+	struct scalio_commit *c = ssd->commit;
+	u64 L = le64_to_cpu(ssd->log.sb.log_units);
+	u32 k;
+	int ret;
+
+	if (!unreadable)
+		return scalio_ssd_read(ssd, u, c->arena, chunk) ? -EIO : 0;
+	ret = scalio_log_read_units(ssd, u, c->arena, chunk);
+	if (ret != -ENODATA)
+		return ret;
+	for (k = 0; k < chunk; k++) {
+		void *p = c->arena + ((size_t)k << SCALIO_UNIT_SHIFT);
+
+		if (!scalio_ssd_read(ssd, u + k, p, 1))
+			continue;
+		memset(p, 0, SCALIO_UNIT_SIZE);
+		if (scalio_log_dist(ssd, ssd->log.tail, u + k) <
+		    L - ssd->log.used_units)
+			(*unreadable)++;
+	}
+	return 0;
+}
+
 /**
  * scalio_log_probe() - look for intact batches after the end of the chain
  * @ssd:	SSD
@@ -540,16 +622,23 @@ u64 scalio_log_dist(const struct scalio_ssd *ssd, u64 from, u64 to)
  * @fpos:	out: unit of the lowest-numbered intact later batch
  * @fseq:	out: its sequence number
  *
+ * @unreadable:	NULL: any read error fails the probe; else out: units of
+ *		free log space, and batches whose contents, the probe
+ *		could not read from the medium (recovery decides on it;
+ *		the cleaner only steps over them)
+ *
  * Reads SCALIO_PROBE_UNITS units from @pos and from the log start; each
  * unit that holds an intact header with a sequence number just above
  * @seq is verified as a whole batch.  Uses the commit arena and buffer.
  * Recovery calls it at the end of the chain, the cleaner at a damaged
- * batch at the log head.
+ * batch at the log head.  With @unreadable, a stretch that fails with a
+ * media error is read again unit by unit, and the units that still fail
+ * are skipped.
  *
  * Return: 1 with *@fpos / *@fseq set, 0 when there is none, -EIO.
  */
 int scalio_log_probe(struct scalio_ssd *ssd, u64 pos, u64 seq, u64 below,
-		     u64 *fpos, u64 *fseq)
+		     u64 *fpos, u64 *fseq, u32 *unreadable)
 {
 	struct scalio_commit *c = ssd->commit;
 	u64 start = le64_to_cpu(ssd->log.sb.log_start);
@@ -564,7 +653,7 @@ int scalio_log_probe(struct scalio_ssd *ssd, u64 pos, u64 seq, u64 below,
 			break;
 		for (; left; u += chunk, left -= chunk) {
 			chunk = min_t(u64, left, SCALIO_BUF_UNITS);
-			if (scalio_ssd_read(ssd, u, c->arena, chunk))
+			if (scalio_log_probe_read(ssd, u, chunk, unreadable))
 				return -EIO;
 			for (k = 0; k < chunk; k++) {
 				const struct scalio_batch_hdr *bh =
@@ -578,7 +667,11 @@ int scalio_log_probe(struct scalio_ssd *ssd, u64 pos, u64 seq, u64 below,
 					continue;
 				n = scalio_log_read_batch(ssd, u + k, s, c->buf,
 							  SCALIO_BUF_UNITS);
-				if (n == -EIO)
+				if (n == -ENODATA && unreadable) {
+					(*unreadable)++;
+					continue;
+				}
+				if (n == -EIO || n == -ENODATA)
 					return -EIO;
 				if (n > 0) {
 					best = s;
@@ -660,9 +753,17 @@ static int scalio_report_gap(struct scalio_ssd *ssd,
 		u32 block, i, pos = 0, units;
 		u64 gen;
 		bool kept;
+		int ret;
 
-		if (scalio_ssd_read(ssd, u, c->buf, 1))
-			return -EIO;
+		ret = scalio_log_read_units(ssd, u, c->buf, 1);
+		if (ret == -ENODATA) {
+			scalio_report(st, true,
+				      "ssd %u: unit %llu of the dropped batches is unreadable (a media error): what it held is unknown",
+				      ssd->index, u);
+			continue;
+		}
+		if (ret)
+			return ret;
 		gen = le64_to_cpu(sh->gen);
 		block = le32_to_cpu(sh->block);
 		if (le32_to_cpu(sh->magic) != SCALIO_SEG_MAGIC ||
@@ -670,16 +771,21 @@ static int scalio_report_gap(struct scalio_ssd *ssd,
 		    block >= st->nr_blocks ||
 		    scalio_block_ssd(block, st->nr_ssds) != ssd->index)
 			continue;
-		units = min_t(u64, SCALIO_SEG_LEN_MAX, end - u);
-		if (scalio_ssd_read(ssd, u, c->buf, units))
-			return -EIO;
+		units = DIV_ROUND_UP(le32_to_cpu(sh->len), SCALIO_UNIT_SIZE);
+		units = clamp_t(u64, units, 1,
+				min_t(u64, SCALIO_SEG_LEN_MAX, end - u));
+		ret = scalio_log_read_units(ssd, u, c->buf, units);
+		if (ret && ret != -ENODATA)
+			return ret;
 		i = scalio_owned_idx(ssd, block);
 		kept = ssd->gens[i] > gen;
-		if (scalio_seg_check(sh, (size_t)units << SCALIO_UNIT_SHIFT,
-				     block, -1)) {
+		if (ret || scalio_seg_check(sh, (size_t)units << SCALIO_UNIT_SHIFT,
+					    block, -1)) {
 			scalio_report(st, true,
-				      "ssd %u: batch %llu: block %u: segment at unit %llu is damaged: its keys are %s",
+				      "ssd %u: batch %llu: block %u: segment at unit %llu is %s: its keys are %s",
 				      ssd->index, gen, block, u,
+				      ret ? "unreadable (a media error)" :
+				      "damaged",
 				      kept ? "kept by a later batch" :
 				      "unknown and lost");
 			continue;
@@ -694,13 +800,21 @@ static int scalio_report_gap(struct scalio_ssd *ssd,
 				      "LOST (value of that batch)");
 		}
 		if (!kept) {
-			int ret = scalio_report_back(ssd, block, gen, sh, lines);
-
+			ret = scalio_report_back(ssd, block, gen, sh, lines);
 			if (ret)
 				return ret;
 		}
 	}
 	return 0;
+}
+
+/* Zero log unit @pos (in the commit buffer). */
+static int scalio_log_zero(struct scalio_ssd *ssd, u64 pos)
+{
+	struct scalio_commit *c = ssd->commit;
+
+	memset(c->buf, 0, SCALIO_UNIT_SIZE);
+	return scalio_ssd_write(ssd, pos, c->buf, 1);
 }
 
 /*
@@ -709,7 +823,6 @@ static int scalio_report_gap(struct scalio_ssd *ssd,
  */
 static int scalio_log_zap(struct scalio_ssd *ssd, u64 pos, u64 seq)
 {
-	struct scalio_commit *c = ssd->commit;
 
 	/*
 	 * A batch cut short by a crash was never acknowledged.  One damaged
@@ -719,17 +832,18 @@ static int scalio_log_zap(struct scalio_ssd *ssd, u64 pos, u64 seq)
 	scalio_report(ssd->store, false,
 		      "ssd %u: batch %llu at unit %llu, the last of the log, is torn or damaged: discarded as never acknowledged",
 		      ssd->index, seq, pos);
-	memset(c->buf, 0, SCALIO_UNIT_SIZE);
-	return scalio_ssd_write(ssd, pos, c->buf, 1);
+	return scalio_log_zero(ssd, pos);
 }
 
 /*
  * Follow the chain of batches from the log tail into the index.
  * Return: 0 at its end, with *@torn / *@torn_start set when the batch
- * that ends it is torn at the tail / at the log start; -EIO.
+ * that ends it is torn at the tail / at the log start, and *@bad set when
+ * what ends it is unreadable on the medium (at the tail, or at the log
+ * start where a batch that did not fit would be); -EIO.
  */
 static int scalio_log_chain(struct scalio_ssd *ssd, u64 *replayed,
-			    bool *torn, bool *torn_start)
+			    bool *torn, bool *torn_start, bool *bad)
 {
 	struct scalio_store *st = ssd->store;
 	struct scalio_commit *c = ssd->commit;
@@ -740,6 +854,7 @@ static int scalio_log_chain(struct scalio_ssd *ssd, u64 *replayed,
 
 	*torn = false;
 	*torn_start = false;
+	*bad = false;
 	for (;;) {
 		const struct scalio_seg_hdr *sh;
 		u32 off = 1, units;
@@ -767,10 +882,16 @@ static int scalio_log_chain(struct scalio_ssd *ssd, u64 *replayed,
 				n = n2;
 			} else if (n2 == -EUCLEAN) {
 				*torn_start = true;
+			} else if (n2 == -ENODATA && n != -EUCLEAN &&
+				   end - pos < SCALIO_BUF_UNITS) {
+				/* It did not fit before the end: it may be there. */
+				*bad = true;
 			}
 		}
 		if (n == -EUCLEAN || n == -E2BIG)
 			*torn = true;
+		if (n == -ENODATA)
+			*bad = true;
 		if (n < 0)
 			return 0;	/* end of the chain */
 		if (ssd->log.used_units + waste + n >= L) {
@@ -817,27 +938,30 @@ static int scalio_log_replay(struct scalio_ssd *ssd, u64 *replayed)
 	u64 start = le64_to_cpu(ssd->log.sb.log_start);
 	u64 L = le64_to_cpu(ssd->log.sb.log_units);
 	struct scalio_gap gaps[SCALIO_MAX_GAPS];
-	u32 nr_gaps = 0, lines = 0, g;
-	bool torn, torn_start;
+	u32 nr_gaps = 0, lines = 0, g, unreadable;
+	bool torn, torn_start, bad;
 	u64 fpos, fseq, dist;
 	int ret;
 
 	*replayed = 0;
 	for (;;) {
-		ret = scalio_log_chain(ssd, replayed, &torn, &torn_start);
+		ret = scalio_log_chain(ssd, replayed, &torn, &torn_start, &bad);
 		if (ret)
 			return ret;
+		unreadable = 0;
 		ret = scalio_log_probe(ssd, ssd->log.tail, ssd->log.next_batch,
-				       0, &fpos, &fseq);
+				       0, &fpos, &fseq, &unreadable);
 		if (ret < 0)
 			return ret;
 		if (!ret)
 			break;
 		dist = scalio_log_dist(ssd, ssd->log.tail, fpos);
 		scalio_report(st, true,
-			      "ssd %u: %s: batch %llu (at unit %llu or %llu) is missing or damaged, but intact batch %llu follows at unit %llu: %llu batch(es) of acknowledged writes would be lost",
+			      "ssd %u: %s: batch %llu (at unit %llu or %llu) is %s, but intact batch %llu follows at unit %llu: %llu batch(es) of acknowledged writes would be lost",
 			      ssd->index, ssd->device_path,
-			      ssd->log.next_batch, ssd->log.tail, start, fseq,
+			      ssd->log.next_batch, ssd->log.tail, start,
+			      bad ? "unreadable (a media error)" :
+			      "missing or damaged", fseq,
 			      fpos, fseq - ssd->log.next_batch);
 		if (!st->force_recover) {
 			scalio_report(st, true,
@@ -862,6 +986,36 @@ static int scalio_log_replay(struct scalio_ssd *ssd, u64 *replayed)
 		ssd->log.tail = fpos;
 		ssd->log.next_batch = fseq;
 	}
+	/*
+	 * The real end, unless the medium hides what is there: a batch that
+	 * cannot be read may be whole and acknowledged (a torn one never
+	 * was), and so may one in units the probe could not read.
+	 */
+	if (bad || unreadable) {
+		scalio_report(st, true,
+			      "ssd %u: %s: the end of the log cannot be read: %s%u unit(s) or batch(es) after it unreadable (a media error): acknowledged writes may be there",
+			      ssd->index, ssd->device_path,
+			      bad ? "the next batch is unreadable, " : "",
+			      unreadable);
+		if (!st->force_recover) {
+			scalio_report(st, true,
+				      "ssd %u: refused: nothing was written; force the recovery (target-setup --force-recover) to end the log at batch %llu (unit %llu)",
+				      ssd->index, ssd->log.next_batch,
+				      ssd->log.tail);
+			return -EUCLEAN;
+		}
+		/*
+		 * Should those units read again one day, a whole batch there
+		 * must never continue the chain: the next batch takes a
+		 * sequence number past every one that could be there (the
+		 * probe looks that far), still within the cleaner's reach.
+		 */
+		scalio_report(st, true,
+			      "ssd %u: forced: the log ends before batch %llu (unit %llu); whatever the unreadable units held is LOST; the next batch is %llu",
+			      ssd->index, ssd->log.next_batch, ssd->log.tail,
+			      ssd->log.next_batch + SCALIO_PROBE_UNITS / 2);
+		ssd->log.next_batch += SCALIO_PROBE_UNITS / 2;
+	}
 	/* The real end: a torn batch here was never acknowledged. */
 	if (torn_start && scalio_log_zap(ssd, start, ssd->log.next_batch))
 		return -EIO;
@@ -876,12 +1030,6 @@ static int scalio_log_replay(struct scalio_ssd *ssd, u64 *replayed)
 		scalio_report(st, true, "ssd %u: ... and %u more keys",
 			      ssd->index, lines - SCALIO_REPORT_KEYS);
 	return 0;
-}
-
-/* Read errors that may mean the units themselves are bad. */
-static bool scalio_media_err(int err)
-{
-	return err == -EIO || err == -ENODATA || err == -EILSEQ;
 }
 
 /*

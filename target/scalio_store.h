@@ -178,7 +178,7 @@ int scalio_log_read_batch(struct scalio_ssd *ssd, u64 pos, u64 seq,
 			  void *buf, u32 max_units);
 /* scalio_batch_next_seg() (common/scalio_format.h) walks what it read. */
 int scalio_log_probe(struct scalio_ssd *ssd, u64 pos, u64 seq, u64 below,
-		     u64 *fpos, u64 *fseq);
+		     u64 *fpos, u64 *fseq, u32 *unreadable);
 u64 scalio_log_dist(const struct scalio_ssd *ssd, u64 from, u64 to);
 
 #endif /* _SCALIO_STORE_H */

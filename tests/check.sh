@@ -51,8 +51,8 @@ for f in $first; do
 done
 logs=$top/build/check
 vm_is_debug "$kver" && logs=$top/build/check-debug
-# What a resumed lane may reuse: "TREE KREL NAME SECONDS DATE" lines of
-# tests that passed, in $record.  TREE names the contents of a clean work
+# What a resumed lane may reuse: "TREE KERNEL NAME SECONDS DATE" lines of
+# tests that passed, in $record (KERNEL: release/Debian source version).  TREE names the contents of a clean work
 # tree (untracked files count: a new suite script changes the suite) other
 # than the record itself: a hash of `git ls-tree -r HEAD` without it.
 record=$top/tests/vm/debug-lane.passed
@@ -246,6 +246,13 @@ esac
 
 # ------------------------------------------------------------ 3. VM suite
 krel=$(vm_krel "$kver")
+# The record's kernel: the release, and on the debug lane Debian's source
+# version too (6.1.192-2 and a later -3 build the same release string; the
+# build's stamp makes the cached kernel match the installed source).
+kid=$krel
+if vm_is_debug "$kver" && [ -n "$krel" ]; then
+	kid=$krel/$(dpkg-query -W -f '${Version}' linux-source-6.1 2> /dev/null || echo unknown)
+fi
 echo "# VM suite on ${krel:-$kver}"
 for t in "$top"/tests/vm/suite/*.sh; do
 	[[ " ${suite[*]} " == *" $t "* ]] || suite+=("$t")
@@ -257,7 +264,7 @@ for t in "${suite[@]}"; do
 		continue
 	fi
 	tl=$logs/${name//\//-}.log
-	if [ $resume = 1 ] && prev=$(awk -v t="$tree" -v k="$krel" -v n="$name" \
+	if [ $resume = 1 ] && prev=$(awk -v t="$tree" -v k="$kid" -v n="$name" \
 			'$1 == t && $2 == k && $3 == n { l = $4 "s, passed " $5 } END { if (l == "") exit 1; print l }' \
 			"$record" 2> /dev/null); then
 		result ok "$name" "$prev on this tree"
@@ -285,7 +292,7 @@ for t in "${suite[@]}"; do
 	fi
 	case $rc in
 	0) result ok "$name" "$((SECONDS - s))s$again"
-	   [ -z "$tree" ] || echo "$tree $krel $name $((SECONDS - s))" \
+	   [ -z "$tree" ] || echo "$tree $kid $name $((SECONDS - s))" \
 		"$(date -u +%Y-%m-%dT%H:%MZ)" >> "$record" ;;
 	4) result skip "$name" "$(grep -m1 '^SKIP' "$tl")" ;;
 	*) result fail "$name" "exit $rc, $((SECONDS - s))s, log $tl"

@@ -32,6 +32,10 @@
  *   chunks-gap chunks-overlap chunks-short-cover chunks-nr-big
  *   chunks-first chunks-len chunks-zero
  *                  a CHUNKS answer that does not tile the table
+ *   chunks-rkey    a well-formed store whose second chunk's rkey is wrong:
+ *                  the attach succeeds, and a GET's RDMA READ of a block
+ *                  of that chunk fails with a remote access error (last:
+ *                  the host's reconnect after it must find no scenario)
  *   ssd-index ssd-nqn-unterminated ssd-nqn-bad ssd-short
  *                  a bad SSD_INFO answer
  *   noise-tag noise-stale noise-op noise-flag noise-len noise-status
@@ -279,6 +283,9 @@ static void do_chunks(struct ft *f, const struct scalio_msg_hdr *req)
 		nr++;		/* one entry more than sent */
 	else if (is(f, "chunks-zero"))
 		nr = 0;
+	else if (nr == 2 && is(f, "chunks-rkey"))
+		/* Same MR index, another key: rxe answers a remote access error. */
+		r->chunk[1].rkey = cpu_to_le32(f->rmr->rkey ^ 0xff);
 	r->nr = cpu_to_le32(nr);
 	rsp_hdr(&r->hdr, req, len, 0);
 	send_msg(f, m, len);

@@ -45,6 +45,8 @@ suite_share crash
 # The guest side, run in host1 with /share = $share (POSIX sh).
 cat > "$share/crash.sh" << 'EOF'
 set -u
+# shellcheck source=tests/vm/guest/wait.sh
+. /scalio/tests/vm/guest/wait.sh
 X=/scalio/tests/selftests/scalio_crash
 S=${SCALIO_STORE:-kv0}
 A=${SCALIO_TARGET_ADDR:-10.77.0.1}
@@ -63,17 +65,22 @@ reattach() {
 }
 hstat() { scalioctl stats "$S" --host-only | awk -v k="$1" '$1 == k { print $2 }'; }
 # wait_reconnect N: the host module re-establishes the connection by itself
-# (its reconnects counter passes N); the bound is a hang guard only.
+# (its reconnects counter passes N); no bound but the bed's hang guard.
+reconnected() {
+	target_up || never "the target is down"
+	[ "$(hstat reconnects)" -gt "$1" ]
+}
 wait_reconnect() {
-	i=0
-	while [ "$(hstat reconnects)" -le "$1" ] && [ $i -lt 240 ]; do
-		sleep 0.5
-		i=$((i + 1))
-	done
-	[ "$(hstat reconnects)" -gt "$1" ] ||
-		fail "no automatic reconnect within 120 s (reconnects $(hstat reconnects))"
+	wait_until "an automatic reconnect" reconnected "$1" ||
+		fail "no automatic reconnect (reconnects $(hstat reconnects))"
 	echo "# reconnected by itself: reconnects $1 -> $(hstat reconnects)"
 }
+# acked_enough: $want PUTs acknowledged (never once the writers, $wpid, stopped)
+acked_enough() {
+	kill -0 "$wpid" 2> /dev/null || never "the writers stopped"
+	[ "$(acked)" -ge "$want" ]
+}
+writers_gone() { ! kill -0 "$wpid" 2> /dev/null; }
 verify_all() {
 	$X verify $HOT || fail "verify of the hot keys $1"
 	$X verify $COLD || fail "verify of the cold keys $1"
@@ -96,14 +103,8 @@ for r in 1 2; do
 	# Crash once this round has some hundred acknowledged PUTs behind it
 	# (a different number each round), so batches are in flight.
 	want=$((before + 150 + r * 100))
-	i=0
-	while [ "$(acked)" -lt $want ] && [ $i -lt 600 ]; do
-		kill -0 $wpid 2> /dev/null ||
-			{ cat /share/writer.$r.out; fail "the writers stopped before the crash"; }
-		sleep 0.5
-		i=$((i + 1))
-	done
-	[ "$(acked)" -ge $want ] || fail "writers too slow: $(acked) < $want acknowledged in 300 s"
+	wait_until "$want acknowledged PUTs" acked_enough ||
+		{ cat /share/writer.$r.out; fail "the writers stopped before the crash"; }
 	tstats
 	# A job the target ran before the crash must not run again after it
 	# (the new boot's agent skips claimed jobs): count its runs in /ctl.
@@ -111,15 +112,7 @@ for r in 1 2; do
 	step "round $r: kill-target with $(acked) PUTs acknowledged"
 	vmctl kill-target || fail "kill-target"
 	# The writers must notice (each stops at its first failed PUT).
-	i=0
-	while kill -0 $wpid 2> /dev/null && [ $i -lt 120 ]; do
-		sleep 0.5
-		i=$((i + 1))
-	done
-	if kill -0 $wpid 2> /dev/null; then
-		echo "# writers still blocked 60 s after the crash: SIGKILL"
-		kill -9 $wpid
-	fi
+	wait_until "the writers to notice the crash" writers_gone
 	wait $wpid
 	wrc=$?
 	cat /share/writer.$r.out

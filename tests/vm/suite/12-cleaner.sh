@@ -42,6 +42,8 @@ vm_is_debug "$kver" && factor=3
 echo "FACTOR=$factor" > "$share/cleaner.sh"
 cat >> "$share/cleaner.sh" << 'EOF'
 set -u
+# shellcheck source=tests/vm/guest/wait.sh
+. /scalio/tests/vm/guest/wait.sh
 X=/scalio/tests/selftests/scalio_crash
 S=${SCALIO_STORE:-kv0}
 A=${SCALIO_TARGET_ADDR:-10.77.0.1}
@@ -102,12 +104,8 @@ wpid=$!
 sleep 8
 kill -0 $wpid 2> /dev/null || { cat /tmp/writer.out; fail "writers stopped before the crash"; }
 vmctl kill-target || fail "kill-target"
-n=0
-while kill -0 $wpid 2> /dev/null && [ $n -lt 120 ]; do
-	sleep 0.5
-	n=$((n + 1))
-done
-kill -0 $wpid 2> /dev/null && { echo "# writers blocked 60 s after the crash: SIGKILL"; kill -9 $wpid; }
+writers_gone() { ! kill -0 "$wpid" 2> /dev/null; }
+wait_until "the writers to notice the crash" writers_gone
 wait $wpid
 wrc=$?
 cat /tmp/writer.out

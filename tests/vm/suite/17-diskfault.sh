@@ -29,6 +29,17 @@
 #   K. the target is killed during a write fault, rebooted, sd0 rebuilt,
 #      target-setup (no --format) recovers: every acknowledged write reads
 #      back (those acknowledged after W's resume too).
+#   L. after a kill, the header of the next-to-last batch of the log
+#      fails every I/O: the recovery is refused (EUCLEAN) naming that
+#      batch unreadable with an intact one after it; the last batch's
+#      header instead: refused as the end of the log (it may hold
+#      acknowledged writes); neither refusal wrote anything
+#      (scalio_ondisk before and after); forced, with the first fault:
+#      the unreadable batch is dropped as a gap, its unit named, the last
+#      batch replayed, every other value reads back.  Then the last
+#      batch's header unreadable, forced: the log ends before it (its key
+#      keeps its old value); with that unit readable again, a PUT, a kill
+#      and a recovery never bring the dropped batch back.
 #   U. one unit inside a multi-unit segment, beyond the log ends that
 #      recovery probes, fails every I/O (dm error over that unit) while
 #      the store is disabled: enabling it still works
@@ -60,6 +71,8 @@ suite_share diskfault
 
 cat > "$share/diskfault.sh" << 'EOF'
 set -u
+# shellcheck source=tests/vm/guest/wait.sh
+. /scalio/tests/vm/guest/wait.sh
 S=${SCALIO_STORE:-kv0}
 A=${SCALIO_TARGET_ADDR:-10.77.0.1}
 CFS=/sys/kernel/config/scalio/stores/$S
@@ -205,13 +218,14 @@ while [ $i -le $N ]; do
 	i=$((i + 1))
 done
 table linear
-# Served again (the host may be reconnecting; the bound is a hang guard).
-n=0
-until scalioctl put "$S" k5 v5.s 2> /share/put.err; do
-	n=$((n + 1))
-	[ $n -le 60 ] || fail "S: no PUT acknowledged within 60 s of the stall's end: $(cat /share/put.err)"
-	sleep 1
-done
+# Served again (the host may be reconnecting; no bound but the bed's hang
+# guard).
+put_k5() {
+	target_up || never "the target is down"
+	scalioctl put "$S" k5 v5.s 2> /share/put.err
+}
+WAIT_INTERVAL=1 wait_until "a PUT acknowledged after the stall" put_k5 ||
+	fail "S: no PUT acknowledged after the stall's end: $(cat /share/put.err)"
 echo "k5 v5.s" >> /share/acked
 got=$(scalioctl get "$S" k4) || fail "S: GET k4 after the stall"
 case $got in
@@ -236,6 +250,112 @@ table linear
 setup || fail "K: recovery after the kill"
 scalioctl attach "$S" --addr "$A" > /dev/null || fail "attach"
 verify "" "K (after the kill)"
+
+step "L. a log unit unreadable after a crash"
+# One batch per PUT (one writer, each PUT waits for its ack): the chain
+# after the newest checkpoint ends with k$((N - 1))'s batch and k$N's.
+write l
+scalioctl detach "$S" || fail "L: detach"
+vmctl kill-target || fail "L: kill-target"
+vmctl start-target || fail "L: start-target"
+T "modprobe dm-mod && modprobe dm-flakey && modprobe dm-delay" || fail "modprobe dm"
+table linear
+OD=/scalio/tests/selftests/scalio_ondisk
+# The raw SSD (sd0 is linear over it from unit 0): readable whatever sd0 does.
+# Dropped first: dm's writes bypass the raw device's page cache.
+ondisk() {
+	T "blockdev --flushbufs \$SCALIO_SSDS && $OD \$SCALIO_SSDS" > "$1" ||
+		fail "L: scalio_ondisk"
+}
+ondisk /share/l.0
+nb=$(grep -c '^batch ' /share/l.0)
+[ "$nb" -ge 2 ] || { cat /share/l.0; fail "L: $nb batch(es) after the checkpoint, 2 needed"; }
+set -- $(awk '$1 == "batch" { ps = s; pu = u; s = $2; u = $3 }
+	END { sub("seq=", "", ps); sub("unit=", "", pu); sub("seq=", "", s)
+		sub("unit=", "", u); print ps, pu, s, u }' /share/l.0)
+ps=$1 pu=$2 ls=$3 lu=$4
+echo "# L: $nb batches after the checkpoint; the last two: $ps at unit $pu, $ls at unit $lu"
+# refused NAME PATTERN: the recovery is refused (EUCLEAN), the report
+# matches PATTERN, and nothing on the SSD changed.
+refused() {
+	setup && fail "$1: recovery succeeded"
+	grep -q 'Structure needs cleaning' /share/setup.out ||
+		fail "$1: the recovery did not fail with EUCLEAN"
+	grep -Eq "$2" /share/setup.out || fail "$1: the report does not say /$2/"
+	ondisk /share/l.1
+	cmp -s /share/l.0 /share/l.1 ||
+		{ diff /share/l.0 /share/l.1; fail "$1: the refused recovery wrote to the SSD"; }
+	T "scalioctl target-teardown --store $S" || fail "$1: teardown"
+}
+step "L1. batch $ps's header unreadable, batch $ls intact after it"
+table hole "$pu"
+refused L1 "batch $ps \\(at unit $pu or [0-9]+\\) is unreadable \\(a media error\\), but intact batch $ls follows"
+step "L2. the last batch's header unreadable"
+table hole "$lu"
+refused L2 "the end of the log cannot be read: the next batch is unreadable"
+step "L3. batch $ps's header unreadable, forced"
+table hole "$pu"
+setup --force-recover || fail "L3: the forced recovery failed"
+grep -q "unit $pu of the dropped batches is unreadable" /share/setup.out ||
+	fail "L3: the report does not name unit $pu unreadable"
+table linear
+scalioctl attach "$S" --addr "$A" > /dev/null || fail "L3: attach"
+# k$N's batch was replayed; k$((N - 1))'s was dropped: its old value is
+# back, or its new one if k$N's block holds k$((N - 1)) too (a segment
+# holds its whole block).
+got=$(scalioctl get "$S" "k$N") || fail "L3: GET k$N"
+[ "$got" = "v$N.l" ] || fail "L3: k$N = '$got', expected 'v$N.l' (its batch follows the dropped one)"
+p=$((N - 1))
+old=$(awk -v k="k$p" '$1 == k { o = v; v = $2 } END { print o }' /share/acked)
+got=$(scalioctl get "$S" "k$p") || fail "L3: GET k$p"
+case $got in
+"v$p.l") echo "# L3: k$p kept by k$N's batch" ;;
+"$old") echo "# L3: k$p is back to '$old' (its batch was dropped)"
+	echo "k$p $old" >> /share/acked ;;
+*) fail "L3: k$p = '$got', expected 'v$p.l' or '$old'" ;;
+esac
+verify "" "L3 (after the forced recovery)"
+step "L4. the last batch's header unreadable, forced"
+scalioctl put "$S" k1 v1.l4a || fail "L4: PUT k1"
+echo "k1 v1.l4a" >> /share/acked
+scalioctl put "$S" k2 v2.l4 || fail "L4: PUT k2"
+scalioctl detach "$S" || fail "L4: detach"
+vmctl kill-target || fail "L4: kill-target"
+vmctl start-target || fail "L4: start-target"
+T "modprobe dm-mod && modprobe dm-flakey && modprobe dm-delay" || fail "modprobe dm"
+table linear
+ondisk /share/l.2
+set -- $(awk '$1 == "batch" { s = $2; u = $3 }
+	END { sub("seq=", "", s); sub("unit=", "", u); print s, u }' /share/l.2)
+[ -n "${2:-}" ] || { cat /share/l.2; fail "L4: no batch after the checkpoint"; }
+echo "# L4: the last batch, k2's: $1 at unit $2"
+table hole "$2"
+setup --force-recover || fail "L4: the forced recovery failed"
+grep -q "forced: the log ends before batch $1 (unit $2)" /share/setup.out ||
+	fail "L4: the report does not say the log ends before batch $1"
+table linear
+scalioctl attach "$S" --addr "$A" > /dev/null || fail "L4: attach"
+# k2's batch was acknowledged, and the forced recovery dropped it (as
+# reported): k2 holds its old value; k1's batch, before it, was replayed.
+verify "" "L4 (after the forced recovery)"
+# That batch reads again now (table linear), whole, where the next batch
+# goes: it must never come back, not at the next recovery (its sequence
+# number is behind the log's now), not after new writes and a crash.
+scalioctl detach "$S" || fail "L4: detach"
+T "scalioctl target-teardown --store $S" || fail "L4: teardown"
+setup || fail "L4: recovery with the dropped batch readable again"
+scalioctl attach "$S" --addr "$A" > /dev/null || fail "L4: attach"
+verify "" "L4 (the dropped batch readable again)"
+scalioctl put "$S" k3 v3.l4 || fail "L4: PUT k3 after the forced recovery"
+echo "k3 v3.l4" >> /share/acked
+scalioctl detach "$S" || fail "L4: detach"
+vmctl kill-target || fail "L4: kill-target"
+vmctl start-target || fail "L4: start-target"
+T "modprobe dm-mod && modprobe dm-flakey && modprobe dm-delay" || fail "modprobe dm"
+table linear
+setup || fail "L4: recovery after a kill"
+scalioctl attach "$S" --addr "$A" > /dev/null || fail "L4: attach"
+verify "" "L4 (after new writes and a kill)"
 
 step "U. a segment body unreadable when the store is enabled"
 big=$(head -c 4096 /dev/zero | tr '\0' b)

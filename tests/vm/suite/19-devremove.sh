@@ -30,6 +30,8 @@ suite_share devremove
 
 cat > "$share/devremove.sh" << 'EOF'
 set -u
+# shellcheck source=tests/vm/guest/wait.sh
+. /scalio/tests/vm/guest/wait.sh
 S=${SCALIO_STORE:-kv0}
 A=${SCALIO_TARGET_ADDR:-10.77.0.1}
 CFS=/sys/kernel/config/scalio/stores/$S
@@ -40,14 +42,14 @@ fail() { echo "FAIL: $*"; T "dmesg | tail -n 30"; exit 1; }
 step() { echo "=== [$(( $(date +%s) - T0 ))s] $*"; }
 T() { vmctl exec-target "$*"; }
 listening() { T "dmesg | grep -c 'store $S listening on'"; }
+listens() {
+	target_up || never "the target is down"
+	[ "$(listening)" -gt "$1" ]
+}
 # wait_listening N0: until the store has logged more listens than N0.
 wait_listening() {
-	i=0
-	while [ "$(listening)" -le "$1" ]; do
-		i=$((i + 1))
-		[ $i -le 300 ] || fail "the store does not listen again"
-		sleep 1
-	done
+	WAIT_INTERVAL=1 wait_until "the store to listen again" listens "$1" ||
+		fail "the store does not listen again"
 }
 # nvmet_relisten: stock nvmet-rdma lets the CM destroy its port's listener
 # on DEVICE_REMOVAL and never listens again (its repair work runs only on
@@ -107,20 +109,22 @@ c0=$(T "dmesg | grep -c 'store $S: cannot listen on'")
 T "echo \$((10000 * SCALIO_TIMEOUT_FACTOR)) > $HOOK" || fail "set the hook"
 T "rm -f /tmp/enable.rc; (echo 1 > $CFS/enable; echo \$? > /tmp/enable.rc) > /tmp/enable.out 2>&1 &" ||
 	fail "background enable"
-# Remove the device only once the enable is inside the window.
-i=0
-while [ "$(T "dmesg | grep -c '$held'")" -le "$h0" ]; do
-	i=$((i + 1))
-	[ $i -le 300 ] || fail "the enable never reached the test hook"
-	sleep 0.2
-done
+# Remove the device only once the enable is inside the window (never: the
+# enable returned without reaching it).
+held_now() {
+	target_up || never "the target is down"
+	! T "test -s /tmp/enable.rc" || never "the enable returned"
+	[ "$(T "dmesg | grep -c '$held'")" -gt "$h0" ]
+}
+WAIT_INTERVAL=0.2 wait_until "the enable to reach the test hook" held_now ||
+	fail "the enable never reached the test hook"
 link_delete
-i=0
-until T "test -s /tmp/enable.rc"; do
-	i=$((i + 1))
-	[ $i -le 120 ] || fail "the enable never returned"
-	sleep 1
-done
+returned() {
+	target_up || never "the target is down"
+	T "test -s /tmp/enable.rc"
+}
+WAIT_INTERVAL=1 wait_until "the enable to return" returned ||
+	fail "the enable never returned"
 T "echo 0 > $HOOK" || fail "clear the hook"
 rc=$(T "cat /tmp/enable.rc")
 echo "# the enable returned $rc: $(T "cat /tmp/enable.out")"

@@ -46,6 +46,8 @@ suite_share lease
 # The guest side, run in host1 (POSIX sh).
 cat > "$share/lease.sh" << EOF
 set -u
+# shellcheck source=tests/vm/guest/wait.sh
+. /scalio/tests/vm/guest/wait.sh
 S=\${SCALIO_STORE:-kv0}
 LEASE_MS=$lease_ms
 N=4
@@ -77,13 +79,12 @@ echo 1 > /sys/module/scalio_host/parameters/debug_lose_conn_after_write ||
 if scalioctl put \$S inval.k new-value; then
 	fail "the PUT succeeded although its invalidation was cut off"
 fi
-i=0
-until [ "\$(hstat reconnects)" -gt "\$rc0" ]; do
-	i=\$((i + 1))
-	[ \$i -lt 120 ] || fail "host1 did not reconnect"
-	sleep 0.5
-done
-echo "# host1 reconnected after \$((i / 2)) s"
+reconnected() {
+	target_up || never "the target is down"
+	[ "\$(hstat reconnects)" -gt "\$rc0" ]
+}
+wait_until "host1 to reconnect" reconnected || fail "host1 did not reconnect"
+echo "# host1 reconnected after \$wait_s s"
 # The PUT was committed (the target acknowledged it): once host1 is back,
 # no client may still return the old value from its cache.
 v=\$(vmctl exec-host 2 "scalioctl get \$S inval.k") || fail "host2: get inval.k after the loss"

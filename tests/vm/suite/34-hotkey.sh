@@ -46,6 +46,8 @@ suite_share hotkey
 # The guest side, run in host1 (POSIX sh).
 cat > "$share/hot.sh" << EOF
 set -u
+# shellcheck source=tests/vm/guest/wait.sh
+. /scalio/tests/vm/guest/wait.sh
 H=/scalio/tests/selftests/scalio_hotkey
 S=\${SCALIO_STORE:-kv0}
 T0=\$(date +%s)
@@ -59,14 +61,16 @@ gets() {
 		scalioctl stats \$S --host-only
 	fi | awk '\$1 == "gets" { print \$2 }'
 }
-# wait_gets G0 [N]: until the GET counter (of host N) has passed G0
+# readers_moved G0 PID [N]: the GET counter (of host N) has passed G0;
+# never once the readers (PID) exited
+readers_moved() {
+	kill -0 "\$2" 2> /dev/null || never "the readers of host\${3:-1} exited"
+	[ "\$(gets \${3:-})" -gt "\$1" ]
+}
+# wait_gets G0 PID [N]: until the GET counter (of host N) has passed G0
 wait_gets() {
-	i=0
-	while [ "\$(gets \${2:-})" -le "\$1" ]; do
-		i=\$((i + 1))
-		[ \$i -lt 300 ] || fail "the readers of host\${2:-1} never issued a GET"
-		sleep 0.1
-	done
+	WAIT_INTERVAL=0.1 wait_until "a GET of the readers of host\${3:-1}" readers_moved "\$@" ||
+		fail "the readers of host\${3:-1} never issued a GET"
 }
 
 rm -f /share/stop /share/pause
@@ -83,8 +87,8 @@ if [ $r1 -gt 0 ]; then
 	p1=\$!
 fi
 # the readers are running once the hosts' GET counters move
-[ $r1 = 0 ] || wait_gets \$g0
-[ $r2 = 0 ] || wait_gets \$g2 2
+[ $r1 = 0 ] || wait_gets \$g0 "\$p1"
+[ $r2 = 0 ] || wait_gets \$g2 "\$p2" 2
 step "writer: $rounds rounds of $puts PUTs alone and $puts with the readers"
 \$H put -n $puts -r $rounds -s 1 -P /share/pause -o /share/alone.lat -b /share/busy.lat
 rc=\$?

@@ -66,6 +66,8 @@ CYCLES=${CYCLES:-1000}
 EOF
 cat >> "$share/hostile.sh" << 'EOF'
 set -u
+# shellcheck source=tests/vm/guest/wait.sh
+. /scalio/tests/vm/guest/wait.sh
 X=/scalio/tests/selftests/scalio_crash
 H=/scalio/tests/hostile/scalio_hostile
 S=${SCALIO_STORE:-kv0}
@@ -92,24 +94,24 @@ same_conn() {
 BAD='WARNING|BUG|Oops|Call Trace|refcount|lockdep|general protection|UBSAN|KASAN'
 # The debug lane's PROVE_RCU announces itself at boot: not a report.
 OKLINE='RCU lockdep checking is enabled'
-# check WHAT: target alive, the keys written before intact, logs clean.
-# poll_until SECS MSG CMD...: run CMD once a second until it succeeds;
-# fail with MSG after SECS tries.
-poll_until() {
-	local n=0 secs=$1 msg=$2
-
-	shift 2
-	until "$@"; do
-		n=$((n + 1))
-		[ $n -le "$secs" ] || fail "$msg"
-		sleep 1
-	done
+# The waits poll once a second, with no bound but the bed's hang guard.
+served() {
+	target_up || never "the target is down"
+	scalioctl stats "$S" > /dev/null 2>&1
 }
-served() { scalioctl stats "$S" > /dev/null 2>&1; }
-reconnected_since() { [ "$(hstat reconnects)" -gt "$1" ]; }
+reconnected_since() {
+	target_up || never "the target is down"
+	[ "$(hstat reconnects)" -gt "$1" ]
+}
+holding() {
+	kill -0 "$hpid" 2> /dev/null || never "the hostile client exited"
+	grep -q '^hold: holding 4' /tmp/hold.out
+}
+# check WHAT: target alive, the keys written before intact, logs clean.
 check() {
 	# host1 may be reconnecting after an attack that dropped it.
-	poll_until 60 "$1: host1 not reconnected after 60 s" served
+	WAIT_INTERVAL=1 wait_until "host1 to be served" served ||
+		fail "$1: host1 not reconnected"
 	vmctl exec-target "test -d /sys/kernel/config/scalio/stores/$S" ||
 		fail "$1: target lost the store"
 	$X verify $PRE -F > /tmp/verify.out 2>&1 ||
@@ -169,8 +171,8 @@ for how in silent refused; do
 	e0=$(vmctl exec-target "dmesg | grep -c '$evict'")
 	$H "$A" $P "$S" hold 4 $((10 * ${SCALIO_TIMEOUT_FACTOR:-1})) $opt > /tmp/hold.out 2>&1 &
 	hpid=$!
-	poll_until 60 "hold ($how): the hostile client did not get its 4 connections" \
-		grep -q '^hold: holding 4' /tmp/hold.out
+	WAIT_INTERVAL=1 wait_until "the hostile client's 4 connections" holding ||
+		fail "hold ($how): the hostile client did not get its 4 connections"
 	scalioctl attach "$S" --addr "$A" ||
 		{ cat /tmp/hold.out; fail "hold ($how): host1 locked out by connections not admitted"; }
 	wait $hpid
@@ -189,8 +191,8 @@ done
 # the key's owner (scalio_rdev_inval_work()) and disconnects it too, before
 # it trips over its dead MR.  host1 stays idle meanwhile (stats is an RPC,
 # no one-sided op): only the target's lookup can make it reconnect.  The
-# keys are in the target's debug log (dynamic debug, which the debug
-# lane's kernel lacks), logged when host1 attaches again.
+# keys are in the target's debug log (dynamic debug; the debug lane's
+# kernel has it since 2026-11-28), logged when host1 attaches again.
 DDC=/sys/kernel/debug/dynamic_debug/control
 if vmctl exec-target "test -w $DDC"; then
 	step "inval-key: host1's rkey invalidated by another client"
@@ -207,8 +209,8 @@ if vmctl exec-target "test -w $DDC"; then
 	echo "   host1 is client $cid, its region 0 has rkey $key"
 	r1=$(hstat reconnects)
 	attack inval-key "$key"
-	poll_until 60 "inval-key: host1 (idle) not disconnected after 60 s: the target did not find its key's owner" \
-		reconnected_since "$r1"
+	WAIT_INTERVAL=1 wait_until "host1 (idle) to be disconnected and reconnect" reconnected_since "$r1" ||
+		fail "inval-key: host1 (idle) not disconnected: the target did not find its key's owner"
 	vmctl exec-target "dmesg | grep -q \"client $cid's index MR rkey $key was invalidated\"" ||
 		fail "inval-key: the target's log does not name client $cid and rkey $key"
 	step "inval-key: host1 disconnected by the target and reconnected ($(hstat reconnects) reconnects)"

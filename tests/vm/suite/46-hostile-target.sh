@@ -29,6 +29,10 @@
 #   /dev/scalio/fake, and name the reason in the host's log;
 #   kato-tiny HELLO tells a 1 ms keep-alive timeout: the host clamps it to
 #             3 s and sends at most one KEEPALIVE a second.
+#   chunks-rkey (last) a well-formed store whose second index chunk has a
+#             wrong rkey: the attach succeeds; a GET of a block of that
+#             chunk fails (the RDMA READ's remote access error fails the
+#             connection), never returns a value; detach works.
 # Both kernels' logs must stay clean (the bed checks).
 # Usage: [FAKE_ONLY="scenario ..."] 46-hostile-target.sh [--kver 6.1|6.12];
 # exit 0 pass, 1 fail.
@@ -73,39 +77,49 @@ ALL="ok cm-none cm-magic cm-major cm-qd0 cm-qd-big cm-cid0 cm-cid-big
 	chunks-gap chunks-overlap chunks-short-cover chunks-nr-big chunks-first
 	chunks-len chunks-zero ssd-short ssd-nqn-unterminated ssd-index
 	ssd-nqn-bad oversize noise-tag noise-stale noise-replay noise-op
-	noise-flag noise-len noise-status noise-runt noise-writeimm kato-tiny"
+	noise-flag noise-len noise-status noise-runt noise-writeimm kato-tiny
+	chunks-rkey"
 W=$((10 * F))	# kato-tiny's connection, in seconds
 list='' args=''
 for sc in $ALL; do
 	want "$sc" || continue
 	list="$list $sc"
 	case $sc in
-	kato-tiny) args="$args $sc=$W" ;;
+	kato-tiny) args="$args $sc=$((3 * W))" ;;
 	*) args="$args $sc" ;;
 	esac
 done
 
 # One vmctl call starts the fake target for every scenario (each call
-# costs seconds on the debug lane) and waits until it listens.
+# costs seconds on the debug lane) and waits until it listens (never: it
+# exited).
 tg "$FT $P $((60 * F)) $args > /tmp/ft.log 2>&1 &
-	for i in \$(seq 100); do
-		grep -q listening /tmp/ft.log && exit 0; sleep 0.2
-	done; cat /tmp/ft.log; exit 1" || bad "no fake target"
+	ft=\$!
+	. /scalio/tests/vm/guest/wait.sh
+	listens() {
+		kill -0 \"\$ft\" 2> /dev/null || never 'it exited'
+		grep -q listening /tmp/ft.log
+	}
+	WAIT_INTERVAL=0.2 wait_until 'the fake target to listen' listens && exit 0
+	cat /tmp/ft.log; exit 1" || bad "no fake target"
 
 # finish: wait for the fake target to be done with every scenario (it ends
-# the last connection SECONDS after accepting it), print its log, and
-# check that it served every scenario, in order.  A connection too many
-# would shift every later lie by one: then the last attach finds no fake
-# target and fails with another error than EPROTO.
+# the last connection SECONDS after accepting it; never: it exited without
+# saying done), print its log, and check that it served every scenario, in
+# order.  A connection too many would shift every later lie by one: then
+# the last attach finds no fake target and fails with another error than
+# EPROTO.
 finish() {
-	tg "for i in \$(seq $((300 * F))); do
-			grep -q '^done' /tmp/ft.log && break; sleep 0.2
-		done
-		grep -q '^done' /tmp/ft.log ||
-			{ echo STILL-RUNNING; pkill -f \"^$FT \"; }
+	tg ". /scalio/tests/vm/guest/wait.sh
+		ft_done() {
+			pgrep -f \"^$FT \" > /dev/null || never 'it exited'
+			grep -q '^done' /tmp/ft.log
+		}
+		WAIT_INTERVAL=0.2 wait_until 'the fake target to finish' ft_done ||
+			echo NOT-DONE
 		cat /tmp/ft.log" > /tmp/ft.log 2>&1
 	sed 's/^/   ft| /' /tmp/ft.log
-	! grep -q STILL-RUNNING /tmp/ft.log || bad "fake target still running"
+	! grep -q NOT-DONE /tmp/ft.log || bad "fake target ended without finishing"
 	served=$(sed -n 's/^end \([^ ]*\) .*/\1/p' /tmp/ft.log | tr '\n' ' ')
 	[ "$(echo $served)" = "$(echo $list)" ] && ok "fake target served each scenario once, in order" ||
 		bad "fake target served '$(echo $served)', not '$(echo $list)'"
@@ -201,18 +215,62 @@ must_fail noise-runt "$V: runt or oversized"
 must_fail noise-writeimm "$V: RDMA WRITE with immediate"
 
 # A 1 ms KATO from the target: keep-alives at most once a second.  The
-# fake target ends this last connection after W seconds.
+# host keeps this connection W seconds (the scenario), then detaches: the
+# fake's own limit for it is 3 W, so the fake never ends it first (the
+# host would reconnect, and that would be taken for the next scenario's
+# connection).  kdt bounds the connection's life from above.
 katt=0
-must_attach kato-tiny && katt=1
+t0=$(date +%s)
+if must_attach kato-tiny; then
+	katt=1
+	sleep $W
+	scalioctl detach fake > /dev/null || bad "kato-tiny: detach"
+	kdt=$(($(date +%s) - t0 + 1))
+fi
+
+# chunks-rkey, last: the attach succeeds, then a GET of a block in the
+# second chunk reads the index with the wrong rkey: the RDMA READ fails
+# with a remote access error, and the host must fail that GET and the
+# connection (no value, no hang, no oops), and detach cleanly.  GETs of
+# the first chunk's blocks find nothing (the fake index is empty).  Last
+# because the host's reconnect after the failure would otherwise be taken
+# for the next scenario's connection.
+if must_attach chunks-rkey; then
+	mark
+	hit='' nf=0
+	for i in $(seq 1 32); do
+		out=$(scalioctl get fake "rk$i" 2>&1)
+		rc=$?
+		if [ $rc = 1 ]; then
+			nf=$((nf + 1))	# not found: a block of the first chunk
+			continue
+		fi
+		hit="rk$i: exit $rc: $out"
+		break
+	done
+	if [ -z "$hit" ]; then
+		bad "chunks-rkey: none of 32 GETs failed ($nf not found)"
+	elif echo "$hit" | grep -q 'exit 0'; then
+		bad "chunks-rkey: a GET returned a value: $hit"
+	else
+		ok "chunks-rkey: GET failed after $nf not found: $hit"
+	fi
+	if newlog | grep -q 'fake: one-sided op failed: remote access error'; then
+		ok "chunks-rkey: host log: $(newlog | grep 'one-sided op failed' | head -n 1 | sed 's/^\[[^]]*\] //')"
+	else
+		bad "chunks-rkey: host log lacks the failed one-sided op"; newlog | tail -n 5
+	fi
+	scalioctl detach fake > /dev/null || bad "chunks-rkey: detach"
+	[ -e /dev/scalio/fake ] && bad "chunks-rkey: /dev/scalio/fake still there after detach"
+fi
 finish
 if [ $katt = 1 ]; then
 	ka=$(sed -n 's/^end kato-tiny keepalives \([0-9]*\) .*/\1/p' /tmp/ft.log)
-	if [ -n "$ka" ] && [ "$ka" -ge 1 ] && [ "$ka" -le $((W + 2)) ]; then
-		ok "kato-tiny: $ka keep-alives in ${W}s (clamped to one a second)"
+	if [ -n "$ka" ] && [ "$ka" -ge 1 ] && [ "$ka" -le $((kdt + 2)) ]; then
+		ok "kato-tiny: $ka keep-alives in at most ${kdt}s (clamped to one a second)"
 	else
-		bad "kato-tiny: '$ka' keep-alives in ${W}s (at most $((W + 2)) allowed)"
+		bad "kato-tiny: '$ka' keep-alives in at most ${kdt}s (at most $((kdt + 2)) allowed)"
 	fi
-	scalioctl detach fake > /dev/null || bad "kato-tiny: detach"
 fi
 
 # The real store is untouched by all this.
@@ -223,7 +281,7 @@ scalioctl put "${SCALIO_STORE:-kv0}" ht.k v && [ "$(scalioctl get "${SCALIO_STOR
 if [ -n "$ONLY" ]; then
 	want=$(echo $ONLY | wc -w)
 else
-	want=42
+	want=43
 fi
 [ "$nrun" = "$want" ] && ok "$nrun scenarios ran" ||
 	bad "$nrun scenarios ran, $want expected"

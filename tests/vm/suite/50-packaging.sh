@@ -62,6 +62,8 @@ dpkg-query -s $pkgs > "$out/status" || exit 1
 # The guest side (bash; /scalio/build/deb-vm/guest.sh in every VM).
 cat > "$out/guest.sh" << 'EOF'
 set -u
+# shellcheck source=tests/vm/guest/wait.sh
+. /scalio/tests/vm/guest/wait.sh
 D=/scalio/build/deb-vm
 K=$SCALIO_KREL
 CTL=/usr/sbin/scalioctl
@@ -155,7 +157,7 @@ host_main() {
 	modprobe scalio_host || fail "modprobe scalio_host"
 	modinfo -n scalio-host | grep -q "^/lib/modules/$K/updates/dkms/scalio-host.ko" ||
 		fail "scalio-host not loaded from updates/dkms"
-	for i in $(seq 50); do [ -c /dev/scalio-ctl ] && break; sleep 0.1; done
+	WAIT_INTERVAL=0.1 wait_until /dev/scalio-ctl test -c /dev/scalio-ctl
 	# Admission: the target admits this host by NQN and secret; its
 	# hosts file names the key file (in /ctl: it survives the reboot),
 	# which is what the saved target.json records, never the secret.
