@@ -651,6 +651,9 @@ int scalio_log_probe(struct scalio_ssd *ssd, u64 pos, u64 seq, u64 below,
 
 		if (w && pos == start)
 			break;
+		/* Each unit once: the first window may reach into this one. */
+		if (w && pos > start && pos - start < left)
+			left = pos - start;
 		for (; left; u += chunk, left -= chunk) {
 			chunk = min_t(u64, left, SCALIO_BUF_UNITS);
 			if (scalio_log_probe_read(ssd, u, chunk, unreadable))
