@@ -139,6 +139,14 @@ verify() {
 	done
 	echo "# $2: $errs GET error(s), every value read was right"
 }
+# crash STEP: detach, kill the target, boot it again, sd0 linear again.
+crash() {
+	scalioctl detach "$S" || fail "$1: detach"
+	vmctl kill-target || fail "$1: kill-target"
+	vmctl start-target || fail "$1: start-target"
+	T "modprobe dm-mod && modprobe dm-flakey && modprobe dm-delay" || fail "modprobe dm"
+	table linear
+}
 : > /share/acked
 
 step "setup on dm linear over the SSD"
@@ -242,11 +250,7 @@ step "K. target killed during a write fault"
 write 2
 table flakey-w
 scalioctl put "$S" k5 lost.5 && fail "K: PUT acknowledged during the fault"
-scalioctl detach "$S" || fail "detach"
-vmctl kill-target || fail "kill-target"
-vmctl start-target || fail "start-target"
-T "modprobe dm-mod && modprobe dm-flakey && modprobe dm-delay" || fail "modprobe dm"
-table linear
+crash K
 setup || fail "K: recovery after the kill"
 scalioctl attach "$S" --addr "$A" > /dev/null || fail "attach"
 verify "" "K (after the kill)"
@@ -255,11 +259,7 @@ step "L. a log unit unreadable after a crash"
 # One batch per PUT (one writer, each PUT waits for its ack): the chain
 # after the newest checkpoint ends with k$((N - 1))'s batch and k$N's.
 write l
-scalioctl detach "$S" || fail "L: detach"
-vmctl kill-target || fail "L: kill-target"
-vmctl start-target || fail "L: start-target"
-T "modprobe dm-mod && modprobe dm-flakey && modprobe dm-delay" || fail "modprobe dm"
-table linear
+crash L
 OD=/scalio/tests/selftests/scalio_ondisk
 # The raw SSD (sd0 is linear over it from unit 0): readable whatever sd0 does.
 # Dropped first: dm's writes bypass the raw device's page cache.
@@ -319,11 +319,7 @@ step "L4. the last batch's header unreadable, forced"
 scalioctl put "$S" k1 v1.l4a || fail "L4: PUT k1"
 echo "k1 v1.l4a" >> /share/acked
 scalioctl put "$S" k2 v2.l4 || fail "L4: PUT k2"
-scalioctl detach "$S" || fail "L4: detach"
-vmctl kill-target || fail "L4: kill-target"
-vmctl start-target || fail "L4: start-target"
-T "modprobe dm-mod && modprobe dm-flakey && modprobe dm-delay" || fail "modprobe dm"
-table linear
+crash L4
 ondisk /share/l.2
 set -- $(awk '$1 == "batch" { s = $2; u = $3 }
 	END { sub("seq=", "", s); sub("unit=", "", u); print s, u }' /share/l.2)
@@ -348,11 +344,7 @@ scalioctl attach "$S" --addr "$A" > /dev/null || fail "L4: attach"
 verify "" "L4 (the dropped batch readable again)"
 scalioctl put "$S" k3 v3.l4 || fail "L4: PUT k3 after the forced recovery"
 echo "k3 v3.l4" >> /share/acked
-scalioctl detach "$S" || fail "L4: detach"
-vmctl kill-target || fail "L4: kill-target"
-vmctl start-target || fail "L4: start-target"
-T "modprobe dm-mod && modprobe dm-flakey && modprobe dm-delay" || fail "modprobe dm"
-table linear
+crash L4
 setup || fail "L4: recovery after a kill"
 scalioctl attach "$S" --addr "$A" > /dev/null || fail "L4: attach"
 verify "" "L4 (after new writes and a kill)"
