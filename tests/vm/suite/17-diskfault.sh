@@ -270,9 +270,13 @@ ondisk() {
 ondisk /share/l.0
 nb=$(grep -c '^batch ' /share/l.0)
 [ "$nb" -ge 2 ] || { cat /share/l.0; fail "L: $nb batch(es) after the checkpoint, 2 needed"; }
-set -- $(awk '$1 == "batch" { ps = s; pu = u; s = $2; u = $3 }
-	END { sub("seq=", "", ps); sub("unit=", "", pu); sub("seq=", "", s)
-		sub("unit=", "", u); print ps, pu, s, u }' /share/l.0)
+# last_batches FILE: "SEQ UNIT SEQ UNIT" of the chain's last two batches.
+last_batches() {
+	awk '$1 == "batch" { ps = s; pu = u; s = $2; u = $3 }
+		END { sub("seq=", "", ps); sub("unit=", "", pu); sub("seq=", "", s)
+			sub("unit=", "", u); print ps, pu, s, u }' "$1"
+}
+set -- $(last_batches /share/l.0)
 ps=$1 pu=$2 ls=$3 lu=$4
 echo "# L: $nb batches after the checkpoint; the last two: $ps at unit $pu, $ls at unit $lu"
 # refused NAME PATTERN: the recovery is refused (EUCLEAN), the report
@@ -321,14 +325,13 @@ echo "k1 v1.l4a" >> /share/acked
 scalioctl put "$S" k2 v2.l4 || fail "L4: PUT k2"
 crash L4
 ondisk /share/l.2
-set -- $(awk '$1 == "batch" { s = $2; u = $3 }
-	END { sub("seq=", "", s); sub("unit=", "", u); print s, u }' /share/l.2)
-[ -n "${2:-}" ] || { cat /share/l.2; fail "L4: no batch after the checkpoint"; }
-echo "# L4: the last batch, k2's: $1 at unit $2"
-table hole "$2"
+set -- $(last_batches /share/l.2)
+[ -n "${4:-}" ] || { cat /share/l.2; fail "L4: no batch after the checkpoint"; }
+echo "# L4: the last batch, k2's: $3 at unit $4"
+table hole "$4"
 setup --force-recover || fail "L4: the forced recovery failed"
-grep -q "forced: the log ends before batch $1 (unit $2)" /share/setup.out ||
-	fail "L4: the report does not say the log ends before batch $1"
+grep -q "forced: the log ends before batch $3 (unit $4)" /share/setup.out ||
+	fail "L4: the report does not say the log ends before batch $3"
 table linear
 scalioctl attach "$S" --addr "$A" > /dev/null || fail "L4: attach"
 # k2's batch was acknowledged, and the forced recovery dropped it (as
