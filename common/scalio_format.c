@@ -8,8 +8,8 @@
  * The parser bounds-checks every length against the bytes actually
  * available before it touches them.
  *
- * Pure logic: compiled into both modules (through target/common.c and
- * host/common.c) and into the user-space unit tests.
+ * Pure logic: linked into both modules (the top-level Kbuild) and built
+ * into the user-space unit tests.
  */
 #include "scalio_format.h"
 #include "scalio_index.h"
@@ -138,7 +138,7 @@ static bool scalio_seg_in_use(u64 seg, u64 head, u64 tail, bool empty)
 	return !empty;
 }
 
-/**
+/*
  * scalio_ckpt_check() - validate a checkpoint slot image
  *
  * See scalio_format.h.  @sb must have passed scalio_sb_check(), and the
@@ -226,7 +226,7 @@ int scalio_batch_hdr_check(const struct scalio_batch_hdr *bh, u64 seq)
 	return 0;
 }
 
-/**
+/*
  * scalio_batch_check() - validate a whole batch image read from the log
  *
  * See scalio_format.h.  The header is checked first; its unit count is
@@ -331,7 +331,7 @@ static u32 scalio_rec_decode(const u8 *seg, u32 pos, u32 len,
 	return size;
 }
 
-/**
+/*
  * scalio_seg_check() - validate a segment buffer
  *
  * See scalio_format.h.  Integrity is checked first (magic, lengths, crc,
@@ -380,7 +380,7 @@ int scalio_seg_check(const void *buf, size_t buf_len, u32 block, s64 gen20)
 	return 0;
 }
 
-/**
+/*
  * scalio_seg_next() - iterate records of a checked segment
  *
  * See scalio_format.h.  @pos is a byte offset in the segment (0 = start).
@@ -439,6 +439,11 @@ void scalio_seg_build_init(struct scalio_seg_builder *sb, void *buf, u32 cap)
 
 /**
  * scalio_seg_build_add() - append one record
+ * @sb:		the builder
+ * @key:	key bytes
+ * @klen:	key length
+ * @value:	value bytes
+ * @vlen:	value length
  *
  * Return: 0, -ENOSPC if it does not fit in the capacity, or -EINVAL for a
  * key or value length outside 1..SCALIO_KEY_MAX / 0..SCALIO_VALUE_MAX.

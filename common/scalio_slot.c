@@ -28,8 +28,10 @@
 /**
  * scalio_slot_csum() - checksum a filler stores before publishing a slot
  * @version:	version of the C-state ctl word the slot is published with
- * @key, @klen:	the key
- * @value, @vlen: the value
+ * @key:	the key
+ * @klen:	its length
+ * @value:	the value
+ * @vlen:	its length
  *
  * The checksum is ~crc32c(~0, S) over the byte sequence S =
  *   le32(version & 0xfffff) || le32(klen) || le32(vlen) ||
@@ -77,7 +79,7 @@ bool scalio_slot_valid(const struct scalio_slot *s, const u8 *key, u32 klen)
 				s->value, s->vlen);
 }
 
-/**
+/*
  * scalio_slot_torn() - is slot @s a damaged C copy that may be @key's?
  *
  * See scalio_slot.h.  A C slot that names the key's fingerprint and fails
@@ -105,7 +107,7 @@ static bool scalio_ctl_live(u64 ctl, u64 now)
 	return !scalio_lease_expired(now, scalio_ctl_lease(ctl));
 }
 
-/**
+/*
  * scalio_block_lookup() - step 1/2 of GET: classify a block for a key
  *
  * See scalio_slot.h.  Precedence: HIT (a consistent C copy of the key is
@@ -216,7 +218,7 @@ bool scalio_victim_choose(const struct scalio_block_view *v, u64 now,
 	return false;
 }
 
-/**
+/*
  * scalio_block_collision() - step 4 of GET: the double-read check
  *
  * See scalio_slot.h.  Besides a B of our fingerprint and a valid C of our
@@ -271,7 +273,7 @@ enum scalio_collision scalio_block_collision(const struct scalio_block_view *v,
 	return have_stale ? SCALIO_COLL_RECLAIM : SCALIO_COLL_NONE;
 }
 
-/**
+/*
  * scalio_invalidate_next() - writer's step 3: next slot to invalidate
  *
  * See scalio_slot.h.  B slots of the key's fingerprint are invalidated

@@ -30,4 +30,4 @@ if grep -E 'warning:|error:' "$log" >&2; then
 	echo "build-kmod: warnings against $kdir (see $log)" >&2
 	exit 1
 fi
-echo "built $(ls "$out"/target/*.ko "$out"/host/*.ko | tr '\n' ' ')against $kdir"
+echo "built $(ls "$out"/*.ko | tr '\n' ' ')against $kdir"
