@@ -15,6 +15,9 @@
 #   make coccicheck      the kernel's coccinelle reports over the modules
 #   make demo            boot the test bed and run a short YCSB mix
 #   make bench           the benchmark of Documentation/benchmarks.rst
+#   make soak            hours: 2 hosts, YCSB at depth, crashes, detaches,
+#                        partitions (DURATION=seconds, default 7200;
+#                        tests/soak/soak.sh, Documentation/testing.rst)
 #   make man-check       man pages render without warnings and match the code
 #   make dkms-deb        Debian packages in build/deb (packaging/mkdeb.sh)
 #   make install         tools, man pages, systemd units (DESTDIR=...)
@@ -34,7 +37,7 @@ CHECK_KVER ?= $(if $(KVER),$(KVER),6.1)
 MAKEFLAGS += --no-print-directory
 
 .PHONY: all modules tools unit clean deps check check-debug coccicheck demo bench \
-	checkpatch sparse help man-check dkms-deb install
+	checkpatch sparse help man-check dkms-deb install soak
 
 all: modules tools
 
@@ -100,6 +103,10 @@ bench:
 	@scripts/need-deps.sh || scripts/install-deps.sh
 	bench/run.sh --kver $(CHECK_KVER)
 
+soak:
+	@scripts/need-deps.sh || scripts/install-deps.sh
+	tests/soak/soak.sh --kver $(CHECK_KVER) $(if $(DURATION),--duration $(DURATION))
+
 clean:
 	-[ -n "$(KDIR)" ] && [ -d "$(KDIR)" ] && $(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C tools clean
@@ -107,4 +114,4 @@ clean:
 	rm -rf build
 
 help:
-	@sed -n '3,20p' Makefile
+	@sed -n '3,23p' Makefile
