@@ -8,7 +8,8 @@
 #     and every --option of `scalioctl CMD --help` appears in that section;
 #   - every store attribute the target module lists in its `features`
 #     (target/configfs.c) and every counter of uapi/scalio.h's stats
-#     structs appears in scalio.7.
+#     structs appears in scalio.7, and every Prometheus family of
+#     tools/scalioctl/prom.c.
 # SCALIOCTL overrides the binary (default: tools/scalioctl/scalioctl).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -83,5 +84,23 @@ for s in scalio_host_stats scalio_target_stats; do
 		notok "scalio.7 documents every counter of struct $s" "missing:$missing"
 	fi
 done
+# Every family of the Prometheus exposition (tools/scalioctl/prom.c),
+# except the per-counter ones scalio.7 names by pattern.
+missing=
+for m in $(grep -ohE '"scalio_(host|target)_[a-z_]+"' "$top/tools/scalioctl/prom.c" | tr -d '"' | sort -u); do
+	f=${m#scalio_host_}
+	f=${f#scalio_target_}
+	f=${f%_total}
+	grep -qE "^\.BR? (.*[ \"])?$m([ \",]|$)" <<< "$src" && continue
+	# scalio_{host,target}_NAME_total of a counter NAME documented above
+	[ "$m" != "${m%_total}" ] && grep -qE "^\.B (.*[ \"])?$f([ \"]|$)" <<< "$src" &&
+		grep -qE '^\.BI scalio_(host|target)_ name _total' <<< "$src" && continue
+	missing="$missing $m"
+done
+if [ -z "$missing" ]; then
+	ok "scalio.7 documents every Prometheus family"
+else
+	notok "scalio.7 documents every Prometheus family" "missing:$missing"
+fi
 echo "1..$n"
 [ $bad = 0 ]

@@ -112,7 +112,7 @@ static const struct {
 
 #define NR_ROOTS (sizeof(roots) / sizeof(roots[0]))
 
-static const char *cfs_root(void)
+const char *cfs_root(void)
 {
 	const char *r = getenv("SCALIO_CONFIGFS");
 
@@ -126,7 +126,7 @@ static bool cfs_fake(void)
 	return r && *r;
 }
 
-static const char *sys_root(void)
+const char *sys_root(void)
 {
 	const char *r = getenv("SCALIO_SYSFS");
 
@@ -200,11 +200,13 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/*
- * Sorted names in @dir (no dot entries) whose type is @want (DT_DIR,
- * DT_REG or DT_LNK, decided with lstat).  Returns the count, -errno.
+/**
+ * list_dir() - the sorted names in @dir (no dot entries) whose type is
+ * @want (DT_DIR, DT_REG or DT_LNK, decided with lstat)
+ *
+ * Return: the count (*@out to be freed with free_list()), or -errno.
  */
-static int list_dir(const char *dir, int want, char ***out)
+int list_dir(const char *dir, int want, char ***out)
 {
 	char **v = NULL, p[PATH_MAX];
 	struct dirent *de;
@@ -254,7 +256,7 @@ nomem:
 	return -ENOMEM;
 }
 
-static void free_list(char **v, int n)
+void free_list(char **v, int n)
 {
 	while (n-- > 0)
 		free(v[n]);
@@ -522,6 +524,46 @@ static int for_each_attached(int (*fn)(const char *dir, const char *name,
 	}
 	free_list(names, n);
 	return ret ? ret : nr;
+}
+
+struct name_list {
+	char (*v)[SCALIO_NAME_MAX];
+	int n;
+};
+
+static int add_attached(const char *dir, const char *name, void *arg)
+{
+	struct name_list *list = arg;
+	char (*v)[SCALIO_NAME_MAX];
+
+	(void)dir;
+	v = realloc(list->v, (size_t)(list->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	list->v = v;
+	snprintf(v[list->n++], SCALIO_NAME_MAX, "%s", name);
+	return 0;
+}
+
+/**
+ * attached_stores() - the names of the stores attached on this host
+ * @out:	set to an array to free(), NULL with none
+ *
+ * Return: how many, or -errno.
+ */
+int attached_stores(char (**out)[SCALIO_NAME_MAX])
+{
+	struct name_list list = { NULL, 0 };
+	int ret;
+
+	ret = for_each_attached(add_attached, &list);
+	if (ret < 0) {
+		free(list.v);
+		list.v = NULL;
+		list.n = ret;
+	}
+	*out = list.v;
+	return list.n;
 }
 
 static int save_one_host_store(const char *dir, const char *name, void *arg)

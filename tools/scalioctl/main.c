@@ -216,16 +216,28 @@ static const struct command commands[] = {
 	{
 		"stats", cmd_stats,
 		"print host and target counters of a store",
-		"Usage: scalioctl stats [--json] [--host-only] NAME\n"
+		"Usage: scalioctl stats [-o text|json] [--host-only] NAME\n"
+		"       scalioctl stats -o prometheus [--textfile DIR] [NAME]\n"
 		"\n"
 		"SCALIO_IOC_STATS on /dev/scalio/NAME: the host's counters (gets,\n"
 		"cache_hits, ...) and the target's counters fetched over the\n"
 		"connection, shown with the prefix target_ (target_rpc_gets, ...),\n"
 		"plus features, nr_ssds, nr_blocks and slots_per_block.\n"
 		"\n"
+		"-o prometheus prints the counters of every store of this machine (or\n"
+		"of NAME only) in the Prometheus text format: those of the stores\n"
+		"this target serves, from " STORES_ROOT "/*/stats\n"
+		"(scalio_target_*), and those of the stores this host has attached,\n"
+		"without the target's (scalio_host_*); each with a store label.\n"
+		"\n"
 		"Options:\n"
-		"  --json        one flat JSON object of \"name\": number pairs\n"
-		"  --host-only   do not fetch the target's counters\n"
+		"  -o, --output FORMAT  text (default), json: one flat JSON object of\n"
+		"                       \"name\": number pairs, or prometheus\n"
+		"  --json               the same as -o json\n"
+		"  --host-only          do not fetch the target's counters\n"
+		"  --textfile DIR       write -o prometheus to DIR/scalio.prom (0644,\n"
+		"                       through a rename) for node_exporter's textfile\n"
+		"                       collector\n"
 	},
 	{
 		"save", cmd_save,
@@ -338,6 +350,37 @@ bool want_help(int argc, char **argv)
 			return true;
 	}
 	return false;
+}
+
+/**
+ * parse_out_format() - the FORMAT of -o/--output
+ * @cmd:	the command, for the message
+ * @arg:	"text", "json" or "prometheus"
+ * @allowed:	OUT_* the command offers
+ * @fmt:	set on success
+ *
+ * Return: 0, or EXIT_USAGE after saying why.
+ */
+int parse_out_format(const char *cmd, const char *arg, unsigned int allowed,
+		     enum out_format *fmt)
+{
+	static const struct {
+		const char *name;
+		enum out_format fmt;
+	} names[] = {
+		{ "text", OUT_TEXT },
+		{ "json", OUT_JSON },
+		{ "prometheus", OUT_PROMETHEUS },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(arg, names[i].name) && (allowed & names[i].fmt)) {
+			*fmt = names[i].fmt;
+			return 0;
+		}
+	}
+	return usage_error(cmd, "unknown output format '%s'", arg);
 }
 
 static const struct command *find_command(const char *name)

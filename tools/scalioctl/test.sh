@@ -322,5 +322,78 @@ if [ "$out" = "scalioctl detach kv0
 scalioctl detach kv2" ]; then ok "clear --host detaches every store"; else notok "clear --host detaches every store" "$out"; fi
 out=$(SCALIO_SYSFS=$t/sys-empty "$ctl" restore --target "$t/h.json" 2>&1); rc=$?
 if [ $rc = 3 ] && grep -q "no target configuration" <<< "$out"; then ok "restore --target of a host file fails"; else notok "restore --target of a host file fails" "exit $rc: $out"; fi
+
+# ---- stats -o prometheus: checked with the Prometheus client's parser
+py=${PYTHON:-/usr/bin/python3}
+chk() { "$py" "$here/check_prom.py" "$@"; }
+if out=$("$here/test_prom" > "$t/p.prom" && chk "$t/p.prom" \
+	'scalio_host_gets_total{store=h0}=100' 'scalio_host_gets_total{store=h1}=9007199254740992' \
+	'scalio_host_puts_total{store=h1}=201' 'scalio_host_ssd_read_timeouts_total{store=h0}=2000' \
+	'scalio_host_ssds{store=h1}=3' \
+	'scalio_target_rpc_gets_total{store=kv"0}=1' 'scalio_target_ssd_written_bytes_total{store=kv"0}=7' \
+	'scalio_target_cpu_seconds_total{store=kv"0,kind=commit}=2.5' \
+	'scalio_target_cpu_seconds_total{store=kv"0,kind=rpc}=1e-9' \
+	'scalio_target_log_used_bytes{store=kv"0}=12288' 'scalio_target_log_size_bytes{store=kv"0}=4194304' \
+	'scalio_target_keys{store=kv"0}=17' 'scalio_target_seg_cache_evictions_total{store=kv"0}=20' \
+	'scalio_target_ssd_state{store=kv"0,ssd=1,state=failed}=1' 'scalio_target_ssd_state{store=kv"0,ssd=1,state=ok}=0' \
+	'scalio_target_ssd_state{store=kv"0,ssd=2,state=down}=1' \
+	'scalio_target_ssd_state{store=kv"0,ssd=3,state=ok}=absent' \
+	"scalio_target_ssd_info{store=kv\"0,ssd=0,device_path=/dev/disk/by-id/a\"b\\c
+d,nqn=$nqn0}=1" 2>&1); then
+	ok "prometheus: host and target counters, units, SSD states, escaped labels parse"
+else
+	notok "prometheus: host and target counters, units, SSD states, escaped labels parse" "$out"
+fi
+# The checks can fail: the parser on a broken label, a family twice.
+sed 's/a\\"b/a"b/' "$t/p.prom" > "$t/bad.prom"
+grep -m1 -A2 '^# HELP scalio_host_gets_total' "$t/p.prom" >> "$t/p2.prom"
+cat "$t/p.prom" "$t/p2.prom" > "$t/dup.prom"
+if ! chk "$t/bad.prom" 2>/dev/null && ! chk "$t/dup.prom" 2>/dev/null; then
+	ok "prometheus: the checker refuses an unescaped label and a family twice"
+else
+	notok "prometheus: the checker refuses an unescaped label and a family twice"
+fi
+attr "$C/scalio/stores/kv1/stats" "$(printf 'rpc_gets 3\nkeys 0')" 444
+tgt() { SCALIO_CONFIGFS=$C SCALIO_SYSFS=$t/nosys "$ctl" "$@"; }
+if out=$(tgt stats -o prometheus > "$t/c.prom" 2>&1 && chk "$t/c.prom" \
+	'scalio_target_rpc_gets_total{store=kv0}=5' 'scalio_target_rpc_gets_total{store=kv1}=3' \
+	'scalio_target_keys{store=kv1}=0' \
+	'scalio_target_store_enabled{store=kv0}=1' 'scalio_target_store_enabled{store=kv1}=0' \
+	"scalio_target_ssd_info{store=kv0,ssd=1,device_path=/dev/ssd1,nqn=$nqn1}=1" 2>&1) &&
+   ! grep -q scalio_host_ "$t/c.prom"; then
+	ok "stats -o prometheus on a target: every store from configfs, no host families"
+else
+	notok "stats -o prometheus on a target" "$out" "$(head -c 1500 "$t/c.prom")"
+fi
+if out=$(tgt stats -o prometheus kv1 2>&1 > "$t/c1.prom" && chk "$t/c1.prom" \
+	'scalio_target_rpc_gets_total{store=kv1}=3' 'scalio_target_rpc_gets_total{store=kv0}=absent' 2>&1); then
+	ok "stats -o prometheus NAME: that store only"
+else
+	notok "stats -o prometheus NAME: that store only" "$out"
+fi
+out=$(tgt stats -o prometheus kv9 2>&1); rc=$?
+if [ $rc = 3 ] && grep -q "neither configured nor attached" <<< "$out"; then ok "stats -o prometheus of an unknown store fails"; else notok "stats -o prometheus of an unknown store fails" "exit $rc: $out"; fi
+out=$(SCALIO_CONFIGFS=$C SCALIO_SYSFS=$Y "$ctl" stats -o prometheus 2>&1); rc=$?
+if [ $rc = 3 ] && grep -q "/dev/scalio/kv0" <<< "$out"; then ok "stats -o prometheus fails when an attached store cannot be read"; else notok "stats -o prometheus fails when an attached store cannot be read" "exit $rc: $out"; fi
+mkdir -p "$t/textfile"
+if tgt stats --textfile "$t/textfile" 2> "$t/err" && cmp -s "$t/textfile/scalio.prom" "$t/c.prom" &&
+   [ "$(stat -c %a "$t/textfile/scalio.prom")" = 644 ] && [ "$(ls -A "$t/textfile")" = scalio.prom ]; then
+	ok "stats --textfile DIR writes DIR/scalio.prom (0644, nothing else)"
+else
+	notok "stats --textfile DIR writes DIR/scalio.prom" "$(cat "$t/err")" "$(ls -la "$t/textfile")"
+fi
+mv "$C/scalio/stores/kv1/stats" "$t/kv1stats"
+mkdir "$C/scalio/stores/kv1/stats"
+out=$(tgt stats --textfile "$t/textfile" 2>&1); rc=$?
+if [ $rc = 3 ] && cmp -s "$t/textfile/scalio.prom" "$t/c.prom" && [ "$(ls -A "$t/textfile")" = scalio.prom ]; then
+	ok "stats --textfile keeps the old file when a store's stats cannot be read"
+else
+	notok "stats --textfile keeps the old file when a store's stats cannot be read" "exit $rc: $out" "$(ls -A "$t/textfile")"
+fi
+rmdir "$C/scalio/stores/kv1/stats"
+mv "$t/kv1stats" "$C/scalio/stores/kv1/stats"
+out=$(tgt stats -o yaml kv0 2>&1); rc=$?
+out2=$(tgt stats --json --textfile "$t/textfile" 2>&1); rc2=$?
+if [ $rc = 2 ] && [ $rc2 = 2 ]; then ok "stats: unknown -o format and --textfile with --json are usage errors"; else notok "stats usage errors" "exit $rc: $out" "exit $rc2: $out2"; fi
 echo "1..$n"
 [ $bad = 0 ]
