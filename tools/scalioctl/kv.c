@@ -348,26 +348,40 @@ static uint64_t counter_val(const void *base, const struct counter *c)
 	return v;
 }
 
-static void print_stats_json(const struct scalio_stats *st)
+/* One flat object of "name": number pairs, on one line. */
+static int print_stats_json(const struct scalio_stats *st)
 {
+	struct json_object *o = jx(json_object_new_object());
+	char name[64];
 	size_t i;
+	int ret;
 
-	printf("{\"features\": %" PRIu64, (uint64_t)st->features);
-	printf(", \"nr_ssds\": %u, \"nr_blocks\": %u, \"slots_per_block\": %u",
-	       st->nr_ssds, st->nr_blocks, st->slots_per_block);
-	printf(", \"offload_read\": %d, \"inline_cache\": %d",
-	       !!(st->features & SCALIO_F_OFFLOAD_READ),
-	       !!(st->features & SCALIO_F_INLINE_CACHE));
-	printf(", \"target_valid\": %u", st->target_valid);
+	json_put(o, "features", json_object_new_uint64(st->features));
+	json_put(o, "nr_ssds", json_object_new_int64(st->nr_ssds));
+	json_put(o, "nr_blocks", json_object_new_int64(st->nr_blocks));
+	json_put(o, "slots_per_block",
+		 json_object_new_int64(st->slots_per_block));
+	json_put(o, "offload_read",
+		 json_object_new_int(!!(st->features & SCALIO_F_OFFLOAD_READ)));
+	json_put(o, "inline_cache",
+		 json_object_new_int(!!(st->features & SCALIO_F_INLINE_CACHE)));
+	json_put(o, "target_valid", json_object_new_int64(st->target_valid));
 	for (i = 0; i < ARRAY_LEN(host_counters); i++)
-		printf(", \"%s\": %" PRIu64, host_counters[i].name,
-		       counter_val(&st->host, &host_counters[i]));
-	if (st->target_valid)
-		for (i = 0; i < ARRAY_LEN(target_counters); i++)
-			printf(", \"target_%s\": %" PRIu64,
-			       target_counters[i].name,
-			       counter_val(&st->target, &target_counters[i]));
-	printf("}\n");
+		json_put(o, host_counters[i].name,
+			 json_object_new_uint64(counter_val(&st->host,
+							    &host_counters[i])));
+	for (i = 0; st->target_valid && i < ARRAY_LEN(target_counters); i++) {
+		snprintf(name, sizeof(name), "target_%s",
+			 target_counters[i].name);
+		json_put(o, name,
+			 json_object_new_uint64(counter_val(&st->target,
+							    &target_counters[i])));
+	}
+	ret = json_write(stdout, o, false);
+	json_object_put(o);
+	if (ret)
+		err_msg("write standard output: %s", strerror(-ret));
+	return ret ? EXIT_FAIL : EXIT_OK;
 }
 
 static void print_stats_table(const char *store, const struct scalio_stats *st)
@@ -671,9 +685,8 @@ int cmd_stats(int argc, char **argv)
 	}
 	close(fd);
 	if (fmt == OUT_JSON)
-		print_stats_json(&st);
-	else
-		print_stats_table(name, &st);
+		return print_stats_json(&st);
+	print_stats_table(name, &st);
 	return EXIT_OK;
 fail:
 	err_msg("stats of store '%s': SCALIO_IOC_STATS: %s", name,

@@ -6,7 +6,8 @@
  * helpers), target.c (nvmet + scalio configfs on the storage server),
  * host.c (attach/detach, nvme connect, sysfs lookup), kv.c (put, get,
  * del, stats, its Prometheus collection), config.c (save, restore,
- * clear), json.c (their JSON), prom.c (the Prometheus exposition).
+ * clear), json_io.c (JSON on json-c), prom.c (the Prometheus
+ * exposition).
  */
 #ifndef SCALIOCTL_H
 #define SCALIOCTL_H
@@ -14,7 +15,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
+
+#include <json-c/json.h>
 
 #include "../../uapi/scalio.h"
 
@@ -102,6 +106,17 @@ int cmd_get(int argc, char **argv);
 int cmd_del(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int open_store(const char *name, int *fd);
+
+/* json_io.c: JSON on json-c */
+struct json_object *json_read_text(const char *text, size_t len,
+				   const char *name);
+int json_write(FILE *f, struct json_object *root, bool pretty);
+const char *json_str(struct json_object *j);
+struct json_object *json_get(struct json_object *obj, const char *key);
+int json_u32(struct json_object *j, uint32_t max, uint32_t *out);
+struct json_object *jx(struct json_object *o);
+void json_put(struct json_object *parent, const char *key,
+	      struct json_object *v);
 
 /* config.c */
 const char *cfs_root(void);	/* CONFIGFS_ROOT or $SCALIO_CONFIGFS */

@@ -179,6 +179,39 @@ bad_file "a host name instead of an address" 'no valid "addr"' '{"scalio_config"
 bad_file "a host key_file that is not a path" "key_file must be an absolute path" '{"scalio_config": 1, "host": {"stores": [{"name": "kv0", "addr": "10.0.0.1", "key_file": "c2VjcmV0"}]}}'
 bad_file "a bad host id" "hostid must be a UUID" '{"scalio_config": 1, "host": {"stores": [{"name": "kv0", "addr": "10.0.0.1", "hostid": "x"}]}}'
 bad_file "a port out of range" "ports must be 1..65535" '{"scalio_config": 1, "host": {"stores": [{"name": "kv0", "addr": "10.0.0.1", "port": 70000}]}}'
+# JSON that json-c accepts (or mends) but RFC 8259 does not
+H0='{"scalio_config": 1, "target": {"nvmet": {"hosts": [{"name": '
+bad_file "a trailing comma" "not valid JSON" '{"scalio_config": 1, "target": {},}'
+bad_file "a comment" "not valid JSON" '{"scalio_config": 1, /* c */ "target": {}}'
+bad_file "text after the document" "not valid JSON" '{"scalio_config": 1, "target": {}} x'
+bad_file "a duplicate key spelled with an escape" "duplicate member" '{"scalio_config": 1, "scalio_\u0063onfig": 1, "target": {}}'
+bad_file "a single-quoted string" "single-quoted" "{'scalio_config': 1, 'target': {}}"
+bad_file "NaN" "not a JSON literal" '{"scalio_config": 1, "target": {}, "x": NaN}'
+bad_file "a number ending in '.'" "ends in '.'" '{"scalio_config": 1., "target": {}}'
+bad_file "a fraction as the version" '"scalio_config" must be 1' '{"scalio_config": 1.0, "target": {}}'
+bad_file '\u0000 in a name' '\u0000' "$H0"'"a\u0000b"}]}}}'
+bad_file "a raw newline in a string" "control character" "$H0"'"a
+b"}]}}}'
+bad_file "an unpaired surrogate escape" "unpaired surrogate" "$H0"'"a\ud800"}]}}}'
+bad_file "a lone low surrogate escape" "unpaired surrogate" "$H0"'"a\udc00b"}]}}}'
+bad_file "overlong UTF-8" "invalid UTF-8" "$(printf '%s"\xc0\xaf"}]}}}' "$H0")"
+bad_file "UTF-8 of a surrogate" "invalid UTF-8" "$(printf '%s"\xed\xa0\x80"}]}}}' "$H0")"
+bad_file "nesting deeper than 32" "not valid JSON" "{\"scalio_config\": 1, \"target\": {}, \"x\": $(printf '[%.0s' $(seq 33))$(printf ']%.0s' $(seq 33))}"
+bad_file "(the error's position)" "line 2, column 13" '{"scalio_config": 1,
+  "target": x}'
+printf '%s"\\ud83d\\ude00 \xc3\xa9"}]}}}' "$H0" > "$t/ok.json"
+out=$(SCALIO_CONFIGFS=$C3 "$ctl" restore --dry-run "$t/ok.json" 2>&1)
+if grep -q "hosts/😀 é" <<< "$out"; then ok "restore takes a surrogate pair and UTF-8"; else notok "restore takes a surrogate pair and UTF-8" "$out"; fi
+C8=$t/cfs8
+empty_cfs "$C8"
+mkdir -p "$C8/scalio/stores/kv8"
+printf 'x\377y\n' > "$C8/scalio/stores/kv8/attr_bad"
+out=$(SCALIO_CONFIGFS=$C8 "$ctl" save --target "$t/u.json" 2>&1); rc=$?
+if [ $rc = 3 ] && grep -q "not valid UTF-8: not saved" <<< "$out" && [ ! -e "$t/u.json" ] && [ ! -e "$t/u.json.tmp" ]; then
+	ok "save refuses a value that is not UTF-8 (no file written)"
+else
+	notok "save refuses a value that is not UTF-8" "exit $rc: $out" "$(ls "$t")"
+fi
 out=$(SCALIO_CONFIGFS=$C3 "$ctl" restore "$t/missing.json" 2>&1); rc=$?
 if [ $rc = 3 ] && grep -q "No such file" <<< "$out"; then ok "restore of a missing file fails"; else notok "restore of a missing file fails" "$out"; fi
 out=$("$ctl" restore 2>&1); rc=$?
