@@ -9,7 +9,8 @@
 #   - every store attribute the target module lists in its `features`
 #     (target/configfs.c) and every counter of uapi/scalio.h's stats
 #     structs appears in scalio.7, and every Prometheus family of
-#     tools/scalioctl/prom.c.
+#     tools/scalioctl/prom.c, and exactly the module_param()s of
+#     target/*.c and host/*.c in its MODULE PARAMETERS.
 # SCALIOCTL overrides the binary (default: tools/scalioctl/scalioctl).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -101,6 +102,26 @@ if [ -z "$missing" ]; then
 	ok "scalio.7 documents every Prometheus family"
 else
 	notok "scalio.7 documents every Prometheus family" "missing:$missing"
+fi
+# Module parameters: every module_param of the modules is in scalio.7's
+# MODULE PARAMETERS, and every parameter named there exists.
+mp=$(awk '$1 == ".SH" { on = ($2 == "MODULE") } on' <<< "$src")
+params=$(cat "$top"/target/*.c "$top"/host/*.c |
+	sed -n 's/^[[:space:]]*module_param\(_named\)\{0,1\}(\([a-z_0-9]*\),.*/\2/p' | sort -u)
+missing=
+for p in $params; do
+	grep -qE "^\.BR? (.*[ \"])?$p([ \",]|$)" <<< "$mp" || missing="$missing $p"
+done
+stale=
+# (names with an underscore: the others are also ordinary words)
+for p in $(grep -E '^\.BR? ' <<< "$mp" | grep -oE '\b[a-z]+(_[a-z0-9]+)+\b' | sort -u); do
+	case $p in attr_*|scalio_*|nqn*) continue ;; esac
+	grep -qx "$p" <<< "$params" || stale="$stale $p"
+done
+if [ -n "$params" ] && [ -z "$missing" ] && [ -z "$stale" ]; then
+	ok "scalio.7 lists exactly the module parameters of the modules"
+else
+	notok "scalio.7 lists exactly the module parameters of the modules" "missing:$missing" "no such parameter:$stale"
 fi
 echo "1..$n"
 [ $bad = 0 ]

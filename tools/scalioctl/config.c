@@ -503,8 +503,8 @@ static uint32_t host_nvme_port(const char *store)
  * attributes (store, traddr, trsvcid, timeout_ms).  Calls @fn for each;
  * returns how many, or -errno.
  */
-static int for_each_attached(int (*fn)(const char *dir, const char *name,
-				       void *arg), void *arg)
+int for_each_attached(int (*fn)(const char *dir, const char *name, void *arg),
+		      void *arg)
 {
 	char dir[PATH_MAX], p[PATH_MAX], name[SCALIO_NAME_MAX], **names;
 	int i, n, nr = 0, ret = 0;

@@ -188,6 +188,28 @@ static const struct command commands[] = {
 		"subsystem of the store.\n"
 	},
 	{
+		"list", cmd_list,
+		"list this machine's stores and their state",
+		"Usage: scalioctl list [--target] [--host] [-o text|json]\n"
+		"\n"
+		"Target: the stores in " STORES_ROOT ": enabled or\n"
+		"not, address, SSDs (index, device, subsystem NQN, nsid, and the\n"
+		"state the store's stats give: ok, failed or down), allowed hosts,\n"
+		"live keys.  Host: the attached stores: the target's address, the\n"
+		"host NQN and id they were attached with, and which SSDs are bound\n"
+		"(state ready: all; partial: GETs of the others go to the target;\n"
+		"unknown: /dev/scalio/NAME could not be asked, with why).  Nothing\n"
+		"goes over the network: 'scalioctl stats' shows whether the target\n"
+		"answers.\n"
+		"\n"
+		"Options:\n"
+		"  --target             only the target's stores\n"
+		"  --host               only the attached stores\n"
+		"  -o, --output FORMAT  text (default) or json: {\"target\": {\"stores\":\n"
+		"                       [...]}, \"host\": {\"stores\": [...]}}\n"
+		"  --json               the same as -o json\n"
+	},
+	{
 		"put", cmd_put,
 		"store a value",
 		"Usage: scalioctl put [--hex] NAME KEY VALUE\n"
@@ -401,6 +423,7 @@ static void print_help(FILE *f)
 		"Usage: scalioctl COMMAND [ARGS...]\n"
 		"       scalioctl help [COMMAND]\n"
 		"       scalioctl COMMAND --help\n"
+		"       scalioctl --version\n"
 		"\n"
 		"Control tool of the scalio key-value store.\n"
 		"\n"
@@ -654,6 +677,10 @@ int main(int argc, char **argv)
 	if (argc < 2) {
 		print_help(stderr);
 		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("scalioctl %s\n", SCALIO_VERSION);
+		return EXIT_OK;
 	}
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "-h")) {

@@ -6,8 +6,8 @@
  * helpers), target.c (nvmet + scalio configfs on the storage server),
  * host.c (attach/detach, nvme connect, sysfs lookup), kv.c (put, get,
  * del, stats, its Prometheus collection), config.c (save, restore,
- * clear), json_io.c (JSON on json-c), prom.c (the Prometheus
- * exposition).
+ * clear), list.c (list), json_io.c (JSON on json-c), prom.c (the
+ * Prometheus exposition).
  */
 #ifndef SCALIOCTL_H
 #define SCALIOCTL_H
@@ -124,8 +124,13 @@ const char *sys_root(void);	/* /sys or $SCALIO_SYSFS */
 int list_dir(const char *dir, int want, char ***out);
 void free_list(char **v, int n);
 int attached_stores(char (**out)[SCALIO_NAME_MAX]);
+int for_each_attached(int (*fn)(const char *dir, const char *name, void *arg),
+		      void *arg);
 int cmd_save(int argc, char **argv);
 int cmd_restore(int argc, char **argv);
 int cmd_clear(int argc, char **argv);
+
+/* list.c */
+int cmd_list(int argc, char **argv);
 
 #endif /* SCALIOCTL_H */

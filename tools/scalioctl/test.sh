@@ -428,5 +428,56 @@ mv "$t/kv1stats" "$C/scalio/stores/kv1/stats"
 out=$(tgt stats -o yaml kv0 2>&1); rc=$?
 out2=$(tgt stats --json --textfile "$t/textfile" 2>&1); rc2=$?
 if [ $rc = 2 ] && [ $rc2 = 2 ]; then ok "stats: unknown -o format and --textfile with --json are usage errors"; else notok "stats usage errors" "exit $rc: $out" "exit $rc2: $out2"; fi
+
+# ---- list, --version
+attr "$T/stats" "$(printf 'rpc_gets 5\nkeys 7\nssd0 ok\nssd1 failed')" 444
+jq_py() { "$py" -c "import json, sys; d = json.load(open(sys.argv[1])); sys.exit(0 if ($1) else 1)" "$2"; }
+out=$(SCALIO_CONFIGFS=$C SCALIO_SYSFS=$t/nosys "$ctl" list -o json 2>&1 > "$t/l.json"); rc=$?
+if [ $rc = 0 ] && jq_py "[s['name'] for s in d['target']['stores']] == ['kv0', 'kv1'] and
+	d['target']['stores'][0]['enabled'] is True and d['target']['stores'][1]['enabled'] is False and
+	d['target']['stores'][0]['addr'] == '10.77.0.1' and d['target']['stores'][0]['port'] == 4800 and
+	d['target']['stores'][0]['keys'] == 7 and
+	d['target']['stores'][0]['ssds'][1] == {'index': 1, 'device_path': '/dev/ssd1', 'nqn': '$nqn1', 'nsid': 1, 'state': 'failed'} and
+	d['target']['stores'][0]['ssds'][0]['state'] == 'ok' and d['host'] == {'stores': []}" "$t/l.json"; then
+	ok "list -o json: the target's stores with their SSDs and states"
+else
+	notok "list -o json: the target's stores" "exit $rc: $out" "$(cat "$t/l.json")"
+fi
+out=$(SCALIO_CONFIGFS=$C SCALIO_SYSFS=$Y "$ctl" list --host --json 2>&1 > "$t/lh.json"); rc=$?
+if [ $rc = 0 ] && jq_py "'target' not in d and [s['name'] for s in d['host']['stores']] == ['kv0', 'kv2'] and
+	d['host']['stores'][0]['addr'] == '10.77.0.1' and d['host']['stores'][0]['port'] == 4801 and
+	d['host']['stores'][0]['hostnqn'] == '$nA' and d['host']['stores'][0]['state'] == 'unknown' and
+	d['host']['stores'][0]['error'] == 'No such file or directory'" "$t/lh.json"; then
+	ok "list --host --json: the attached stores, unknown state when the device cannot be asked"
+else
+	notok "list --host --json: the attached stores" "exit $rc: $out" "$(cat "$t/lh.json")"
+fi
+out=$(SCALIO_CONFIGFS=$C SCALIO_SYSFS=$Y "$ctl" list 2>&1); rc=$?
+if [ $rc = 0 ] && grep -q "^target store kv0: enabled, 10.77.0.1:4800, 2 SSD(s), 0 allowed host(s), 7 keys$" <<< "$out" &&
+   grep -q "^  ssd1 failed /dev/ssd1 $nqn1$" <<< "$out" && grep -q "^target store kv1: disabled, no address, 0 SSD(s)" <<< "$out" &&
+   grep -q "^host store kv2: unknown (No such file or directory), target \[fd00::1\]:4800$" <<< "$out"; then
+	ok "list: the same as text"
+else
+	notok "list: the same as text" "exit $rc: $out"
+fi
+out=$("$ctl" list -o prometheus 2>&1); rc=$?
+out2=$("$ctl" list kv0 2>&1); rc2=$?
+if [ $rc = 2 ] && [ $rc2 = 2 ]; then ok "list: -o prometheus and arguments are usage errors"; else notok "list usage errors" "exit $rc: $out" "exit $rc2: $out2"; fi
+v=$(sed -n 's/^PACKAGE_VERSION="\([^"]*\)"$/\1/p' "$here/../../dkms.conf")
+if [ -n "$v" ] && [ "$("$ctl" --version)" = "scalioctl $v" ]; then ok "--version prints dkms.conf's PACKAGE_VERSION"; else notok "--version" "$("$ctl" --version) vs $v"; fi
+
+# ---- bash completion (scalioctl.bash), from scalioctl's own help
+comp() {	# comp WORD...: the completions of the last word
+	bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _scalioctl; echo "${COMPREPLY[*]}"' \
+		_ "$here/scalioctl.bash" "$ctl" "$@"
+}
+c1=$(comp st) c2=$(comp stats --t) c3=$(comp stats -o "") c4=$(comp list -o "") c5=$(comp list --) c6=$(comp "")
+if [ "$c1" = stats ] && [ "$c2" = --textfile ] && [ "$c3" = "json prometheus text" ] &&
+   [ "$c4" = "json text" ] && grep -qw -- --target <<< "$c5" && grep -qw -- --json <<< "$c5" &&
+   grep -qw list <<< "$c6" && grep -qw -- --version <<< "$c6" && grep -qw target-setup <<< "$c6"; then
+	ok "bash completion: commands, options and -o formats from the help"
+else
+	notok "bash completion" "st: $c1" "stats --t: $c2" "stats -o: $c3" "list -o: $c4" "list --: $c5" "'': $c6"
+fi
 echo "1..$n"
 [ $bad = 0 ]
