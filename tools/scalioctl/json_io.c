@@ -281,7 +281,8 @@ struct json_object *json_read_text(const char *text, size_t len,
 	}
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
 			       JSON_TOKENER_VALIDATE_UTF8);
-	j = json_tokener_parse_ex(tok, text, (int)len);
+	/* json-c takes an int length; files are read up to 16 MiB. */
+	j = json_tokener_parse_ex(tok, text, len > INT32_MAX ? -1 : (int)len);
 	e = json_tokener_get_error(tok);
 	off = json_tokener_get_parse_end(tok);
 	if (len > INT32_MAX)
@@ -294,10 +295,10 @@ struct json_object *json_read_text(const char *text, size_t len,
 		what = json_tokener_error_desc(e);
 	else if (memchr(text, '\0', len))
 		what = "a NUL byte";
-	else if ((off = utf8_invalid(text, len)) < len)
-		what = "invalid UTF-8";
-	else
-		what = json_strict(text, len, &off);
+	if (!what) {
+		off = utf8_invalid(text, len);
+		what = off < len ? "invalid UTF-8" : json_strict(text, len, &off);
+	}
 	json_tokener_free(tok);
 	if (what) {
 		json_object_put(j);

@@ -6,8 +6,8 @@
  * helpers), target.c (nvmet + scalio configfs on the storage server),
  * host.c (attach/detach, nvme connect, sysfs lookup), kv.c (put, get,
  * del, stats, its Prometheus collection), config.c (save, restore,
- * clear), list.c (list), json_io.c (JSON on json-c), prom.c (the
- * Prometheus exposition).
+ * clear), list.c (list), json_io.c (JSON on json-c), nsuuid.c (the
+ * namespace UUIDs), prom.c (the Prometheus exposition).
  */
 #ifndef SCALIOCTL_H
 #define SCALIOCTL_H

@@ -479,5 +479,25 @@ if [ "$c1" = stats ] && [ "$c2" = --textfile ] && [ "$c3" = "json prometheus tex
 else
 	notok "bash completion" "st: $c1" "stats --t: $c2" "stats -o: $c3" "list -o: $c4" "list --: $c5" "'': $c6"
 fi
+
+# ---- namespace identifiers (nsuuid.c): version 5, the old form kept
+nu=$here/test_nsuuid
+q=nqn.2024-11.io.scalio:kv0-ssd0
+v5=$("$py" -c 'import sys, uuid; print(uuid.uuid5(uuid.uuid5(uuid.NAMESPACE_DNS, "scalio.io"), sys.argv[1]))' "$q")
+old=c9363b8b-e36b-4dfc-ac6c-02345b778a0f	# what scalioctl wrote for $q before version 5
+if [ "$("$nu" v5 "$q")" = "$v5" ] && [ "$("$nu" legacy "$q")" = "$old" ] && [ "${v5:14:1}" = 5 ]; then
+	ok "namespace id: uuid5(uuid5(DNS, scalio.io), NQN) as Python computes it; the old form unchanged"
+else
+	notok "namespace id forms" "v5 $("$nu" v5 "$q") want $v5" "old $("$nu" legacy "$q") want $old"
+fi
+c1=$("$nu" choose "$q" v5) c2=$("$nu" choose "$q" legacy) c3=$("$nu" choose "$q" v5 "$old")
+c4=$("$nu" choose "$q" legacy "$v5") c5=$("$nu" choose "$q" v5 00000000-0000-0000-0000-000000000000)
+c6=$("$nu" choose nqn.2024-11.io.scalio:kv0-ssd1 v5 "$old")
+if [ "$c1" = "$v5" ] && [ "$c2" = "$old" ] && [ "$c3" = "$old" ] && [ "$c4" = "$v5" ] &&
+   [ "$c5" = "$v5" ] && [ "$c6" = "$("$nu" v5 nqn.2024-11.io.scalio:kv0-ssd1)" ]; then
+	ok "namespace id: version 5 unless asked for the old form; a namespace keeps an id of its own NQN"
+else
+	notok "namespace id choice" "v5: $c1" "legacy: $c2" "v5, configfs old: $c3" "legacy, configfs v5: $c4" "foreign: $c5" "another NQN's: $c6"
+fi
 echo "1..$n"
 [ $bad = 0 ]
