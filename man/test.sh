@@ -114,6 +114,7 @@ for p in $params; do
 done
 stale=
 # (names with an underscore: the others are also ordinary words)
+# shellcheck disable=SC2013 # words, not lines
 for p in $(grep -E '^\.BR? ' <<< "$mp" | grep -oE '\b[a-z]+(_[a-z0-9]+)+\b' | sort -u); do
 	case $p in attr_*|scalio_*|nqn*) continue ;; esac
 	grep -qx "$p" <<< "$params" || stale="$stale $p"

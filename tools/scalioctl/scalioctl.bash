@@ -20,29 +20,29 @@ _scalioctl()
 	local ctl=${COMP_WORDS[0]} cmd i
 
 	if [ "$COMP_CWORD" -eq 1 ]; then
-		COMPREPLY=($(compgen -W "$("$ctl" help 2>/dev/null |
+		mapfile -t COMPREPLY < <(compgen -W "$("$ctl" help 2>/dev/null |
 			awk '/^Commands:/ { c = 1; next } c && /^  [a-z]/ { print $1 } c && /^$/ { c = 0 }')
-			help --help --version" -- "$cur"))
+			help --help --version" -- "$cur")
 		return
 	fi
 	cmd=${COMP_WORDS[1]}
 	case $prev in
 	-o|--output)
-		COMPREPLY=($(compgen -W "$("$ctl" "$cmd" --help 2>/dev/null |
+		mapfile -t COMPREPLY < <(compgen -W "$("$ctl" "$cmd" --help 2>/dev/null |
 			sed -n 's/.*\[-o \([a-z|]*\)\].*/\1/p; s/.*-o \([a-z|]*\) .*/\1/p' |
-			tr '|' '\n' | sort -u)" -- "$cur"))
+			tr '|' '\n' | sort -u)" -- "$cur")
 		return
 		;;
 	--store)
-		COMPREPLY=($(compgen -W "$(_scalioctl_stores)" -- "$cur"))
+		mapfile -t COMPREPLY < <(compgen -W "$(_scalioctl_stores)" -- "$cur")
 		return
 		;;
 	--key-file|--hosts-file)
-		COMPREPLY=($(compgen -f -- "$cur"))
+		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return
 		;;
 	--textfile)
-		COMPREPLY=($(compgen -d -- "$cur"))
+		mapfile -t COMPREPLY < <(compgen -d -- "$cur")
 		return
 		;;
 	--addr|--port|--nvme-port|--nblocks|--slots|--batch-max|\
@@ -52,20 +52,20 @@ _scalioctl()
 		;;
 	esac
 	if [ "${cur#-}" != "$cur" ]; then
-		COMPREPLY=($(compgen -W "$("$ctl" "$cmd" --help 2>/dev/null |
-			grep -oE -- '(^|[ [])--?[a-zA-Z][a-z0-9-]*' | tr -d ' [' | sort -u)" -- "$cur"))
+		mapfile -t COMPREPLY < <(compgen -W "$("$ctl" "$cmd" --help 2>/dev/null |
+			grep -oE -- '(^|[ [])--?[a-zA-Z][a-z0-9-]*' | tr -d ' [' | sort -u)" -- "$cur")
 		return
 	fi
 	case $cmd in
 	help)
-		[ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "$("$ctl" help 2>/dev/null |
-			awk '/^Commands:/ { c = 1; next } c && /^  [a-z]/ { print $1 } c && /^$/ { c = 0 }')" -- "$cur"))
+		[ "$COMP_CWORD" -eq 2 ] && mapfile -t COMPREPLY < <(compgen -W "$("$ctl" help 2>/dev/null |
+			awk '/^Commands:/ { c = 1; next } c && /^  [a-z]/ { print $1 } c && /^$/ { c = 0 }')" -- "$cur")
 		;;
 	save|restore)
-		COMPREPLY=($(compgen -f -- "$cur"))
+		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		;;
 	target-setup)
-		COMPREPLY=($(compgen -W "$(ls -d /dev/nvme*n* /dev/disk/by-id/* 2>/dev/null)" -- "$cur"))
+		mapfile -t COMPREPLY < <(compgen -W "$(ls -d /dev/nvme*n* /dev/disk/by-id/* 2>/dev/null)" -- "$cur")
 		;;
 	attach|detach|put|get|del|stats|allow-host|deny-host)
 		# The store is the first word that is no option or its value.
@@ -77,7 +77,7 @@ _scalioctl()
 			*) return ;;
 			esac
 		done
-		COMPREPLY=($(compgen -W "$(_scalioctl_stores)" -- "$cur"))
+		mapfile -t COMPREPLY < <(compgen -W "$(_scalioctl_stores)" -- "$cur")
 		;;
 	esac
 }
