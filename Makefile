@@ -65,6 +65,8 @@ MULTIARCH ?= $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo 
 
 install: tools
 	install -D -m 755 tools/scalioctl/scalioctl $(DESTDIR)/usr/sbin/scalioctl
+	install -D -m 644 tools/scalioctl/scalioctl.bash \
+		$(DESTDIR)/usr/share/bash-completion/completions/scalioctl
 	install -D -m 755 tools/ycsb/scalio-ycsb $(DESTDIR)/usr/bin/scalio-ycsb
 	if [ -f tools/fio/scalio-fio.so ]; then install -D -m 644 tools/fio/scalio-fio.so \
 		$(DESTDIR)/usr/lib/$(MULTIARCH)/fio/scalio-fio.so; fi

@@ -8,7 +8,9 @@
 #     and every --option of `scalioctl CMD --help` appears in that section;
 #   - every store attribute the target module lists in its `features`
 #     (target/configfs.c) and every counter of uapi/scalio.h's stats
-#     structs appears in scalio.7.
+#     structs appears in scalio.7, and every Prometheus family of
+#     tools/scalioctl/prom.c, and exactly the module_param()s of
+#     target/*.c and host/*.c in its MODULE PARAMETERS.
 # SCALIOCTL overrides the binary (default: tools/scalioctl/scalioctl).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -83,5 +85,44 @@ for s in scalio_host_stats scalio_target_stats; do
 		notok "scalio.7 documents every counter of struct $s" "missing:$missing"
 	fi
 done
+# Every family of the Prometheus exposition (tools/scalioctl/prom.c),
+# except the per-counter ones scalio.7 names by pattern.
+missing=
+for m in $(grep -ohE '"scalio_(host|target)_[a-z_]+"' "$top/tools/scalioctl/prom.c" | tr -d '"' | sort -u); do
+	f=${m#scalio_host_}
+	f=${f#scalio_target_}
+	f=${f%_total}
+	grep -qE "^\.BR? (.*[ \"])?$m([ \",]|$)" <<< "$src" && continue
+	# scalio_{host,target}_NAME_total of a counter NAME documented above
+	[ "$m" != "${m%_total}" ] && grep -qE "^\.B (.*[ \"])?$f([ \"]|$)" <<< "$src" &&
+		grep -qE '^\.BI scalio_(host|target)_ name _total' <<< "$src" && continue
+	missing="$missing $m"
+done
+if [ -z "$missing" ]; then
+	ok "scalio.7 documents every Prometheus family"
+else
+	notok "scalio.7 documents every Prometheus family" "missing:$missing"
+fi
+# Module parameters: every module_param of the modules is in scalio.7's
+# MODULE PARAMETERS, and every parameter named there exists.
+mp=$(awk '$1 == ".SH" { on = ($2 == "MODULE") } on' <<< "$src")
+params=$(cat "$top"/target/*.c "$top"/host/*.c |
+	sed -n 's/^[[:space:]]*module_param\(_named\)\{0,1\}(\([a-z_0-9]*\),.*/\2/p' | sort -u)
+missing=
+for p in $params; do
+	grep -qE "^\.BR? (.*[ \"])?$p([ \",]|$)" <<< "$mp" || missing="$missing $p"
+done
+stale=
+# (names with an underscore: the others are also ordinary words)
+# shellcheck disable=SC2013 # words, not lines
+for p in $(grep -E '^\.BR? ' <<< "$mp" | grep -oE '\b[a-z]+(_[a-z0-9]+)+\b' | sort -u); do
+	case $p in attr_*|scalio_*|nqn*) continue ;; esac
+	grep -qx "$p" <<< "$params" || stale="$stale $p"
+done
+if [ -n "$params" ] && [ -z "$missing" ] && [ -z "$stale" ]; then
+	ok "scalio.7 lists exactly the module parameters of the modules"
+else
+	notok "scalio.7 lists exactly the module parameters of the modules" "missing:$missing" "no such parameter:$stale"
+fi
 echo "1..$n"
 [ $bad = 0 ]

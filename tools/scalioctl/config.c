@@ -34,7 +34,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "json.h"
 #include "scalioctl.h"
 
 #define CONFIG_VERSION	1
@@ -112,7 +111,7 @@ static const struct {
 
 #define NR_ROOTS (sizeof(roots) / sizeof(roots[0]))
 
-static const char *cfs_root(void)
+const char *cfs_root(void)
 {
 	const char *r = getenv("SCALIO_CONFIGFS");
 
@@ -126,7 +125,7 @@ static bool cfs_fake(void)
 	return r && *r;
 }
 
-static const char *sys_root(void)
+const char *sys_root(void)
 {
 	const char *r = getenv("SCALIO_SYSFS");
 
@@ -200,11 +199,13 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/*
- * Sorted names in @dir (no dot entries) whose type is @want (DT_DIR,
- * DT_REG or DT_LNK, decided with lstat).  Returns the count, -errno.
+/**
+ * list_dir() - the sorted names in @dir (no dot entries) whose type is
+ * @want (DT_DIR, DT_REG or DT_LNK, decided with lstat)
+ *
+ * Return: the count (*@out to be freed with free_list()), or -errno.
  */
-static int list_dir(const char *dir, int want, char ***out)
+int list_dir(const char *dir, int want, char ***out)
 {
 	char **v = NULL, p[PATH_MAX];
 	struct dirent *de;
@@ -254,7 +255,7 @@ nomem:
 	return -ENOMEM;
 }
 
-static void free_list(char **v, int n)
+void free_list(char **v, int n)
 {
 	while (n-- > 0)
 		free(v[n]);
@@ -316,15 +317,17 @@ static int do_mkdir(const char *path)
 /* ---- save ---- */
 
 /* Every rw attribute of @dir but "enable", into object "attrs". */
-static int save_attrs(struct json_writer *w, const char *dir, bool keyed)
+static int save_attrs(struct json_object *it, const char *dir, bool keyed)
 {
 	char p[PATH_MAX], val[ATTR_MAX], **names;
+	struct json_object *attrs;
 	int i, n, r, ret = 0;
 
 	n = list_dir(dir, DT_REG, &names);
 	if (n < 0)
 		return n == -ENOENT ? 0 : n;
-	jw_obj_begin(w, "attrs");
+	attrs = jx(json_object_new_object());
+	json_put(it, "attrs", attrs);
 	for (i = 0; i < n; i++) {
 		if (!strcmp(names[i], "enable") || one_shot_attr(names[i]) ||
 		    (keyed && !strcmp(names[i], "dhchap_key")))
@@ -341,14 +344,13 @@ static int save_attrs(struct json_writer *w, const char *dir, bool keyed)
 			ret = r;
 			break;
 		}
-		jw_str(w, names[i], val);
+		json_put(attrs, names[i], json_object_new_string(val));
 	}
-	jw_obj_end(w);
 	free_list(names, n);
 	return ret;
 }
 
-static int save_group(struct json_writer *w, const char *parent,
+static int save_group(struct json_object *to, const char *parent,
 		      const struct group_spec *g);
 
 /*
@@ -356,7 +358,7 @@ static int save_group(struct json_writer *w, const char *parent,
  * path of its key file from the hosts file instead, "" when unknown (then
  * restore refuses the host rather than admit it without its secret).
  */
-static void save_key(struct json_writer *w, const char *dir, const char *nqn)
+static void save_key(struct json_object *it, const char *dir, const char *nqn)
 {
 	char p[PATH_MAX], val[64], key[PATH_MAX];
 
@@ -368,26 +370,28 @@ static void save_key(struct json_writer *w, const char *dir, const char *nqn)
 			progname, dir, hosts_file());
 		key[0] = '\0';
 	}
-	jw_str(w, "dhchap_key_file", key);
+	json_put(it, "dhchap_key_file", json_object_new_string(key));
 }
 
-/* One item @dir of group @g. */
-static int save_item(struct json_writer *w, const char *dir, const char *name,
+/* One item @dir of group @g, into @to (its array, or for a single one its parent). */
+static int save_item(struct json_object *to, const char *dir, const char *name,
 		     const struct group_spec *g)
 {
+	struct json_object *it, *links;
 	const struct group_spec *c;
 	const struct link_spec *l;
 	char p[PATH_MAX], val[64], **names;
 	int i, n, ret;
 
-	jw_obj_begin(w, g->single ? g->key : NULL);
+	it = jx(json_object_new_object());
+	json_put(to, g->single ? g->key : NULL, it);
 	if (!g->single)
-		jw_str(w, "name", name);
-	ret = save_attrs(w, dir, g->keyed);
+		json_put(it, "name", json_object_new_string(name));
+	ret = save_attrs(it, dir, g->keyed);
 	if (!ret && g->keyed)
-		save_key(w, dir, name);
+		save_key(it, dir, name);
 	for (c = g->children; !ret && c && c->key; c++)
-		ret = save_group(w, dir, c);
+		ret = save_group(it, dir, c);
 	for (l = g->links; !ret && l && l->dir; l++) {
 		pathf(p, "%s/%s", dir, l->dir);
 		n = list_dir(p, DT_LNK, &names);
@@ -396,61 +400,63 @@ static int save_item(struct json_writer *w, const char *dir, const char *name,
 				ret = n;
 			continue;
 		}
-		jw_arr_begin(w, l->dir);
+		links = jx(json_object_new_array());
+		json_put(it, l->dir, links);
 		for (i = 0; i < n; i++)
-			jw_str(w, NULL, names[i]);
-		jw_arr_end(w);
+			json_put(links, NULL, json_object_new_string(names[i]));
 		free_list(names, n);
 	}
 	if (!ret && g->has_enable) {
 		pathf(p, "%s/enable", dir);
 		if (read_file(p, val, sizeof(val)) >= 0)
-			jw_str(w, "enable", val);
+			json_put(it, "enable", json_object_new_string(val));
 	}
-	jw_obj_end(w);
 	return ret;
 }
 
-static int save_group(struct json_writer *w, const char *parent,
+/* Group @g of the item at @parent, as member g->key of @to. */
+static int save_group(struct json_object *to, const char *parent,
 		      const struct group_spec *g)
 {
 	char dir[PATH_MAX], item[PATH_MAX], **names;
+	struct json_object *arr;
 	int i, n, ret = 0;
 
 	pathf(dir, "%s/%s", parent, g->key);
 	if (g->single)
-		return path_exists(dir) ? save_item(w, dir, g->key, g) : 0;
+		return path_exists(dir) ? save_item(to, dir, g->key, g) : 0;
 	n = list_dir(dir, DT_DIR, &names);
 	if (n < 0)
 		return n == -ENOENT ? 0 : n;
-	jw_arr_begin(w, g->key);
+	arr = jx(json_object_new_array());
+	json_put(to, g->key, arr);
 	for (i = 0; i < n && !ret; i++) {
 		pathf(item, "%s/%s", dir, names[i]);
-		ret = save_item(w, item, names[i], g);
+		ret = save_item(arr, item, names[i], g);
 	}
-	jw_arr_end(w);
 	free_list(names, n);
 	return ret;
 }
 
-static int save_target(struct json_writer *w)
+static int save_target(struct json_object *doc)
 {
+	struct json_object *t, *sub;
 	const struct group_spec *g;
 	char dir[PATH_MAX];
 	size_t i;
 	int ret = 0;
 
-	jw_obj_begin(w, "target");
+	t = jx(json_object_new_object());
+	json_put(doc, "target", t);
 	for (i = 0; i < NR_ROOTS && !ret; i++) {
 		pathf(dir, "%s/%s", cfs_root(), roots[i].key);
 		if (!path_exists(dir))
 			continue;
-		jw_obj_begin(w, roots[i].key);
+		sub = jx(json_object_new_object());
+		json_put(t, roots[i].key, sub);
 		for (g = roots[i].groups; g->key && !ret; g++)
-			ret = save_group(w, dir, g);
-		jw_obj_end(w);
+			ret = save_group(sub, dir, g);
 	}
-	jw_obj_end(w);
 	if (ret)
 		err_msg("saving %s: %s", cfs_root(), strerror(-ret));
 	return ret;
@@ -497,8 +503,8 @@ static uint32_t host_nvme_port(const char *store)
  * attributes (store, traddr, trsvcid, timeout_ms).  Calls @fn for each;
  * returns how many, or -errno.
  */
-static int for_each_attached(int (*fn)(const char *dir, const char *name,
-				       void *arg), void *arg)
+int for_each_attached(int (*fn)(const char *dir, const char *name, void *arg),
+		      void *arg)
 {
 	char dir[PATH_MAX], p[PATH_MAX], name[SCALIO_NAME_MAX], **names;
 	int i, n, nr = 0, ret = 0;
@@ -524,9 +530,49 @@ static int for_each_attached(int (*fn)(const char *dir, const char *name,
 	return ret ? ret : nr;
 }
 
+struct name_list {
+	char (*v)[SCALIO_NAME_MAX];
+	int n;
+};
+
+static int add_attached(const char *dir, const char *name, void *arg)
+{
+	struct name_list *list = arg;
+	char (*v)[SCALIO_NAME_MAX];
+
+	(void)dir;
+	v = realloc(list->v, (size_t)(list->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	list->v = v;
+	snprintf(v[list->n++], SCALIO_NAME_MAX, "%s", name);
+	return 0;
+}
+
+/**
+ * attached_stores() - the names of the stores attached on this host
+ * @out:	set to an array to free(), NULL with none
+ *
+ * Return: how many, or -errno.
+ */
+int attached_stores(char (**out)[SCALIO_NAME_MAX])
+{
+	struct name_list list = { NULL, 0 };
+	int ret;
+
+	ret = for_each_attached(add_attached, &list);
+	if (ret < 0) {
+		free(list.v);
+		list.v = NULL;
+		list.n = ret;
+	}
+	*out = list.v;
+	return list.n;
+}
+
 static int save_one_host_store(const char *dir, const char *name, void *arg)
 {
-	struct json_writer *w = arg;
+	struct json_object *w;
 	char p[PATH_MAX], addr[SCALIO_ADDR_MAX], num[40];
 	char nqn[PATH_MAX + 16];
 	uint32_t v;
@@ -536,43 +582,44 @@ static int save_one_host_store(const char *dir, const char *name, void *arg)
 		err_msg("store %s: no valid address in %s", name, p);
 		return -EINVAL;
 	}
-	jw_obj_begin(w, NULL);
-	jw_str(w, "name", name);
-	jw_str(w, "addr", addr);
+	w = jx(json_object_new_object());
+	json_put(arg, NULL, w);
+	json_put(w, "name", json_object_new_string(name));
+	json_put(w, "addr", json_object_new_string(addr));
 	pathf(p, "%s/trsvcid", dir);
 	if (read_file(p, num, sizeof(num)) > 0 && !parse_u32(num, 1, 65535, &v))
-		jw_uint(w, "port", v);
+		json_put(w, "port", json_object_new_int64(v));
 	v = host_nvme_port(name);
 	if (v)
-		jw_uint(w, "nvme_port", v);
+		json_put(w, "nvme_port", json_object_new_int64(v));
 	pathf(p, "%s/timeout_ms", dir);
 	if (read_file(p, num, sizeof(num)) > 0 &&
 	    !parse_u32(num, 1, 3600000, &v))
-		jw_uint(w, "timeout_ms", v);
+		json_put(w, "timeout_ms", json_object_new_int64(v));
 	/* Older modules have no hostnqn/hostid: attach's defaults then. */
 	pathf(p, "%s/hostnqn", dir);
 	if (read_file(p, nqn, sizeof(nqn)) > 0 && valid_nqn(nqn))
-		jw_str(w, "hostnqn", nqn);
+		json_put(w, "hostnqn", json_object_new_string(nqn));
 	pathf(p, "%s/hostid", dir);
 	if (read_file(p, num, sizeof(num)) > 0 && valid_uuid(num))
-		jw_str(w, "hostid", num);
+		json_put(w, "hostid", json_object_new_string(num));
 	attach_state_path(p, sizeof(p), name);
 	if (read_file(p, nqn, sizeof(nqn)) > 0 &&
 	    !strncmp(nqn, "key_file=/", 10))
-		jw_str(w, "key_file", nqn + 9);
-	jw_obj_end(w);
+		json_put(w, "key_file", json_object_new_string(nqn + 9));
 	return 0;
 }
 
-static int save_host(struct json_writer *w)
+static int save_host(struct json_object *doc)
 {
+	struct json_object *h, *stores;
 	int ret;
 
-	jw_obj_begin(w, "host");
-	jw_arr_begin(w, "stores");
-	ret = for_each_attached(save_one_host_store, w);
-	jw_arr_end(w);
-	jw_obj_end(w);
+	h = jx(json_object_new_object());
+	json_put(doc, "host", h);
+	stores = jx(json_object_new_array());
+	json_put(h, "stores", stores);
+	ret = for_each_attached(save_one_host_store, stores);
 	return ret < 0 ? ret : 0;
 }
 
@@ -647,7 +694,7 @@ int cmd_save(int argc, char **argv)
 {
 	char tmp[PATH_MAX];
 	const char *file = NULL;
-	struct json_writer w;
+	struct json_object *doc;
 	int side, ret, fd;
 	FILE *f = stdout;
 
@@ -679,23 +726,22 @@ int cmd_save(int argc, char **argv)
 			return EXIT_FAIL;
 		}
 	}
-	jw_init(&w, f);
-	jw_obj_begin(&w, NULL);
-	jw_uint(&w, "scalio_config", CONFIG_VERSION);
+	doc = jx(json_object_new_object());
+	json_put(doc, "scalio_config", json_object_new_int(CONFIG_VERSION));
 	ret = 0;
 	if (side & SIDE_TARGET)
-		ret = save_target(&w);
+		ret = save_target(doc);
 	if (!ret && (side & SIDE_HOST))
-		ret = save_host(&w);
-	jw_obj_end(&w);
+		ret = save_host(doc);
 	if (!ret) {
-		ret = jw_finish(&w);
+		ret = json_write(f, doc, true);
 		if (ret == -EILSEQ)
 			err_msg("a configuration value is not valid UTF-8: not saved");
 		else if (ret)
 			err_msg("write %s: %s", file ? tmp : "standard output",
 				strerror(-ret));
 	}
+	json_object_put(doc);
 	if (file) {
 		if (!ret && fsync(fileno(f)))
 			ret = -errno;
@@ -728,77 +774,79 @@ static int bad(const char *where, const char *what)
 	return -EINVAL;
 }
 
-static int check_item(const struct json *it, const struct group_spec *g,
+static int check_item(struct json_object *it, const struct group_spec *g,
 		      const char *where);
 
-static int check_group(const struct json *arr, const struct group_spec *g,
+static int check_group(struct json_object *arr, const struct group_spec *g,
 		       const char *where)
 {
-	const struct json *e, *f;
+	size_t i, k, len;
 	char w[512];
 
 	if (g->single) {
-		if (arr->type != JSON_OBJ)
+		if (!json_object_is_type(arr, json_type_object))
 			return bad(where, "not an object");
 		snprintf(w, sizeof(w), "%s/%s", where, g->key);
 		return check_item(arr, g, w);
 	}
-	if (arr->type != JSON_ARR)
+	if (!json_object_is_type(arr, json_type_array))
 		return bad(where, "not an array");
-	for (e = arr->child; e; e = e->next) {
-		const struct json *n = json_get(e, "name");
+	len = json_object_array_length(arr);
+	for (i = 0; i < len; i++) {
+		struct json_object *e = json_object_array_get_idx(arr, i);
+		const char *n = json_str(json_get(e, "name"));
 
-		if (e->type != JSON_OBJ)
+		if (!json_object_is_type(e, json_type_object))
 			return bad(where, "an element is not an object");
-		if (!n || n->type != JSON_STR || !valid_entry(n->str))
+		if (!n || !valid_entry(n))
 			return bad(where, "an element has no valid \"name\"");
-		for (f = arr->child; f != e; f = f->next)
-			if (!strcmp(json_get(f, "name")->str, n->str))
+		for (k = 0; k < i; k++)
+			if (!strcmp(json_str(json_get(json_object_array_get_idx(arr, k),
+						      "name")), n))
 				return bad(where, "duplicate name");
-		snprintf(w, sizeof(w), "%s/%s", where, n->str);
+		snprintf(w, sizeof(w), "%s/%s", where, n);
 		if (check_item(e, g, w))
 			return -EINVAL;
 	}
 	return 0;
 }
 
-static int check_item(const struct json *it, const struct group_spec *g,
+static int check_item(struct json_object *it, const struct group_spec *g,
 		      const char *where)
 {
 	const struct group_spec *c;
 	const struct link_spec *l;
-	const struct json *m, *a;
+	size_t i;
 	char w[512];
 
-	for (m = it->child; m; m = m->next) {
-		snprintf(w, sizeof(w), "%s: \"%s\"", where, m->key);
-		if (!strcmp(m->key, "name") && !g->single)
+	json_object_object_foreach(it, key, m) {
+		const char *str = json_str(m);
+
+		snprintf(w, sizeof(w), "%s: \"%s\"", where, key);
+		if (!strcmp(key, "name") && !g->single)
 			continue;
-		if (!strcmp(m->key, "attrs")) {
-			if (m->type != JSON_OBJ)
+		if (!strcmp(key, "attrs")) {
+			if (!json_object_is_type(m, json_type_object))
 				return bad(w, "not an object");
-			for (a = m->child; a; a = a->next)
-				if (!valid_entry(a->key) ||
-				    !strcmp(a->key, "enable") ||
-				    (g->keyed && !strcmp(a->key, "dhchap_key")) ||
-				    a->type != JSON_STR)
+			json_object_object_foreach(m, akey, a)
+				if (!valid_entry(akey) || !strcmp(akey, "enable") ||
+				    (g->keyed && !strcmp(akey, "dhchap_key")) ||
+				    !json_str(a))
 					return bad(w, "attributes must be \"file\": \"text\"");
 			continue;
 		}
-		if (!strcmp(m->key, "dhchap_key_file") && g->keyed) {
-			if (m->type != JSON_STR ||
-			    (m->str[0] && m->str[0] != '/'))
+		if (!strcmp(key, "dhchap_key_file") && g->keyed) {
+			if (!str || (str[0] && str[0] != '/'))
 				return bad(w, "must be an absolute path or \"\"");
 			continue;
 		}
-		if (!strcmp(m->key, "enable") && g->has_enable) {
-			if (m->type != JSON_STR ||
-			    (strcmp(m->str, "0") && strcmp(m->str, "1")))
+		if (!strcmp(key, "enable") && g->has_enable) {
+			if (!str || (strcmp(str, "0") && strcmp(str, "1")))
 				return bad(w, "must be \"0\" or \"1\"");
 			continue;
 		}
 		for (c = g->children; c && c->key; c++)
-			if (!strcmp(m->key, c->key))
+			if (!strcmp(key, c->key))
 				break;
 		if (c && c->key) {
 			if (check_group(m, c, w))
@@ -806,14 +854,16 @@ static int check_item(const struct json *it, const struct group_spec *g,
 			continue;
 		}
 		for (l = g->links; l && l->dir; l++)
-			if (!strcmp(m->key, l->dir))
+			if (!strcmp(key, l->dir))
 				break;
 		if (l && l->dir) {
-			if (m->type != JSON_ARR)
+			if (!json_object_is_type(m, json_type_array))
 				return bad(w, "not an array");
-			for (a = m->child; a; a = a->next)
-				if (a->type != JSON_STR || !valid_entry(a->str))
+			for (i = 0; i < json_object_array_length(m); i++) {
+				str = json_str(json_object_array_get_idx(m, i));
+				if (!str || !valid_entry(str))
 					return bad(w, "links must be names");
+			}
 			continue;
 		}
 		return bad(w, "unknown member");
@@ -821,92 +871,111 @@ static int check_item(const struct json *it, const struct group_spec *g,
 	return 0;
 }
 
-static int check_host(const struct json *h)
+/* Member @key of an element of host.stores, checked. */
+static int check_host_member(const char *store, const char *key,
+			     struct json_object *m)
 {
-	const struct json *st, *e, *m, *f;
+	const char *str = json_str(m);
 	uint32_t v;
 
-	if (h->type != JSON_OBJ)
-		return bad("host", "not an object");
-	for (m = h->child; m; m = m->next)
-		if (strcmp(m->key, "stores"))
-			return bad("host", "unknown member");
-	st = json_get(h, "stores");
-	if (!st)
+	if (!strcmp(key, "name") || !strcmp(key, "addr"))
 		return 0;
-	if (st->type != JSON_ARR)
-		return bad("host: stores", "not an array");
-	for (e = st->child; e; e = e->next) {
-		const struct json *n = json_get(e, "name"), *a = json_get(e, "addr");
-
-		if (e->type != JSON_OBJ || !n || n->type != JSON_STR ||
-		    !valid_store_name(n->str))
-			return bad("host: stores", "an element has no valid \"name\"");
-		for (f = st->child; f != e; f = f->next)
-			if (!strcmp(json_get(f, "name")->str, n->str))
-				return bad("host: stores", "duplicate name");
-		if (!a || a->type != JSON_STR || !valid_ip_literal(a->str))
-			return bad(n->str, "no valid \"addr\"");
-		for (m = e->child; m; m = m->next) {
-			if (!strcmp(m->key, "name") || !strcmp(m->key, "addr"))
-				continue;
-			if (!strcmp(m->key, "port") || !strcmp(m->key, "nvme_port")) {
-				if (json_u32(m, 65535, &v) || !v)
-					return bad(n->str, "ports must be 1..65535");
-			} else if (!strcmp(m->key, "timeout_ms")) {
-				if (json_u32(m, 3600000, &v) || !v)
-					return bad(n->str, "timeout_ms must be 1..3600000");
-			} else if (!strcmp(m->key, "hostnqn")) {
-				if (m->type != JSON_STR || !valid_nqn(m->str))
-					return bad(n->str, "hostnqn must be an NQN");
-			} else if (!strcmp(m->key, "hostid")) {
-				if (m->type != JSON_STR || !valid_uuid(m->str))
-					return bad(n->str, "hostid must be a UUID");
-			} else if (!strcmp(m->key, "key_file")) {
-				/* A path, never a secret. */
-				if (m->type != JSON_STR || m->str[0] != '/' ||
-				    strlen(m->str) >= PATH_MAX)
-					return bad(n->str, "key_file must be an absolute path");
-			} else {
-				return bad(n->str, "unknown member");
-			}
-		}
+	if (!strcmp(key, "port") || !strcmp(key, "nvme_port")) {
+		if (json_u32(m, 65535, &v) || !v)
+			return bad(store, "ports must be 1..65535");
+	} else if (!strcmp(key, "timeout_ms")) {
+		if (json_u32(m, 3600000, &v) || !v)
+			return bad(store, "timeout_ms must be 1..3600000");
+	} else if (!strcmp(key, "hostnqn")) {
+		if (!str || !valid_nqn(str))
+			return bad(store, "hostnqn must be an NQN");
+	} else if (!strcmp(key, "hostid")) {
+		if (!str || !valid_uuid(str))
+			return bad(store, "hostid must be a UUID");
+	} else if (!strcmp(key, "key_file")) {
+		/* A path, never a secret. */
+		if (!str || str[0] != '/' || strlen(str) >= PATH_MAX)
+			return bad(store, "key_file must be an absolute path");
+	} else {
+		return bad(store, "unknown member");
 	}
 	return 0;
 }
 
-static int check_config(const struct json *cfg)
+static int check_host(struct json_object *h)
 {
-	const struct json *m, *t, *r;
+	struct json_object *st;
+	size_t i, k, len;
+
+	if (!json_object_is_type(h, json_type_object))
+		return bad("host", "not an object");
+	json_object_object_foreach(h, key, val) {
+		(void)val;
+		if (strcmp(key, "stores"))
+			return bad("host", "unknown member");
+	}
+	st = json_get(h, "stores");
+	if (!st)
+		return 0;
+	if (!json_object_is_type(st, json_type_array))
+		return bad("host: stores", "not an array");
+	len = json_object_array_length(st);
+	for (i = 0; i < len; i++) {
+		struct json_object *e = json_object_array_get_idx(st, i);
+		const char *n = json_str(json_get(e, "name"));
+		const char *a = json_str(json_get(e, "addr"));
+
+		if (!json_object_is_type(e, json_type_object) || !n ||
+		    !valid_store_name(n))
+			return bad("host: stores", "an element has no valid \"name\"");
+		for (k = 0; k < i; k++)
+			if (!strcmp(json_str(json_get(json_object_array_get_idx(st, k),
+						      "name")), n))
+				return bad("host: stores", "duplicate name");
+		if (!a || !valid_ip_literal(a))
+			return bad(n, "no valid \"addr\"");
+		json_object_object_foreach(e, skey, sm)
+			if (check_host_member(n, skey, sm))
+				return -EINVAL;
+	}
+	return 0;
+}
+
+static int check_config(struct json_object *cfg)
+{
 	const struct group_spec *g;
+	struct json_object *t, *m;
 	uint32_t v;
 	size_t i;
 
-	if (cfg->type != JSON_OBJ)
+	if (!json_object_is_type(cfg, json_type_object))
 		return bad("top level", "not an object");
-	m = json_get(cfg, "scalio_config");
-	if (json_u32(m, UINT32_MAX, &v) || v != CONFIG_VERSION)
+	if (json_u32(json_get(cfg, "scalio_config"), UINT32_MAX, &v) ||
+	    v != CONFIG_VERSION)
 		return bad("top level", "\"scalio_config\" must be 1");
-	for (m = cfg->child; m; m = m->next)
-		if (strcmp(m->key, "scalio_config") && strcmp(m->key, "target") &&
-		    strcmp(m->key, "host"))
+	json_object_object_foreach(cfg, key, val) {
+		(void)val;
+		if (strcmp(key, "scalio_config") && strcmp(key, "target") &&
+		    strcmp(key, "host"))
 			return bad("top level", "unknown member");
+	}
 	t = json_get(cfg, "target");
 	if (t) {
-		if (t->type != JSON_OBJ)
+		if (!json_object_is_type(t, json_type_object))
 			return bad("target", "not an object");
-		for (m = t->child; m; m = m->next) {
+		json_object_object_foreach(t, tkey, sub) {
 			for (i = 0; i < NR_ROOTS; i++)
-				if (!strcmp(m->key, roots[i].key))
+				if (!strcmp(tkey, roots[i].key))
 					break;
-			if (i == NR_ROOTS || m->type != JSON_OBJ)
+			if (i == NR_ROOTS ||
+			    !json_object_is_type(sub, json_type_object))
 				return bad("target", "unknown member or not an object");
-			for (r = m->child; r; r = r->next) {
+			json_object_object_foreach(sub, gkey, r) {
 				for (g = roots[i].groups; g->key; g++)
-					if (!strcmp(r->key, g->key))
+					if (!strcmp(gkey, g->key))
 						break;
 				if (!g->key)
-					return bad(m->key, "unknown member");
+					return bad(tkey, "unknown member");
 				if (check_group(r, g, g->key))
 					return -EINVAL;
 			}
@@ -920,15 +989,15 @@ static int check_config(const struct json *cfg)
 
 /* ---- restore: apply ---- */
 
-static int restore_item(const char *dir, const struct json *it,
+static int restore_item(const char *dir, struct json_object *it,
 			const struct group_spec *g);
 static int restore_key(const char *dir, const char *file);
 
-static int restore_group(const char *parent, const struct json *arr,
+static int restore_group(const char *parent, struct json_object *arr,
 			 const struct group_spec *g)
 {
 	char dir[PATH_MAX], item[PATH_MAX];
-	const struct json *e;
+	size_t i;
 	int ret;
 
 	pathf(dir, "%s/%s", parent, g->key);
@@ -950,8 +1019,9 @@ static int restore_group(const char *parent, const struct json *arr,
 		if (ret)
 			goto fail_dir;
 	}
-	for (e = arr->child; e; e = e->next) {
-		const char *name = json_get(e, "name")->str;
+	for (i = 0; i < json_object_array_length(arr); i++) {
+		struct json_object *e = json_object_array_get_idx(arr, i);
+		const char *name = json_str(json_get(e, "name"));
 
 		pathf(item, "%s/%s", dir, name);
 		if (!g->keep || strcmp(name, g->keep) || cfs_fake()) {
@@ -971,39 +1041,56 @@ fail_dir:
 	return ret;
 }
 
-static int restore_item(const char *dir, const struct json *it,
-			const struct group_spec *g)
+/* The "attrs" of an item (checked: strings) into its directory @dir. */
+static int restore_attrs(const char *dir, struct json_object *attrs)
 {
-	const struct json *attrs = json_get(it, "attrs"), *a, *m;
-	const struct group_spec *c;
-	const struct link_spec *l;
-	char p[PATH_MAX], lk[PATH_MAX], cur[ATTR_MAX];
+	char p[PATH_MAX], cur[ATTR_MAX];
 	int ret;
 
-	for (a = attrs ? attrs->child : NULL; a; a = a->next) {
-		if (one_shot_attr(a->key)) {
-			if (strcmp(a->str, "0"))
+	if (!attrs)
+		return 0;
+	json_object_object_foreach(attrs, akey, aval) {
+		const char *val = json_str(aval);
+
+		if (one_shot_attr(akey)) {
+			if (strcmp(val, "0"))
 				fprintf(stderr, "%s: warning: %s/%s not restored: restore never formats nor forces recovery (target-setup --format/--force-recover does)\n",
-					progname, dir, a->key);
+					progname, dir, akey);
 			continue;
 		}
-		pathf(p, "%s/%s", dir, a->key);
+		pathf(p, "%s/%s", dir, akey);
 		if (!cfs_fake() && !path_exists(p)) {
 			err_msg("%s: attribute not supported by this kernel", p);
 			return -ENOENT;
 		}
 		/* Defaults and write-once values need no write. */
-		if (read_file(p, cur, sizeof(cur)) >= 0 && !strcmp(cur, a->str))
+		if (read_file(p, cur, sizeof(cur)) >= 0 && !strcmp(cur, val))
 			continue;
-		ret = put_attr(p, a->str);
+		ret = put_attr(p, val);
 		if (ret) {
-			err_msg("write '%s' to %s: %s", a->str, p, strerror(-ret));
+			err_msg("write '%s' to %s: %s", val, p, strerror(-ret));
 			return ret;
 		}
 	}
+	return 0;
+}
+
+static int restore_item(const char *dir, struct json_object *it,
+			const struct group_spec *g)
+{
+	const struct group_spec *c;
+	const struct link_spec *l;
+	char p[PATH_MAX], lk[PATH_MAX], cur[ATTR_MAX];
+	struct json_object *m;
+	size_t i;
+	int ret;
+
+	ret = restore_attrs(dir, json_get(it, "attrs"));
+	if (ret)
+		return ret;
 	m = json_get(it, "dhchap_key_file");
 	if (g->keyed && m) {
-		ret = restore_key(dir, m->str);
+		ret = restore_key(dir, json_str(m));
 		if (ret)
 			return ret;
 	}
@@ -1021,9 +1108,11 @@ static int restore_item(const char *dir, const struct json *it,
 			pathf(cur, "%s/%s", dir, l->dir);
 			do_mkdir(cur);
 		}
-		for (a = m ? m->child : NULL; a; a = a->next) {
-			pathf(p, "%s/%s/%s", cfs_root(), l->target, a->str);
-			pathf(lk, "%s/%s/%s", dir, l->dir, a->str);
+		for (i = 0; m && i < json_object_array_length(m); i++) {
+			const char *name = json_str(json_object_array_get_idx(m, i));
+
+			pathf(p, "%s/%s/%s", cfs_root(), l->target, name);
+			pathf(lk, "%s/%s/%s", dir, l->dir, name);
 			if (dry_run) {
 				printf("link %s -> %s\n", lk, p);
 				continue;
@@ -1040,8 +1129,8 @@ static int restore_item(const char *dir, const struct json *it,
 	m = json_get(it, "enable");
 	pathf(p, "%s/enable", dir);
 	if (g->has_enable && m && (read_file(p, cur, sizeof(cur)) < 0 ||
-				   strcmp(cur, m->str))) {
-		ret = put_attr(p, m->str);
+				   strcmp(cur, json_str(m)))) {
+		ret = put_attr(p, json_str(m));
 		if (ret) {
 			err_msg("enable %s: %s%s", dir, strerror(-ret),
 				strstr(dir, "/scalio/") ? " (see dmesg for the reason)" : "");
@@ -1115,10 +1204,10 @@ static int target_nonempty(char *what, size_t len)
 	return 0;
 }
 
-static int restore_target(const struct json *t)
+static int restore_target(struct json_object *t)
 {
 	const struct group_spec *g;
-	const struct json *sub, *m;
+	struct json_object *sub, *m;
 	char dir[PATH_MAX], what[PATH_MAX];
 	size_t i;
 	int ret;
@@ -1164,11 +1253,13 @@ static int count_one(const char *dir, const char *name, void *arg)
 	return 0;
 }
 
-static int restore_host(const struct json *h)
+static int restore_host(struct json_object *h)
 {
-	const struct json *st = json_get(h, "stores"), *e, *m;
+	struct json_object *st = json_get(h, "stores"), *m;
 	char first[SCALIO_NAME_MAX] = "", nums[3][16];
 	int n, ret = EXIT_OK;
+	size_t i;
+	uint32_t v;
 
 	n = for_each_attached(count_one, first);
 	if (n > 0) {
@@ -1176,42 +1267,36 @@ static int restore_host(const struct json *h)
 			first);
 		return EXIT_FAIL;
 	}
-	for (e = st ? st->child : NULL; e; e = e->next) {
+	for (i = 0; st && i < json_object_array_length(st); i++) {
+		struct json_object *e = json_object_array_get_idx(st, i);
 		static const char *const idopt[][2] = {
 			{ "hostnqn", "--hostnqn" }, { "hostid", "--hostid" },
 			{ "key_file", "--key-file" },
+		};
+		static const char *const numopt[][2] = {
+			{ "port", "--port" }, { "nvme_port", "--nvme-port" },
+			{ "timeout_ms", "--timeout-ms" },
 		};
 		char *argv[18];
 		size_t k;
 		int argc = 0;
 
 		argv[argc++] = "attach";
-		argv[argc++] = json_get(e, "name")->str;
+		argv[argc++] = (char *)json_str(json_get(e, "name"));
 		argv[argc++] = "--addr";
-		argv[argc++] = json_get(e, "addr")->str;
-		m = json_get(e, "port");
-		if (m) {
-			snprintf(nums[0], sizeof(nums[0]), "%s", m->str);
-			argv[argc++] = "--port";
-			argv[argc++] = nums[0];
-		}
-		m = json_get(e, "nvme_port");
-		if (m) {
-			snprintf(nums[1], sizeof(nums[1]), "%s", m->str);
-			argv[argc++] = "--nvme-port";
-			argv[argc++] = nums[1];
-		}
-		m = json_get(e, "timeout_ms");
-		if (m) {
-			snprintf(nums[2], sizeof(nums[2]), "%s", m->str);
-			argv[argc++] = "--timeout-ms";
-			argv[argc++] = nums[2];
+		argv[argc++] = (char *)json_str(json_get(e, "addr"));
+		for (k = 0; k < sizeof(numopt) / sizeof(numopt[0]); k++) {
+			if (json_u32(json_get(e, numopt[k][0]), UINT32_MAX, &v))
+				continue;
+			snprintf(nums[k], sizeof(nums[k]), "%u", v);
+			argv[argc++] = (char *)numopt[k][1];
+			argv[argc++] = nums[k];
 		}
 		for (k = 0; k < sizeof(idopt) / sizeof(idopt[0]); k++) {
 			m = json_get(e, idopt[k][0]);
 			if (m) {
 				argv[argc++] = (char *)idopt[k][1];
-				argv[argc++] = m->str;
+				argv[argc++] = (char *)json_str(m);
 			}
 		}
 		argv[argc] = NULL;
@@ -1263,6 +1348,7 @@ static char *slurp(const char *file, size_t *len)
 	}
 	if (f != stdin)
 		fclose(f);
+	buf[n] = '\0';
 	*len = n;
 	return buf;
 fail:
@@ -1274,9 +1360,8 @@ fail:
 
 int cmd_restore(int argc, char **argv)
 {
-	const struct json *t, *h;
-	struct json *cfg;
-	char err[256], *text;
+	struct json_object *cfg, *t, *h;
+	char *text;
 	int side, ret;
 	size_t len;
 
@@ -1288,15 +1373,13 @@ int cmd_restore(int argc, char **argv)
 	text = slurp(argv[optind], &len);
 	if (!text)
 		return EXIT_FAIL;
-	cfg = json_parse(text, len, err, sizeof(err));
+	cfg = json_read_text(text, len, argv[optind]);
 	free(text);
-	if (!cfg) {
-		err_msg("%s: not valid JSON: %s", argv[optind], err);
+	if (!cfg)
 		return EXIT_FAIL;
-	}
 	if (check_config(cfg)) {
 		err_msg("%s: nothing restored", argv[optind]);
-		json_free(cfg);
+		json_object_put(cfg);
 		return EXIT_FAIL;
 	}
 	t = json_get(cfg, "target");
@@ -1308,7 +1391,7 @@ int cmd_restore(int argc, char **argv)
 		err_msg("%s: no %s configuration in it", argv[optind],
 			side == SIDE_HOST ? "host" : side == SIDE_TARGET ?
 			"target" : "target or host");
-		json_free(cfg);
+		json_object_put(cfg);
 		return EXIT_FAIL;
 	}
 	ret = EXIT_OK;
@@ -1316,7 +1399,7 @@ int cmd_restore(int argc, char **argv)
 		ret = restore_target(t);
 	if (ret == EXIT_OK && (side & SIDE_HOST) && h)
 		ret = restore_host(h);
-	json_free(cfg);
+	json_object_put(cfg);
 	return ret;
 }
 

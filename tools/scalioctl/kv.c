@@ -1,17 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * scalioctl put / get / del / stats: one ioctl each on /dev/scalio/<store>.
+ * scalioctl put / get / del / stats: one ioctl each on /dev/scalio/<store>;
+ * stats -o prometheus also reads the target's stores from configfs.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "prom.h"
 #include "scalioctl.h"
 
 /**
@@ -343,26 +348,40 @@ static uint64_t counter_val(const void *base, const struct counter *c)
 	return v;
 }
 
-static void print_stats_json(const struct scalio_stats *st)
+/* One flat object of "name": number pairs, on one line. */
+static int print_stats_json(const struct scalio_stats *st)
 {
+	struct json_object *o = jx(json_object_new_object());
+	char name[64];
 	size_t i;
+	int ret;
 
-	printf("{\"features\": %" PRIu64, (uint64_t)st->features);
-	printf(", \"nr_ssds\": %u, \"nr_blocks\": %u, \"slots_per_block\": %u",
-	       st->nr_ssds, st->nr_blocks, st->slots_per_block);
-	printf(", \"offload_read\": %d, \"inline_cache\": %d",
-	       !!(st->features & SCALIO_F_OFFLOAD_READ),
-	       !!(st->features & SCALIO_F_INLINE_CACHE));
-	printf(", \"target_valid\": %u", st->target_valid);
+	json_put(o, "features", json_object_new_uint64(st->features));
+	json_put(o, "nr_ssds", json_object_new_int64(st->nr_ssds));
+	json_put(o, "nr_blocks", json_object_new_int64(st->nr_blocks));
+	json_put(o, "slots_per_block",
+		 json_object_new_int64(st->slots_per_block));
+	json_put(o, "offload_read",
+		 json_object_new_int(!!(st->features & SCALIO_F_OFFLOAD_READ)));
+	json_put(o, "inline_cache",
+		 json_object_new_int(!!(st->features & SCALIO_F_INLINE_CACHE)));
+	json_put(o, "target_valid", json_object_new_int64(st->target_valid));
 	for (i = 0; i < ARRAY_LEN(host_counters); i++)
-		printf(", \"%s\": %" PRIu64, host_counters[i].name,
-		       counter_val(&st->host, &host_counters[i]));
-	if (st->target_valid)
-		for (i = 0; i < ARRAY_LEN(target_counters); i++)
-			printf(", \"target_%s\": %" PRIu64,
-			       target_counters[i].name,
-			       counter_val(&st->target, &target_counters[i]));
-	printf("}\n");
+		json_put(o, host_counters[i].name,
+			 json_object_new_uint64(counter_val(&st->host,
+							    &host_counters[i])));
+	for (i = 0; st->target_valid && i < ARRAY_LEN(target_counters); i++) {
+		snprintf(name, sizeof(name), "target_%s",
+			 target_counters[i].name);
+		json_put(o, name,
+			 json_object_new_uint64(counter_val(&st->target,
+							    &target_counters[i])));
+	}
+	ret = json_write(stdout, o, false);
+	json_object_put(o);
+	if (ret)
+		err_msg("write standard output: %s", strerror(-ret));
+	return ret ? EXIT_FAIL : EXIT_OK;
 }
 
 static void print_stats_table(const char *store, const struct scalio_stats *st)
@@ -398,27 +417,233 @@ static void print_stats_table(const char *store, const struct scalio_stats *st)
 		       "FAILED (I/O error; target-resume once fixed)" : "ok");
 }
 
+/* ---- stats -o prometheus: what this machine's stores show ---- */
+
+/**
+ * prom_read_target() - read what the exposition shows of a target store
+ * @t:		filled in
+ * @dir:	the store's configfs directory
+ * @name:	its name
+ *
+ * Return: 0, or a negative errno of reading its stats.
+ */
+static int prom_read_target(struct prom_target *t, const char *dir, const char *name)
+{
+	char p[PATH_MAX], buf[16];
+	static char text[65536];
+	unsigned int i;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	for (i = 0; i < PROM_MAX_SSDS; i++)
+		t->ssd[i].state = -1;
+	pathf(p, "%s/stats", dir);
+	ret = read_file(p, text, sizeof(text));
+	if (ret < 0)
+		return ret;
+	prom_parse_target_stats(t, text);
+	pathf(p, "%s/enable", dir);
+	t->enabled = read_file(p, buf, sizeof(buf)) > 0 ? buf[0] == '1' : -1;
+	for (i = 0; i < PROM_MAX_SSDS; i++) {
+		struct prom_ssd *s = &t->ssd[i];
+
+		pathf(p, "%s/ssds/%u", dir, i);
+		if (!path_exists(p))
+			continue;
+		s->present = true;
+		pathf(p, "%s/ssds/%u/device_path", dir, i);
+		if (read_file(p, s->device_path, sizeof(s->device_path)) < 0)
+			s->device_path[0] = '\0';
+		pathf(p, "%s/ssds/%u/nqn", dir, i);
+		if (read_file(p, s->nqn, sizeof(s->nqn)) < 0)
+			s->nqn[0] = '\0';
+	}
+	return 0;
+}
+
+/* The host's counters of one attached store, without the target's. */
+static int host_stats(const char *name, struct scalio_stats *st)
+{
+	int fd, ret;
+
+	ret = open_store(name, &fd);
+	if (ret)
+		return -ENODEV;
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	ret = ioctl(fd, SCALIO_IOC_STATS, st) ? -errno : 0;
+	close(fd);
+	if (ret)
+		err_msg("stats of store '%s': SCALIO_IOC_STATS: %s", name,
+			strerror(-ret));
+	return ret;
+}
+
+/**
+ * prom_collect() - print the exposition of this machine's stores
+ * @f:		output
+ * @only:	one store's name, or NULL for all
+ *
+ * Target stores come from configfs, attached stores from sysfs (both
+ * moved by SCALIO_CONFIGFS / SCALIO_SYSFS).  A store named by @only must
+ * exist on one side at least.
+ *
+ * Return: EXIT_OK, or EXIT_FAIL after saying why (nothing is printed).
+ */
+static int prom_collect(FILE *f, const char *only)
+{
+	char dir[PATH_MAX], (*hnames)[SCALIO_NAME_MAX] = NULL, **tnames = NULL;
+	struct prom_target *tgt = NULL;
+	struct prom_host *hst = NULL;
+	int i, nt = 0, nh = 0, ntn, nhn, ret = EXIT_FAIL;
+
+	pathf(dir, "%s/scalio/stores", cfs_root());
+	ntn = list_dir(dir, DT_DIR, &tnames);
+	if (ntn == -ENOENT)
+		ntn = 0;
+	if (ntn < 0) {
+		err_msg("%s: %s", dir, strerror(-ntn));
+		return EXIT_FAIL;
+	}
+	nhn = attached_stores(&hnames);
+	if (nhn < 0) {
+		err_msg("attached stores: %s", strerror(-nhn));
+		goto out;
+	}
+	tgt = calloc((size_t)ntn + 1, sizeof(*tgt));
+	hst = calloc((size_t)nhn + 1, sizeof(*hst));
+	if (!tgt || !hst) {
+		err_msg("out of memory");
+		goto out;
+	}
+	for (i = 0; i < ntn; i++) {
+		char p[PATH_MAX];
+		int err;
+
+		if (only && strcmp(only, tnames[i]))
+			continue;
+		pathf(p, "%s/%s", dir, tnames[i]);
+		err = prom_read_target(&tgt[nt], p, tnames[i]);
+		if (err) {
+			err_msg("%s/stats: %s", p, strerror(-err));
+			goto out;
+		}
+		nt++;
+	}
+	for (i = 0; i < nhn; i++) {
+		if (only && strcmp(only, hnames[i]))
+			continue;
+		snprintf(hst[nh].name, sizeof(hst[nh].name), "%s", hnames[i]);
+		if (host_stats(hnames[i], &hst[nh].st))
+			goto out;
+		nh++;
+	}
+	if (only && !nt && !nh) {
+		err_msg("store '%s' is neither configured nor attached here",
+			only);
+		goto out;
+	}
+	prom_print_host(f, hst, nh);
+	prom_print_target(f, tgt, nt);
+	ret = EXIT_OK;
+out:
+	free(tgt);
+	free(hst);
+	free(hnames);
+	free_list(tnames, ntn > 0 ? ntn : 0);
+	return ret;
+}
+
+/**
+ * prom_textfile() - write the exposition for node_exporter's textfile
+ * collector
+ * @dir:	its directory (--collector.textfile.directory)
+ * @only:	as for prom_collect()
+ *
+ * Writes @dir/scalio.prom through a hidden temporary file in @dir and a
+ * rename, so the collector never reads half a file (it only reads names
+ * ending in .prom), and leaves the old file in place on failure.
+ *
+ * Return: EXIT_OK or EXIT_FAIL.
+ */
+static int prom_textfile(const char *dir, const char *only)
+{
+	char tmp[PATH_MAX], dst[PATH_MAX];
+	int fd, ret;
+	FILE *f;
+
+	pathf(tmp, "%s/.scalio.prom.XXXXXX", dir);
+	pathf(dst, "%s/scalio.prom", dir);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		err_msg("%s: %s", tmp, strerror(errno));
+		return EXIT_FAIL;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		err_msg("%s: %s", tmp, strerror(errno));
+		close(fd);
+		unlink(tmp);
+		return EXIT_FAIL;
+	}
+	ret = prom_collect(f, only);
+	if (fchmod(fd, 0644) && !ret) {
+		err_msg("%s: %s", tmp, strerror(errno));
+		ret = EXIT_FAIL;
+	}
+	if ((fflush(f) || ferror(f)) && !ret) {
+		err_msg("%s: %s", tmp, strerror(errno));
+		ret = EXIT_FAIL;
+	}
+	if (fclose(f) && !ret) {
+		err_msg("%s: %s", tmp, strerror(errno));
+		ret = EXIT_FAIL;
+	}
+	if (!ret && rename(tmp, dst)) {
+		err_msg("%s: %s", dst, strerror(errno));
+		ret = EXIT_FAIL;
+	}
+	if (ret)
+		unlink(tmp);
+	return ret;
+}
+
 int cmd_stats(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
-		{ "host-only", no_argument, NULL, 'o' },
+		{ "output", required_argument, NULL, 'O' },
+		{ "textfile", required_argument, NULL, 't' },
+		{ "host-only", no_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	enum out_format fmt = 0;	/* not given */
+	const char *name, *textfile = NULL;
 	struct scalio_stats st;
-	bool json = false, host_only = false;
-	const char *name;
+	bool host_only = false;
 	int c, fd, ret;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
-			json = true;
+			fmt = OUT_JSON;
 			break;
 		case 'o':
+		case 'O':
+			ret = parse_out_format("stats", optarg,
+					       OUT_TEXT | OUT_JSON | OUT_PROMETHEUS,
+					       &fmt);
+			if (ret)
+				return ret;
+			break;
+		case 't':
+			textfile = optarg;
+			break;
+		case 'H':
 			host_only = true;
 			break;
 		case 'h':
@@ -428,11 +653,19 @@ int cmd_stats(int argc, char **argv)
 					   argv[optind - 1]);
 		}
 	}
-	if (argc - optind != 1)
+	if (textfile && fmt && fmt != OUT_PROMETHEUS)
+		return usage_error("stats", "--textfile writes -o prometheus");
+	if (textfile || !fmt)
+		fmt = textfile ? OUT_PROMETHEUS : OUT_TEXT;
+	if (fmt == OUT_PROMETHEUS ? argc - optind > 1 : argc - optind != 1)
 		return usage_error("stats", "expected the store NAME");
-	name = argv[optind];
-	if (!valid_store_name(name))
+	name = optind < argc ? argv[optind] : NULL;
+	if (name && !valid_store_name(name))
 		return usage_error("stats", "invalid store name '%s'", name);
+	if (textfile)
+		return prom_textfile(textfile, name);
+	if (fmt == OUT_PROMETHEUS)
+		return prom_collect(stdout, name);
 	ret = open_store(name, &fd);
 	if (ret)
 		return ret;
@@ -451,10 +684,9 @@ int cmd_stats(int argc, char **argv)
 			goto fail;
 	}
 	close(fd);
-	if (json)
-		print_stats_json(&st);
-	else
-		print_stats_table(name, &st);
+	if (fmt == OUT_JSON)
+		return print_stats_json(&st);
+	print_stats_table(name, &st);
 	return EXIT_OK;
 fail:
 	err_msg("stats of store '%s': SCALIO_IOC_STATS: %s", name,

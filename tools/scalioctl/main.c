@@ -30,7 +30,7 @@ static const struct command commands[] = {
 		"           [--offload-read 0|1] [--inline-cache 0|1]\n"
 		"           [--lease-ms N] [--seg-cache-mb N] [--kato-ms N]\n"
 		"           [--allow-host NQN]... [--hosts-file F]\n"
-		"           [--format] [--force-recover] DEV...\n"
+		"           [--format] [--force-recover] [--legacy-ns-uuid] DEV...\n"
 		"\n"
 		"On the storage server (modules nvmet, nvmet-rdma and scalio-target\n"
 		"loaded; nvmet and nvmet-rdma are modprobed when missing, configfs is\n"
@@ -69,6 +69,9 @@ static const struct command commands[] = {
 		"  --nvme-port PORT        nvmet RDMA port (default 4420)\n"
 		"  --format                format the SSDs (a new, empty store)\n"
 		"  --force-recover         recover even if damaged batches are dropped\n"
+		"  --legacy-ns-uuid        give the namespaces the identifier older\n"
+		"                          scalioctl versions gave (their stores' hosts\n"
+		"                          know it); default: RFC 4122 version 5\n"
 		"  --nblocks N             hash blocks, a power of two (default 4096)\n"
 		"  --slots S               slots per block: 4, 8 or 16 (default 8)\n"
 		"  --batch-max N           ops per group commit, 1..1024 (default 64)\n"
@@ -188,6 +191,28 @@ static const struct command commands[] = {
 		"subsystem of the store.\n"
 	},
 	{
+		"list", cmd_list,
+		"list this machine's stores and their state",
+		"Usage: scalioctl list [--target] [--host] [-o text|json]\n"
+		"\n"
+		"Target: the stores in " STORES_ROOT ": enabled or\n"
+		"not, address, SSDs (index, device, subsystem NQN, nsid, and the\n"
+		"state the store's stats give: ok, failed or down), allowed hosts,\n"
+		"live keys.  Host: the attached stores: the target's address, the\n"
+		"host NQN and id they were attached with, and which SSDs are bound\n"
+		"(state ready: all; partial: GETs of the others go to the target;\n"
+		"unknown: /dev/scalio/NAME could not be asked, with why).  Nothing\n"
+		"goes over the network: 'scalioctl stats' shows whether the target\n"
+		"answers.\n"
+		"\n"
+		"Options:\n"
+		"  --target             only the target's stores\n"
+		"  --host               only the attached stores\n"
+		"  -o, --output FORMAT  text (default) or json: {\"target\": {\"stores\":\n"
+		"                       [...]}, \"host\": {\"stores\": [...]}}\n"
+		"  --json               the same as -o json\n"
+	},
+	{
 		"put", cmd_put,
 		"store a value",
 		"Usage: scalioctl put [--hex] NAME KEY VALUE\n"
@@ -216,16 +241,28 @@ static const struct command commands[] = {
 	{
 		"stats", cmd_stats,
 		"print host and target counters of a store",
-		"Usage: scalioctl stats [--json] [--host-only] NAME\n"
+		"Usage: scalioctl stats [-o text|json] [--host-only] NAME\n"
+		"       scalioctl stats -o prometheus [--textfile DIR] [NAME]\n"
 		"\n"
 		"SCALIO_IOC_STATS on /dev/scalio/NAME: the host's counters (gets,\n"
 		"cache_hits, ...) and the target's counters fetched over the\n"
 		"connection, shown with the prefix target_ (target_rpc_gets, ...),\n"
 		"plus features, nr_ssds, nr_blocks and slots_per_block.\n"
 		"\n"
+		"-o prometheus prints the counters of every store of this machine (or\n"
+		"of NAME only) in the Prometheus text format: those of the stores\n"
+		"this target serves, from " STORES_ROOT "/*/stats\n"
+		"(scalio_target_*), and those of the stores this host has attached,\n"
+		"without the target's (scalio_host_*); each with a store label.\n"
+		"\n"
 		"Options:\n"
-		"  --json        one flat JSON object of \"name\": number pairs\n"
-		"  --host-only   do not fetch the target's counters\n"
+		"  -o, --output FORMAT  text (default), json: one flat JSON object of\n"
+		"                       \"name\": number pairs, or prometheus\n"
+		"  --json               the same as -o json\n"
+		"  --host-only          do not fetch the target's counters\n"
+		"  --textfile DIR       write -o prometheus to DIR/scalio.prom (0644,\n"
+		"                       through a rename) for node_exporter's textfile\n"
+		"                       collector\n"
 	},
 	{
 		"save", cmd_save,
@@ -340,6 +377,37 @@ bool want_help(int argc, char **argv)
 	return false;
 }
 
+/**
+ * parse_out_format() - the FORMAT of -o/--output
+ * @cmd:	the command, for the message
+ * @arg:	"text", "json" or "prometheus"
+ * @allowed:	OUT_* the command offers
+ * @fmt:	set on success
+ *
+ * Return: 0, or EXIT_USAGE after saying why.
+ */
+int parse_out_format(const char *cmd, const char *arg, unsigned int allowed,
+		     enum out_format *fmt)
+{
+	static const struct {
+		const char *name;
+		enum out_format fmt;
+	} names[] = {
+		{ "text", OUT_TEXT },
+		{ "json", OUT_JSON },
+		{ "prometheus", OUT_PROMETHEUS },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(arg, names[i].name) && (allowed & names[i].fmt)) {
+			*fmt = names[i].fmt;
+			return 0;
+		}
+	}
+	return usage_error(cmd, "unknown output format '%s'", arg);
+}
+
 static const struct command *find_command(const char *name)
 {
 	size_t i;
@@ -358,6 +426,7 @@ static void print_help(FILE *f)
 		"Usage: scalioctl COMMAND [ARGS...]\n"
 		"       scalioctl help [COMMAND]\n"
 		"       scalioctl COMMAND --help\n"
+		"       scalioctl --version\n"
 		"\n"
 		"Control tool of the scalio key-value store.\n"
 		"\n"
@@ -611,6 +680,10 @@ int main(int argc, char **argv)
 	if (argc < 2) {
 		print_help(stderr);
 		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("scalioctl %s\n", SCALIO_VERSION);
+		return EXIT_OK;
 	}
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "-h")) {

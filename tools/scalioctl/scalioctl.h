@@ -5,7 +5,9 @@
  * Shared declarations of the command modules: main.c (dispatch, help,
  * helpers), target.c (nvmet + scalio configfs on the storage server),
  * host.c (attach/detach, nvme connect, sysfs lookup), kv.c (put, get,
- * del, stats), config.c (save, restore, clear), json.c (their JSON).
+ * del, stats, its Prometheus collection), config.c (save, restore,
+ * clear), list.c (list), json_io.c (JSON on json-c), nsuuid.c (the
+ * namespace UUIDs), prom.c (the Prometheus exposition).
  */
 #ifndef SCALIOCTL_H
 #define SCALIOCTL_H
@@ -13,7 +15,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
+
+#include <json-c/json.h>
 
 #include "../../uapi/scalio.h"
 
@@ -44,12 +49,21 @@ struct command {
 	const char *usage;
 };
 
+/* -o FORMAT of the commands that print state. */
+enum out_format {
+	OUT_TEXT = 1 << 0,
+	OUT_JSON = 1 << 1,
+	OUT_PROMETHEUS = 1 << 2,
+};
+
 /* main.c: messages and small helpers. */
 void err_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void info_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 bool want_help(int argc, char **argv);
+int parse_out_format(const char *cmd, const char *arg, unsigned int allowed,
+		     enum out_format *fmt);
 int print_command_help(const char *cmd);
 int parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
 bool valid_store_name(const char *name);
@@ -93,9 +107,30 @@ int cmd_del(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int open_store(const char *name, int *fd);
 
+/* json_io.c: JSON on json-c */
+struct json_object *json_read_text(const char *text, size_t len,
+				   const char *name);
+int json_write(FILE *f, struct json_object *root, bool pretty);
+const char *json_str(struct json_object *j);
+struct json_object *json_get(struct json_object *obj, const char *key);
+int json_u32(struct json_object *j, uint32_t max, uint32_t *out);
+struct json_object *jx(struct json_object *o);
+void json_put(struct json_object *parent, const char *key,
+	      struct json_object *v);
+
 /* config.c */
+const char *cfs_root(void);	/* CONFIGFS_ROOT or $SCALIO_CONFIGFS */
+const char *sys_root(void);	/* /sys or $SCALIO_SYSFS */
+int list_dir(const char *dir, int want, char ***out);
+void free_list(char **v, int n);
+int attached_stores(char (**out)[SCALIO_NAME_MAX]);
+int for_each_attached(int (*fn)(const char *dir, const char *name, void *arg),
+		      void *arg);
 int cmd_save(int argc, char **argv);
 int cmd_restore(int argc, char **argv);
 int cmd_clear(int argc, char **argv);
+
+/* list.c */
+int cmd_list(int argc, char **argv);
 
 #endif /* SCALIOCTL_H */

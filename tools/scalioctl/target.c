@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "nsuuid.h"
 #include "scalioctl.h"
 
 #define NVMET_PORT_ID	"1"
@@ -216,7 +217,7 @@ static int parse_store_opt(const char *cmd, const char *arg)
 
 enum {
 	OPT_STORE = 256, OPT_ADDR, OPT_PORT, OPT_NVME_PORT, OPT_ALLOW_HOST,
-	OPT_HOSTS_FILE, OPT_FORMAT, OPT_FORCE_RECOVER, OPT_ATTR0,
+	OPT_HOSTS_FILE, OPT_FORMAT, OPT_FORCE_RECOVER, OPT_LEGACY_NS_UUID, OPT_ATTR0,
 };
 
 #define DEFAULT_HOSTS_FILE	"/etc/scalio/allowed_hosts"
@@ -263,38 +264,13 @@ static int parse_store_cmd(const char *cmd, int argc, char **argv,
 	return -1;
 }
 
-static uint64_t fnv1a64(const char *s, uint64_t h)
-{
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
 /*
- * A namespace UUID derived from the subsystem NQN (RFC 4122 version-4
- * layout): the same on every target-setup, so hosts reconnecting to a
- * restarted target see unchanged namespace identifiers and keep the
- * namespace instead of dropping it.
+ * One nvmet subsystem per SSD, namespace 1 = @dev, with the identifier
+ * nsuuid.c gives it (@legacy: the form of older versions).  Reports
+ * through @offload whether attr_offload could be turned on.
  */
-static void ns_uuid(const char *nqn, char *buf, size_t len)
-{
-	uint64_t a = fnv1a64(nqn, 0xcbf29ce484222325ULL);
-	uint64_t b = fnv1a64(nqn, a ^ 0x5ca1ab1e5ca1ab1eULL);
-
-	snprintf(buf, len, "%08x-%04x-4%03x-%04x-%012llx",
-		 (unsigned int)(a >> 32), (unsigned int)(a >> 16) & 0xffff,
-		 (unsigned int)a & 0xfff,
-		 0x8000 | ((unsigned int)(b >> 48) & 0x3fff),
-		 (unsigned long long)b & 0xffffffffffffULL);
-}
-
-/*
- * One nvmet subsystem per SSD, namespace 1 = @dev.  Reports through
- * @offload whether attr_offload could be turned on.
- */
-static int setup_subsystem(const char *nqn, const char *dev, int *offload)
+static int setup_subsystem(const char *nqn, const char *dev, bool legacy,
+			   int *offload)
 {
 	char sub[PATH_MAX], ns[PATH_MAX], p[PATH_MAX];
 	int ret;
@@ -348,10 +324,12 @@ static int setup_subsystem(const char *nqn, const char *dev, int *offload)
 	}
 	pathf(p, "%s/device_uuid", ns);
 	if (path_exists(p)) {
-		char uuid[40];
+		char uuid[NS_UUID_LEN], cur[64];
 
-		ns_uuid(nqn, uuid, sizeof(uuid));
-		if (!attr_is(p, uuid)) {
+		if (read_file(p, cur, sizeof(cur)) < 0)
+			cur[0] = '\0';
+		ns_uuid_choose(nqn, legacy, cur, uuid);
+		if (strcmp(cur, uuid)) {
 			ret = cfg_write(p, uuid);
 			if (ret)
 				return ret;
@@ -699,7 +677,7 @@ struct setup_args {
 	const char *hosts[SCALIO_MAX_HOSTS_ARG];
 	int nr_hosts;
 	const char *hosts_file;
-	bool format, force_recover;
+	bool format, force_recover, legacy_ns_uuid;
 };
 
 /* Does the enabled store @dir already run exactly the requested setup? */
@@ -916,6 +894,7 @@ int cmd_target_setup(int argc, char **argv)
 		{ "nvme-port", required_argument, NULL, OPT_NVME_PORT },
 		{ "format", no_argument, NULL, OPT_FORMAT },
 		{ "force-recover", no_argument, NULL, OPT_FORCE_RECOVER },
+		{ "legacy-ns-uuid", no_argument, NULL, OPT_LEGACY_NS_UUID },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
@@ -977,6 +956,9 @@ int cmd_target_setup(int argc, char **argv)
 		case OPT_FORMAT:
 			a.format = true;
 			break;
+		case OPT_LEGACY_NS_UUID:
+			a.legacy_ns_uuid = true;
+			break;
 		case OPT_FORCE_RECOVER:
 			a.force_recover = true;
 			break;
@@ -1032,7 +1014,8 @@ int cmd_target_setup(int argc, char **argv)
 		return ret;
 	for (i = 0; i < a.nr_devs; i++) {
 		subsys_nqn(nqn, sizeof(nqn), a.store, (unsigned int)i);
-		ret = setup_subsystem(nqn, a.devs[i], &offload);
+		ret = setup_subsystem(nqn, a.devs[i], a.legacy_ns_uuid,
+				      &offload);
 		if (ret)
 			return ret;
 	}

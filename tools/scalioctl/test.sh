@@ -179,6 +179,39 @@ bad_file "a host name instead of an address" 'no valid "addr"' '{"scalio_config"
 bad_file "a host key_file that is not a path" "key_file must be an absolute path" '{"scalio_config": 1, "host": {"stores": [{"name": "kv0", "addr": "10.0.0.1", "key_file": "c2VjcmV0"}]}}'
 bad_file "a bad host id" "hostid must be a UUID" '{"scalio_config": 1, "host": {"stores": [{"name": "kv0", "addr": "10.0.0.1", "hostid": "x"}]}}'
 bad_file "a port out of range" "ports must be 1..65535" '{"scalio_config": 1, "host": {"stores": [{"name": "kv0", "addr": "10.0.0.1", "port": 70000}]}}'
+# JSON that json-c accepts (or mends) but RFC 8259 does not
+H0='{"scalio_config": 1, "target": {"nvmet": {"hosts": [{"name": '
+bad_file "a trailing comma" "not valid JSON" '{"scalio_config": 1, "target": {},}'
+bad_file "a comment" "not valid JSON" '{"scalio_config": 1, /* c */ "target": {}}'
+bad_file "text after the document" "not valid JSON" '{"scalio_config": 1, "target": {}} x'
+bad_file "a duplicate key spelled with an escape" "duplicate member" '{"scalio_config": 1, "scalio_\u0063onfig": 1, "target": {}}'
+bad_file "a single-quoted string" "single-quoted" "{'scalio_config': 1, 'target': {}}"
+bad_file "NaN" "not a JSON literal" '{"scalio_config": 1, "target": {}, "x": NaN}'
+bad_file "a number ending in '.'" "ends in '.'" '{"scalio_config": 1., "target": {}}'
+bad_file "a fraction as the version" '"scalio_config" must be 1' '{"scalio_config": 1.0, "target": {}}'
+bad_file '\u0000 in a name' '\u0000' "$H0"'"a\u0000b"}]}}}'
+bad_file "a raw newline in a string" "control character" "$H0"'"a
+b"}]}}}'
+bad_file "an unpaired surrogate escape" "unpaired surrogate" "$H0"'"a\ud800"}]}}}'
+bad_file "a lone low surrogate escape" "unpaired surrogate" "$H0"'"a\udc00b"}]}}}'
+bad_file "overlong UTF-8" "invalid UTF-8" "$(printf '%s"\xc0\xaf"}]}}}' "$H0")"
+bad_file "UTF-8 of a surrogate" "invalid UTF-8" "$(printf '%s"\xed\xa0\x80"}]}}}' "$H0")"
+bad_file "nesting deeper than 32" "not valid JSON" "{\"scalio_config\": 1, \"target\": {}, \"x\": $(printf '[%.0s' $(seq 33))$(printf ']%.0s' $(seq 33))}"
+bad_file "(the error's position)" "line 2, column 13" '{"scalio_config": 1,
+  "target": x}'
+printf '%s"\\ud83d\\ude00 \xc3\xa9"}]}}}' "$H0" > "$t/ok.json"
+out=$(SCALIO_CONFIGFS=$C3 "$ctl" restore --dry-run "$t/ok.json" 2>&1)
+if grep -q "hosts/😀 é" <<< "$out"; then ok "restore takes a surrogate pair and UTF-8"; else notok "restore takes a surrogate pair and UTF-8" "$out"; fi
+C8=$t/cfs8
+empty_cfs "$C8"
+mkdir -p "$C8/scalio/stores/kv8"
+printf 'x\377y\n' > "$C8/scalio/stores/kv8/attr_bad"
+out=$(SCALIO_CONFIGFS=$C8 "$ctl" save --target "$t/u.json" 2>&1); rc=$?
+if [ $rc = 3 ] && grep -q "not valid UTF-8: not saved" <<< "$out" && [ ! -e "$t/u.json" ] && [ ! -e "$t/u.json.tmp" ]; then
+	ok "save refuses a value that is not UTF-8 (no file written)"
+else
+	notok "save refuses a value that is not UTF-8" "exit $rc: $out" "$(ls "$t")"
+fi
 out=$(SCALIO_CONFIGFS=$C3 "$ctl" restore "$t/missing.json" 2>&1); rc=$?
 if [ $rc = 3 ] && grep -q "No such file" <<< "$out"; then ok "restore of a missing file fails"; else notok "restore of a missing file fails" "$out"; fi
 out=$("$ctl" restore 2>&1); rc=$?
@@ -322,5 +355,149 @@ if [ "$out" = "scalioctl detach kv0
 scalioctl detach kv2" ]; then ok "clear --host detaches every store"; else notok "clear --host detaches every store" "$out"; fi
 out=$(SCALIO_SYSFS=$t/sys-empty "$ctl" restore --target "$t/h.json" 2>&1); rc=$?
 if [ $rc = 3 ] && grep -q "no target configuration" <<< "$out"; then ok "restore --target of a host file fails"; else notok "restore --target of a host file fails" "exit $rc: $out"; fi
+
+# ---- stats -o prometheus: checked with the Prometheus client's parser
+py=${PYTHON:-/usr/bin/python3}
+chk() { "$py" "$here/check_prom.py" "$@"; }
+if out=$("$here/test_prom" > "$t/p.prom" && chk "$t/p.prom" \
+	'scalio_host_gets_total{store=h0}=100' 'scalio_host_gets_total{store=h1}=9007199254740992' \
+	'scalio_host_puts_total{store=h1}=201' 'scalio_host_ssd_read_timeouts_total{store=h0}=2000' \
+	'scalio_host_ssds{store=h1}=3' \
+	'scalio_target_rpc_gets_total{store=kv"0}=1' 'scalio_target_ssd_written_bytes_total{store=kv"0}=7' \
+	'scalio_target_cpu_seconds_total{store=kv"0,kind=commit}=2.5' \
+	'scalio_target_cpu_seconds_total{store=kv"0,kind=rpc}=1e-9' \
+	'scalio_target_log_used_bytes{store=kv"0}=12288' 'scalio_target_log_size_bytes{store=kv"0}=4194304' \
+	'scalio_target_keys{store=kv"0}=17' 'scalio_target_seg_cache_evictions_total{store=kv"0}=20' \
+	'scalio_target_ssd_state{store=kv"0,ssd=1,state=failed}=1' 'scalio_target_ssd_state{store=kv"0,ssd=1,state=ok}=0' \
+	'scalio_target_ssd_state{store=kv"0,ssd=2,state=down}=1' \
+	'scalio_target_ssd_state{store=kv"0,ssd=3,state=ok}=absent' \
+	"scalio_target_ssd_info{store=kv\"0,ssd=0,device_path=/dev/disk/by-id/a\"b\\c
+d,nqn=$nqn0}=1" 2>&1); then
+	ok "prometheus: host and target counters, units, SSD states, escaped labels parse"
+else
+	notok "prometheus: host and target counters, units, SSD states, escaped labels parse" "$out"
+fi
+# The checks can fail: the parser on a broken label, a family twice.
+sed 's/a\\"b/a"b/' "$t/p.prom" > "$t/bad.prom"
+grep -m1 -A2 '^# HELP scalio_host_gets_total' "$t/p.prom" >> "$t/p2.prom"
+cat "$t/p.prom" "$t/p2.prom" > "$t/dup.prom"
+if ! chk "$t/bad.prom" 2>/dev/null && ! chk "$t/dup.prom" 2>/dev/null; then
+	ok "prometheus: the checker refuses an unescaped label and a family twice"
+else
+	notok "prometheus: the checker refuses an unescaped label and a family twice"
+fi
+attr "$C/scalio/stores/kv1/stats" "$(printf 'rpc_gets 3\nkeys 0')" 444
+tgt() { SCALIO_CONFIGFS=$C SCALIO_SYSFS=$t/nosys "$ctl" "$@"; }
+if out=$(tgt stats -o prometheus > "$t/c.prom" 2>&1 && chk "$t/c.prom" \
+	'scalio_target_rpc_gets_total{store=kv0}=5' 'scalio_target_rpc_gets_total{store=kv1}=3' \
+	'scalio_target_keys{store=kv1}=0' \
+	'scalio_target_store_enabled{store=kv0}=1' 'scalio_target_store_enabled{store=kv1}=0' \
+	"scalio_target_ssd_info{store=kv0,ssd=1,device_path=/dev/ssd1,nqn=$nqn1}=1" 2>&1) &&
+   ! grep -q scalio_host_ "$t/c.prom"; then
+	ok "stats -o prometheus on a target: every store from configfs, no host families"
+else
+	notok "stats -o prometheus on a target" "$out" "$(head -c 1500 "$t/c.prom")"
+fi
+if out=$(tgt stats -o prometheus kv1 2>&1 > "$t/c1.prom" && chk "$t/c1.prom" \
+	'scalio_target_rpc_gets_total{store=kv1}=3' 'scalio_target_rpc_gets_total{store=kv0}=absent' 2>&1); then
+	ok "stats -o prometheus NAME: that store only"
+else
+	notok "stats -o prometheus NAME: that store only" "$out"
+fi
+out=$(tgt stats -o prometheus kv9 2>&1); rc=$?
+if [ $rc = 3 ] && grep -q "neither configured nor attached" <<< "$out"; then ok "stats -o prometheus of an unknown store fails"; else notok "stats -o prometheus of an unknown store fails" "exit $rc: $out"; fi
+out=$(SCALIO_CONFIGFS=$C SCALIO_SYSFS=$Y "$ctl" stats -o prometheus 2>&1); rc=$?
+if [ $rc = 3 ] && grep -q "/dev/scalio/kv0" <<< "$out"; then ok "stats -o prometheus fails when an attached store cannot be read"; else notok "stats -o prometheus fails when an attached store cannot be read" "exit $rc: $out"; fi
+mkdir -p "$t/textfile"
+if tgt stats --textfile "$t/textfile" 2> "$t/err" && cmp -s "$t/textfile/scalio.prom" "$t/c.prom" &&
+   [ "$(stat -c %a "$t/textfile/scalio.prom")" = 644 ] && [ "$(ls -A "$t/textfile")" = scalio.prom ]; then
+	ok "stats --textfile DIR writes DIR/scalio.prom (0644, nothing else)"
+else
+	notok "stats --textfile DIR writes DIR/scalio.prom" "$(cat "$t/err")" "$(ls -la "$t/textfile")"
+fi
+mv "$C/scalio/stores/kv1/stats" "$t/kv1stats"
+mkdir "$C/scalio/stores/kv1/stats"
+out=$(tgt stats --textfile "$t/textfile" 2>&1); rc=$?
+if [ $rc = 3 ] && cmp -s "$t/textfile/scalio.prom" "$t/c.prom" && [ "$(ls -A "$t/textfile")" = scalio.prom ]; then
+	ok "stats --textfile keeps the old file when a store's stats cannot be read"
+else
+	notok "stats --textfile keeps the old file when a store's stats cannot be read" "exit $rc: $out" "$(ls -A "$t/textfile")"
+fi
+rmdir "$C/scalio/stores/kv1/stats"
+mv "$t/kv1stats" "$C/scalio/stores/kv1/stats"
+out=$(tgt stats -o yaml kv0 2>&1); rc=$?
+out2=$(tgt stats --json --textfile "$t/textfile" 2>&1); rc2=$?
+if [ $rc = 2 ] && [ $rc2 = 2 ]; then ok "stats: unknown -o format and --textfile with --json are usage errors"; else notok "stats usage errors" "exit $rc: $out" "exit $rc2: $out2"; fi
+
+# ---- list, --version
+attr "$T/stats" "$(printf 'rpc_gets 5\nkeys 7\nssd0 ok\nssd1 failed')" 444
+jq_py() { "$py" -c "import json, sys; d = json.load(open(sys.argv[1])); sys.exit(0 if ($1) else 1)" "$2"; }
+out=$(SCALIO_CONFIGFS=$C SCALIO_SYSFS=$t/nosys "$ctl" list -o json 2>&1 > "$t/l.json"); rc=$?
+if [ $rc = 0 ] && jq_py "[s['name'] for s in d['target']['stores']] == ['kv0', 'kv1'] and
+	d['target']['stores'][0]['enabled'] is True and d['target']['stores'][1]['enabled'] is False and
+	d['target']['stores'][0]['addr'] == '10.77.0.1' and d['target']['stores'][0]['port'] == 4800 and
+	d['target']['stores'][0]['keys'] == 7 and
+	d['target']['stores'][0]['ssds'][1] == {'index': 1, 'device_path': '/dev/ssd1', 'nqn': '$nqn1', 'nsid': 1, 'state': 'failed'} and
+	d['target']['stores'][0]['ssds'][0]['state'] == 'ok' and d['host'] == {'stores': []}" "$t/l.json"; then
+	ok "list -o json: the target's stores with their SSDs and states"
+else
+	notok "list -o json: the target's stores" "exit $rc: $out" "$(cat "$t/l.json")"
+fi
+out=$(SCALIO_CONFIGFS=$C SCALIO_SYSFS=$Y "$ctl" list --host --json 2>&1 > "$t/lh.json"); rc=$?
+if [ $rc = 0 ] && jq_py "'target' not in d and [s['name'] for s in d['host']['stores']] == ['kv0', 'kv2'] and
+	d['host']['stores'][0]['addr'] == '10.77.0.1' and d['host']['stores'][0]['port'] == 4801 and
+	d['host']['stores'][0]['hostnqn'] == '$nA' and d['host']['stores'][0]['state'] == 'unknown' and
+	d['host']['stores'][0]['error'] == 'No such file or directory'" "$t/lh.json"; then
+	ok "list --host --json: the attached stores, unknown state when the device cannot be asked"
+else
+	notok "list --host --json: the attached stores" "exit $rc: $out" "$(cat "$t/lh.json")"
+fi
+out=$(SCALIO_CONFIGFS=$C SCALIO_SYSFS=$Y "$ctl" list 2>&1); rc=$?
+if [ $rc = 0 ] && grep -q "^target store kv0: enabled, 10.77.0.1:4800, 2 SSD(s), 0 allowed host(s), 7 keys$" <<< "$out" &&
+   grep -q "^  ssd1 failed /dev/ssd1 $nqn1$" <<< "$out" && grep -q "^target store kv1: disabled, no address, 0 SSD(s)" <<< "$out" &&
+   grep -q "^host store kv2: unknown (No such file or directory), target \[fd00::1\]:4800$" <<< "$out"; then
+	ok "list: the same as text"
+else
+	notok "list: the same as text" "exit $rc: $out"
+fi
+out=$("$ctl" list -o prometheus 2>&1); rc=$?
+out2=$("$ctl" list kv0 2>&1); rc2=$?
+if [ $rc = 2 ] && [ $rc2 = 2 ]; then ok "list: -o prometheus and arguments are usage errors"; else notok "list usage errors" "exit $rc: $out" "exit $rc2: $out2"; fi
+v=$(sed -n 's/^PACKAGE_VERSION="\([^"]*\)"$/\1/p' "$here/../../dkms.conf")
+if [ -n "$v" ] && [ "$("$ctl" --version)" = "scalioctl $v" ]; then ok "--version prints dkms.conf's PACKAGE_VERSION"; else notok "--version" "$("$ctl" --version) vs $v"; fi
+
+# ---- bash completion (scalioctl.bash), from scalioctl's own help
+comp() {	# comp WORD...: the completions of the last word
+	bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _scalioctl; echo "${COMPREPLY[*]}"' \
+		_ "$here/scalioctl.bash" "$ctl" "$@"
+}
+c1=$(comp st) c2=$(comp stats --t) c3=$(comp stats -o "") c4=$(comp list -o "") c5=$(comp list --) c6=$(comp "")
+if [ "$c1" = stats ] && [ "$c2" = --textfile ] && [ "$c3" = "json prometheus text" ] &&
+   [ "$c4" = "json text" ] && grep -qw -- --target <<< "$c5" && grep -qw -- --json <<< "$c5" &&
+   grep -qw list <<< "$c6" && grep -qw -- --version <<< "$c6" && grep -qw target-setup <<< "$c6"; then
+	ok "bash completion: commands, options and -o formats from the help"
+else
+	notok "bash completion" "st: $c1" "stats --t: $c2" "stats -o: $c3" "list -o: $c4" "list --: $c5" "'': $c6"
+fi
+
+# ---- namespace identifiers (nsuuid.c): version 5, the old form kept
+nu=$here/test_nsuuid
+q=nqn.2024-11.io.scalio:kv0-ssd0
+v5=$("$py" -c 'import sys, uuid; print(uuid.uuid5(uuid.uuid5(uuid.NAMESPACE_DNS, "scalio.io"), sys.argv[1]))' "$q")
+old=c9363b8b-e36b-4dfc-ac6c-02345b778a0f	# what scalioctl wrote for $q before version 5
+if [ "$("$nu" v5 "$q")" = "$v5" ] && [ "$("$nu" legacy "$q")" = "$old" ] && [ "${v5:14:1}" = 5 ]; then
+	ok "namespace id: uuid5(uuid5(DNS, scalio.io), NQN) as Python computes it; the old form unchanged"
+else
+	notok "namespace id forms" "v5 $("$nu" v5 "$q") want $v5" "old $("$nu" legacy "$q") want $old"
+fi
+c1=$("$nu" choose "$q" v5) c2=$("$nu" choose "$q" legacy) c3=$("$nu" choose "$q" v5 "$old")
+c4=$("$nu" choose "$q" legacy "$v5") c5=$("$nu" choose "$q" v5 00000000-0000-0000-0000-000000000000)
+c6=$("$nu" choose nqn.2024-11.io.scalio:kv0-ssd1 v5 "$old")
+if [ "$c1" = "$v5" ] && [ "$c2" = "$old" ] && [ "$c3" = "$old" ] && [ "$c4" = "$v5" ] &&
+   [ "$c5" = "$v5" ] && [ "$c6" = "$("$nu" v5 nqn.2024-11.io.scalio:kv0-ssd1)" ]; then
+	ok "namespace id: version 5 unless asked for the old form; a namespace keeps an id of its own NQN"
+else
+	notok "namespace id choice" "v5: $c1" "legacy: $c2" "v5, configfs old: $c3" "legacy, configfs v5: $c4" "foreign: $c5" "another NQN's: $c6"
+fi
 echo "1..$n"
 [ $bad = 0 ]
