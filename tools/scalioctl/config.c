@@ -55,7 +55,7 @@ struct group_spec {
 	bool has_enable;
 	bool single;		/* one default item named like the group */
 	const char *keep;	/* a default item (never created, removed) */
-	bool keyed;		/* items hold a write-only "dhchap_key" */
+	bool keyed;		/* items hold DH-HMAC-CHAP secrets */
 	const struct group_spec *children;
 	const struct link_spec *links;
 };
@@ -83,7 +83,7 @@ static const struct link_spec port_links[] = {
 };
 
 static const struct group_spec nvmet_groups[] = {
-	{ .key = "hosts" },
+	{ .key = "hosts", .keyed = true },
 	{ .key = "subsystems", .children = ns_groups, .links = subsys_links },
 	{ .key = "ports", .children = port_groups, .links = port_links },
 	{ NULL },
@@ -143,6 +143,15 @@ static bool one_shot_attr(const char *name)
 {
 	return !strcmp(name, "attr_format_on_enable") ||
 	       !strcmp(name, "attr_force_recover");
+}
+
+/*
+ * The DH-HMAC-CHAP secrets of an allowed host (nvmet's host, scalio's
+ * allowed_hosts entry): never saved as text, nor printed.
+ */
+static bool secret_attr(const char *name)
+{
+	return !strcmp(name, "dhchap_key") || !strcmp(name, "dhchap_ctrl_key");
 }
 
 /* 8-4-4-4-12 hex digits, as /etc/nvme/hostid holds. */
@@ -330,7 +339,7 @@ static int save_attrs(struct json_object *it, const char *dir, bool keyed)
 	json_put(it, "attrs", attrs);
 	for (i = 0; i < n; i++) {
 		if (!strcmp(names[i], "enable") || one_shot_attr(names[i]) ||
-		    (keyed && !strcmp(names[i], "dhchap_key")))
+		    (keyed && secret_attr(names[i])))
 			continue;
 		pathf(p, "%s/%s", dir, names[i]);
 		if (!is_rw_attr(p))
@@ -354,16 +363,23 @@ static int save_group(struct json_object *to, const char *parent,
 		      const struct group_spec *g);
 
 /*
- * An allowed host's secret is write-only ("(set)" when read): record the
- * path of its key file from the hosts file instead, "" when unknown (then
- * restore refuses the host rather than admit it without its secret).
+ * An allowed host's secret is never saved (scalio reads it back as
+ * "(set)", nvmet as the secret itself): record the path of its key file
+ * from the hosts file instead, "" when unknown (then restore refuses the
+ * host rather than admit it without its secret).  The hosts file names one
+ * key per host: a controller secret (bidirectional authentication) is not
+ * saved, with a warning.
  */
 static void save_key(struct json_object *it, const char *dir, const char *nqn)
 {
-	char p[PATH_MAX], val[64], key[PATH_MAX];
+	char p[PATH_MAX], val[ATTR_MAX], key[PATH_MAX];
 
+	pathf(p, "%s/dhchap_ctrl_key", dir);
+	if (read_file(p, val, sizeof(val)) > 0 && strcmp(val, "(null)"))
+		fprintf(stderr, "%s: warning: %s has a controller secret (dhchap_ctrl_key): not saved, set it again after a restore\n",
+			progname, dir);
 	pathf(p, "%s/dhchap_key", dir);
-	if (read_file(p, val, sizeof(val)) <= 0 || strcmp(val, "(set)"))
+	if (read_file(p, val, sizeof(val)) <= 0 || !strcmp(val, "(null)"))
 		return;
 	if (hosts_file_key(nqn, key, sizeof(key))) {
 		fprintf(stderr, "%s: warning: %s has a secret but %s names no key file for it: restore will refuse this host until it does\n",
@@ -690,11 +706,13 @@ static int parse_side_opts(const char *cmd, int argc, char **argv, int *side,
 	return -1;
 }
 
+static struct json_object *to_cli(struct json_object *doc);
+
 int cmd_save(int argc, char **argv)
 {
 	char tmp[PATH_MAX];
 	const char *file = NULL;
-	struct json_object *doc;
+	struct json_object *doc, *out;
 	int side, ret, fd;
 	FILE *f = stdout;
 
@@ -716,9 +734,14 @@ int cmd_save(int argc, char **argv)
 		}
 	}
 	if (file) {
-		/* Written aside and renamed: a failed save keeps the old file. */
-		pathf(tmp, "%s.tmp", file);
-		fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		/*
+		 * Written aside and renamed: a failed save keeps the old file.
+		 * A new file of our own, never one a link or someone else
+		 * put there first.
+		 */
+		pathf(tmp, "%s.tmp.%d", file, (int)getpid());
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+			  O_CLOEXEC, 0600);
 		if (fd < 0 || !(f = fdopen(fd, "w"))) {
 			err_msg("create %s: %s", tmp, strerror(errno));
 			if (fd >= 0)
@@ -734,7 +757,9 @@ int cmd_save(int argc, char **argv)
 	if (!ret && (side & SIDE_HOST))
 		ret = save_host(doc);
 	if (!ret) {
-		ret = json_write(f, doc, true);
+		out = to_cli(doc);
+		ret = json_write(f, out, true);
+		json_object_put(out);
 		if (ret == -EILSEQ)
 			err_msg("a configuration value is not valid UTF-8: not saved");
 		else if (ret)
@@ -830,9 +855,17 @@ static int check_item(struct json_object *it, const struct group_spec *g,
 				return bad(w, "not an object");
 			json_object_object_foreach(m, akey, a)
 				if (!valid_entry(akey) || !strcmp(akey, "enable") ||
-				    (g->keyed && !strcmp(akey, "dhchap_key")) ||
+				    (g->keyed && secret_attr(akey)) ||
 				    !json_str(a))
 					return bad(w, "attributes must be \"file\": \"text\"");
+			continue;
+		}
+		if (!strcmp(key, "secrets") && g->keyed) {
+			if (!json_object_is_type(m, json_type_object))
+				return bad(w, "not an object");
+			json_object_object_foreach(m, skey, sv)
+				if (!secret_attr(skey) || !json_str(sv))
+					return bad(w, "secrets are dhchap_key and dhchap_ctrl_key, as text");
 			continue;
 		}
 		if (!strcmp(key, "dhchap_key_file") && g->keyed) {
@@ -987,11 +1020,502 @@ static int check_config(struct json_object *cfg)
 	return 0;
 }
 
+/* ---- nvmetcli's config.json schema ---- */
+
+/*
+ * The nvmet part of a saved file is in the schema of nvmetcli's
+ * /etc/nvmet/config.json (top-level "hosts", "ports", "subsystems"), so
+ * either tool restores what the other saved; scalio's own tree and the
+ * host side are in member "scalio", which nvmetcli ignores.  Internally
+ * (and in files of version 1) an item is {"name", "attrs": {FILE: TEXT},
+ * "enable": "0"|"1", children, links}; nvmetcli names an item by an id
+ * member (integers for port, namespace and ANA group ids), groups
+ * attribute FILE "GROUP_NAME" as member NAME of object GROUP, and writes
+ * "enable" and some attributes as integers.  The conversion below maps
+ * one to the other; the restore then goes through the checks of version 1.
+ */
+#define CLI_VERSION	2
+
+struct cli_kind {
+	const char *group;		/* internal group key */
+	const char *id;			/* NULL: a single item (passthru) */
+	bool int_id;
+	const char *const *attr_groups;	/* as nvmetcli's attr_groups */
+	const char *const *ints;	/* attributes also written as integers */
+};
+
+static const char *const cli_dhchap[] = { "dhchap", NULL };
+static const char *const cli_attr[] = { "attr", NULL };
+static const char *const cli_ns[] = { "device", "ana", "resv", NULL };
+static const char *const cli_device[] = { "device", NULL };
+static const char *const cli_port[] = { "addr", "param", NULL };
+static const char *const cli_addr[] = { "addr", NULL };
+static const char *const cli_ana[] = { "ana", NULL };
+static const char *const cli_ns_ints[] = { "ana_grpid", NULL };
+static const char *const cli_pt_ints[] = {
+	"clear_ids", "admin_timeout", "io_timeout", NULL
+};
+
+static const struct cli_kind cli_kinds[] = {
+	{ "hosts", "nqn", false, cli_dhchap, NULL },
+	{ "subsystems", "nqn", false, cli_attr, NULL },
+	{ "namespaces", "nsid", true, cli_ns, cli_ns_ints },
+	{ "passthru", NULL, false, cli_device, cli_pt_ints },
+	{ "ports", "portid", true, cli_port, NULL },
+	{ "referrals", "name", false, cli_addr, NULL },
+	{ "ana_groups", "grpid", true, cli_ana, NULL },
+	{ NULL },
+};
+
+/* Attributes of no group nvmetcli knows, kept for our own restore. */
+#define CLI_EXTRA	"scalio_attrs"
+
+static const struct cli_kind *cli_kind(const char *group)
+{
+	const struct cli_kind *k;
+
+	for (k = cli_kinds; k->group; k++)
+		if (!strcmp(k->group, group))
+			return k;
+	return NULL;
+}
+
+static bool in_list(const char *const *list, const char *s)
+{
+	while (list && *list)
+		if (!strcmp(*list++, s))
+			return true;
+	return false;
+}
+
+/* A decimal integer of configfs text, as nvmetcli's int() reads it. */
+static bool text_int(const char *s, int64_t *v)
+{
+	char *end;
+
+	if (!*s)
+		return false;
+	errno = 0;
+	*v = strtoll(s, &end, 10);
+	return !errno && !*end;
+}
+
+/* Member @key of object @o, created empty when missing. */
+static struct json_object *obj_member(struct json_object *o, const char *key)
+{
+	struct json_object *m = json_get(o, key);
+
+	if (!m) {
+		m = jx(json_object_new_object());
+		json_put(o, key, m);
+	}
+	return m;
+}
+
+static struct json_object *to_cli_item(struct json_object *it,
+				       const struct group_spec *g);
+
+/* Internal group @g's member of @it, as nvmetcli's array in @o. */
+static void to_cli_group(struct json_object *o, struct json_object *it,
+			 const struct group_spec *g)
+{
+	struct json_object *m = json_get(it, g->key), *arr;
+	size_t i;
+
+	if (!m)
+		return;
+	arr = jx(json_object_new_array());
+	json_put(o, g->key, arr);
+	if (g->single) {
+		json_put(arr, NULL, to_cli_item(m, g));
+		return;
+	}
+	for (i = 0; i < json_object_array_length(m); i++)
+		json_put(arr, NULL,
+			 to_cli_item(json_object_array_get_idx(m, i), g));
+}
+
+/* Internal item @it of group @g in nvmetcli's schema. */
+static struct json_object *to_cli_item(struct json_object *it,
+				       const struct group_spec *g)
+{
+	const struct cli_kind *k = cli_kind(g->key);
+	struct json_object *o = jx(json_object_new_object()), *m;
+	const struct group_spec *c;
+	const struct link_spec *l;
+	const char *const *ag;
+	char pre[NAME_MAX];
+	int64_t v;
+
+	if (k->id) {
+		const char *name = json_str(json_get(it, "name"));
+
+		if (k->int_id && text_int(name, &v))
+			json_put(o, k->id, json_object_new_int64(v));
+		else
+			json_put(o, k->id, json_object_new_string(name));
+	}
+	/* nvmetcli writes every group of the kind, empty or not. */
+	for (ag = k->attr_groups; *ag; ag++)
+		obj_member(o, *ag);
+	m = json_get(it, "attrs");
+	if (m) {
+		json_object_object_foreach(m, file, val) {
+			const char *us = strchr(file, '_');
+			bool grouped = false, as_int = false;
+
+			if (us) {
+				snprintf(pre, sizeof(pre), "%.*s",
+					 (int)(us - file), file);
+				grouped = in_list(k->attr_groups, pre);
+			}
+			if (grouped)
+				json_put(obj_member(o, pre), us + 1,
+					 json_object_get(val));
+			if (in_list(k->ints, file) &&
+			    text_int(json_str(val), &v)) {
+				json_put(o, file, json_object_new_int64(v));
+				as_int = true;
+			}
+			if (!grouped && !as_int)
+				json_put(obj_member(o, CLI_EXTRA), file,
+					 json_object_get(val));
+		}
+	}
+	m = json_get(it, "enable");
+	if (m)
+		json_put(o, "enable",
+			 json_object_new_int(!strcmp(json_str(m), "1")));
+	m = json_get(it, "dhchap_key_file");
+	if (m)
+		json_put(o, "dhchap_key_file", json_object_get(m));
+	for (c = g->children; c && c->key; c++)
+		to_cli_group(o, it, c);
+	for (l = g->links; l && l->dir; l++) {
+		m = json_get(it, l->dir);
+		if (m)
+			json_put(o, l->dir, json_object_get(m));
+	}
+	return o;
+}
+
+/*
+ * to_cli() - a saved document (version 1 layout, @doc) in nvmetcli's
+ * schema: nvmet's groups at the top level, the rest under "scalio".
+ */
+static struct json_object *to_cli(struct json_object *doc)
+{
+	struct json_object *o = jx(json_object_new_object()), *sc, *t, *m;
+	const struct group_spec *g;
+
+	t = json_get(doc, "target");
+	m = json_get(t, "nvmet");
+	for (g = nvmet_groups; m && g->key; g++) {
+		if (json_get(m, g->key))
+			to_cli_group(o, m, g);
+		else
+			json_put(o, g->key, json_object_new_array());
+	}
+	sc = jx(json_object_new_object());
+	json_put(o, "scalio", sc);
+	json_put(sc, "version", json_object_new_int(CLI_VERSION));
+	m = json_get(t, "scalio");
+	if (m)
+		json_put(sc, "target", json_object_get(m));
+	m = json_get(doc, "host");
+	if (m)
+		json_put(sc, "host", json_object_get(m));
+	return o;
+}
+
+static int from_cli_item(struct json_object *o, const struct group_spec *g,
+			 const char *where, struct json_object **out);
+
+/* nvmetcli's array @arr of group @g into internal member of @it. */
+static int from_cli_group(struct json_object *it, struct json_object *arr,
+			  const struct group_spec *g, const char *where)
+{
+	struct json_object *a, *e;
+	size_t i, len;
+	char w[512];
+
+	snprintf(w, sizeof(w), "%s/%s", where, g->key);
+	if (!json_object_is_type(arr, json_type_array))
+		return bad(w, "not an array");
+	len = json_object_array_length(arr);
+	if (g->single) {
+		if (len > 1)
+			return bad(w, "more than one");
+		if (!len)
+			return 0;
+		if (from_cli_item(json_object_array_get_idx(arr, 0), g, w, &e))
+			return -EINVAL;
+		json_put(it, g->key, e);
+		return 0;
+	}
+	a = jx(json_object_new_array());
+	json_put(it, g->key, a);
+	for (i = 0; i < len; i++) {
+		if (from_cli_item(json_object_array_get_idx(arr, i), g, w, &e))
+			return -EINVAL;
+		json_put(a, NULL, e);
+	}
+	return 0;
+}
+
+/* One attribute group @grp ("GROUP": {NAME: TEXT}) into @attrs. */
+static int from_cli_attrs(struct json_object *attrs, struct json_object *secrets,
+			  const char *grp, struct json_object *m,
+			  const char *where)
+{
+	char file[NAME_MAX + 1];
+
+	if (!json_object_is_type(m, json_type_object))
+		return bad(where, "an attribute group is not an object");
+	json_object_object_foreach(m, name, val) {
+		bool is_int = json_object_is_type(val, json_type_int);
+
+		if (!json_str(val) && !is_int)
+			return bad(where, "attributes must be text");
+		if (grp)
+			snprintf(file, sizeof(file), "%s_%s", grp, name);
+		else
+			snprintf(file, sizeof(file), "%s", name);
+		if (secrets && secret_attr(file)) {
+			json_put(secrets, file, json_object_get(val));
+			continue;
+		}
+		json_put(attrs, file, is_int ?
+			 json_object_new_string(json_object_get_string(val)) :
+			 json_object_get(val));
+	}
+	return 0;
+}
+
+/* nvmetcli's item @o of group @g as an internal item, into *@out. */
+static int from_cli_item(struct json_object *o, const struct group_spec *g,
+			 const char *where, struct json_object **out)
+{
+	const struct cli_kind *k = cli_kind(g->key);
+	struct json_object *it, *attrs, *secrets = NULL, *m;
+	const struct group_spec *c;
+	const struct link_spec *l;
+	char w[512], name[32];
+	int64_t v;
+
+	*out = NULL;
+	if (!json_object_is_type(o, json_type_object))
+		return bad(where, "an element is not an object");
+	it = jx(json_object_new_object());
+	if (k->id) {
+		m = json_get(o, k->id);
+		if (k->int_id && json_object_is_type(m, json_type_int) &&
+		    json_object_get_int64(m) >= 0) {
+			snprintf(name, sizeof(name), "%lld",
+				 (long long)json_object_get_int64(m));
+			json_put(it, "name", json_object_new_string(name));
+		} else if (!k->int_id && json_str(m)) {
+			json_put(it, "name", json_object_get(m));
+		} else {
+			snprintf(w, sizeof(w), "no valid \"%s\"", k->id);
+			goto bad_item;
+		}
+	}
+	snprintf(w, sizeof(w), "%s/%s", where,
+		 k->id ? json_str(json_get(it, "name")) : g->key);
+	attrs = jx(json_object_new_object());
+	json_put(it, "attrs", attrs);
+	if (g->keyed) {
+		secrets = jx(json_object_new_object());
+		json_put(it, "secrets", secrets);
+	}
+	json_object_object_foreach(o, key, val) {
+		if (k->id && !strcmp(key, k->id))
+			continue;
+		if (!strcmp(key, "enable")) {
+			if (!json_object_is_type(val, json_type_int) ||
+			    json_object_get_int64(val) < 0 ||
+			    json_object_get_int64(val) > 1) {
+				json_object_put(it);
+				return bad(w, "\"enable\" must be 0 or 1");
+			}
+			json_put(it, "enable", json_object_new_string(
+				 json_object_get_int64(val) ? "1" : "0"));
+			continue;
+		}
+		if (!strcmp(key, "dhchap_key_file") || in_list(k->ints, key)) {
+			/* Checked later (the key file), integers below. */
+			if (!strcmp(key, "dhchap_key_file"))
+				json_put(it, key, json_object_get(val));
+			continue;
+		}
+		for (c = g->children; c && c->key; c++)
+			if (!strcmp(key, c->key))
+				break;
+		if (c && c->key) {
+			if (from_cli_group(it, val, c, w))
+				goto fail;
+			continue;
+		}
+		for (l = g->links; l && l->dir; l++)
+			if (!strcmp(key, l->dir))
+				break;
+		if (l && l->dir) {
+			json_put(it, key, json_object_get(val));
+			continue;
+		}
+		/*
+		 * Any other object is an attribute group, so that the
+		 * groups of a newer nvmetcli are restored as well.
+		 */
+		if (json_object_is_type(val, json_type_object)) {
+			if (from_cli_attrs(attrs, secrets,
+					   strcmp(key, CLI_EXTRA) ? key : NULL,
+					   val, w))
+				goto fail;
+			continue;
+		}
+		snprintf(name, sizeof(name), "%.20s", key);
+		json_object_put(it);
+		snprintf(w + strlen(w), sizeof(w) - strlen(w), ": \"%s\"", name);
+		return bad(w, "unknown member");
+	}
+	/* Integers that the attribute groups did not already give. */
+	json_object_object_foreach(o, ikey, ival) {
+		if (!in_list(k->ints, ikey) || json_get(attrs, ikey))
+			continue;
+		if (!json_object_is_type(ival, json_type_int)) {
+			json_object_put(it);
+			return bad(w, "not an integer");
+		}
+		v = json_object_get_int64(ival);
+		/* nvmetcli writes ana_grpid 0 when the kernel has none. */
+		if (!strcmp(ikey, "ana_grpid") && !v)
+			continue;
+		snprintf(name, sizeof(name), "%lld", (long long)v);
+		json_put(attrs, ikey, json_object_new_string(name));
+	}
+	*out = it;
+	return 0;
+bad_item:
+	json_object_put(it);
+	return bad(where, w);
+fail:
+	json_object_put(it);
+	return -EINVAL;
+}
+
+/*
+ * from_cli() - a file in nvmetcli's schema (@cfg, maybe with our "scalio"
+ * member) as a document of version 1, into *@out.
+ *
+ * Return: 0, or -EINVAL (with a message).
+ */
+static int from_cli(struct json_object *cfg, struct json_object **out)
+{
+	struct json_object *doc, *t, *nv = NULL, *sc, *m;
+	const struct group_spec *g;
+	uint32_t v;
+
+	*out = NULL;
+	if (!json_object_is_type(cfg, json_type_object))
+		return bad("top level", "not an object");
+	json_object_object_foreach(cfg, key, val) {
+		(void)val;
+		for (g = nvmet_groups; g->key; g++)
+			if (!strcmp(key, g->key))
+				break;
+		if (!g->key && strcmp(key, "scalio") && strcmp(key, "discovery"))
+			return bad("top level", "unknown member");
+	}
+	m = json_get(cfg, "discovery");
+	if (m) {
+		if (!json_object_is_type(m, json_type_object))
+			return bad("discovery", "not an object");
+		if (json_object_object_length(m))
+			fprintf(stderr, "%s: warning: \"discovery\" (nvmet's discovery_nqn) is not restored\n",
+				progname);
+	}
+	doc = jx(json_object_new_object());
+	json_put(doc, "scalio_config", json_object_new_int(CONFIG_VERSION));
+	t = jx(json_object_new_object());
+	json_put(doc, "target", t);
+	for (g = nvmet_groups; g->key; g++) {
+		m = json_get(cfg, g->key);
+		if (!m)
+			continue;
+		if (!nv) {
+			nv = jx(json_object_new_object());
+			json_put(t, "nvmet", nv);
+		}
+		if (from_cli_group(nv, m, g, "nvmet"))
+			goto fail;
+	}
+	sc = json_get(cfg, "scalio");
+	if (sc) {
+		if (!json_object_is_type(sc, json_type_object) ||
+		    json_u32(json_get(sc, "version"), UINT32_MAX, &v) ||
+		    v != CLI_VERSION) {
+			bad("scalio", "\"version\" must be 2");
+			goto fail;
+		}
+		json_object_object_foreach(sc, skey, sval) {
+			if (!strcmp(skey, "target"))
+				json_put(t, "scalio", json_object_get(sval));
+			else if (!strcmp(skey, "host"))
+				json_put(doc, "host", json_object_get(sval));
+			else if (strcmp(skey, "version")) {
+				bad("scalio", "unknown member");
+				goto fail;
+			}
+		}
+	}
+	if (!json_object_object_length(t))
+		json_object_object_del(doc, "target");
+	*out = doc;
+	return 0;
+fail:
+	json_object_put(doc);
+	return -EINVAL;
+}
+
+/*
+ * Files of version 1 held nvmet hosts' secrets as attributes: keep them
+ * apart, as "secrets", which are written but never printed.
+ */
+static void v1_secrets(struct json_object *cfg)
+{
+	struct json_object *hosts, *h, *attrs, *sec;
+	size_t i;
+
+	hosts = json_get(json_get(json_get(cfg, "target"), "nvmet"), "hosts");
+	if (!json_object_is_type(hosts, json_type_array))
+		return;
+	for (i = 0; i < json_object_array_length(hosts); i++) {
+		h = json_object_array_get_idx(hosts, i);
+		attrs = json_get(h, "attrs");
+		if (!json_object_is_type(attrs, json_type_object))
+			continue;
+		sec = NULL;
+		json_object_object_foreach(attrs, key, val) {
+			if (!secret_attr(key))
+				continue;
+			if (!sec)
+				sec = obj_member(h, "secrets");
+			json_put(sec, key, json_object_get(val));
+		}
+		json_object_object_del(attrs, "dhchap_key");
+		json_object_object_del(attrs, "dhchap_ctrl_key");
+	}
+}
+
 /* ---- restore: apply ---- */
 
 static int restore_item(const char *dir, struct json_object *it,
 			const struct group_spec *g);
 static int restore_key(const char *dir, const char *file);
+static int restore_secrets(const char *dir, struct json_object *secrets);
+static int put_secret(const char *path, const char *secret);
 
 static int restore_group(const char *parent, struct json_object *arr,
 			 const struct group_spec *g)
@@ -1094,6 +1618,12 @@ static int restore_item(const char *dir, struct json_object *it,
 		if (ret)
 			return ret;
 	}
+	m = json_get(it, "secrets");
+	if (g->keyed && m) {
+		ret = restore_secrets(dir, m);
+		if (ret)
+			return ret;
+	}
 	for (c = g->children; c && c->key; c++) {
 		m = json_get(it, c->key);
 		if (m) {
@@ -1151,7 +1681,7 @@ static int restore_key(const char *dir, const char *file)
 	char key[PATH_MAX], p[PATH_MAX];
 	uint8_t secret[SCALIO_SECRET_MAX + 1];
 	uint32_t len;
-	int ret, v;
+	int ret;
 
 	if (file[0])
 		pathf(key, "%s", file);
@@ -1170,14 +1700,47 @@ static int restore_key(const char *dir, const char *file)
 		return -ENOKEY;
 	}
 	secret[len] = '\0';
-	v = verbose;
-	verbose = 0;	/* never print the secret */
-	ret = put_attr(p, (char *)secret);
-	verbose = v;
+	ret = put_secret(p, (char *)secret);
 	memset(secret, 0, sizeof(secret));
-	if (ret)
-		err_msg("write the secret of %s to %s: %s", nqn, p, strerror(-ret));
 	return ret;
+}
+
+/* Write a secret, never printed; 0 or -errno. */
+static int put_secret(const char *path, const char *secret)
+{
+	int ret, v;
+
+	if (dry_run) {
+		printf("write %s = (secret)\n", path);
+		return 0;
+	}
+	v = verbose;
+	verbose = 0;
+	ret = put_attr(path, secret);
+	verbose = v;
+	if (ret)
+		err_msg("write a secret to %s: %s", path, strerror(-ret));
+	return ret;
+}
+
+/*
+ * Secrets given as text (nvmetcli's "dhchap" group holds them, and older
+ * saves of nvmet hosts did): written as they are, "" meaning none.
+ */
+static int restore_secrets(const char *dir, struct json_object *secrets)
+{
+	char p[PATH_MAX];
+	int ret;
+
+	json_object_object_foreach(secrets, name, val) {
+		if (!json_str(val)[0])
+			continue;
+		pathf(p, "%s/%s", dir, name);
+		ret = put_secret(p, json_str(val));
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /* Names of what exists in the target's configfs groups, for the refusal. */
@@ -1377,6 +1940,20 @@ int cmd_restore(int argc, char **argv)
 	free(text);
 	if (!cfg)
 		return EXIT_FAIL;
+	/* Version 1 files have "scalio_config"; nvmetcli's have not. */
+	if (json_get(cfg, "scalio_config")) {
+		v1_secrets(cfg);
+	} else {
+		struct json_object *v1;
+
+		ret = from_cli(cfg, &v1);
+		json_object_put(cfg);
+		if (ret) {
+			err_msg("%s: nothing restored", argv[optind]);
+			return EXIT_FAIL;
+		}
+		cfg = v1;
+	}
 	if (check_config(cfg)) {
 		err_msg("%s: nothing restored", argv[optind]);
 		json_object_put(cfg);

@@ -88,7 +88,7 @@ if [ "$(stat -c %a "$t/a.json")" = 600 ]; then ok "saved file is mode 0600"; els
 "$ctl" save --target > "$t/a2.json" 2>/dev/null
 if cmp -s "$t/a.json" "$t/a2.json"; then ok "save to stdout = save to FILE"; else notok "save to stdout = save to FILE"; fi
 if grep -q '"attr_batch_max": "16"' "$t/a.json" && grep -q '"enable": "1"' "$t/a.json" &&
-   grep -q '"attr_serial": "serial \\"0\\" é"' "$t/a.json" &&
+   grep -q '"serial": "serial \\"0\\" é"' "$t/a.json" &&
    grep -q "\"$(basename "$H")\"" "$t/a.json"; then
 	ok "save holds attributes, enables and links"
 else
@@ -106,7 +106,8 @@ empty_cfs "$C2"
 if SCALIO_CONFIGFS=$C2 "$ctl" restore "$t/a.json" > "$t/out" 2>&1; then ok "restore on an empty tree"; else notok "restore on an empty tree" "$(cat "$t/out")"; fi
 SCALIO_CONFIGFS=$C2 "$ctl" save --target "$t/b.json" 2>/dev/null
 if cmp -s "$t/a.json" "$t/b.json"; then ok "save of the restored tree = original save"; else notok "save of the restored tree = original save" "$(diff "$t/a.json" "$t/b.json" | head)"; fi
-tree "$C" | grep -vE '/(stats|features|revalidate_size) ' > "$t/ta"
+# (an empty dhchap_key is no secret: nothing to restore)
+tree "$C" | grep -vE '/(stats|features|revalidate_size) |/dhchap_key 644 $' > "$t/ta"
 tree "$C2" > "$t/tb"
 if diff -q "$t/ta" "$t/tb" > /dev/null; then ok "restored tree = original tree"; else notok "restored tree = original tree" "$(diff "$t/ta" "$t/tb" | head)"; fi
 if [ "$(readlink "$C2/nvmet/ports/1/subsystems/$nqn0")" = "$C2/nvmet/subsystems/$nqn0" ]; then
@@ -207,7 +208,7 @@ empty_cfs "$C8"
 mkdir -p "$C8/scalio/stores/kv8"
 printf 'x\377y\n' > "$C8/scalio/stores/kv8/attr_bad"
 out=$(SCALIO_CONFIGFS=$C8 "$ctl" save --target "$t/u.json" 2>&1); rc=$?
-if [ $rc = 3 ] && grep -q "not valid UTF-8: not saved" <<< "$out" && [ ! -e "$t/u.json" ] && [ ! -e "$t/u.json.tmp" ]; then
+if [ $rc = 3 ] && grep -q "not valid UTF-8: not saved" <<< "$out" && [ ! -e "$t/u.json" ] && ! ls "$t"/u.json.tmp* > /dev/null 2>&1; then
 	ok "save refuses a value that is not UTF-8 (no file written)"
 else
 	notok "save refuses a value that is not UTF-8" "exit $rc: $out" "$(ls "$t")"
@@ -499,5 +500,172 @@ if [ "$c1" = "$v5" ] && [ "$c2" = "$old" ] && [ "$c3" = "$old" ] && [ "$c4" = "$
 else
 	notok "namespace id choice" "v5: $c1" "legacy: $c2" "v5, configfs old: $c3" "legacy, configfs v5: $c4" "foreign: $c5" "another NQN's: $c6"
 fi
+
+# ---- nvmetcli's config.json schema: a file nvmetcli wrote restores, and
+# saves back to the same configuration (compared as JSON, the secrets
+# aside); the saved file restores the same tree again.
+export SCALIO_SYSFS=$t/nosys
+# norm FILE: the configuration as nvmetcli reads it: lists in any order,
+# no secret, none of scalio's members, "ana_grpid": 0 (no ANA group file)
+# as nothing
+norm() {
+	"$py" - "$1" <<'PYEOF'
+import json, sys
+def walk(o):
+    if isinstance(o, dict):
+        d = {}
+        for k, v in o.items():
+            if k in ("scalio", "dhchap_key_file", "scalio_attrs"):
+                continue
+            if k == "ana_grpid" and v == 0:
+                continue
+            if k == "dhchap":
+                v = {a: b for a, b in v.items() if a not in ("key", "ctrl_key")}
+            d[k] = walk(v)
+        return d
+    if isinstance(o, list):
+        return sorted((walk(e) for e in o), key=lambda e: json.dumps(e, sort_keys=True))
+    return o
+print(json.dumps(walk(json.load(open(sys.argv[1]))), sort_keys=True, indent=1))
+PYEOF
+}
+fx=$here/testdata/nvmetcli-config.json
+n7=nqn.2014-08.org.nvmexpress:uuid:77777777-0000-4000-8000-000000000007
+s7='DHHC-1:00:c2VjcmV0LW52bWV0Y2xpLXNlY3JldC0xMjM0NTY3OA==:'
+printf '%s\n' "$s7" > "$t/key7"
+printf '%s %s\n' "$n7" "$t/key7" > "$t/hosts7"
+CN=$t/cfsn
+empty_cfs "$CN"
+out=$(SCALIO_CONFIGFS=$CN "$ctl" restore -v "$fx" 2>&1); rc=$?
+N=$CN/nvmet
+if [ $rc = 0 ] && [ "$(cat "$N/hosts/$n7/dhchap_key")" = "$s7" ] &&
+   [ "$(cat "$N/hosts/$n7/dhchap_hash")" = "hmac(sha256)" ] && [ ! -e "$N/hosts/$n7/dhchap_ctrl_key" ] &&
+   [ "$(cat "$N/ports/2/addr_traddr")" = fd00::1 ] && [ "$(cat "$N/ports/1/param_inline_data_size")" = 8192 ] &&
+   [ "$(cat "$N/ports/1/ana_groups/2/ana_state")" = non-optimized ] &&
+   [ "$(cat "$N/ports/1/referrals/ref0/enable")" = 1 ] &&
+   [ "$(cat "$N/subsystems/nqn.2024-11.io.scalio:kv0-ssd1/namespaces/1/ana_grpid")" = 2 ] &&
+   [ ! -e "$N/subsystems/nqn.2024-11.io.scalio:kv0-ssd1/namespaces/7/ana_grpid" ] &&
+   [ "$(cat "$N/subsystems/nqn.2024-11.io.scalio:kv0-ssd1/namespaces/1/device_nguid")" = 11111111-2222-3333-4444-555555555555 ] &&
+   [ "$(cat "$N/subsystems/nqn.2024-11.io.scalio:kv0-ssd1/passthru/clear_ids")" = 1 ] &&
+   [ -L "$N/subsystems/nqn.2024-11.io.scalio:kv0-ssd1/allowed_hosts/$n7" ] &&
+   [ -L "$N/ports/2/subsystems/nqn.2024-11.io.scalio:kv0-ssd1" ] && ! grep -qF "$s7" <<< "$out"; then
+	ok "restore of a file nvmetcli wrote (secret written, never printed)"
+else
+	notok "restore of a file nvmetcli wrote" "exit $rc: $out" "$(tree "$CN" | head -40)"
+fi
+SCALIO_HOSTS_FILE=$t/hosts7 SCALIO_CONFIGFS=$CN "$ctl" save --target "$t/n.json" 2> "$t/err"; rc=$?
+norm "$fx" > "$t/n.want"
+norm "$t/n.json" > "$t/n.got"
+if [ $rc = 0 ] && diff -u "$t/n.want" "$t/n.got" > "$t/n.diff"; then
+	ok "save after it gives nvmetcli's configuration back"
+else
+	notok "save after it gives nvmetcli's configuration back" "exit $rc: $(cat "$t/err")" "$(head -30 "$t/n.diff")"
+fi
+if ! grep -qF "$s7" "$t/n.json" && grep -q "\"dhchap_key_file\": \"$t/key7\"" "$t/n.json" &&
+   "$py" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+p = {x["portid"]: x for x in d["ports"]}
+ns = {x["nqn"]: x for x in d["subsystems"]}["nqn.2024-11.io.scalio:kv0-ssd1"]["namespaces"]
+ok = (isinstance(p[1]["portid"], int) and p[1]["ana_groups"][0]["grpid"] in (1, 2)
+      and all(isinstance(n["nsid"], int) and isinstance(n["enable"], int) for n in ns)
+      and {n["nsid"]: n for n in ns}[1]["ana_grpid"] == 2
+      and {n["nsid"]: n for n in ns}[1]["device"]["path"] == "/dev/nvme1n1"
+      and d["scalio"]["version"] == 2)
+sys.exit(0 if ok else 1)' "$t/n.json"; then
+	ok "saved nvmet part: integer ids and enables, grouped attributes, the secret by key file only"
+else
+	notok "saved nvmet part in nvmetcli's types" "$(head -c 1500 "$t/n.json")"
+fi
+CM=$t/cfsm
+empty_cfs "$CM"
+out=$(SCALIO_CONFIGFS=$CM "$ctl" restore "$t/n.json" 2>&1); rc=$?
+if [ $rc = 0 ] && diff <(tree "$CN") <(tree "$CM") > "$t/nm.diff"; then
+	ok "the saved file restores the same tree (the secret from its key file)"
+else
+	notok "the saved file restores the same tree" "exit $rc: $out" "$(head "$t/nm.diff")"
+fi
+SCALIO_HOSTS_FILE=$t/nohosts SCALIO_CONFIGFS=$CN "$ctl" save --target "$t/n2.json" 2> "$t/err"; rc=$?
+if [ $rc = 0 ] && grep -q "$n7.*names no key file" "$t/err" && ! grep -qF "$s7" "$t/n2.json" "$t/err" &&
+   grep -q '"dhchap_key_file": ""' "$t/n2.json"; then
+	ok "an nvmet host secret with no key file is not saved, with a warning"
+else
+	notok "an nvmet host secret with no key file" "exit $rc: $(cat "$t/err")"
+fi
+# The scalio part rides along; nvmetcli's members alone restore nvmet only.
+if "$py" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+st = d["scalio"]["target"]["stores"]
+sys.exit(0 if [s["name"] for s in st] == ["kv0", "kv1"] and "subsystems" in d else 1)' "$t/a.json"; then
+	ok "scalio's stores are saved under \"scalio\" beside nvmet's members"
+else
+	notok "scalio's stores under \"scalio\"" "$(head -c 800 "$t/a.json")"
+fi
+
+# ---- a file of version 1 (the format before nvmetcli's schema) still restores
+cat > "$t/v1.json" <<'V1EOF'
+{
+  "scalio_config": 1,
+  "target": {
+    "nvmet": {
+      "hosts": [ { "name": "nqn.h1", "attrs": { "dhchap_key": "DHHC-1:00:djEtc2VjcmV0LXYxLXNlY3JldC0xMjM0NTY3ODk=:", "dhchap_hash": "hmac(sha512)" } } ],
+      "subsystems": [ { "name": "nqn.s1", "attrs": { "attr_allow_any_host": "0" },
+        "namespaces": [ { "name": "3", "attrs": { "device_path": "/dev/ssd3", "ana_grpid": "1" }, "enable": "1" } ],
+        "allowed_hosts": [ "nqn.h1" ] } ],
+      "ports": [ { "name": "5", "attrs": { "addr_trtype": "rdma", "addr_traddr": "10.77.0.3" },
+        "referrals": [], "ana_groups": [ { "name": "1", "attrs": { "ana_state": "optimized" } } ],
+        "subsystems": [ "nqn.s1" ] } ]
+    },
+    "scalio": { "stores": [ { "name": "kv9", "attrs": { "attr_batch_max": "4" }, "enable": "0" } ] }
+  }
+}
+V1EOF
+CV=$t/cfsv
+empty_cfs "$CV"
+out=$(SCALIO_CONFIGFS=$CV "$ctl" restore -v "$t/v1.json" 2>&1); rc=$?
+V=$CV/nvmet
+if [ $rc = 0 ] && [ "$(cat "$V/hosts/nqn.h1/dhchap_key")" = "DHHC-1:00:djEtc2VjcmV0LXYxLXNlY3JldC0xMjM0NTY3ODk=:" ] &&
+   [ "$(cat "$V/subsystems/nqn.s1/namespaces/3/device_path")" = /dev/ssd3 ] &&
+   [ "$(cat "$V/subsystems/nqn.s1/namespaces/3/enable")" = 1 ] &&
+   [ -L "$V/ports/5/subsystems/nqn.s1" ] && [ -L "$V/subsystems/nqn.s1/allowed_hosts/nqn.h1" ] &&
+   [ "$(cat "$CV/scalio/stores/kv9/attr_batch_max")" = 4 ] && ! grep -q djEtc2Vj <<< "$out"; then
+	ok "a file of version 1 restores (its nvmet secret written, never printed)"
+else
+	notok "a file of version 1 restores" "exit $rc: $out" "$(tree "$CV")"
+fi
+SCALIO_HOSTS_FILE=$t/nohosts SCALIO_CONFIGFS=$CV "$ctl" save --target "$t/v1b.json" 2> /dev/null
+if "$py" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["ports"][0]; s = d["subsystems"][0]; n = s["namespaces"][0]
+ok = (p["portid"] == 5 and p["addr"]["traddr"] == "10.77.0.3" and p["subsystems"] == ["nqn.s1"]
+      and n["nsid"] == 3 and n["enable"] == 1 and n["ana_grpid"] == 1
+      and s["allowed_hosts"] == ["nqn.h1"] and d["hosts"][0]["dhchap"] == {"hash": "hmac(sha512)"}
+      and d["scalio"]["target"]["stores"][0]["attrs"]["attr_batch_max"] == "4")
+sys.exit(0 if ok else 1)' "$t/v1b.json" && ! grep -q djEtc2Vj "$t/v1b.json"; then
+	ok "a version 1 configuration saves in nvmetcli's schema"
+else
+	notok "a version 1 configuration saves in nvmetcli's schema" "$(cat "$t/v1b.json")"
+fi
+CB=$t/cfsb
+empty_cfs "$CB"
+bad_nv() {	# bad_nv WHAT EXPECTED-MESSAGE TEXT
+	printf '%s' "$3" > "$t/badnv.json"
+	local out rc
+	out=$(SCALIO_CONFIGFS=$CB "$ctl" restore "$t/badnv.json" 2>&1); rc=$?
+	if [ $rc = 3 ] && grep -qF -- "$2" <<< "$out" && [ -z "$(find "$CB" -mindepth 3)" ]; then
+		ok "restore refuses $1 (nvmetcli schema)"
+	else
+		notok "restore refuses $1 (nvmetcli schema)" "exit $rc: $out"
+	fi
+}
+bad_nv "a port id as text" 'no valid "portid"' '{"ports": [{"portid": "1"}]}'
+bad_nv "a subsystem without nqn" 'no valid "nqn"' '{"subsystems": [{"attr": {}}]}'
+bad_nv "an nqn with '/'" 'no valid "name"' '{"subsystems": [{"nqn": "../../escaped"}]}'
+bad_nv "an attribute group name with '/'" 'attributes must be' '{"hosts": [{"nqn": "h", "../x": {"y": "1"}}]}'
+bad_nv "an enable of 2" '"enable" must be 0 or 1' '{"ports": [{"portid": 1, "referrals": [{"name": "r", "enable": 2}]}]}'
+bad_nv "two passthru" "more than one" '{"subsystems": [{"nqn": "s", "passthru": [{}, {}]}]}'
+bad_nv "an unknown top-level member" "unknown member" '{"hosts": [], "bogus": 1}'
+bad_nv "another scalio version" '"version" must be 2' '{"hosts": [], "scalio": {"version": 3}}'
+bad_nv "an attribute array" "attributes must be text" '{"hosts": [{"nqn": "h", "dhchap": {"hash": []}}]}'
+bad_nv "a late error (nothing applied first)" 'no valid "name"' '{"hosts": [{"nqn": "h"}], "scalio": {"version": 2, "target": {"stores": [{"name": "b/c"}]}}}'
 echo "1..$n"
 [ $bad = 0 ]
