@@ -1042,6 +1042,7 @@ struct cli_kind {
 	bool int_id;
 	const char *const *attr_groups;	/* as nvmetcli's attr_groups */
 	const char *const *ints;	/* attributes also written as integers */
+	const char *enable;		/* the member of "enable" */
 };
 
 static const char *const cli_dhchap[] = { "dhchap", NULL };
@@ -1057,13 +1058,17 @@ static const char *const cli_pt_ints[] = {
 };
 
 static const struct cli_kind cli_kinds[] = {
-	{ "hosts", "nqn", false, cli_dhchap, NULL },
-	{ "subsystems", "nqn", false, cli_attr, NULL },
-	{ "namespaces", "nsid", true, cli_ns, cli_ns_ints },
-	{ "passthru", NULL, false, cli_device, cli_pt_ints },
-	{ "ports", "portid", true, cli_port, NULL },
-	{ "referrals", "name", false, cli_addr, NULL },
-	{ "ana_groups", "grpid", true, cli_ana, NULL },
+	{ "hosts", "nqn", false, cli_dhchap, NULL, "enable" },
+	{ "subsystems", "nqn", false, cli_attr, NULL, "enable" },
+	{ "namespaces", "nsid", true, cli_ns, cli_ns_ints, "enable" },
+	/*
+	 * nvmetcli never reads a passthru's enable, and its restore stops
+	 * at one it was given: keep ours under a name it ignores.
+	 */
+	{ "passthru", NULL, false, cli_device, cli_pt_ints, "scalio_enable" },
+	{ "ports", "portid", true, cli_port, NULL, "enable" },
+	{ "referrals", "name", false, cli_addr, NULL, "enable" },
+	{ "ana_groups", "grpid", true, cli_ana, NULL, "enable" },
 	{ NULL },
 };
 
@@ -1182,9 +1187,12 @@ static struct json_object *to_cli_item(struct json_object *it,
 					 json_object_get(val));
 		}
 	}
+	/* As nvmetcli, which writes 0 for a namespace without ANA group. */
+	if (!strcmp(g->key, "namespaces") && !json_get(o, "ana_grpid"))
+		json_put(o, "ana_grpid", json_object_new_int(0));
 	m = json_get(it, "enable");
 	if (m)
-		json_put(o, "enable",
+		json_put(o, k->enable,
 			 json_object_new_int(!strcmp(json_str(m), "1")));
 	m = json_get(it, "dhchap_key_file");
 	if (m)
@@ -1332,7 +1340,7 @@ static int from_cli_item(struct json_object *o, const struct group_spec *g,
 	json_object_object_foreach(o, key, val) {
 		if (k->id && !strcmp(key, k->id))
 			continue;
-		if (!strcmp(key, "enable")) {
+		if (!strcmp(key, "enable") || !strcmp(key, k->enable)) {
 			if (!json_object_is_type(val, json_type_int) ||
 			    json_object_get_int64(val) < 0 ||
 			    json_object_get_int64(val) > 1) {
