@@ -601,6 +601,29 @@ else
 	notok "scalio's stores under \"scalio\"" "$(head -c 800 "$t/a.json")"
 fi
 
+# nvmetcli's own restore of that file (NVMETCLI_PY: the path of nvmetcli's
+# nvmet/nvme.py, from its source) builds the same nvmet tree, but for the
+# secret, which the file holds only as a key file
+if [ -n "${NVMETCLI_PY:-}" ]; then
+	CK=$t/cfsk
+	mkdir -p "$CK/nvmet/hosts" "$CK/nvmet/subsystems" "$CK/nvmet/ports"
+	out=$("$py" "$here/nvmetcli_fake.py" "$NVMETCLI_PY" "$CK" "$t/n.json" 2>&1); rc=$?
+	if [ $rc = 0 ] && diff <(tree "$CN/nvmet" | grep -v "$n7/dhchap_key ") <(tree "$CK/nvmet") > "$t/nk.diff"; then
+		ok "nvmetcli's restore of the saved file builds the same nvmet tree"
+	else
+		notok "nvmetcli's restore of the saved file" "exit $rc: $out" "$(head "$t/nk.diff")"
+	fi
+else
+	ok "nvmetcli's restore of the saved file # SKIP NVMETCLI_PY not set"
+fi
+# The file is written aside as a new file, never through a link there.
+out=$( (ln -s "$t/victim" "$t/s.json.tmp.$BASHPID"; SCALIO_CONFIGFS=$CN exec "$ctl" save --target "$t/s.json") 2>&1); rc=$?
+if [ $rc = 3 ] && [ ! -e "$t/victim" ] && [ ! -e "$t/s.json" ] && grep -q "File exists" <<< "$out"; then
+	ok "save does not write through a link at its temporary file"
+else
+	notok "save does not write through a link at its temporary file" "exit $rc: $out" "$(ls -l "$t" | grep -E 'victim|s.json')"
+fi
+
 # ---- a file of version 1 (the format before nvmetcli's schema) still restores
 cat > "$t/v1.json" <<'V1EOF'
 {
