@@ -38,6 +38,11 @@ def main():
         write(f"{self.path}/{group}_{attribute}", value)
 
     def set_enable(self, value):
+        # As nvmetcli, which refuses an enable it did not read: only
+        # namespaces and referrals read theirs (configfs has the file).
+        if self._enable is None and not isinstance(self, (n.Namespace,
+                                                          n.Referral)):
+            raise n.CFSError(f"Cannot enable {self.path}")
         write(f"{self.path}/enable", value)
 
     def setter(name, skip_zero=False):

@@ -613,8 +613,19 @@ if [ -n "${NVMETCLI_PY:-}" ]; then
 	else
 		notok "nvmetcli's restore of the saved file" "exit $rc: $out" "$(head "$t/nk.diff")"
 	fi
+	# The first tree: a passthru's enable, which nvmetcli does not restore
+	CK=$t/cfsk2
+	mkdir -p "$CK/nvmet/hosts" "$CK/nvmet/subsystems" "$CK/nvmet/ports"
+	out=$("$py" "$here/nvmetcli_fake.py" "$NVMETCLI_PY" "$CK" "$t/a.json" 2>&1); rc=$?
+	if [ $rc = 0 ] && diff <(tree "$C/nvmet" | grep -vE '/(revalidate_size|dhchap_key|passthru/enable) ') \
+			       <(tree "$CK/nvmet") > "$t/nk.diff"; then
+		ok "nvmetcli's restore of another saved file builds the same nvmet tree"
+	else
+		notok "nvmetcli's restore of another saved file" "exit $rc: $out" "$(head "$t/nk.diff")"
+	fi
 else
 	ok "nvmetcli's restore of the saved file # SKIP NVMETCLI_PY not set"
+	ok "nvmetcli's restore of another saved file # SKIP NVMETCLI_PY not set"
 fi
 # The file is written aside as a new file, never through a link there.
 out=$( (ln -s "$t/victim" "$t/s.json.tmp.$BASHPID"; SCALIO_CONFIGFS=$CN exec "$ctl" save --target "$t/s.json") 2>&1); rc=$?
