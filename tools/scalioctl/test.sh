@@ -632,7 +632,7 @@ out=$( (ln -s "$t/victim" "$t/s.json.tmp.$BASHPID"; SCALIO_CONFIGFS=$CN exec "$c
 if [ $rc = 3 ] && [ ! -e "$t/victim" ] && [ ! -e "$t/s.json" ] && grep -q "File exists" <<< "$out"; then
 	ok "save does not write through a link at its temporary file"
 else
-	notok "save does not write through a link at its temporary file" "exit $rc: $out" "$(ls -l "$t" | grep -E 'victim|s.json')"
+	notok "save does not write through a link at its temporary file" "exit $rc: $out" "$(ls -ld "$t"/victim "$t"/s.json* 2>&1)"
 fi
 
 # ---- a file of version 1 (the format before nvmetcli's schema) still restores
