@@ -61,11 +61,6 @@
 
 #include "scalio_store.h"
 
-static u64 scalio_tgt_ckpt_slot_unit(const struct scalio_tgt_ssd *ssd, u64 seq)
-{
-	return SCALIO_CKPT_UNIT + (seq & 1) * le64_to_cpu(ssd->log.sb.ckpt_units);
-}
-
 /**
  * scalio_tgt_report() - log a finding of enable and keep it for the operator
  * @st:		store (st->lock held)
@@ -93,121 +88,6 @@ void scalio_tgt_report(struct scalio_tgt_store *st, bool err, const char *fmt,
 		st->report_len += scnprintf(st->report + st->report_len,
 					    PAGE_SIZE - st->report_len,
 					    "%s\n", line);
-}
-
-/**
- * scalio_tgt_checkpoint_write() - write the SSD's seg table and log state
- * @ssd:	SSD (commit kthread, or recovery before it starts)
- *
- * Return: 0 once durable, or -EIO (the previous checkpoint stays valid).
- */
-int scalio_tgt_checkpoint_write(struct scalio_tgt_ssd *ssd)
-{
-	struct scalio_tgt_store *st = ssd->store;
-	struct scalio_tgt_commit *c = ssd->commit;
-	struct scalio_ckpt_hdr *h = c->ckpt;
-	struct scalio_ckpt_entry *e = (void *)(h + 1);
-	u64 seq = ssd->log.ckpt_seq + 1, bytes = scalio_ckpt_bytes(c->nr_owned);
-	u32 i, units = DIV_ROUND_UP(bytes, SCALIO_UNIT_SIZE);
-	int ret;
-
-	memset(h, 0, (size_t)units << SCALIO_UNIT_SHIFT);
-	h->magic = cpu_to_le64(SCALIO_CKPT_MAGIC);
-	h->seq = cpu_to_le64(seq);
-	h->log_head = cpu_to_le64(ssd->log.head);
-	h->log_tail = cpu_to_le64(ssd->log.tail);
-	h->next_batch = cpu_to_le64(ssd->log.next_batch);
-	h->head_seq = cpu_to_le64(ssd->log.head_seq);
-	h->nr_entries = cpu_to_le32(c->nr_owned);
-	for (i = 0; i < c->nr_owned; i++) {
-		u32 block = ssd->index + i * st->nr_ssds;
-
-		e[i].seg = cpu_to_le64(scalio_tgt_index_get_seg(&st->index,
-								block));
-		e[i].gen = cpu_to_le64(ssd->gens[i]);
-	}
-	h->crc = cpu_to_le32(scalio_crc(h, bytes,
-					offsetof(struct scalio_ckpt_hdr, crc)));
-	ret = scalio_tgt_ssd_write(ssd, scalio_tgt_ckpt_slot_unit(ssd, seq), h,
-				   units);
-	if (ret)
-		return -EIO;
-	ssd->log.ckpt_seq = seq;
-	c->since_ckpt = 0;
-	return 0;
-}
-
-/* Read errors that may mean the units themselves are bad. */
-static bool scalio_tgt_media_err(int err)
-{
-	return err == -EIO || err == -ENODATA || err == -EILSEQ;
-}
-
-/*
- * Read @n log units at @pos into @buf.  A media error is tried three
- * times; if it persists while the superblock still reads (into @buf: its
- * contents are lost anyway), the units are bad on the medium: -ENODATA.
- * A device or path that went away, or any other error: -EIO.
- */
-static int scalio_tgt_log_read_units(struct scalio_tgt_ssd *ssd, u64 pos,
-				     void *buf,
-				     u32 n)
-{
-	int ret, tries = 0;
-
-	for (;;) {
-		ret = scalio_tgt_ssd_read(ssd, pos, buf, n);
-		if (!ret)
-			return 0;
-		if (!scalio_tgt_media_err(ret))
-			return -EIO;
-		if (++tries == 3)
-			break;
-		msleep(100);
-	}
-	if (scalio_tgt_ssd_read(ssd, SCALIO_SB_UNIT, buf, 1))
-		return -EIO;
-	return -ENODATA;
-}
-
-/**
- * scalio_tgt_log_read_batch() - read and verify the batch @seq at unit @pos
- * @ssd:	SSD
- * @pos:	log unit where the batch should start
- * @seq:	sequence number it must carry
- * @buf:	destination, @max_units units
- * @max_units:	room in @buf
- *
- * The checks are scalio_batch_check()'s (common/, fuzzed).
- *
- * Return: the batch's units; -EBADMSG (no batch header here), -ESTALE
- * (the header of another batch), -EUCLEAN (header of this batch but torn
- * or corrupt contents), -E2BIG (does not fit @max_units), -ENODATA (its
- * header or contents are unreadable on the medium), -EIO.
- */
-int scalio_tgt_log_read_batch(struct scalio_tgt_ssd *ssd, u64 pos, u64 seq,
-			      void *buf, u32 max_units)
-{
-	const struct scalio_sb *sb = &ssd->log.sb;
-	u32 need = 0;
-	int ret;
-
-	if (!max_units)
-		return -E2BIG;
-	ret = scalio_tgt_log_read_units(ssd, pos, buf, 1);
-	if (ret)
-		return ret;
-	ret = scalio_batch_check(buf, 1, seq, sb, pos, &need);
-	if (ret != -EAGAIN)
-		return ret;
-	if (need > max_units)
-		return -E2BIG;
-	ret = scalio_tgt_log_read_units(ssd, pos + 1, buf + SCALIO_UNIT_SIZE,
-					need - 1);
-	if (ret)
-		return ret;
-	ret = scalio_batch_check(buf, need, seq, sb, pos, &need);
-	return ret == -EAGAIN ? -EUCLEAN : ret;
 }
 
 /* What scalio_sb_check()'s result @ret means, for the report. */
@@ -553,13 +433,6 @@ static int scalio_tgt_ckpt_load(struct scalio_tgt_ssd *ssd)
 	return 0;
 }
 
-/*
- * Where a batch after a damaged one can start: batches are at most
- * SCALIO_BATCH_MAX_UNITS long, so the two after it begin within this many
- * units of its start (or of the log start, after a wrap), and none has a
- * sequence number more than half of it higher.
- */
-#define SCALIO_PROBE_UNITS	(2 * SCALIO_BATCH_MAX_UNITS)
 /* Gaps a forced recovery drops at most per SSD (then it gives up). */
 #define SCALIO_MAX_GAPS		8
 /* Lines of dropped keys reported per SSD. */
@@ -578,128 +451,6 @@ struct scalio_tgt_gap {
 	u64	seq;
 	u64	next;
 };
-
-/* Units from @from forward to @to in the circular log. */
-u64 scalio_tgt_log_dist(const struct scalio_tgt_ssd *ssd, u64 from, u64 to)
-{
-	u64 start = le64_to_cpu(ssd->log.sb.log_start);
-
-	if (to >= from)
-		return to - from;
-	return scalio_tgt_log_end(ssd) - from + (to - start);
-}
-
-/*
- * Read @chunk units at @u into the commit arena for scalio_tgt_log_probe();
- * with @unreadable, a stretch bad on the medium is read unit by unit, and
- * the units that fail are zeroed in the arena (no header there) and
- * counted if they are free log space (after the tail, before the head):
- * only there can a batch after the chain's end be.  In-use units are the
- * segments' business (recovery checks those it needs).
- */
-static int scalio_tgt_log_probe_read(struct scalio_tgt_ssd *ssd, u64 u,
-				     u32 chunk,
-				     u32 *unreadable)
-{
-	struct scalio_tgt_commit *c = ssd->commit;
-	u64 L = le64_to_cpu(ssd->log.sb.log_units);
-	u32 k;
-	int ret;
-
-	if (!unreadable)
-		return scalio_tgt_ssd_read(ssd, u, c->arena, chunk) ? -EIO : 0;
-	ret = scalio_tgt_log_read_units(ssd, u, c->arena, chunk);
-	if (ret != -ENODATA)
-		return ret;
-	for (k = 0; k < chunk; k++) {
-		void *p = c->arena + ((size_t)k << SCALIO_UNIT_SHIFT);
-
-		if (!scalio_tgt_ssd_read(ssd, u + k, p, 1))
-			continue;
-		memset(p, 0, SCALIO_UNIT_SIZE);
-		if (scalio_tgt_log_dist(ssd, ssd->log.tail, u + k) <
-		    L - ssd->log.used_units)
-			(*unreadable)++;
-	}
-	return 0;
-}
-
-/**
- * scalio_tgt_log_probe() - look for intact batches after the end of the chain
- * @ssd:	SSD
- * @pos:	where batch @seq was expected (the chain's tail)
- * @seq:	first sequence number the chain lacks
- * @below:	only batches numbered below this count (0: no bound)
- * @fpos:	out: unit of the lowest-numbered intact later batch
- * @fseq:	out: its sequence number
- *
- * @unreadable:	NULL: any read error fails the probe; else out: units of
- *		free log space, and batches whose contents, the probe
- *		could not read from the medium (recovery decides on it;
- *		the cleaner only steps over them)
- *
- * Reads SCALIO_PROBE_UNITS units from @pos and from the log start; each
- * unit that holds an intact header with a sequence number just above
- * @seq is verified as a whole batch.  Uses the commit arena and buffer.
- * Recovery calls it at the end of the chain, the cleaner at a damaged
- * batch at the log head.  With @unreadable, a stretch that fails with a
- * media error is read again unit by unit, and the units that still fail
- * are skipped.
- *
- * Return: 1 with *@fpos / *@fseq set, 0 when there is none, -EIO.
- */
-int scalio_tgt_log_probe(struct scalio_tgt_ssd *ssd, u64 pos, u64 seq,
-			 u64 below,
-			 u64 *fpos, u64 *fseq, u32 *unreadable)
-{
-	struct scalio_tgt_commit *c = ssd->commit;
-	u64 start = le64_to_cpu(ssd->log.sb.log_start);
-	u64 end = scalio_tgt_log_end(ssd), from[2] = { pos, start }, best = 0;
-	u32 w, k, chunk;
-
-	for (w = 0; w < 2; w++) {
-		u64 u = from[w];
-		u64 left = min_t(u64, SCALIO_PROBE_UNITS, end - u);
-
-		if (w && pos == start)
-			break;
-		/* Each unit once: the first window may reach into this one. */
-		if (w && pos > start && pos - start < left)
-			left = pos - start;
-		for (; left; u += chunk, left -= chunk) {
-			chunk = min_t(u64, left, SCALIO_BUF_UNITS);
-			if (scalio_tgt_log_probe_read(ssd, u, chunk,
-						      unreadable))
-				return -EIO;
-			for (k = 0; k < chunk; k++) {
-				const struct scalio_batch_hdr *bh =
-					c->arena + ((size_t)k << SCALIO_UNIT_SHIFT);
-				u64 s = le64_to_cpu(bh->seq);
-				int n;
-
-				if (s <= seq || s - seq > SCALIO_PROBE_UNITS / 2 ||
-				    (best && s >= best) || (below && s >= below) ||
-				    scalio_batch_hdr_check(bh, s))
-					continue;
-				n = scalio_tgt_log_read_batch(ssd, u + k, s,
-							      c->buf,
-							      SCALIO_BUF_UNITS);
-				if (n == -ENODATA && unreadable) {
-					(*unreadable)++;
-					continue;
-				}
-				if (n == -EIO || n == -ENODATA)
-					return -EIO;
-				if (n > 0) {
-					best = s;
-					*fpos = u + k;
-				}
-			}
-		}
-	}
-	*fseq = best;
-	return best ? 1 : 0;
-}
 
 /*
  * A dropped batch's intact segment @gsh of @block, not rewritten later:

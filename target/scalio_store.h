@@ -34,6 +34,13 @@
 #define SCALIO_LOG_RESERVE	(2 * SCALIO_BUF_UNITS + 2)
 /* Smallest log a store accepts. */
 #define SCALIO_LOG_MIN_UNITS	(8 * SCALIO_BUF_UNITS)
+/*
+ * Where a batch after a damaged one can start: batches are at most
+ * SCALIO_BATCH_MAX_UNITS long, so the two after it begin within this many
+ * units of its start (or of the log start, after a wrap), and none has a
+ * sequence number more than half of it higher.
+ */
+#define SCALIO_PROBE_UNITS	(2 * SCALIO_BATCH_MAX_UNITS)
 /* Most blocks one batch touches (attr_batch_max is at most this). */
 #define SCALIO_TB_MAX		1024U
 
@@ -135,12 +142,32 @@ void scalio_tgt_store_set_defaults(struct scalio_tgt_store *st);
 int scalio_tgt_commit_alloc(struct scalio_tgt_ssd *ssd);
 void scalio_tgt_commit_free(struct scalio_tgt_ssd *ssd);
 
-/* commit.c: the batch engine, shared with the cleaner. */
-struct scalio_tgt_tblock *scalio_tgt_tb_get(struct scalio_tgt_ssd *ssd,
-					    u32 block,
-					    const void *seg);
-int scalio_tgt_batch_write(struct scalio_tgt_ssd *ssd, u64 reserve);
-void scalio_tgt_batch_reset(struct scalio_tgt_ssd *ssd);
+/* Index into ssd->gens and commit->tb_of of a block this SSD owns. */
+static inline u32 scalio_tgt_owned_idx(const struct scalio_tgt_ssd *ssd,
+				       u32 block)
+{
+	return block / ssd->store->nr_ssds;
+}
+
+/* Units a block of the batch takes in it (0 if unchanged). */
+static inline u32 scalio_tgt_tb_units(const struct scalio_tgt_tblock *tb)
+{
+	return tb->dirty ? DIV_ROUND_UP(tb->bytes, SCALIO_UNIT_SIZE) : 0;
+}
+
+/* First unit of the checkpoint slot that checkpoint @seq goes to. */
+static inline u64 scalio_tgt_ckpt_slot_unit(const struct scalio_tgt_ssd *ssd,
+					    u64 seq)
+{
+	return SCALIO_CKPT_UNIT +
+	       (seq & 1) * le64_to_cpu(ssd->log.sb.ckpt_units);
+}
+
+/* Read errors that may mean the units themselves are bad. */
+static inline bool scalio_tgt_media_err(int err)
+{
+	return err == -EIO || err == -ENODATA || err == -EILSEQ;
+}
 
 /*
  * Is @ssd failed: a log write failed (writes refused until resumed),
@@ -159,30 +186,33 @@ const void *scalio_tgt_segcache_lookup(struct scalio_tgt_ssd *ssd, u32 block,
 void scalio_tgt_segcache_publish(struct scalio_tgt_ssd *ssd, u32 block, u64 seg,
 				 u64 gen, const void *img, u32 units);
 
-/* commit.c: a live segment, read and checked. */
-int scalio_tgt_seg_read_live(struct scalio_tgt_ssd *ssd, u32 block, u64 seg,
-			     u64 gen,
-			     void *buf);
-
-/* commit.c: log space. */
+/*
+ * log.c: log space, the batch being built and its write, checkpoints, and
+ * reading batches back.  Commit kthread, or recovery before it starts.
+ */
 u64 scalio_tgt_log_end(const struct scalio_tgt_ssd *ssd);
 u64 scalio_tgt_log_free(const struct scalio_tgt_ssd *ssd);
 u64 scalio_tgt_log_low(const struct scalio_tgt_ssd *ssd);
-
-/* Index into ssd->gens and commit->tb_of of a block this SSD owns. */
-static inline u32 scalio_tgt_owned_idx(const struct scalio_tgt_ssd *ssd,
-				       u32 block)
-{
-	return block / ssd->store->nr_ssds;
-}
-
-/* recovery.c: read and verify the batch with sequence @seq at @pos. */
+u64 scalio_tgt_log_dist(const struct scalio_tgt_ssd *ssd, u64 from, u64 to);
+int scalio_tgt_tb_reserve(struct scalio_tgt_tblock *tb, u32 n);
+struct scalio_tgt_tblock *scalio_tgt_tb_get(struct scalio_tgt_ssd *ssd,
+					    u32 block, const void *seg);
+int scalio_tgt_batch_write(struct scalio_tgt_ssd *ssd, u64 reserve);
+void scalio_tgt_batch_reset(struct scalio_tgt_ssd *ssd);
+int scalio_tgt_checkpoint_write(struct scalio_tgt_ssd *ssd);
+/* A live segment, read and checked. */
+int scalio_tgt_seg_read_live(struct scalio_tgt_ssd *ssd, u32 block, u64 seg,
+			     u64 gen, void *buf);
+int scalio_tgt_log_read_units(struct scalio_tgt_ssd *ssd, u64 pos, void *buf,
+			      u32 n);
+/* Read and verify the batch with sequence @seq at @pos. */
 int scalio_tgt_log_read_batch(struct scalio_tgt_ssd *ssd, u64 pos, u64 seq,
 			      void *buf, u32 max_units);
 /* scalio_batch_next_seg() (common/scalio_format.h) walks what it read. */
 int scalio_tgt_log_probe(struct scalio_tgt_ssd *ssd, u64 pos, u64 seq,
-			 u64 below,
-			 u64 *fpos, u64 *fseq, u32 *unreadable);
-u64 scalio_tgt_log_dist(const struct scalio_tgt_ssd *ssd, u64 from, u64 to);
+			 u64 below, u64 *fpos, u64 *fseq, u32 *unreadable);
+
+/* cleaner.c: make room in the log (commit kthread). */
+int scalio_tgt_cleaner_run(struct scalio_tgt_ssd *ssd, u64 need_units);
 
 #endif /* _SCALIO_STORE_H */

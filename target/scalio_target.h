@@ -368,6 +368,8 @@ int scalio_tgt_store_write_barrier(struct scalio_tgt_store *st,
 				   unsigned long timeout);
 /* Probe failed SSDs, let those that pass take writes again (st->lock). */
 int scalio_tgt_store_resume(struct scalio_tgt_store *st);
+
+/* get.c */
 /**
  * scalio_tgt_store_read() - look a key up on the SSD (GET by RPC)
  * @st:		store, live reference held; may sleep
@@ -387,16 +389,11 @@ int scalio_tgt_recover_ssd(struct scalio_tgt_ssd *ssd);
 __printf(3, 4)
 void scalio_tgt_report(struct scalio_tgt_store *st, bool err, const char *fmt,
 		       ...);
-/* Write a checkpoint of the SSD's seg table (commit kthread context). */
-int scalio_tgt_checkpoint_write(struct scalio_tgt_ssd *ssd);
-
-/* cleaner.c (commit kthread context) */
-int scalio_tgt_cleaner_run(struct scalio_tgt_ssd *ssd, u64 need_units);
 
 /* admit.c: who may use a store */
 int scalio_tgt_admit(struct scalio_tgt_store *st, const char *hostnqn,
 		     const u8 *host_id, const u8 *challenge, u16 client_id,
-		 const u8 *mac);
+		     const u8 *mac);
 
 /* rdma.c / rpc.c: the transport half */
 int scalio_tgt_rdma_init(void);
