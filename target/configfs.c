@@ -754,7 +754,7 @@ static void scalio_tgt_hosts_drop(struct config_group *group,
 	mutex_unlock(&st->hosts_lock);
 	mutex_lock(&st->lock);
 	if (st->enabled)
-		scalio_tgt_rdma_host_denied(st, h->nqn);
+		scalio_tgt_ctl_host_denied(st, h->nqn);
 	mutex_unlock(&st->lock);
 	config_item_put(item);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * scalio-target: module lifecycle and store enable/disable.
+ * scalio-target: store enable/disable, module parameters and statistics.
  *
  * A store is configured through configfs (configfs.c) and brought up by
  * scalio_tgt_store_enable(), which validates the whole configuration before
@@ -86,7 +86,7 @@ void scalio_tgt_store_set_defaults(struct scalio_tgt_store *st)
 	st->max_clients = SCALIO_DEF_MAX_CLIENTS;
 }
 
-static int scalio_tgt_params_check(void)
+int scalio_tgt_params_check(void)
 {
 	/* The uAPI's attribute limits must fit the on-SSD format's. */
 	BUILD_BUG_ON(SCALIO_NR_BLOCKS_MAX > SCALIO_MAX_BLOCKS);
@@ -406,38 +406,3 @@ void scalio_tgt_store_stats(struct scalio_tgt_store *st,
 			out->ssd_failed |= 1ULL << i;
 	}
 }
-
-static int __init scalio_tgt_init(void)
-{
-	int ret;
-
-	ret = scalio_tgt_params_check();
-	if (ret)
-		return ret;
-	/* The transport first: configfs makes stores enable-able. */
-	ret = scalio_tgt_rdma_init();
-	if (ret)
-		return ret;
-	ret = scalio_tgt_configfs_init();
-	if (ret)
-		goto out_rdma;
-	pr_info("loaded\n");
-	return 0;
-
-out_rdma:
-	scalio_tgt_rdma_exit();
-	return ret;
-}
-
-static void __exit scalio_tgt_exit(void)
-{
-	/* configfs pins the module while any store exists. */
-	scalio_tgt_configfs_exit();
-	scalio_tgt_rdma_exit();
-}
-
-module_init(scalio_tgt_init);
-module_exit(scalio_tgt_exit);
-
-MODULE_DESCRIPTION("scalio key-value store target (DPU-based JBOF)");
-MODULE_LICENSE("GPL");

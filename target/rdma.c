@@ -18,6 +18,11 @@
  * state under conn->lock) and runs in a work item: rdma_disconnect, drain,
  * destroy the cm_id, the QP and the CQ.  The memory and the store reference
  * go when the last request that was in flight completed.
+ *
+ * Messages over a connection are rpc.c's, reached only through the
+ * struct scalio_tgt_msg_ops given to scalio_tgt_rdma_init().  Whether a
+ * connection may stay (room, host identity, keep-alive) is control.c's
+ * decision; control drops a connection through scalio_tgt_rdma_ctl_ops.
  */
 #define pr_fmt(fmt) "scalio-target: " fmt
 
@@ -32,6 +37,8 @@
 
 static DEFINE_MUTEX(scalio_tgt_rdma_lock);
 static LIST_HEAD(scalio_tgt_rstores);
+/* The message layer over every connection (set once, at module load). */
+static const struct scalio_tgt_msg_ops *scalio_tgt_msg;
 static struct workqueue_struct *scalio_tgt_rdma_wq;
 
 /*
@@ -637,13 +644,18 @@ void scalio_tgt_conn_disconnect(struct scalio_tgt_conn *conn)
 		queue_work(scalio_tgt_rdma_wq, &conn->release_work);
 }
 
+/* What control (control.c) may do to a connection. */
+static const struct scalio_tgt_ctl_ops scalio_tgt_rdma_ctl_ops = {
+	.disconnect	= scalio_tgt_conn_disconnect,
+};
+
 static void scalio_tgt_conn_free_work(struct work_struct *w)
 {
 	struct scalio_tgt_conn *conn = container_of(w, struct scalio_tgt_conn,
 						free_work);
 	struct scalio_tgt_rstore *rs = conn->rs;
 
-	scalio_tgt_rpc_free(conn);
+	scalio_tgt_msg->free(conn);
 	if (conn->mrs) {
 		scalio_tgt_conn_drop_mrs(conn);
 		kfree(conn->mrs);
@@ -742,70 +754,6 @@ static int scalio_tgt_cm_reject(struct rdma_cm_id *cm_id, int err)
 	return -ECONNREFUSED;
 }
 
-/*
- * Is @conn live and not admitted: no ADMIT sent yet, or its ADMIT refused
- * (it goes once the answer is sent, but a peer that never takes the answer
- * would hold it until the reaper)?  An ADMIT being decided is left alone.
- */
-static bool scalio_tgt_conn_unadmitted(struct scalio_tgt_conn *conn)
-{
-	enum scalio_tgt_admit_state admit = READ_ONCE(conn->admit);
-	unsigned long flags;
-	bool live;
-
-	if (admit == SCALIO_ADMIT_DONE ||
-	    (admit == SCALIO_ADMIT_PENDING && !READ_ONCE(conn->refused)))
-		return false;
-	spin_lock_irqsave(&conn->lock, flags);
-	live = conn->state == SCALIO_CONN_LIVE;
-	spin_unlock_irqrestore(&conn->lock, flags);
-	return live;
-}
-
-/*
- * scalio_tgt_conn_room() - is there room for one more connection?
- * @rs:		store transport
- *
- * Connections not yet freed count (a reaped one holds memory too).  At
- * attr_max_clients the oldest connection that has not sent its ADMIT, or
- * whose ADMIT was refused, is dropped to make room: a real host sends it
- * right after connecting, so such a connection may be a peer without
- * credentials holding the store's slots until the keep-alive reaper comes,
- * and it must not lock the hosts out.  The dropped ones count until they are
- * freed, up to SCALIO_EVICT_SLACK of them beyond the limit.
- *
- * Return: 0, or -EUSERS.
- */
-static int scalio_tgt_conn_room(struct scalio_tgt_rstore *rs)
-{
-	u32 max = READ_ONCE(rs->st->max_clients), n;
-	struct scalio_tgt_conn *conn, *victim = NULL;
-
-	spin_lock(&rs->cnt_lock);
-	n = rs->nr_conns;
-	spin_unlock(&rs->cnt_lock);
-	if (n < max)
-		return 0;
-	if (n >= max + SCALIO_EVICT_SLACK)
-		return -EUSERS;
-
-	mutex_lock(&rs->lock);
-	/* rs->conns is in accept order: the oldest first. */
-	list_for_each_entry(conn, &rs->conns, entry) {
-		if (scalio_tgt_conn_unadmitted(conn)) {
-			victim = conn;
-			break;
-		}
-	}
-	if (victim) {
-		pr_info_ratelimited("store %s: %u clients: dropping client %u (connected, not admitted) for a new one\n",
-				    rs->st->name, n, victim->client_id);
-		scalio_tgt_conn_disconnect(victim);
-	}
-	mutex_unlock(&rs->lock);
-	return victim ? 0 : -EUSERS;
-}
-
 /**
  * scalio_tgt_conn_create() - allocate a connection and its verbs resources
  * @rs:		store transport
@@ -864,7 +812,7 @@ static int scalio_tgt_conn_create(struct scalio_tgt_rstore *rs,
 		return -EBUSY;
 	}
 
-	ret = scalio_tgt_conn_room(rs);
+	ret = scalio_tgt_ctl_room(rs);
 	if (ret) {
 		pr_warn_ratelimited("store %s: refusing a client: attr_max_clients (%u) reached\n",
 				    st->name, READ_ONCE(st->max_clients));
@@ -930,10 +878,10 @@ static int scalio_tgt_conn_create(struct scalio_tgt_rstore *rs,
 		goto out_free_cq;
 	conn->qp = cm_id->qp;
 
-	ret = scalio_tgt_rpc_alloc(conn);
+	ret = scalio_tgt_msg->alloc(conn);
 	if (ret)
 		goto out_destroy_qp;
-	ret = scalio_tgt_rpc_post_recvs(conn);
+	ret = scalio_tgt_msg->post_recvs(conn);
 	if (ret)
 		goto out_free_rpc;
 
@@ -952,7 +900,7 @@ out_free_rpc:
 	conn->state = SCALIO_CONN_DISCONNECTING;
 	rdma_destroy_qp(cm_id);
 	ib_free_cq(conn->cq);
-	scalio_tgt_rpc_free(conn);
+	scalio_tgt_msg->free(conn);
 	goto out_dealloc_pd;
 out_destroy_qp:
 	rdma_destroy_qp(cm_id);
@@ -1083,265 +1031,6 @@ static int scalio_tgt_conn_request(struct rdma_cm_id *cm_id,
 	pr_debug("client %u connected to store %s (queue depth %u)\n",
 		 conn->client_id, rs->st->name, qd);
 	return 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* Host identity, reconnect barrier, keep-alive                        */
-/* ------------------------------------------------------------------ */
-
-/* Is @old an earlier connection of the host @conn identified as? */
-static bool scalio_tgt_conn_same_host(struct scalio_tgt_conn *old,
-				      struct scalio_tgt_conn *conn)
-{
-	return old != conn && old->identified &&
-	       !memcmp(old->host_id, conn->host_id, sizeof(conn->host_id)) &&
-	       !strcmp(old->hostnqn, conn->hostnqn);
-}
-
-static bool scalio_tgt_rstore_has_older(struct scalio_tgt_rstore *rs,
-					struct scalio_tgt_conn *conn)
-{
-	struct scalio_tgt_conn *old;
-	bool found = false;
-
-	spin_lock(&rs->cnt_lock);
-	list_for_each_entry(old, &rs->all_conns, all_entry) {
-		if (scalio_tgt_conn_same_host(old, conn)) {
-			found = true;
-			break;
-		}
-	}
-	spin_unlock(&rs->cnt_lock);
-	return found;
-}
-
-/**
- * scalio_tgt_conn_hosts_gen() - read before deciding an ADMIT
- * @conn:	connection being admitted
- *
- * Return: the generation of its store's host list, for
- * scalio_tgt_conn_identify().
- */
-u64 scalio_tgt_conn_hosts_gen(struct scalio_tgt_conn *conn)
-{
-	struct scalio_tgt_rstore *rs = conn->rs;
-	u64 gen;
-
-	spin_lock(&rs->cnt_lock);
-	gen = rs->hosts_gen;
-	spin_unlock(&rs->cnt_lock);
-	return gen;
-}
-
-/**
- * scalio_tgt_conn_identify() - record an admitted host's identity, and finish
- * its older connections first
- * @conn:	connection being admitted
- * @hostnqn:	its host NQN (valid)
- * @hosts_gen:	scalio_tgt_conn_hosts_gen() from before the admission was
- *		decided
- *
- * A host removed from allowed_hosts while its ADMIT was being decided
- * would not be dropped by scalio_tgt_rdma_host_denied(), which only sees
- * identified connections on rs->conns: the generation check and the
- * marking happen under rs->lock, which the removal bumps the generation
- * under and walks rs->conns under, and only once the connection is on
- * rs->conns (accepted); so either the removal sees this connection
- * identified or this sees the removal (-EAGAIN: decide again).
- *
- * A host reconnects after a loss it may have seen before the target did,
- * and then pays the invalidations of writes whose answers the loss cut
- * short.  Those writes must all be answered or dropped first, or an
- * invalidation could precede the write it covers.  So every older
- * connection of the same host (same host id and NQN) is disconnected, and
- * this waits until each is freed: its QP drained (ib_drain_qp) and every
- * request it received answered or dropped (a queued write holds the
- * connection until its batch is durable).  Sleeps.
- *
- * Return: 0, -EAGAIN (a host was removed meanwhile, or the connection is
- * not on rs->conns yet), -ENOTCONN (it is being torn down, or the host
- * already identified a newer connection), or -EBUSY if
- * an older connection is not gone within SCALIO_ADMIT_BARRIER_MS (the
- * host retries).
- */
-int scalio_tgt_conn_identify(struct scalio_tgt_conn *conn, const char *hostnqn,
-			     u64 hosts_gen)
-{
-	struct scalio_tgt_rstore *rs = conn->rs;
-	bool after = false, newer = false;
-	struct scalio_tgt_conn *old;
-	unsigned long flags;
-	int ret = 0;
-
-	mutex_lock(&rs->lock);
-	spin_lock_irqsave(&conn->lock, flags);
-	if (conn->state != SCALIO_CONN_LIVE)
-		ret = -ENOTCONN;	/* torn down (or never accepted) */
-	else if (!conn->accepted)
-		ret = -EAGAIN;
-	spin_unlock_irqrestore(&conn->lock, flags);
-	spin_lock(&rs->cnt_lock);
-	if (!ret && rs->hosts_gen != hosts_gen)
-		ret = -EAGAIN;
-	if (ret) {
-		spin_unlock(&rs->cnt_lock);
-		mutex_unlock(&rs->lock);
-		return ret;
-	}
-	strscpy(conn->hostnqn, hostnqn, sizeof(conn->hostnqn));
-	conn->identified = true;
-	spin_unlock(&rs->cnt_lock);
-
-	/*
-	 * rs->conns is in accept order.  A newer connection of the host
-	 * already identified means the host gave up on this one: this one
-	 * goes, not the newer.
-	 */
-	list_for_each_entry(old, &rs->conns, entry) {
-		if (old == conn) {
-			after = true;
-			continue;
-		}
-		if (!after)
-			continue;
-		spin_lock(&rs->cnt_lock);
-		newer = scalio_tgt_conn_same_host(old, conn);
-		spin_unlock(&rs->cnt_lock);
-		if (newer)
-			break;
-	}
-	if (newer) {
-		spin_lock(&rs->cnt_lock);
-		conn->identified = false;
-		spin_unlock(&rs->cnt_lock);
-		mutex_unlock(&rs->lock);
-		return -ENOTCONN;
-	}
-	list_for_each_entry(old, &rs->conns, entry) {
-		bool same;
-
-		if (old == conn)
-			break;
-		spin_lock(&rs->cnt_lock);
-		same = scalio_tgt_conn_same_host(old, conn);
-		spin_unlock(&rs->cnt_lock);
-		if (!same)
-			continue;
-		pr_info("store %s: host %s reconnected as client %u: retiring its client %u\n",
-			rs->st->name, hostnqn, conn->client_id, old->client_id);
-		scalio_tgt_conn_disconnect(old);
-	}
-	mutex_unlock(&rs->lock);
-
-	if (!wait_event_timeout(rs->wait, !scalio_tgt_rstore_has_older(rs,
-								       conn),
-				msecs_to_jiffies(SCALIO_ADMIT_BARRIER_MS))) {
-		pr_warn("store %s: host %s: an older connection is still draining\n",
-			rs->st->name, hostnqn);
-		return -EBUSY;
-	}
-	return 0;
-}
-
-/**
- * scalio_tgt_rdma_host_denied() - drop the connections of a host no longer
- * allowed
- * @st:		enabled store (store->lock held)
- * @hostnqn:	the host removed from allowed_hosts
- */
-void scalio_tgt_rdma_host_denied(struct scalio_tgt_store *st,
-				 const char *hostnqn)
-{
-	struct scalio_tgt_rstore *rs = st->transport;
-	struct scalio_tgt_conn *conn;
-
-	if (!rs)
-		return;
-	mutex_lock(&rs->lock);
-	/* ADMITs not yet identified decide again (scalio_tgt_conn_identify()). */
-	spin_lock(&rs->cnt_lock);
-	rs->hosts_gen++;
-	spin_unlock(&rs->cnt_lock);
-	/* (Under rs->lock: every identified connection is on rs->conns.) */
-	list_for_each_entry(conn, &rs->conns, entry) {
-		bool match;
-
-		spin_lock(&rs->cnt_lock);
-		match = conn->identified && !strcmp(conn->hostnqn, hostnqn);
-		spin_unlock(&rs->cnt_lock);
-		if (!match)
-			continue;
-		pr_info("store %s: host %s no longer allowed: disconnecting client %u\n",
-			st->name, hostnqn, conn->client_id);
-		scalio_tgt_conn_disconnect(conn);
-	}
-	mutex_unlock(&rs->lock);
-}
-
-/* Why a connection should be reaped now, or NULL. */
-static const char *scalio_tgt_conn_stale(struct scalio_tgt_conn *conn,
-					 unsigned long now, unsigned long kato)
-{
-	const char *why = NULL;
-	unsigned long flags;
-
-	spin_lock_irqsave(&conn->lock, flags);
-	if (conn->state != SCALIO_CONN_LIVE)
-		goto out;
-	if (time_after(now, READ_ONCE(conn->last_rx) + kato))
-		why = conn->admit == SCALIO_ADMIT_DONE ?
-		      "no keep-alive" : "not admitted in time";
-	else if (conn->sends_inflight &&
-		 time_after(now, conn->tx_progress + kato))
-		why = "responses not taken";
-out:
-	spin_unlock_irqrestore(&conn->lock, flags);
-	return why;
-}
-
-/*
- * How often the reaper looks: a third of the KATO (at most
- * SCALIO_REAP_INTERVAL_MS), so every silence of 4/3 KATO or longer holds
- * a look past the KATO: a host keeping such a period is always caught.
- */
-static unsigned long scalio_tgt_reap_interval(struct scalio_tgt_store *st)
-{
-	return msecs_to_jiffies(min_t(u32, READ_ONCE(st->kato_ms) / 3,
-				      SCALIO_REAP_INTERVAL_MS));
-}
-
-/*
- * The keep-alive reaper: disconnect every connection that is silent or
- * stuck for the store's KATO.  Its client id and memory go when the
- * requests it had in flight are done.
- */
-static void scalio_tgt_rstore_reap_work(struct work_struct *w)
-{
-	struct scalio_tgt_rstore *rs = container_of(to_delayed_work(w),
-						struct scalio_tgt_rstore,
-						reap_work);
-	/* attr_kato_ms changes only while the store is disabled. */
-	u32 kato_ms = READ_ONCE(rs->st->kato_ms);
-	unsigned long kato = msecs_to_jiffies(kato_ms);
-	struct scalio_tgt_conn *conn;
-	unsigned long now = jiffies;
-	const char *why;
-
-	mutex_lock(&rs->lock);
-	list_for_each_entry(conn, &rs->conns, entry) {
-		why = scalio_tgt_conn_stale(conn, now, kato);
-		if (!why)
-			continue;
-		pr_warn("store %s: reaping client %u (host %s): %s for %u ms\n",
-			rs->st->name, conn->client_id,
-			conn->identified ? conn->hostnqn : "unknown", why,
-			kato_ms);
-		scalio_tgt_conn_disconnect(conn);
-	}
-	if (!rs->stopping)
-		queue_delayed_work(scalio_tgt_rdma_wq, &rs->reap_work,
-				   scalio_tgt_reap_interval(rs->st));
-	mutex_unlock(&rs->lock);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1599,7 +1288,7 @@ int scalio_tgt_rdma_store_enable(struct scalio_tgt_store *st)
 	spin_lock_init(&rs->cnt_lock);
 	INIT_LIST_HEAD(&rs->all_conns);
 	init_waitqueue_head(&rs->wait);
-	INIT_DELAYED_WORK(&rs->reap_work, scalio_tgt_rstore_reap_work);
+	scalio_tgt_ctl_init(rs, &scalio_tgt_rdma_ctl_ops, scalio_tgt_rdma_wq);
 	/* GETs by RPC sleep on SSD reads: let them run in parallel. */
 	rs->wq = alloc_workqueue("scalio_%s", WQ_UNBOUND, 0, st->name);
 	if (!rs->wq) {
@@ -1628,8 +1317,7 @@ int scalio_tgt_rdma_store_enable(struct scalio_tgt_store *st)
 		scalio_tgt_rdma_store_disable(st);
 		return ret;
 	}
-	queue_delayed_work(scalio_tgt_rdma_wq, &rs->reap_work,
-			   scalio_tgt_reap_interval(rs->st));
+	scalio_tgt_ctl_start(rs);
 	return 0;
 
 out_free:
@@ -1674,7 +1362,7 @@ void scalio_tgt_rdma_store_disable(struct scalio_tgt_store *st)
 	mutex_unlock(&rs->lock);
 
 	cancel_delayed_work_sync(&rs->repair_work);
-	cancel_delayed_work_sync(&rs->reap_work);
+	scalio_tgt_ctl_stop(rs);
 	scalio_tgt_rstore_unlisten(rs);
 
 	mutex_lock(&rs->lock);
@@ -1756,7 +1444,13 @@ static struct ib_client scalio_tgt_ib_client = {
 	.remove	= scalio_tgt_rdma_remove_one,
 };
 
-int scalio_tgt_rdma_init(void)
+/**
+ * scalio_tgt_rdma_init() - start the transport
+ * @msg:	the message layer (rpc.c) that runs over its connections
+ *
+ * Return: 0 or a negative errno.
+ */
+int scalio_tgt_rdma_init(const struct scalio_tgt_msg_ops *msg)
 {
 	int ret;
 
@@ -1765,6 +1459,7 @@ int scalio_tgt_rdma_init(void)
 	BUILD_BUG_ON(sizeof(struct scalio_cm_rej) > 148);	/* IB CM REJ */
 	BUILD_BUG_ON(2 * SCALIO_QUEUE_DEPTH_MAX > U16_MAX);
 
+	scalio_tgt_msg = msg;
 	scalio_tgt_rdma_wq = alloc_workqueue("scalio_rdma", WQ_MEM_RECLAIM, 0);
 	if (!scalio_tgt_rdma_wq)
 		return -ENOMEM;

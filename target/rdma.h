@@ -68,7 +68,7 @@
  */
 #define SCALIO_REAP_INTERVAL_MS	5000
 /*
- * Connections being dropped to make room for new ones (scalio_tgt_conn_room())
+ * Connections being dropped to make room for new ones (scalio_tgt_ctl_room())
  * may keep the store this far above attr_max_clients until they are freed.
  */
 #define SCALIO_EVICT_SLACK	8
@@ -80,6 +80,31 @@
 
 struct scalio_tgt_rdev;
 struct scalio_tgt_conn;
+
+/**
+ * struct scalio_tgt_ctl_ops - what control (control.c) may do to a
+ * connection of the transport
+ * @disconnect:	start tearing it down (any context that may take
+ *		conn->lock; idempotent)
+ */
+struct scalio_tgt_ctl_ops {
+	void (*disconnect)(struct scalio_tgt_conn *conn);
+};
+
+/**
+ * struct scalio_tgt_msg_ops - the message layer (rpc.c) as the connection
+ * layer (rdma.c) sees it
+ * @alloc:	allocate a new connection's receive buffers and request
+ *		contexts
+ * @post_recvs:	post every receive buffer (before the connection is
+ *		accepted)
+ * @free:	free what @alloc allocated (after the QP is drained)
+ */
+struct scalio_tgt_msg_ops {
+	int (*alloc)(struct scalio_tgt_conn *conn);
+	int (*post_recvs)(struct scalio_tgt_conn *conn);
+	void (*free)(struct scalio_tgt_conn *conn);
+};
 
 /**
  * struct scalio_tgt_rstore - transport state of one enabled store
@@ -108,7 +133,9 @@ struct scalio_tgt_conn;
  * @wait:	woken when @nr_conns or an rdev's nr_conns drops
  * @wq:		the store's request work (GET, handshake): one store's slow
  *		SSD or many clients do not hold up another store
- * @reap_work:	the keep-alive reaper (attr_kato_ms)
+ * @reap_work:	the keep-alive reaper (attr_kato_ms, control.c)
+ * @ctl_ops:	how control drops a connection
+ * @ctl_wq:	where the reaper runs
  */
 struct scalio_tgt_rstore {
 	struct scalio_tgt_store		*st;
@@ -131,6 +158,8 @@ struct scalio_tgt_rstore {
 	wait_queue_head_t		wait;
 	struct workqueue_struct		*wq;
 	struct delayed_work		reap_work;
+	const struct scalio_tgt_ctl_ops	*ctl_ops;
+	struct workqueue_struct		*ctl_wq;
 };
 
 /* Pages per page-map array of 6.1's rxe MRs (PAGE_SIZE / 16-byte buf). */
@@ -370,18 +399,24 @@ struct scalio_tgt_conn {
 
 /* rdma.c */
 void scalio_tgt_conn_disconnect(struct scalio_tgt_conn *conn);
-u64 scalio_tgt_conn_hosts_gen(struct scalio_tgt_conn *conn);
-int scalio_tgt_conn_identify(struct scalio_tgt_conn *conn, const char *hostnqn,
-			     u64 hosts_gen);
 void scalio_tgt_conn_put(struct scalio_tgt_conn *conn);
 int scalio_tgt_conn_post_send(struct scalio_tgt_conn *conn,
 			      struct ib_send_wr *wr);
 int scalio_tgt_conn_register(struct scalio_tgt_conn *conn);
 void scalio_tgt_rdev_invalidated(struct scalio_tgt_rdev *rdev, u32 rkey);
 
-/* rpc.c */
-int scalio_tgt_rpc_alloc(struct scalio_tgt_conn *conn);
-void scalio_tgt_rpc_free(struct scalio_tgt_conn *conn);
-int scalio_tgt_rpc_post_recvs(struct scalio_tgt_conn *conn);
+/* control.c: admission, host identity, reconnect barrier, keep-alive */
+void scalio_tgt_ctl_init(struct scalio_tgt_rstore *rs,
+			 const struct scalio_tgt_ctl_ops *ops,
+			 struct workqueue_struct *wq);
+void scalio_tgt_ctl_start(struct scalio_tgt_rstore *rs);
+void scalio_tgt_ctl_stop(struct scalio_tgt_rstore *rs);
+int scalio_tgt_ctl_room(struct scalio_tgt_rstore *rs);
+u64 scalio_tgt_ctl_hosts_gen(struct scalio_tgt_conn *conn);
+int scalio_tgt_ctl_identify(struct scalio_tgt_conn *conn, const char *hostnqn,
+			    u64 hosts_gen);
+
+/* rpc.c: the message layer, handed to scalio_tgt_rdma_init() */
+extern const struct scalio_tgt_msg_ops scalio_tgt_rpc_ops;
 
 #endif /* _SCALIO_TARGET_RDMA_H */

@@ -54,7 +54,7 @@ static inline u16 scalio_tgt_rpc_op(const struct scalio_tgt_rpc *rpc)
  *
  * Safe on a partially allocated connection.
  */
-void scalio_tgt_rpc_free(struct scalio_tgt_conn *conn)
+static void scalio_tgt_rpc_free(struct scalio_tgt_conn *conn)
 {
 	struct ib_device *ibdev = scalio_tgt_conn_ibdev(conn);
 	u32 i;
@@ -141,7 +141,7 @@ static int scalio_tgt_rpc_bufs(struct scalio_tgt_rpc *rpc)
  *
  * Return: 0 or -ENOMEM (everything undone).
  */
-int scalio_tgt_rpc_alloc(struct scalio_tgt_conn *conn)
+static int scalio_tgt_rpc_alloc(struct scalio_tgt_conn *conn)
 {
 	struct ib_device *ibdev = scalio_tgt_conn_ibdev(conn);
 	u32 i;
@@ -213,7 +213,7 @@ static int scalio_tgt_rpc_post_recv(struct scalio_tgt_conn *conn,
  *
  * Return: 0 or a negative errno.
  */
-int scalio_tgt_rpc_post_recvs(struct scalio_tgt_conn *conn)
+static int scalio_tgt_rpc_post_recvs(struct scalio_tgt_conn *conn)
 {
 	u32 i;
 	int ret;
@@ -499,7 +499,7 @@ static void scalio_tgt_rpc_admit(struct scalio_tgt_rpc *rpc)
 		 * later if the accept is not finished yet (microseconds).
 		 */
 		for (;;) {
-			gen = scalio_tgt_conn_hosts_gen(conn);
+			gen = scalio_tgt_ctl_hosts_gen(conn);
 			ret = scalio_tgt_admit(st, m->hostnqn, conn->host_id,
 					       conn->challenge, conn->client_id,
 					   proof ? m->mac : NULL);
@@ -507,7 +507,7 @@ static void scalio_tgt_rpc_admit(struct scalio_tgt_rpc *rpc)
 				break;
 			if (!tries)
 				scalio_tgt_admit_hook(conn);
-			ret = scalio_tgt_conn_identify(conn, m->hostnqn, gen);
+			ret = scalio_tgt_ctl_identify(conn, m->hostnqn, gen);
 			if (ret != -EAGAIN)
 				break;
 			if (++tries == 50) {
@@ -947,3 +947,9 @@ static void scalio_tgt_rpc_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	scalio_tgt_stat_add(conn->st, SCALIO_TS_CPU_NS_RPC,
 			    ktime_get_ns() - t0);
 }
+
+const struct scalio_tgt_msg_ops scalio_tgt_rpc_ops = {
+	.alloc		= scalio_tgt_rpc_alloc,
+	.post_recvs	= scalio_tgt_rpc_post_recvs,
+	.free		= scalio_tgt_rpc_free,
+};

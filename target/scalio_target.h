@@ -319,6 +319,8 @@ static inline void scalio_tgt_stat_add(struct scalio_tgt_store *st,
 /* core.c */
 extern struct mutex scalio_tgt_stores_lock;
 extern struct list_head scalio_tgt_stores;
+/* Module parameters sane (module load). */
+int scalio_tgt_params_check(void);
 int scalio_tgt_store_enable(struct scalio_tgt_store *st);
 void scalio_tgt_store_disable(struct scalio_tgt_store *st);
 /* Find an enabled store and take a live reference, or NULL. */
@@ -396,14 +398,18 @@ int scalio_tgt_admit(struct scalio_tgt_store *st, const char *hostnqn,
 		     const u8 *mac);
 
 /* rdma.c / rpc.c: the transport half */
-int scalio_tgt_rdma_init(void);
+struct scalio_tgt_msg_ops;
+int scalio_tgt_rdma_init(const struct scalio_tgt_msg_ops *ops);
 void scalio_tgt_rdma_exit(void);
 /* Start listening on st->traddr:st->trsvcid (store->lock held). */
 int scalio_tgt_rdma_store_enable(struct scalio_tgt_store *st);
 /* Stop listening, disconnect every client, drop their references. */
 void scalio_tgt_rdma_store_disable(struct scalio_tgt_store *st);
-/* Disconnect every client of @st admitted as @hostnqn (store->lock held). */
-void scalio_tgt_rdma_host_denied(struct scalio_tgt_store *st,
-				 const char *hostnqn);
+/*
+ * control.c: disconnect every client of @st admitted as @hostnqn
+ * (store->lock held).
+ */
+void scalio_tgt_ctl_host_denied(struct scalio_tgt_store *st,
+				const char *hostnqn);
 
 #endif /* _SCALIO_TARGET_H */
