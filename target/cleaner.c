@@ -43,6 +43,7 @@
 #define SCALIO_CLEANER_BACKOFF	(10 * HZ)
 
 #include "scalio_store.h"
+#include "trace.h"
 
 /* A live segment in damaged units: owned block index, units from @pos. */
 struct scalio_tgt_skip_seg {
@@ -319,6 +320,7 @@ int scalio_tgt_cleaner_run(struct scalio_tgt_ssd *ssd, u64 need_units)
 			break;
 		}
 		total_moved += moved;
+		trace_scalio_tgt_cleaner_move(ssd, old_head, head, moved, freed);
 		/*
 		 * A pass in a damaged range may gain nothing yet (its batch
 		 * takes what the relocated segments freed), but each moves at

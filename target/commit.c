@@ -38,6 +38,7 @@
 #include <linux/mm.h>
 
 #include "scalio_store.h"
+#include "trace.h"
 
 static u64 scalio_tgt_task_ns(void)
 {
@@ -221,7 +222,8 @@ static void scalio_tgt_commit_round(struct scalio_tgt_ssd *ssd)
 	struct scalio_tgt_commit *c = ssd->commit;
 	struct scalio_tgt_treq *req, *tmp;
 	LIST_HEAD(applied);
-	u32 nr = 0, bytes = 0, est = 1, k;
+	u32 nr = 0, bytes = 0, est = 1, k, i, units = 0;
+	u64 t0 = 0, seq = 0;
 	int ret;
 
 	/* Take the batch. */
@@ -271,7 +273,22 @@ static void scalio_tgt_commit_round(struct scalio_tgt_ssd *ssd)
 		list_splice_init(&applied, &c->batch);
 	}
 
+	if (trace_scalio_tgt_batch_formed_enabled() ||
+	    trace_scalio_tgt_batch_committed_enabled()) {
+		for (i = 0; i < c->nr_tbs; i++)
+			units += scalio_tgt_tb_units(&c->tbs[i]);
+		if (units)
+			units++;	/* the batch header */
+		t0 = ktime_get_ns();
+	}
+	trace_scalio_tgt_batch_formed(ssd, k, c->nr_tbs, units);
 	ret = scalio_tgt_batch_write(ssd, SCALIO_LOG_RESERVE);
+	if (trace_scalio_tgt_batch_committed_enabled()) {
+		if (!ret && units)
+			seq = ssd->log.next_batch - 1;
+		trace_scalio_tgt_batch_committed(ssd, seq, k, ret ? 0 : units,
+						 ret, ktime_get_ns() - t0);
+	}
 	if (ret == -ENOSPC)
 		pr_warn_ratelimited("%s: ssd %u: log full: failing a batch of %u requests\n",
 				    st->name, ssd->index, k);

@@ -19,6 +19,7 @@
 #include <linux/workqueue.h>
 
 #include "rdma.h"
+#include "trace.h"
 
 /*
  * Is @conn live and not admitted: no ADMIT sent yet, or its ADMIT refused
@@ -331,6 +332,10 @@ static void scalio_tgt_rstore_reap_work(struct work_struct *w)
 			rs->st->name, conn->client_id,
 			conn->identified ? conn->hostnqn : "unknown", why,
 			kato_ms);
+		trace_scalio_tgt_reap(rs->st, conn->client_id,
+				      conn->identified ? conn->hostnqn :
+							 "unknown",
+				      why, kato_ms);
 		rs->ctl_ops->disconnect(conn);
 	}
 	if (!rs->stopping)

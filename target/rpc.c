@@ -25,6 +25,7 @@
 #include <linux/slab.h>
 
 #include "rdma.h"
+#include "trace.h"
 
 static void scalio_tgt_rpc_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 static void scalio_tgt_rpc_send_done(struct ib_cq *cq, struct ib_wc *wc);
@@ -452,6 +453,11 @@ static void scalio_tgt_rpc_get(struct scalio_tgt_rpc *rpc)
 	rep->vlen = cpu_to_le16(vlen);
 	scalio_tgt_stat_add(st, SCALIO_TS_CPU_NS_RPC,
 			    ktime_get_ns() - t0 - t_io);
+	trace_scalio_tgt_rpc_get(st, rpc->conn->client_id,
+				 scalio_key_hash(st->hash_seed, m->key,
+						 min_t(u32, m->klen,
+						       SCALIO_KEY_MAX)),
+				 ret, vlen, ktime_get_ns() - t0);
 	scalio_tgt_rpc_respond(rpc, ret, sizeof(*rep) + vlen);
 }
 
@@ -517,6 +523,7 @@ static void scalio_tgt_rpc_admit(struct scalio_tgt_rpc *rpc)
 			msleep(20);
 		}
 	}
+	trace_scalio_tgt_admit(st, conn->client_id, m->hostnqn, proof, ret);
 	if (ret) {
 		WRITE_ONCE(conn->refused, true);
 		scalio_tgt_rpc_respond_err(rpc, ret);

@@ -24,6 +24,7 @@
 #include <linux/vmalloc.h>
 
 #include "scalio_target.h"
+#include "trace.h"
 
 /**
  * scalio_tgt_ssd_open() - open the SSD's block device for the store
@@ -111,6 +112,9 @@ static int scalio_tgt_ssd_rw(struct scalio_tgt_ssd *ssd, u64 unit, void *buf,
 	}
 	ret = submit_bio_wait(bio);
 	bio_put(bio);
+	if (ret)
+		trace_scalio_tgt_ssd_error(ssd, op_is_write(first_opf), unit,
+					   units, ret);
 	/* For the SSD's state in stats: failing until an I/O succeeds. */
 	WRITE_ONCE(ssd->io_failed, ret != 0);
 	return ret;
