@@ -273,7 +273,7 @@ int scalio_tgt_cleaner_run(struct scalio_tgt_ssd *ssd, u64 need_units)
 {
 	struct scalio_tgt_store *st = ssd->store;
 	struct scalio_tgt_commit *c = ssd->commit;
-	u64 t0 = current->se.sum_exec_runtime, total_moved = 0;
+	u64 t0 = scalio_tgt_task_cpu_ns(), total_moved = 0;
 	int ret = 0;
 
 	if (c->failed)
@@ -338,6 +338,6 @@ int scalio_tgt_cleaner_run(struct scalio_tgt_ssd *ssd, u64 need_units)
 				    le64_to_cpu(ssd->log.sb.log_units));
 	scalio_tgt_stat_add(st, SCALIO_TS_CLEANER_MOVED, total_moved);
 	scalio_tgt_stat_add(st, SCALIO_TS_CPU_NS_CLEANER,
-			    current->se.sum_exec_runtime - t0);
+			    scalio_tgt_task_cpu_ns() - t0);
 	return ret;
 }

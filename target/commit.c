@@ -40,11 +40,6 @@
 #include "scalio_store.h"
 #include "trace.h"
 
-static u64 scalio_tgt_task_ns(void)
-{
-	return current->se.sum_exec_runtime;
-}
-
 int scalio_tgt_commit_alloc(struct scalio_tgt_ssd *ssd)
 {
 	struct scalio_tgt_store *st = ssd->store;
@@ -479,13 +474,13 @@ static int scalio_tgt_commit_thread(void *data)
 			scalio_tgt_cleaner_run(ssd, scalio_tgt_log_low(ssd) +
 					   log_units / 8);
 
-		t0 = scalio_tgt_task_ns();
+		t0 = scalio_tgt_task_cpu_ns();
 		scalio_tgt_commit_round(ssd);
 		/* Bound the log recovery has to replay. */
 		if (c->since_ckpt > log_units / 4)
 			scalio_tgt_checkpoint_write(ssd);
 		scalio_tgt_stat_add(st, SCALIO_TS_CPU_NS_COMMIT,
-				    scalio_tgt_task_ns() - t0);
+				    scalio_tgt_task_cpu_ns() - t0);
 		cond_resched();
 	}
 

@@ -775,6 +775,7 @@ static void scalio_tgt_store_release(struct config_item *item)
 {
 	struct scalio_tgt_store *st = to_store(item);
 
+	free_percpu(st->stats);
 	kfree(st->report);
 	kfree(st);
 }
@@ -817,7 +818,10 @@ static struct config_group *scalio_tgt_stores_make(struct config_group *group,
 	if (!st)
 		return ERR_PTR(-ENOMEM);
 	st->report = kzalloc(PAGE_SIZE, GFP_KERNEL);
-	if (!st->report) {
+	st->stats = alloc_percpu(struct scalio_tgt_pcpu_stats);
+	if (!st->report || !st->stats) {
+		free_percpu(st->stats);
+		kfree(st->report);
 		kfree(st);
 		return ERR_PTR(-ENOMEM);
 	}

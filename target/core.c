@@ -247,8 +247,9 @@ int scalio_tgt_store_enable(struct scalio_tgt_store *st)
 		return ret;
 	n = st->nr_ssds;
 	memset(st->uuid, 0, sizeof(st->uuid));
-	for (k = 0; k < SCALIO_TS_NR; k++)
-		atomic64_set(&st->stats[k], 0);
+	/* Nothing adds to them while the store is disabled. */
+	for_each_possible_cpu(k)
+		memset(per_cpu_ptr(st->stats, k), 0, sizeof(*st->stats));
 
 	for (i = 0; i < n; i++) {
 		ret = scalio_tgt_ssd_open(st->ssds[i]);
@@ -356,6 +357,17 @@ struct scalio_tgt_store *scalio_tgt_store_get_live(const char *name)
 	return found;
 }
 
+static u64 scalio_tgt_stat_sum(struct scalio_tgt_store *st,
+			       enum scalio_tgt_tstat i)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(st->stats, cpu)->v[i]);
+	return sum;
+}
+
 /**
  * scalio_tgt_store_stats() - snapshot of a store's counters
  * @st:		store; a live reference or st->lock held
@@ -367,30 +379,30 @@ void scalio_tgt_store_stats(struct scalio_tgt_store *st,
 	u32 i;
 
 	memset(out, 0, sizeof(*out));
-	out->rpc_gets = atomic64_read(&st->stats[SCALIO_TS_RPC_GETS]);
-	out->rpc_puts = atomic64_read(&st->stats[SCALIO_TS_RPC_PUTS]);
-	out->rpc_deletes = atomic64_read(&st->stats[SCALIO_TS_RPC_DELETES]);
-	out->rpc_other = atomic64_read(&st->stats[SCALIO_TS_RPC_OTHER]);
-	out->ssd_reads = atomic64_read(&st->stats[SCALIO_TS_SSD_READS]);
-	out->ssd_writes = atomic64_read(&st->stats[SCALIO_TS_SSD_WRITES]);
+	out->rpc_gets = scalio_tgt_stat_sum(st, SCALIO_TS_RPC_GETS);
+	out->rpc_puts = scalio_tgt_stat_sum(st, SCALIO_TS_RPC_PUTS);
+	out->rpc_deletes = scalio_tgt_stat_sum(st, SCALIO_TS_RPC_DELETES);
+	out->rpc_other = scalio_tgt_stat_sum(st, SCALIO_TS_RPC_OTHER);
+	out->ssd_reads = scalio_tgt_stat_sum(st, SCALIO_TS_SSD_READS);
+	out->ssd_writes = scalio_tgt_stat_sum(st, SCALIO_TS_SSD_WRITES);
 	out->ssd_write_bytes =
-		atomic64_read(&st->stats[SCALIO_TS_SSD_WRITE_BYTES]);
-	out->batches = atomic64_read(&st->stats[SCALIO_TS_BATCHES]);
-	out->batched_ops = atomic64_read(&st->stats[SCALIO_TS_BATCHED_OPS]);
-	out->cleaner_runs = atomic64_read(&st->stats[SCALIO_TS_CLEANER_RUNS]);
+		scalio_tgt_stat_sum(st, SCALIO_TS_SSD_WRITE_BYTES);
+	out->batches = scalio_tgt_stat_sum(st, SCALIO_TS_BATCHES);
+	out->batched_ops = scalio_tgt_stat_sum(st, SCALIO_TS_BATCHED_OPS);
+	out->cleaner_runs = scalio_tgt_stat_sum(st, SCALIO_TS_CLEANER_RUNS);
 	out->cleaner_moved =
-		atomic64_read(&st->stats[SCALIO_TS_CLEANER_MOVED]);
+		scalio_tgt_stat_sum(st, SCALIO_TS_CLEANER_MOVED);
 	out->cpu_ns_commit =
-		atomic64_read(&st->stats[SCALIO_TS_CPU_NS_COMMIT]);
-	out->cpu_ns_rpc = atomic64_read(&st->stats[SCALIO_TS_CPU_NS_RPC]);
+		scalio_tgt_stat_sum(st, SCALIO_TS_CPU_NS_COMMIT);
+	out->cpu_ns_rpc = scalio_tgt_stat_sum(st, SCALIO_TS_CPU_NS_RPC);
 	out->cpu_ns_cleaner =
-		atomic64_read(&st->stats[SCALIO_TS_CPU_NS_CLEANER]);
+		scalio_tgt_stat_sum(st, SCALIO_TS_CPU_NS_CLEANER);
 	out->seg_cache_hits =
-		atomic64_read(&st->stats[SCALIO_TS_SEGCACHE_HITS]);
+		scalio_tgt_stat_sum(st, SCALIO_TS_SEGCACHE_HITS);
 	out->seg_cache_misses =
-		atomic64_read(&st->stats[SCALIO_TS_SEGCACHE_MISSES]);
+		scalio_tgt_stat_sum(st, SCALIO_TS_SEGCACHE_MISSES);
 	out->seg_cache_evictions =
-		atomic64_read(&st->stats[SCALIO_TS_SEGCACHE_EVICTIONS]);
+		scalio_tgt_stat_sum(st, SCALIO_TS_SEGCACHE_EVICTIONS);
 
 	if (!st->enabled)
 		return;

@@ -23,6 +23,8 @@
 #ifndef _SCALIO_STORE_H
 #define _SCALIO_STORE_H
 
+#include <linux/sched/cputime.h>
+
 #include "scalio_target.h"
 #include "../common/scalio_segcache.h"
 
@@ -147,6 +149,18 @@ static inline u32 scalio_tgt_owned_idx(const struct scalio_tgt_ssd *ssd,
 				       u32 block)
 {
 	return block / ssd->store->nr_ssds;
+}
+
+/*
+ * CPU time the calling task (an SSD's commit kthread) has used, in ns: user
+ * plus system time as the scheduler accounts it.
+ */
+static inline u64 scalio_tgt_task_cpu_ns(void)
+{
+	u64 utime, stime;
+
+	task_cputime_adjusted(current, &utime, &stime);
+	return utime + stime;
 }
 
 /* Units a block of the batch takes in it (0 if unchanged). */

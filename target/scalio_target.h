@@ -54,6 +54,13 @@
 #define SCALIO_INDEX_CHUNK_BYTES	((2U << 20) - PAGE_SIZE)
 #define SCALIO_DEF_MAX_CLIENTS		64
 
+/*
+ * Counters of a store (the stats attribute).  The CPU figures: cpu_ns_commit
+ * and cpu_ns_cleaner are CPU time of the SSDs' commit kthreads
+ * (task_cputime_adjusted()) in commit rounds and in the cleaner;
+ * cpu_ns_rpc is the time RPC handlers take from dispatch to answer,
+ * without the SSD read of a GET (wall time: a preempted handler counts).
+ */
 enum scalio_tgt_tstat {
 	SCALIO_TS_RPC_GETS,
 	SCALIO_TS_RPC_PUTS,
@@ -73,6 +80,11 @@ enum scalio_tgt_tstat {
 	SCALIO_TS_SEGCACHE_MISSES,
 	SCALIO_TS_SEGCACHE_EVICTIONS,
 	SCALIO_TS_NR,
+};
+
+/* One CPU's share of a store's counters. */
+struct scalio_tgt_pcpu_stats {
+	u64	v[SCALIO_TS_NR];
 };
 
 /**
@@ -300,7 +312,7 @@ struct scalio_tgt_store {
 	struct scalio_tgt_index		index;
 	u8				uuid[16];
 	u64				hash_seed;
-	atomic64_t			stats[SCALIO_TS_NR];
+	struct scalio_tgt_pcpu_stats __percpu *stats;
 
 	bool				format_on_enable;
 	bool				force_recover;
@@ -310,10 +322,11 @@ struct scalio_tgt_store {
 	void				*transport;
 };
 
+/* Any context: the counters are per CPU, summed when read. */
 static inline void scalio_tgt_stat_add(struct scalio_tgt_store *st,
 				       enum scalio_tgt_tstat i, u64 v)
 {
-	atomic64_add(v, &st->stats[i]);
+	this_cpu_add(st->stats->v[i], v);
 }
 
 /* core.c */
