@@ -55,7 +55,7 @@ static int scalio_tgt_admit_lookup(struct scalio_tgt_store *st,
  */
 int scalio_tgt_admit(struct scalio_tgt_store *st, const char *hostnqn,
 		     const u8 *host_id, const u8 *challenge, u16 client_id,
-		 const u8 *mac)
+		     const u8 *mac)
 {
 	u8 *secret, *input;
 	u8 want[SCALIO_MAC_LEN];

@@ -71,7 +71,7 @@ static int scalio_tgt_skip_seg_cmp(const void *a, const void *b)
  */
 static int scalio_tgt_cleaner_skip(struct scalio_tgt_ssd *ssd, u64 pos, u64 seq,
 				   u32 budget, u32 *au, u64 *npos, u64 *nseq,
-			       u64 *moved)
+				   u64 *moved)
 {
 	struct scalio_tgt_store *st = ssd->store;
 	struct scalio_tgt_commit *c = ssd->commit;
@@ -107,7 +107,7 @@ static int scalio_tgt_cleaner_skip(struct scalio_tgt_ssd *ssd, u64 pos, u64 seq,
 	}
 	for (i = 0; i < c->nr_owned && n < dist; i++) {
 		u64 w = scalio_tgt_index_get_seg(&st->index,
-					     ssd->index + i * st->nr_ssds);
+						 ssd->index + i * st->nr_ssds);
 		u64 d;
 
 		if (!w)
@@ -169,7 +169,7 @@ out:
  */
 static int scalio_tgt_cleaner_collect(struct scalio_tgt_ssd *ssd, u64 need,
 				      u32 budget, u64 *new_head, u64 *new_seq,
-				  u64 *freed, u64 *moved, bool *stepped)
+				      u64 *freed, u64 *moved, bool *stepped)
 {
 	struct scalio_tgt_store *st = ssd->store;
 	struct scalio_tgt_commit *c = ssd->commit;
@@ -213,8 +213,7 @@ static int scalio_tgt_cleaner_collect(struct scalio_tgt_ssd *ssd, u64 need,
 			if (au)
 				break;	/* relocate what is read first */
 			ret = scalio_tgt_cleaner_skip(ssd, pos, seq, budget,
-						      &au,
-						      &npos, &nseq, moved);
+						      &au, &npos, &nseq, moved);
 			if (ret) {
 				/* Not again for a while: each try reads 8 MiB. */
 				c->stuck_head = pos;
@@ -297,7 +296,7 @@ int scalio_tgt_cleaner_run(struct scalio_tgt_ssd *ssd, u64 need_units)
 		}
 		ret = scalio_tgt_cleaner_collect(ssd, need_units, budget - 1,
 						 &head, &seq, &freed, &moved,
-					     &stepped);
+						 &stepped);
 		/* Nothing gained: head batch larger than the budget. */
 		if (!ret && !freed && !moved && seq == old_seq)
 			ret = -ENOSPC;

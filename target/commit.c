@@ -472,7 +472,7 @@ static int scalio_tgt_commit_thread(void *data)
 		/* Space first, while no batch is being built. */
 		if (scalio_tgt_log_free(ssd) < scalio_tgt_log_low(ssd))
 			scalio_tgt_cleaner_run(ssd, scalio_tgt_log_low(ssd) +
-					   log_units / 8);
+					       log_units / 8);
 
 		t0 = scalio_tgt_task_cpu_ns();
 		scalio_tgt_commit_round(ssd);

@@ -112,7 +112,7 @@ static bool scalio_tgt_chk_port(u32 v)
 
 static ssize_t scalio_tgt_store_set_u32(struct config_item *item,
 					const char *page, size_t count,
-				    size_t off, scalio_tgt_u32_check_t check)
+					size_t off, scalio_tgt_u32_check_t check)
 {
 	struct scalio_tgt_store *st = to_store(item);
 	ssize_t ret = count;
@@ -131,7 +131,7 @@ static ssize_t scalio_tgt_store_set_u32(struct config_item *item,
 
 static ssize_t scalio_tgt_store_set_bool(struct config_item *item,
 					 const char *page, size_t count,
-				     size_t off)
+					 size_t off)
 {
 	struct scalio_tgt_store *st = to_store(item);
 	ssize_t ret = count;
@@ -310,7 +310,7 @@ static ssize_t scalio_tgt_store_attr_allow_any_host_show(struct config_item *ite
 
 static ssize_t scalio_tgt_store_attr_allow_any_host_store(struct config_item *item,
 							  const char *page,
-						      size_t count)
+							  size_t count)
 {
 	bool val;
 
@@ -330,7 +330,7 @@ static ssize_t scalio_tgt_store_attr_max_clients_show(struct config_item *item,
 
 static ssize_t scalio_tgt_store_attr_max_clients_store(struct config_item *item,
 						       const char *page,
-						   size_t count)
+						       size_t count)
 {
 	u32 val;
 
@@ -457,9 +457,9 @@ enum scalio_tgt_ssd_str {
 };
 
 static ssize_t scalio_tgt_ssd_set_str(struct config_item *item,
-				      const char *page,
-				      size_t count, char *field, size_t size,
-				  enum scalio_tgt_ssd_str kind)
+				      const char *page, size_t count,
+				      char *field, size_t size,
+				      enum scalio_tgt_ssd_str kind)
 {
 	struct scalio_tgt_ssd *ssd = to_ssd(item);
 	struct scalio_tgt_store *st = ssd->store;
@@ -510,7 +510,7 @@ static ssize_t scalio_tgt_ssd_device_path_store(struct config_item *item,
 	struct scalio_tgt_ssd *ssd = to_ssd(item);
 
 	return scalio_tgt_ssd_set_str(item, page, count, ssd->device_path,
-				  sizeof(ssd->device_path), SCALIO_SSD_PATH);
+				      sizeof(ssd->device_path), SCALIO_SSD_PATH);
 }
 CONFIGFS_ATTR(scalio_tgt_ssd_, device_path);
 
@@ -525,7 +525,7 @@ static ssize_t scalio_tgt_ssd_nqn_store(struct config_item *item,
 	struct scalio_tgt_ssd *ssd = to_ssd(item);
 
 	return scalio_tgt_ssd_set_str(item, page, count, ssd->nqn,
-				  sizeof(ssd->nqn), SCALIO_SSD_NQN);
+				      sizeof(ssd->nqn), SCALIO_SSD_NQN);
 }
 CONFIGFS_ATTR(scalio_tgt_ssd_, nqn);
 
@@ -582,7 +582,7 @@ static struct config_group *scalio_tgt_ssds_make(struct config_group *group,
 {
 	struct scalio_tgt_store *st = container_of(group,
 						   struct scalio_tgt_store,
-					       ssds_group);
+						   ssds_group);
 	struct scalio_tgt_ssd *ssd;
 	char canon[4];
 	u32 n;
@@ -725,7 +725,7 @@ static struct config_group *scalio_tgt_hosts_make(struct config_group *group,
 {
 	struct scalio_tgt_store *st = container_of(group,
 						   struct scalio_tgt_store,
-					       hosts_group);
+						   hosts_group);
 	struct scalio_tgt_host *h;
 
 	if (!scalio_nqn_valid(name, strlen(name) + 1))

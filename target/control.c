@@ -161,7 +161,7 @@ u64 scalio_tgt_ctl_hosts_gen(struct scalio_tgt_conn *conn)
  * host retries).
  */
 int scalio_tgt_ctl_identify(struct scalio_tgt_conn *conn, const char *hostnqn,
-			     u64 hosts_gen)
+			    u64 hosts_gen)
 {
 	struct scalio_tgt_rstore *rs = conn->rs;
 	bool after = false, newer = false;
@@ -246,7 +246,7 @@ int scalio_tgt_ctl_identify(struct scalio_tgt_conn *conn, const char *hostnqn,
  * @hostnqn:	the host removed from allowed_hosts
  */
 void scalio_tgt_ctl_host_denied(struct scalio_tgt_store *st,
-				 const char *hostnqn)
+				const char *hostnqn)
 {
 	struct scalio_tgt_rstore *rs = st->transport;
 	struct scalio_tgt_conn *conn;
@@ -314,8 +314,8 @@ static unsigned long scalio_tgt_reap_interval(struct scalio_tgt_store *st)
 static void scalio_tgt_rstore_reap_work(struct work_struct *w)
 {
 	struct scalio_tgt_rstore *rs = container_of(to_delayed_work(w),
-						struct scalio_tgt_rstore,
-						reap_work);
+						    struct scalio_tgt_rstore,
+						    reap_work);
 	/* attr_kato_ms changes only while the store is disabled. */
 	u32 kato_ms = READ_ONCE(rs->st->kato_ms);
 	unsigned long kato = msecs_to_jiffies(kato_ms);

@@ -62,8 +62,7 @@ static void scalio_tgt_clock_tick(struct timer_list *t)
  * Return: 0, -EINVAL for a bad geometry, -ENOMEM.
  */
 int scalio_tgt_index_alloc(struct scalio_tgt_index *idx, u32 nr_blocks,
-			   u32 slots,
-			   u32 nr_ssds)
+			   u32 slots, u32 nr_ssds)
 {
 	struct scalio_index_hdr *hdr;
 	u32 i, first;

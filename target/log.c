@@ -71,8 +71,7 @@ int scalio_tgt_tb_reserve(struct scalio_tgt_tblock *tb, u32 n)
  * Return: the block, or ERR_PTR(-E2BIG / -ENOMEM / -EBADMSG).
  */
 struct scalio_tgt_tblock *scalio_tgt_tb_get(struct scalio_tgt_ssd *ssd,
-					    u32 block,
-					    const void *seg)
+					    u32 block, const void *seg)
 {
 	struct scalio_tgt_commit *c = ssd->commit;
 	u32 i = scalio_tgt_owned_idx(ssd, block);
@@ -252,8 +251,8 @@ int scalio_tgt_batch_write(struct scalio_tgt_ssd *ssd, u64 reserve)
 		/* The images are all built: the cache may now evict. */
 		scalio_tgt_segcache_publish(ssd, tb->block, tb->seg, seq,
 					    c->buf + ((size_t)off <<
-						  SCALIO_UNIT_SHIFT),
-					scalio_tgt_tb_units(tb));
+						      SCALIO_UNIT_SHIFT),
+					    scalio_tgt_tb_units(tb));
 		off += scalio_tgt_tb_units(tb);
 	}
 	WRITE_ONCE(c->keys, c->keys + dkeys);
@@ -276,8 +275,7 @@ int scalio_tgt_batch_write(struct scalio_tgt_ssd *ssd, u64 reserve)
  * but not that block and generation).
  */
 int scalio_tgt_seg_read_live(struct scalio_tgt_ssd *ssd, u32 block, u64 seg,
-			     u64 gen,
-			     void *buf)
+			     u64 gen, void *buf)
 {
 	u32 len = scalio_seg_len(seg);
 	int ret;
@@ -340,9 +338,8 @@ int scalio_tgt_checkpoint_write(struct scalio_tgt_ssd *ssd)
  * contents are lost anyway), the units are bad on the medium: -ENODATA.
  * A device or path that went away, or any other error: -EIO.
  */
-int scalio_tgt_log_read_units(struct scalio_tgt_ssd *ssd, u64 pos,
-				     void *buf,
-				     u32 n)
+int scalio_tgt_log_read_units(struct scalio_tgt_ssd *ssd, u64 pos, void *buf,
+			      u32 n)
 {
 	int ret, tries = 0;
 
@@ -420,8 +417,7 @@ u64 scalio_tgt_log_dist(const struct scalio_tgt_ssd *ssd, u64 from, u64 to)
  * segments' business (recovery checks those it needs).
  */
 static int scalio_tgt_log_probe_read(struct scalio_tgt_ssd *ssd, u64 u,
-				     u32 chunk,
-				     u32 *unreadable)
+				     u32 chunk, u32 *unreadable)
 {
 	struct scalio_tgt_commit *c = ssd->commit;
 	u64 L = le64_to_cpu(ssd->log.sb.log_units);
@@ -471,8 +467,7 @@ static int scalio_tgt_log_probe_read(struct scalio_tgt_ssd *ssd, u64 u,
  * Return: 1 with *@fpos / *@fseq set, 0 when there is none, -EIO.
  */
 int scalio_tgt_log_probe(struct scalio_tgt_ssd *ssd, u64 pos, u64 seq,
-			 u64 below,
-			 u64 *fpos, u64 *fseq, u32 *unreadable)
+			 u64 below, u64 *fpos, u64 *fseq, u32 *unreadable)
 {
 	struct scalio_tgt_commit *c = ssd->commit;
 	u64 start = le64_to_cpu(ssd->log.sb.log_start);

@@ -189,7 +189,7 @@ static bool scalio_tgt_conn_owns_rkey(struct scalio_tgt_conn *conn, u32 rkey)
 static void scalio_tgt_rdev_inval_work(struct work_struct *w)
 {
 	struct scalio_tgt_rdev *rdev = container_of(w, struct scalio_tgt_rdev,
-						inval_work);
+						    inval_work);
 	struct scalio_tgt_rstore *rs = rdev->rs;
 	struct scalio_tgt_inval *iv, *tmp;
 	struct llist_node *keys;
@@ -282,14 +282,14 @@ static struct scalio_tgt_rdev *scalio_tgt_rdev_create(struct scalio_tgt_rstore *
 	for (i = 0; i < n; i++) {
 		ret = scalio_tgt_tmap_init(ibdev, &rdev->maps[i],
 					   idx->chunks[i].mem, idx->chunks[i].bytes,
-				       SCALIO_INDEX_ACCESS);
+					   SCALIO_INDEX_ACCESS);
 		if (ret)
 			goto out_free;
 		ret = scalio_tgt_tmap_init(ibdev,
 					   &rdev->maps[SCALIO_REGION_SEG(n, i)],
-				       idx->chunks[i].seg_mem,
-				       idx->chunks[i].seg_bytes,
-				       SCALIO_HDR_ACCESS);
+					   idx->chunks[i].seg_mem,
+					   idx->chunks[i].seg_bytes,
+					   SCALIO_HDR_ACCESS);
 		if (ret)
 			goto out_free;
 	}
@@ -405,7 +405,7 @@ static void scalio_tgt_cmr_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct scalio_tgt_cmr *cmr = container_of(wc->wr_cqe,
 						  struct scalio_tgt_cmr,
-					      cqe);
+						  cqe);
 	struct scalio_tgt_conn *conn = cmr->conn;
 
 	if (wc->status == IB_WC_SUCCESS) {
@@ -652,7 +652,7 @@ static const struct scalio_tgt_ctl_ops scalio_tgt_rdma_ctl_ops = {
 static void scalio_tgt_conn_free_work(struct work_struct *w)
 {
 	struct scalio_tgt_conn *conn = container_of(w, struct scalio_tgt_conn,
-						free_work);
+						    free_work);
 	struct scalio_tgt_rstore *rs = conn->rs;
 
 	scalio_tgt_msg->free(conn);
@@ -699,7 +699,7 @@ void scalio_tgt_conn_put(struct scalio_tgt_conn *conn)
 static void scalio_tgt_conn_release_work(struct work_struct *w)
 {
 	struct scalio_tgt_conn *conn = container_of(w, struct scalio_tgt_conn,
-						release_work);
+						    release_work);
 	struct scalio_tgt_rstore *rs = conn->rs;
 
 	mutex_lock(&rs->lock);
@@ -770,7 +770,7 @@ static int scalio_tgt_cm_reject(struct rdma_cm_id *cm_id, int err)
  */
 static int scalio_tgt_conn_create(struct scalio_tgt_rstore *rs,
 				  struct rdma_cm_id *cm_id, u16 qd,
-			      struct scalio_tgt_conn **connp)
+				  struct scalio_tgt_conn **connp)
 {
 	struct scalio_tgt_store *st = rs->st;
 	struct ib_device *ibdev = cm_id->device;
@@ -1047,8 +1047,7 @@ static int scalio_tgt_cm_handler(struct rdma_cm_id *cm_id,
  */
 static unsigned int scalio_tgt_debug_listen_delay_ms;
 module_param_named(debug_listen_delay_ms, scalio_tgt_debug_listen_delay_ms,
-		   uint,
-		   0644);
+		   uint, 0644);
 MODULE_PARM_DESC(debug_listen_delay_ms,
 		 "TESTING ONLY: sleep this many ms between binding and listening");
 
@@ -1082,8 +1081,7 @@ static int scalio_tgt_rstore_listen(struct scalio_tgt_rstore *rs)
 	rs->listen_lost = false;
 	mutex_unlock(&rs->lock);
 	cm_id = rdma_create_id(&init_net, scalio_tgt_cm_handler, rs,
-			       RDMA_PS_TCP,
-			       IB_QPT_RC);
+			       RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(cm_id))
 		return PTR_ERR(cm_id);
 
@@ -1139,8 +1137,8 @@ static void scalio_tgt_rstore_schedule_repair(struct scalio_tgt_rstore *rs,
 static void scalio_tgt_rstore_repair_work(struct work_struct *w)
 {
 	struct scalio_tgt_rstore *rs = container_of(to_delayed_work(w),
-						struct scalio_tgt_rstore,
-						repair_work);
+						    struct scalio_tgt_rstore,
+						    repair_work);
 	bool stopping;
 
 	scalio_tgt_rstore_unlisten(rs);

@@ -301,12 +301,12 @@ static int scalio_tgt_sb_load(struct scalio_tgt_ssd *ssd)
 	if (r0 && r1) {
 		scalio_tgt_report(st, true,
 				  "ssd %u: %s: refused: unit 0 holds %s, unit 1 %s%s",
-			      ssd->index, ssd->device_path,
-			      scalio_tgt_sb_what(r0, p0), scalio_tgt_sb_what(r1,
-									     p1),
-			      r0 == -ENODATA && r1 == -ENODATA ?
-			      "; not a scalio store (format it explicitly)" :
-			      "; not formatting it");
+				  ssd->index, ssd->device_path,
+				  scalio_tgt_sb_what(r0, p0),
+				  scalio_tgt_sb_what(r1, p1),
+				  r0 == -ENODATA && r1 == -ENODATA ?
+				  "; not a scalio store (format it explicitly)" :
+				  "; not formatting it");
 		if (r0 == -EIO && r1 == -EIO)
 			return -EIO;
 		if (r0 == -ENODATA && r1 == -ENODATA)
@@ -327,12 +327,12 @@ static int scalio_tgt_sb_load(struct scalio_tgt_ssd *ssd)
 				  &ssd->log.sb, c->buf);
 	scalio_tgt_report(st, false,
 			  "ssd %u: %s: superblock %s holds %s: using the %s; rewriting it %s",
-		      ssd->index, ssd->device_path,
-		      r0 ? "(unit 0)" : "copy (unit 1)",
-		      r0 ? scalio_tgt_sb_what(r0, p0) :
-		      r1 ? scalio_tgt_sb_what(r1, p1) : "a different superblock",
-		      r0 ? "copy" : "primary",
-		      ret ? "failed" : "succeeded");
+			  ssd->index, ssd->device_path,
+			  r0 ? "(unit 0)" : "copy (unit 1)",
+			  r0 ? scalio_tgt_sb_what(r0, p0) :
+			  r1 ? scalio_tgt_sb_what(r1, p1) : "a different superblock",
+			  r0 ? "copy" : "primary",
+			  ret ? "failed" : "succeeded");
 	return 0;
 }
 
@@ -394,22 +394,22 @@ static int scalio_tgt_ckpt_load(struct scalio_tgt_ssd *ssd)
 	if ((err[0] == -EIO) != (err[1] == -EIO) && !st->force_recover) {
 		scalio_tgt_report(st, true,
 				  "ssd %u: %s: refused: checkpoint slot %c is unreadable (I/O error) and may be the newest; nothing was written (enable again once it reads, or force the recovery to use slot %c)",
-			      ssd->index, ssd->device_path,
-			      err[0] == -EIO ? 'A' : 'B', err[0] == -EIO ? 'B' : 'A');
+				  ssd->index, ssd->device_path,
+				  err[0] == -EIO ? 'A' : 'B', err[0] == -EIO ? 'B' : 'A');
 		return -EIO;
 	}
 	if (err[0] && err[1]) {
 		scalio_tgt_report(st, true,
 				  "ssd %u: %s: refused: no valid checkpoint (slot A: %d, slot B: %d)",
-			      ssd->index, ssd->device_path, err[0], err[1]);
+				  ssd->index, ssd->device_path, err[0], err[1]);
 		return err[0] == -EIO && err[1] == -EIO ? -EIO : -EUCLEAN;
 	}
 	slot = seq[1] > seq[0] ? 1 : 0;
 	if (err[0] || err[1])
 		scalio_tgt_report(st, false,
 				  "ssd %u: %s: checkpoint slot %c is invalid (%d): using slot %c (checkpoint %llu)",
-			      ssd->index, ssd->device_path, err[0] ? 'A' : 'B',
-			      err[0] ? err[0] : err[1], 'A' + slot, seq[slot]);
+				  ssd->index, ssd->device_path, err[0] ? 'A' : 'B',
+				  err[0] ? err[0] : err[1], 'A' + slot, seq[slot]);
 	/* @h holds slot 1: re-read slot 0 if that is the newer one. */
 	if (slot == 0 &&
 	    (scalio_tgt_ssd_read(ssd, SCALIO_CKPT_UNIT, h, ckpt_units) ||
@@ -459,8 +459,7 @@ struct scalio_tgt_gap {
  * Uses the commit arena.
  */
 static int scalio_tgt_report_back(struct scalio_tgt_ssd *ssd, u32 block,
-				  u64 gen,
-				  const void *gsh, u32 *lines)
+				  u64 gen, const void *gsh, u32 *lines)
 {
 	struct scalio_tgt_store *st = ssd->store;
 	struct scalio_tgt_commit *c = ssd->commit;
@@ -480,7 +479,7 @@ static int scalio_tgt_report_back(struct scalio_tgt_ssd *ssd, u32 block,
 	if (ret) {
 		scalio_tgt_report(st, true,
 				  "ssd %u: block %u: its segment of batch %llu is damaged: keys deleted by batch %llu are unknown",
-			      ssd->index, block, cur, gen);
+				  ssd->index, block, cur, gen);
 		return 0;
 	}
 	while (scalio_seg_next(c->arena, &pos, &rec) > 0) {
@@ -490,8 +489,8 @@ static int scalio_tgt_report_back(struct scalio_tgt_ssd *ssd, u32 block,
 			continue;
 		scalio_tgt_report(st, true,
 				  "ssd %u: batch %llu: block %u: key '%*pE' was deleted by it: BACK with its value of batch %llu",
-			      ssd->index, gen, block, (int)rec.klen, rec.key,
-			      cur);
+				  ssd->index, gen, block, (int)rec.klen, rec.key,
+				  cur);
 	}
 	return 0;
 }
@@ -514,8 +513,8 @@ static int scalio_tgt_report_gap(struct scalio_tgt_ssd *ssd,
 
 	scalio_tgt_report(st, true,
 			  "ssd %u: dropped batches %llu..%llu (units %llu..+%llu): damaged; any write or delete they held that is not named below is lost too",
-		      ssd->index, gap->seq, gap->next - 1, gap->pos,
-		      gap->units);
+			  ssd->index, gap->seq, gap->next - 1, gap->pos,
+			  gap->units);
 	for (; left; left--, u = u + 1 == end ? start : u + 1) {
 		const struct scalio_seg_hdr *sh = c->buf;
 		struct scalio_rec rec;
@@ -528,7 +527,7 @@ static int scalio_tgt_report_gap(struct scalio_tgt_ssd *ssd,
 		if (ret == -ENODATA) {
 			scalio_tgt_report(st, true,
 					  "ssd %u: unit %llu of the dropped batches is unreadable (a media error): what it held is unknown",
-				      ssd->index, u);
+					  ssd->index, u);
 			continue;
 		}
 		if (ret)
@@ -553,11 +552,11 @@ static int scalio_tgt_report_gap(struct scalio_tgt_ssd *ssd,
 					    block, -1)) {
 			scalio_tgt_report(st, true,
 					  "ssd %u: batch %llu: block %u: segment at unit %llu is %s: its keys are %s",
-				      ssd->index, gen, block, u,
-				      ret ? "unreadable (a media error)" :
-				      "damaged",
-				      kept ? "kept by a later batch" :
-				      "unknown and lost");
+					  ssd->index, gen, block, u,
+					  ret ? "unreadable (a media error)" :
+					  "damaged",
+					  kept ? "kept by a later batch" :
+					  "unknown and lost");
 			continue;
 		}
 		while (scalio_seg_next(sh, &pos, &rec) > 0) {
@@ -565,9 +564,9 @@ static int scalio_tgt_report_gap(struct scalio_tgt_ssd *ssd,
 				continue;
 			scalio_tgt_report(st, true,
 					  "ssd %u: batch %llu: block %u: key '%*pE' %s",
-				      ssd->index, gen, block, (int)rec.klen,
-				      rec.key, kept ? "kept by a later batch" :
-				      "LOST (value of that batch)");
+					  ssd->index, gen, block, (int)rec.klen,
+					  rec.key, kept ? "kept by a later batch" :
+					  "LOST (value of that batch)");
 		}
 		if (!kept) {
 			ret = scalio_tgt_report_back(ssd, block, gen, sh,
@@ -602,7 +601,7 @@ static int scalio_tgt_log_zap(struct scalio_tgt_ssd *ssd, u64 pos, u64 seq)
 	 */
 	scalio_tgt_report(ssd->store, false,
 			  "ssd %u: batch %llu at unit %llu, the last of the log, is torn or damaged: discarded as never acknowledged",
-		      ssd->index, seq, pos);
+			  ssd->index, seq, pos);
 	return scalio_tgt_log_zero(ssd, pos);
 }
 
@@ -641,7 +640,7 @@ static int scalio_tgt_log_chain(struct scalio_tgt_ssd *ssd, u64 *replayed,
 			/* Not here: it may have wrapped to the log start. */
 			int n2 = scalio_tgt_log_read_batch(ssd, start, seq,
 							   c->arena,
-						       SCALIO_BUF_UNITS);
+							   SCALIO_BUF_UNITS);
 
 			if (n2 == -EIO)
 				return -EIO;
@@ -732,22 +731,22 @@ static int scalio_tgt_log_replay(struct scalio_tgt_ssd *ssd, u64 *replayed)
 		dist = scalio_tgt_log_dist(ssd, ssd->log.tail, fpos);
 		scalio_tgt_report(st, true,
 				  "ssd %u: %s: batch %llu (at unit %llu or %llu) is %s, but intact batch %llu follows at unit %llu: %llu batch(es) of acknowledged writes would be lost",
-			      ssd->index, ssd->device_path,
-			      ssd->log.next_batch, ssd->log.tail, start,
-			      bad ? "unreadable (a media error)" :
-			      "missing or damaged", fseq,
-			      fpos, fseq - ssd->log.next_batch);
+				  ssd->index, ssd->device_path,
+				  ssd->log.next_batch, ssd->log.tail, start,
+				  bad ? "unreadable (a media error)" :
+				  "missing or damaged", fseq,
+				  fpos, fseq - ssd->log.next_batch);
 		if (!st->force_recover) {
 			scalio_tgt_report(st, true,
 					  "ssd %u: refused: nothing was written; force the recovery (target-setup --force-recover) to drop the damaged batches",
-				      ssd->index);
+					  ssd->index);
 			return -EUCLEAN;
 		}
 		if (nr_gaps == SCALIO_MAX_GAPS ||
 		    ssd->log.used_units + dist >= L) {
 			scalio_tgt_report(st, true,
 					  "ssd %u: refused even forced: too much of the log is damaged",
-				      ssd->index);
+					  ssd->index);
 			return -EUCLEAN;
 		}
 		gaps[nr_gaps].pos = ssd->log.tail;
@@ -768,14 +767,14 @@ static int scalio_tgt_log_replay(struct scalio_tgt_ssd *ssd, u64 *replayed)
 	if (bad || unreadable) {
 		scalio_tgt_report(st, true,
 				  "ssd %u: %s: the end of the log cannot be read: %s%u unit(s) or batch(es) after it unreadable (a media error): acknowledged writes may be there",
-			      ssd->index, ssd->device_path,
-			      bad ? "the next batch is unreadable, " : "",
-			      unreadable);
+				  ssd->index, ssd->device_path,
+				  bad ? "the next batch is unreadable, " : "",
+				  unreadable);
 		if (!st->force_recover) {
 			scalio_tgt_report(st, true,
 					  "ssd %u: refused: nothing was written; force the recovery (target-setup --force-recover) to end the log at batch %llu (unit %llu)",
-				      ssd->index, ssd->log.next_batch,
-				      ssd->log.tail);
+					  ssd->index, ssd->log.next_batch,
+					  ssd->log.tail);
 			return -EUCLEAN;
 		}
 		/*
@@ -786,8 +785,8 @@ static int scalio_tgt_log_replay(struct scalio_tgt_ssd *ssd, u64 *replayed)
 		 */
 		scalio_tgt_report(st, true,
 				  "ssd %u: forced: the log ends before batch %llu (unit %llu); whatever the unreadable units held is LOST; the next batch is %llu",
-			      ssd->index, ssd->log.next_batch, ssd->log.tail,
-			      ssd->log.next_batch + SCALIO_PROBE_UNITS / 2);
+				  ssd->index, ssd->log.next_batch, ssd->log.tail,
+				  ssd->log.next_batch + SCALIO_PROBE_UNITS / 2);
 		ssd->log.next_batch += SCALIO_PROBE_UNITS / 2;
 	}
 	/* The real end: a torn batch here was never acknowledged. */
@@ -842,7 +841,7 @@ static int scalio_tgt_recover_check_seg(struct scalio_tgt_ssd *ssd, u32 block,
 		if (scalio_tgt_media_err(ret)) {
 			scalio_tgt_report(st, true,
 					  "ssd %u: block %u: segment at unit %u is unreadable (%d): block dropped, its keys are LOST",
-				      ssd->index, block, unit, ret);
+					  ssd->index, block, unit, ret);
 			goto drop;
 		}
 	}
@@ -850,8 +849,8 @@ static int scalio_tgt_recover_check_seg(struct scalio_tgt_ssd *ssd, u32 block,
 		return 0;
 	scalio_tgt_report(st, true,
 			  "ssd %u: block %u: segment at unit %u is %s: block dropped, its keys are LOST",
-		      ssd->index, block, unit,
-		      ret == -ESTALE ? "not the one recorded" : "damaged");
+			  ssd->index, block, unit,
+			  ret == -ESTALE ? "not the one recorded" : "damaged");
 drop:
 	scalio_tgt_index_set_seg(&st->index, block, 0);
 	return 1;
@@ -912,7 +911,7 @@ static int scalio_tgt_count_keys(struct scalio_tgt_ssd *ssd, u32 *primed)
 			if (warm) {
 				scalio_tgt_segcache_publish(ssd, block, seg,
 							    ssd->gens[i], c->arena,
-							seg_len);
+							    seg_len);
 				(*primed)++;
 			}
 			continue;
@@ -931,7 +930,7 @@ static int scalio_tgt_count_keys(struct scalio_tgt_ssd *ssd, u32 *primed)
 		    le64_to_cpu(sh->gen) != ssd->gens[i]) {
 			scalio_tgt_report(st, true,
 					  "ssd %u: refused: block %u: segment at unit %u is not the one recorded",
-				      ssd->index, block, unit);
+					  ssd->index, block, unit);
 			return -EUCLEAN;
 		}
 		keys += le32_to_cpu(sh->nr_records);
@@ -1001,7 +1000,7 @@ int scalio_tgt_recover_ssd(struct scalio_tgt_ssd *ssd)
 		if (st->force_recover)
 			scalio_tgt_report(st, true,
 					  "ssd %u: recovery failed (%d): nothing of ssd %u was dropped (what earlier SSDs dropped stands)",
-				      ssd->index, ret, ssd->index);
+					  ssd->index, ret, ssd->index);
 		return ret;
 	}
 	pr_info("%s: ssd %u: recovered %s: checkpoint %llu + %llu batches, %llu keys, log %llu/%llu units used, %u segments cached\n",

@@ -158,8 +158,7 @@ static int scalio_tgt_rpc_alloc(struct scalio_tgt_conn *conn)
 		rb->cqe.done = scalio_tgt_rpc_recv_done;
 		INIT_LIST_HEAD(&rb->entry);
 		rb->buf = scalio_tgt_rpc_map_buf(ibdev, &rb->dma,
-						 DMA_FROM_DEVICE,
-						 GFP_KERNEL);
+						 DMA_FROM_DEVICE, GFP_KERNEL);
 		if (!rb->buf)
 			goto out_free;
 	}
@@ -232,8 +231,7 @@ static int scalio_tgt_rpc_post_recvs(struct scalio_tgt_conn *conn)
 /* ------------------------------------------------------------------ */
 
 static void scalio_tgt_rpc_violation(struct scalio_tgt_conn *conn,
-				     const char *why,
-				     int err)
+				     const char *why, int err)
 {
 	pr_warn_ratelimited("store %s, client %u: %s (%d), disconnecting\n",
 			    conn->st->name, conn->client_id, why, err);
@@ -363,7 +361,7 @@ static void scalio_tgt_rpc_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct scalio_tgt_rpc *rpc = container_of(wc->wr_cqe,
 						  struct scalio_tgt_rpc,
-					      cqe);
+						  cqe);
 	struct scalio_tgt_conn *conn = rpc->conn;
 	unsigned long flags;
 
@@ -425,7 +423,7 @@ static void scalio_tgt_rpc_write(struct scalio_tgt_rpc *rpc, u16 op)
 	t->done = scalio_tgt_rpc_write_done;
 
 	scalio_tgt_stat_add(st, op == SCALIO_MSG_PUT ? SCALIO_TS_RPC_PUTS :
-			SCALIO_TS_RPC_DELETES, 1);
+			    SCALIO_TS_RPC_DELETES, 1);
 	scalio_tgt_store_write(st, t);
 }
 
@@ -508,7 +506,7 @@ static void scalio_tgt_rpc_admit(struct scalio_tgt_rpc *rpc)
 			gen = scalio_tgt_ctl_hosts_gen(conn);
 			ret = scalio_tgt_admit(st, m->hostnqn, conn->host_id,
 					       conn->challenge, conn->client_id,
-					   proof ? m->mac : NULL);
+					       proof ? m->mac : NULL);
 			if (ret)
 				break;
 			if (!tries)
@@ -797,8 +795,8 @@ static void scalio_tgt_rpc_dispatch(struct scalio_tgt_rpc *rpc)
 	ret = scalio_tgt_rpc_gate(conn, op);
 	if (ret) {
 		scalio_tgt_rpc_violation(conn, op == SCALIO_MSG_ADMIT ?
-				     "a second ADMIT" :
-				     "a request before admission", ret);
+					 "a second ADMIT" :
+					 "a request before admission", ret);
 		scalio_tgt_rpc_drop(rpc);
 		return;
 	}
@@ -916,7 +914,7 @@ static void scalio_tgt_rpc_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct scalio_tgt_rbuf *rb = container_of(wc->wr_cqe,
 						  struct scalio_tgt_rbuf,
-					      cqe);
+						  cqe);
 	struct scalio_tgt_conn *conn = rb->conn;
 	u64 t0 = ktime_get_ns();
 

@@ -351,8 +351,7 @@ void scalio_tgt_configfs_exit(void);
 
 /* index.c */
 int scalio_tgt_index_alloc(struct scalio_tgt_index *idx, u32 nr_blocks,
-			   u32 slots,
-			   u32 nr_ssds);
+			   u32 slots, u32 nr_ssds);
 void scalio_tgt_index_free(struct scalio_tgt_index *idx);
 /* Set a block's seg word and publish it (one aligned 8-byte store). */
 void scalio_tgt_index_set_seg(struct scalio_tgt_index *idx, u32 block, u64 seg);

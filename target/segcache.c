@@ -89,7 +89,7 @@ const void *scalio_tgt_segcache_lookup(struct scalio_tgt_ssd *ssd, u32 block,
 	data = scalio_sc_lookup(&c->sc, scalio_tgt_owned_idx(ssd, block), seg,
 				gen);
 	scalio_tgt_stat_add(ssd->store, data ? SCALIO_TS_SEGCACHE_HITS :
-			SCALIO_TS_SEGCACHE_MISSES, 1);
+			    SCALIO_TS_SEGCACHE_MISSES, 1);
 	return data;
 }
 

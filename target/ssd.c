@@ -162,7 +162,7 @@ int scalio_tgt_ssd_write(struct scalio_tgt_ssd *ssd, u64 unit, const void *buf,
 		flush_kernel_vmap_range((void *)buf, len);
 	ret = scalio_tgt_ssd_rw(ssd, unit, (void *)buf, units,
 				REQ_OP_WRITE | REQ_PREFLUSH | REQ_FUA | REQ_SYNC,
-			    REQ_OP_WRITE | REQ_FUA | REQ_SYNC);
+				REQ_OP_WRITE | REQ_FUA | REQ_SYNC);
 	scalio_tgt_stat_add(ssd->store, SCALIO_TS_SSD_WRITES, 1);
 	scalio_tgt_stat_add(ssd->store, SCALIO_TS_SSD_WRITE_BYTES, len);
 	if (ret)
