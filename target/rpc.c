@@ -451,11 +451,13 @@ static void scalio_tgt_rpc_get(struct scalio_tgt_rpc *rpc)
 	rep->vlen = cpu_to_le16(vlen);
 	scalio_tgt_stat_add(st, SCALIO_TS_CPU_NS_RPC,
 			    ktime_get_ns() - t0 - t_io);
-	trace_scalio_tgt_rpc_get(st, rpc->conn->client_id,
-				 scalio_key_hash(st->hash_seed, m->key,
-						 min_t(u32, m->klen,
-						       SCALIO_KEY_MAX)),
-				 ret, vlen, ktime_get_ns() - t0);
+	/* Arguments are evaluated even when the event is off: hash only on. */
+	if (trace_scalio_tgt_rpc_get_enabled())
+		trace_scalio_tgt_rpc_get(st, rpc->conn->client_id,
+					 scalio_key_hash(st->hash_seed, m->key,
+							 min_t(u32, m->klen,
+							       SCALIO_KEY_MAX)),
+					 ret, vlen, ktime_get_ns() - t0);
 	scalio_tgt_rpc_respond(rpc, ret, sizeof(*rep) + vlen);
 }
 
