@@ -19,10 +19,11 @@
 #include "../common/scalio_hmac.h"
 
 /* Copy the secret of @hostnqn's entry; -ENOENT without an entry. */
-static int scalio_admit_lookup(struct scalio_store *st, const char *hostnqn,
-			       u8 *secret, u32 *secret_len)
+static int scalio_tgt_admit_lookup(struct scalio_tgt_store *st,
+				   const char *hostnqn,
+				   u8 *secret, u32 *secret_len)
 {
-	struct scalio_host *h;
+	struct scalio_tgt_host *h;
 	int ret = -ENOENT;
 
 	mutex_lock(&st->hosts_lock);
@@ -39,7 +40,7 @@ static int scalio_admit_lookup(struct scalio_store *st, const char *hostnqn,
 }
 
 /**
- * scalio_admit() - decide whether a host may use a store
+ * scalio_tgt_admit() - decide whether a host may use a store
  * @st:		store
  * @hostnqn:	the NQN the host sent (checked by scalio_msg_check())
  * @host_id:	SCALIO_HOSTID_LEN bytes from its connect private data
@@ -52,9 +53,9 @@ static int scalio_admit_lookup(struct scalio_store *st, const char *hostnqn,
  * Return: 0, -EACCES (NQN not allowed), -ENOKEY (a secret is required and
  * no proof came), -EKEYREJECTED (wrong proof), or -ENOMEM and such.
  */
-int scalio_admit(struct scalio_store *st, const char *hostnqn,
-		 const u8 *host_id, const u8 *challenge, u16 client_id,
-		 const u8 *mac)
+int scalio_tgt_admit(struct scalio_tgt_store *st, const char *hostnqn,
+		     const u8 *host_id, const u8 *challenge, u16 client_id,
+		     const u8 *mac)
 {
 	u8 *secret, *input;
 	u8 want[SCALIO_MAC_LEN];
@@ -67,7 +68,7 @@ int scalio_admit(struct scalio_store *st, const char *hostnqn,
 		return -ENOMEM;
 	input = secret + SCALIO_SECRET_MAX;
 
-	ret = scalio_admit_lookup(st, hostnqn, secret, &secret_len);
+	ret = scalio_tgt_admit_lookup(st, hostnqn, secret, &secret_len);
 	if (ret == -ENOENT) {
 		if (READ_ONCE(st->allow_any_host)) {
 			ret = 0;

@@ -3,7 +3,7 @@
  * The log cleaner: keeps an SSD's circular log from filling up.
  *
  * Runs in the SSD's commit kthread, between group commits, when fewer
- * than scalio_log_low() units are free.  One pass:
+ * than scalio_tgt_log_low() units are free.  One pass:
  *   1. read batches from the log head into the arena, oldest first, until
  *      enough would be freed or the arena (or the free space that the
  *      relocation itself needs) is used up;
@@ -43,16 +43,17 @@
 #define SCALIO_CLEANER_BACKOFF	(10 * HZ)
 
 #include "scalio_store.h"
+#include "trace.h"
 
 /* A live segment in damaged units: owned block index, units from @pos. */
-struct scalio_skip_seg {
+struct scalio_tgt_skip_seg {
 	u32	idx;
 	u32	dist;
 };
 
-static int scalio_skip_seg_cmp(const void *a, const void *b)
+static int scalio_tgt_skip_seg_cmp(const void *a, const void *b)
 {
-	const struct scalio_skip_seg *x = a, *y = b;
+	const struct scalio_tgt_skip_seg *x = a, *y = b;
 
 	return x->dist < y->dist ? -1 : x->dist > y->dist;
 }
@@ -68,20 +69,21 @@ static int scalio_skip_seg_cmp(const void *a, const void *b)
  * a live segment there is unreadable; -E2BIG when not even one fits;
  * -ENOMEM.
  */
-static int scalio_cleaner_skip(struct scalio_ssd *ssd, u64 pos, u64 seq,
-			       u32 budget, u32 *au, u64 *npos, u64 *nseq,
-			       u64 *moved)
+static int scalio_tgt_cleaner_skip(struct scalio_tgt_ssd *ssd, u64 pos, u64 seq,
+				   u32 budget, u32 *au, u64 *npos, u64 *nseq,
+				   u64 *moved)
 {
-	struct scalio_store *st = ssd->store;
-	struct scalio_commit *c = ssd->commit;
+	struct scalio_tgt_store *st = ssd->store;
+	struct scalio_tgt_commit *c = ssd->commit;
 	u64 tail = ssd->log.tail, next = ssd->log.next_batch;
-	struct scalio_skip_seg *segs = NULL;
+	struct scalio_tgt_skip_seg *segs = NULL;
 	u32 i, n = 0, live = 0, unreadable = 0;
 	u64 fpos, fseq, dist;
 	int ret;
 
 	/* Units it cannot read are stepped over: live ones are checked below. */
-	ret = scalio_log_probe(ssd, pos, seq, next, &fpos, &fseq, &unreadable);
+	ret = scalio_tgt_log_probe(ssd, pos, seq, next, &fpos, &fseq,
+				   &unreadable);
 	if (ret < 0)
 		return ret;
 	if (!ret) {
@@ -89,8 +91,8 @@ static int scalio_cleaner_skip(struct scalio_ssd *ssd, u64 pos, u64 seq,
 		fpos = tail;
 		fseq = next;
 	}
-	dist = scalio_log_dist(ssd, pos, fpos);
-	if (fseq <= seq || dist > scalio_log_dist(ssd, pos, tail) ||
+	dist = scalio_tgt_log_dist(ssd, pos, fpos);
+	if (fseq <= seq || dist > scalio_tgt_log_dist(ssd, pos, tail) ||
 	    (!ret && dist > 2 * SCALIO_BATCH_MAX_UNITS)) {
 		pr_err_ratelimited("%s: ssd %u: log head batch %llu at unit %llu unreadable and no intact batch follows: cannot clean\n",
 				   st->name, ssd->index, seq, pos);
@@ -104,26 +106,26 @@ static int scalio_cleaner_skip(struct scalio_ssd *ssd, u64 pos, u64 seq,
 			return -ENOMEM;
 	}
 	for (i = 0; i < c->nr_owned && n < dist; i++) {
-		u64 w = scalio_index_get_seg(&st->index,
-					     ssd->index + i * st->nr_ssds);
+		u64 w = scalio_tgt_index_get_seg(&st->index,
+						 ssd->index + i * st->nr_ssds);
 		u64 d;
 
 		if (!w)
 			continue;
-		d = scalio_log_dist(ssd, pos, scalio_seg_unit(w));
+		d = scalio_tgt_log_dist(ssd, pos, scalio_seg_unit(w));
 		if (d < dist)
-			segs[n++] = (struct scalio_skip_seg) { i, d };
+			segs[n++] = (struct scalio_tgt_skip_seg) { i, d };
 	}
-	sort(segs, n, sizeof(*segs), scalio_skip_seg_cmp, NULL);
+	sort(segs, n, sizeof(*segs), scalio_tgt_skip_seg_cmp, NULL);
 
 	*npos = fpos;
 	*nseq = fseq;
 	for (i = 0; i < n; i++) {
 		u32 block = ssd->index + segs[i].idx * st->nr_ssds;
-		u64 w = scalio_index_get_seg(&st->index, block);
+		u64 w = scalio_tgt_index_get_seg(&st->index, block);
 		u64 gen = ssd->gens[segs[i].idx];
 		u32 unit = scalio_seg_unit(w), len = scalio_seg_len(w);
-		struct scalio_tblock *tb;
+		struct scalio_tgt_tblock *tb;
 		void *buf;
 
 		if (*au + len > budget) {
@@ -134,7 +136,7 @@ static int scalio_cleaner_skip(struct scalio_ssd *ssd, u64 pos, u64 seq,
 			goto out;
 		}
 		buf = c->arena + ((size_t)*au << SCALIO_UNIT_SHIFT);
-		ret = scalio_seg_read_live(ssd, block, w, gen, buf);
+		ret = scalio_tgt_seg_read_live(ssd, block, w, gen, buf);
 		if (ret) {
 			pr_err_ratelimited("%s: ssd %u: block %u: live segment at unit %u, in damaged log batch %llu, is unreadable (%d): cannot clean (target-setup --force-recover drops the block)\n",
 					   st->name, ssd->index, block, unit,
@@ -142,7 +144,7 @@ static int scalio_cleaner_skip(struct scalio_ssd *ssd, u64 pos, u64 seq,
 			ret = -EIO;
 			goto out;
 		}
-		tb = scalio_tb_get(ssd, block, buf);
+		tb = scalio_tgt_tb_get(ssd, block, buf);
 		if (IS_ERR(tb)) {
 			ret = PTR_ERR(tb);
 			goto out;
@@ -165,17 +167,17 @@ out:
  * Return: 0 with *@new_head / *@new_seq / *@freed set (*@stepped: the
  * pass stepped over, or into, a damaged range), or -errno.
  */
-static int scalio_cleaner_collect(struct scalio_ssd *ssd, u64 need,
-				  u32 budget, u64 *new_head, u64 *new_seq,
-				  u64 *freed, u64 *moved, bool *stepped)
+static int scalio_tgt_cleaner_collect(struct scalio_tgt_ssd *ssd, u64 need,
+				      u32 budget, u64 *new_head, u64 *new_seq,
+				      u64 *freed, u64 *moved, bool *stepped)
 {
-	struct scalio_store *st = ssd->store;
-	struct scalio_commit *c = ssd->commit;
+	struct scalio_tgt_store *st = ssd->store;
+	struct scalio_tgt_commit *c = ssd->commit;
 	u64 start = le64_to_cpu(ssd->log.sb.log_start);
-	u64 end = scalio_log_end(ssd);
+	u64 end = scalio_tgt_log_end(ssd);
 	u64 pos = ssd->log.head, seq = ssd->log.head_seq;
 	/* Where a wrap was assumed (0: none; unit 0 is a superblock). */
-	u64 free = scalio_log_free(ssd), wrap_from = 0;
+	u64 free = scalio_tgt_log_free(ssd), wrap_from = 0;
 	u32 au = 0;
 	int ret;
 
@@ -191,7 +193,7 @@ static int scalio_cleaner_collect(struct scalio_ssd *ssd, u64 need,
 		u64 npos, nseq;
 		int n;
 
-		n = scalio_log_read_batch(ssd, pos, seq, buf, budget - au);
+		n = scalio_tgt_log_read_batch(ssd, pos, seq, buf, budget - au);
 		if ((n == -EBADMSG || n == -ESTALE || n == -ENODATA) &&
 		    pos != start && !wrap_from) {
 			/* Units skipped by a wrap: the batch is at the start. */
@@ -210,8 +212,8 @@ static int scalio_cleaner_collect(struct scalio_ssd *ssd, u64 need,
 			}
 			if (au)
 				break;	/* relocate what is read first */
-			ret = scalio_cleaner_skip(ssd, pos, seq, budget, &au,
-						  &npos, &nseq, moved);
+			ret = scalio_tgt_cleaner_skip(ssd, pos, seq, budget,
+						      &au, &npos, &nseq, moved);
 			if (ret) {
 				/* Not again for a while: each try reads 8 MiB. */
 				c->stuck_head = pos;
@@ -219,7 +221,7 @@ static int scalio_cleaner_collect(struct scalio_ssd *ssd, u64 need,
 				return ret;
 			}
 			*stepped = true;
-			*freed += scalio_log_dist(ssd, pos, npos);
+			*freed += scalio_tgt_log_dist(ssd, pos, npos);
 			pos = npos;
 			wrap_from = 0;
 			if (nseq == seq)
@@ -233,12 +235,12 @@ static int scalio_cleaner_collect(struct scalio_ssd *ssd, u64 need,
 
 		while (scalio_batch_next_seg(buf, &off, &sh, &units)) {
 			u32 block = le32_to_cpu(sh->block);
-			u64 w = scalio_index_get_seg(&st->index, block);
-			struct scalio_tblock *tb;
+			u64 w = scalio_tgt_index_get_seg(&st->index, block);
+			struct scalio_tgt_tblock *tb;
 
 			if (!w || scalio_seg_unit(w) != pos + off - units)
 				continue;	/* superseded: garbage */
-			tb = scalio_tb_get(ssd, block, sh);
+			tb = scalio_tgt_tb_get(ssd, block, sh);
 			if (IS_ERR(tb))
 				return PTR_ERR(tb);
 			tb->dirty = true;
@@ -258,7 +260,7 @@ static int scalio_cleaner_collect(struct scalio_ssd *ssd, u64 need,
 }
 
 /**
- * scalio_cleaner_run() - free log space until @need_units are free
+ * scalio_tgt_cleaner_run() - free log space until @need_units are free
  * @ssd:	SSD (commit kthread context, no batch being built)
  * @need_units:	target of free units
  *
@@ -266,21 +268,21 @@ static int scalio_cleaner_collect(struct scalio_ssd *ssd, u64 need,
  * leaves no room to reach it, -EIO (a head it cannot pass), -E2BIG,
  * -ENOMEM.
  */
-int scalio_cleaner_run(struct scalio_ssd *ssd, u64 need_units)
+int scalio_tgt_cleaner_run(struct scalio_tgt_ssd *ssd, u64 need_units)
 {
-	struct scalio_store *st = ssd->store;
-	struct scalio_commit *c = ssd->commit;
-	u64 t0 = current->se.sum_exec_runtime, total_moved = 0;
+	struct scalio_tgt_store *st = ssd->store;
+	struct scalio_tgt_commit *c = ssd->commit;
+	u64 t0 = scalio_tgt_task_cpu_ns(), total_moved = 0;
 	int ret = 0;
 
 	if (c->failed)
 		return -EIO;
-	if (scalio_log_free(ssd) >= need_units)
+	if (scalio_tgt_log_free(ssd) >= need_units)
 		return 0;
-	scalio_stat_add(st, SCALIO_TS_CLEANER_RUNS, 1);
+	scalio_tgt_stat_add(st, SCALIO_TS_CLEANER_RUNS, 1);
 
-	while (scalio_log_free(ssd) < need_units && ssd->log.used_units) {
-		u64 free = scalio_log_free(ssd);
+	while (scalio_tgt_log_free(ssd) < need_units && ssd->log.used_units) {
+		u64 free = scalio_tgt_log_free(ssd);
 		u64 old_head = ssd->log.head, old_seq = ssd->log.head_seq;
 		u64 head, seq, freed, moved;
 		bool stepped;
@@ -292,22 +294,22 @@ int scalio_cleaner_run(struct scalio_ssd *ssd, u64 need_units)
 			ret = -ENOSPC;
 			break;
 		}
-		ret = scalio_cleaner_collect(ssd, need_units, budget - 1,
-					     &head, &seq, &freed, &moved,
-					     &stepped);
+		ret = scalio_tgt_cleaner_collect(ssd, need_units, budget - 1,
+						 &head, &seq, &freed, &moved,
+						 &stepped);
 		/* Nothing gained: head batch larger than the budget. */
 		if (!ret && !freed && !moved && seq == old_seq)
 			ret = -ENOSPC;
 		if (!ret)
-			ret = scalio_batch_write(ssd, 0);
-		scalio_batch_reset(ssd);
+			ret = scalio_tgt_batch_write(ssd, 0);
+		scalio_tgt_batch_reset(ssd);
 		if (ret)
 			break;
 
 		ssd->log.head = head;
 		ssd->log.head_seq = seq;
 		WRITE_ONCE(ssd->log.used_units, ssd->log.used_units - freed);
-		ret = scalio_checkpoint_write(ssd);
+		ret = scalio_tgt_checkpoint_write(ssd);
 		if (ret) {
 			/* Relocated copies are harmless; keep the old units. */
 			ssd->log.head = old_head;
@@ -317,12 +319,13 @@ int scalio_cleaner_run(struct scalio_ssd *ssd, u64 need_units)
 			break;
 		}
 		total_moved += moved;
+		trace_scalio_tgt_cleaner_move(ssd, old_head, head, moved, freed);
 		/*
 		 * A pass in a damaged range may gain nothing yet (its batch
 		 * takes what the relocated segments freed), but each moves at
 		 * least one segment out of it or the head past it.
 		 */
-		if (!stepped && scalio_log_free(ssd) <= free) {
+		if (!stepped && scalio_tgt_log_free(ssd) <= free) {
 			/* Everything was live: cleaning cannot gain space. */
 			ret = -ENOSPC;
 			break;
@@ -332,8 +335,8 @@ int scalio_cleaner_run(struct scalio_ssd *ssd, u64 need_units)
 		pr_warn_ratelimited("%s: ssd %u: log nearly full of live data (%llu of %llu units used)\n",
 				    st->name, ssd->index, ssd->log.used_units,
 				    le64_to_cpu(ssd->log.sb.log_units));
-	scalio_stat_add(st, SCALIO_TS_CLEANER_MOVED, total_moved);
-	scalio_stat_add(st, SCALIO_TS_CPU_NS_CLEANER,
-			current->se.sum_exec_runtime - t0);
+	scalio_tgt_stat_add(st, SCALIO_TS_CLEANER_MOVED, total_moved);
+	scalio_tgt_stat_add(st, SCALIO_TS_CPU_NS_CLEANER,
+			    scalio_tgt_task_cpu_ns() - t0);
 	return ret;
 }

@@ -19,9 +19,9 @@
  *
  * A request is acknowledged only after step 5, so every acknowledged write
  * is in a batch that recovery will find.  The cleaner (cleaner.c) uses the
- * same engine (scalio_tb_get / scalio_batch_write) to re-append live
- * segments; it runs in this kthread, between rounds, so a block is never
- * being rewritten by both at once.
+ * same batch engine of log.c (scalio_tgt_tb_get / scalio_tgt_batch_write)
+ * to re-append live segments; it runs in this kthread, between rounds, so
+ * a block is never being rewritten by both at once.
  *
  * A block whose last key is deleted gets an empty segment (so recovery
  * sees the deletion) but its seg word becomes 0 ("no key here"), which
@@ -38,35 +38,12 @@
 #include <linux/mm.h>
 
 #include "scalio_store.h"
+#include "trace.h"
 
-u64 scalio_log_end(const struct scalio_ssd *ssd)
+int scalio_tgt_commit_alloc(struct scalio_tgt_ssd *ssd)
 {
-	return le64_to_cpu(ssd->log.sb.log_start) +
-	       le64_to_cpu(ssd->log.sb.log_units);
-}
-
-u64 scalio_log_free(const struct scalio_ssd *ssd)
-{
-	return le64_to_cpu(ssd->log.sb.log_units) - ssd->log.used_units;
-}
-
-/* Below this many free units, the cleaner runs before the next batch. */
-u64 scalio_log_low(const struct scalio_ssd *ssd)
-{
-	u64 units = le64_to_cpu(ssd->log.sb.log_units);
-
-	return SCALIO_LOG_RESERVE + max_t(u64, 2 * SCALIO_BUF_UNITS, units / 8);
-}
-
-static u64 scalio_task_ns(void)
-{
-	return current->se.sum_exec_runtime;
-}
-
-int scalio_commit_alloc(struct scalio_ssd *ssd)
-{
-	struct scalio_store *st = ssd->store;
-	struct scalio_commit *c;
+	struct scalio_tgt_store *st = ssd->store;
+	struct scalio_tgt_commit *c;
 	u32 nr_owned = DIV_ROUND_UP(st->nr_blocks - ssd->index, st->nr_ssds);
 
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
@@ -81,8 +58,8 @@ int scalio_commit_alloc(struct scalio_ssd *ssd)
 	c->tbs = kvcalloc(SCALIO_TB_MAX, sizeof(*c->tbs), GFP_KERNEL);
 	ssd->gens = kvcalloc(nr_owned, sizeof(*ssd->gens), GFP_KERNEL);
 	if (!c->buf || !c->arena || !c->tb_of || !c->tbs || !ssd->gens ||
-	    scalio_segcache_alloc(ssd)) {
-		scalio_commit_free(ssd);
+	    scalio_tgt_segcache_alloc(ssd)) {
+		scalio_tgt_commit_free(ssd);
 		return -ENOMEM;
 	}
 
@@ -97,14 +74,14 @@ int scalio_commit_alloc(struct scalio_ssd *ssd)
 	return 0;
 }
 
-void scalio_commit_free(struct scalio_ssd *ssd)
+void scalio_tgt_commit_free(struct scalio_tgt_ssd *ssd)
 {
-	struct scalio_commit *c = ssd->commit;
+	struct scalio_tgt_commit *c = ssd->commit;
 	u32 i;
 
 	if (!c)
 		return;
-	scalio_segcache_free(ssd);
+	scalio_tgt_segcache_free(ssd);
 	if (c->tbs) {
 		for (i = 0; i < SCALIO_TB_MAX; i++)
 			kvfree(c->tbs[i].ents);
@@ -120,273 +97,18 @@ void scalio_commit_free(struct scalio_ssd *ssd)
 	ssd->commit = NULL;
 }
 
-/* Make room for @n records in @tb. */
-static int scalio_tb_reserve(struct scalio_tblock *tb, u32 n)
-{
-	struct scalio_kent *ents;
-	u32 cap;
-
-	if (n <= tb->cap)
-		return 0;
-	cap = max3(16U, tb->cap * 2, n);
-	ents = kvmalloc_array(cap, sizeof(*ents), GFP_KERNEL);
-	if (!ents)
-		return -ENOMEM;
-	if (tb->nr)
-		memcpy(ents, tb->ents, tb->nr * sizeof(*ents));
-	kvfree(tb->ents);
-	tb->ents = ents;
-	tb->cap = cap;
-	return 0;
-}
-
-/**
- * scalio_tb_get() - the batch's copy of a block, created on first use
- * @ssd:	SSD owning @block
- * @block:	block
- * @seg:	when the block is new to the batch: its current segment,
- *		already checked (records are referenced, not copied: it must
- *		stay until the batch is reset), or NULL for "no records"
- *
- * Return: the block, or ERR_PTR(-E2BIG / -ENOMEM / -EBADMSG).
- */
-struct scalio_tblock *scalio_tb_get(struct scalio_ssd *ssd, u32 block,
-				    const void *seg)
-{
-	struct scalio_commit *c = ssd->commit;
-	u32 i = scalio_owned_idx(ssd, block);
-	struct scalio_tblock *tb;
-	struct scalio_rec rec;
-	u32 pos = 0, nr;
-	int ret;
-
-	if (c->tb_of[i])
-		return &c->tbs[c->tb_of[i] - 1];
-	if (c->nr_tbs >= SCALIO_TB_MAX)
-		return ERR_PTR(-E2BIG);
-	tb = &c->tbs[c->nr_tbs];
-	tb->block = block;
-	tb->nr = 0;
-	tb->bytes = sizeof(struct scalio_seg_hdr);
-	tb->old_units = 0;
-	tb->dirty = false;
-	tb->seg = 0;
-	if (seg) {
-		const struct scalio_seg_hdr *sh = seg;
-
-		nr = le32_to_cpu(sh->nr_records);
-		tb->old_units = DIV_ROUND_UP(le32_to_cpu(sh->len),
-					     SCALIO_UNIT_SIZE);
-		ret = scalio_tb_reserve(tb, nr);
-		if (ret)
-			return ERR_PTR(ret);
-		while ((ret = scalio_seg_next(seg, &pos, &rec)) > 0) {
-			if (tb->nr >= nr)
-				return ERR_PTR(-EBADMSG);
-			tb->ents[tb->nr++] = (struct scalio_kent) {
-				.key = rec.key, .value = rec.value,
-				.klen = rec.klen, .vlen = rec.vlen,
-			};
-			tb->bytes += scalio_rec_size(rec.klen, rec.vlen);
-		}
-		if (ret < 0)
-			return ERR_PTR(ret);
-	}
-	tb->old_nr = tb->nr;
-	c->tb_of[i] = ++c->nr_tbs;
-	return tb;
-}
-
-/* Forget the batch being built (requests are handled by the caller). */
-void scalio_batch_reset(struct scalio_ssd *ssd)
-{
-	struct scalio_commit *c = ssd->commit;
-	u32 i;
-
-	for (i = 0; i < c->nr_tbs; i++) {
-		struct scalio_tblock *tb = &c->tbs[i];
-
-		c->tb_of[scalio_owned_idx(ssd, tb->block)] = 0;
-		/* Keep small record arrays for the next batch. */
-		if (tb->cap > 256) {
-			kvfree(tb->ents);
-			tb->ents = NULL;
-			tb->cap = 0;
-		}
-		tb->nr = 0;
-	}
-	c->nr_tbs = 0;
-	c->arena_used = 0;
-}
-
-static u32 scalio_tb_units(const struct scalio_tblock *tb)
-{
-	return tb->dirty ? DIV_ROUND_UP(tb->bytes, SCALIO_UNIT_SIZE) : 0;
-}
-
-/**
- * scalio_batch_write() - write the dirty blocks of the batch, publish them
- * @ssd:	SSD
- * @reserve:	free log units that must remain after the write
- *
- * Builds one batch (header unit + one segment per dirty block, generation
- * = the batch's sequence number) at the log tail, or at log_start if it
- * does not fit before the end of the log, writes it durably, then
- * publishes each block's new seg word and generation and advances the
- * log.  Nothing is published if the write fails.  Commit kthread only.
- *
- * Return: 0 (also when nothing is dirty), -ENOSPC, -EIO.
- */
-int scalio_batch_write(struct scalio_ssd *ssd, u64 reserve)
-{
-	struct scalio_store *st = ssd->store;
-	struct scalio_commit *c = ssd->commit;
-	u64 start = le64_to_cpu(ssd->log.sb.log_start);
-	u64 end = scalio_log_end(ssd);
-	u64 tail = ssd->log.tail, seq = ssd->log.next_batch;
-	struct scalio_batch_hdr *bh = c->buf;
-	u64 pos, consume;
-	u32 i, n = 1, nr_segs = 0, off;
-	s64 dkeys = 0;
-	int ret;
-
-	for (i = 0; i < c->nr_tbs; i++) {
-		if (c->tbs[i].dirty) {
-			n += scalio_tb_units(&c->tbs[i]);
-			nr_segs++;
-		}
-	}
-	if (!nr_segs)
-		return 0;
-	if (c->failed)
-		return -EIO;
-	if (n > SCALIO_BUF_UNITS)
-		return -E2BIG;	/* the admission rules make this impossible */
-
-	if (tail + n <= end) {
-		pos = tail;
-		consume = n;
-	} else {
-		pos = start;
-		consume = (end - tail) + n;
-	}
-	if (consume + reserve > scalio_log_free(ssd))
-		return -ENOSPC;
-
-	memset(bh, 0, SCALIO_UNIT_SIZE);
-	off = 1;
-	for (i = 0; i < c->nr_tbs; i++) {
-		struct scalio_tblock *tb = &c->tbs[i];
-		struct scalio_seg_builder b;
-		u32 k, units;
-
-		if (!tb->dirty)
-			continue;
-		scalio_seg_build_init(&b, c->buf + ((size_t)off <<
-						    SCALIO_UNIT_SHIFT),
-				      (SCALIO_BUF_UNITS - off) <<
-				      SCALIO_UNIT_SHIFT);
-		for (k = 0; k < tb->nr; k++) {
-			const struct scalio_kent *e = &tb->ents[k];
-
-			if (scalio_seg_build_add(&b, e->key, e->klen,
-						 e->value, e->vlen))
-				return -EIO;	/* sizes were checked: a bug */
-		}
-		units = scalio_seg_build_finish(&b, tb->block, seq);
-		if (units != scalio_tb_units(tb))
-			return -EIO;
-		tb->seg = tb->nr ? scalio_seg_make(ssd->index, pos + off,
-						   units, seq) : 0;
-		off += units;
-	}
-	bh->magic = cpu_to_le64(SCALIO_BATCH_MAGIC);
-	bh->seq = cpu_to_le64(seq);
-	bh->nr_units = cpu_to_le32(n);
-	bh->nr_segs = cpu_to_le32(nr_segs);
-	bh->flags = 0;
-	scalio_batch_hdr_seal(bh);
-
-	ret = scalio_ssd_write(ssd, pos, c->buf, n);
-	if (ret) {
-		/*
-		 * The units at @pos may now hold part of batch @seq.  Writing
-		 * @seq again elsewhere could leave two candidates for
-		 * recovery, so stop writing, as a file system goes read-only
-		 * on a write error, until the store is resumed (which first
-		 * zeroes the header unit at @pos, scalio_commit_resume()) or
-		 * re-enabled (recovery sorts the log out).
-		 */
-		c->failed = true;
-		c->failed_pos = pos;
-		pr_err("%s: ssd %u: log write failed: failing all writes until the store is resumed or re-enabled\n",
-		       st->name, ssd->index);
-		return -EIO;
-	}
-
-	/* Durable: publish. */
-	for (i = 0, off = 1; i < c->nr_tbs; i++) {
-		struct scalio_tblock *tb = &c->tbs[i];
-
-		if (!tb->dirty)
-			continue;
-		scalio_index_set_seg(&st->index, tb->block, tb->seg);
-		ssd->gens[scalio_owned_idx(ssd, tb->block)] = seq;
-		dkeys += (s64)tb->nr - tb->old_nr;
-		/* The images are all built: the cache may now evict. */
-		scalio_segcache_publish(ssd, tb->block, tb->seg, seq,
-					c->buf + ((size_t)off <<
-						  SCALIO_UNIT_SHIFT),
-					scalio_tb_units(tb));
-		off += scalio_tb_units(tb);
-	}
-	WRITE_ONCE(c->keys, c->keys + dkeys);
-	ssd->log.tail = pos + n == end ? start : pos + n;
-	WRITE_ONCE(ssd->log.used_units, ssd->log.used_units + consume);
-	ssd->log.next_batch = seq + 1;
-	c->since_ckpt += consume;
-	return 0;
-}
-
-/**
- * scalio_seg_read_live() - read a block's live segment and check it
- * @ssd:	SSD owning @block
- * @block:	block
- * @seg:	its seg word (non-zero; length at most SCALIO_BUF_UNITS)
- * @gen:	its generation (ssd->gens[])
- * @buf:	destination, scalio_seg_len(@seg) units
- *
- * Return: 0; the read's error; -EBADMSG (not intact) or -ESTALE (intact,
- * but not that block and generation).
- */
-int scalio_seg_read_live(struct scalio_ssd *ssd, u32 block, u64 seg, u64 gen,
-			 void *buf)
-{
-	u32 len = scalio_seg_len(seg);
-	int ret;
-
-	ret = scalio_ssd_read(ssd, scalio_seg_unit(seg), buf, len);
-	if (ret)
-		return ret;
-	ret = scalio_seg_check(buf, (size_t)len << SCALIO_UNIT_SHIFT, block,
-			       gen & SCALIO_SEG_GEN_MASK);
-	if (!ret && le64_to_cpu(((struct scalio_seg_hdr *)buf)->gen) != gen)
-		ret = -ESTALE;
-	return ret;
-}
-
 /*
  * Bring @block into the batch: its current segment comes from the segment
  * cache if that holds exactly it, else is read into the arena.
  * Return: the block, NULL if the arena has no room (defer the request),
  * or an ERR_PTR.
  */
-static struct scalio_tblock *scalio_tb_load(struct scalio_ssd *ssd,
-					    u32 block)
+static struct scalio_tgt_tblock *scalio_tgt_tb_load(struct scalio_tgt_ssd *ssd,
+						    u32 block)
 {
-	struct scalio_store *st = ssd->store;
-	struct scalio_commit *c = ssd->commit;
-	u32 i = scalio_owned_idx(ssd, block);
+	struct scalio_tgt_store *st = ssd->store;
+	struct scalio_tgt_commit *c = ssd->commit;
+	u32 i = scalio_tgt_owned_idx(ssd, block);
 	u64 seg, gen = ssd->gens[i];
 	u32 len;
 	void *buf;
@@ -394,17 +116,17 @@ static struct scalio_tblock *scalio_tb_load(struct scalio_ssd *ssd,
 
 	if (c->tb_of[i])
 		return &c->tbs[c->tb_of[i] - 1];
-	seg = scalio_index_get_seg(&st->index, block);
+	seg = scalio_tgt_index_get_seg(&st->index, block);
 	if (!seg)
-		return scalio_tb_get(ssd, block, NULL);
-	buf = (void *)scalio_segcache_lookup(ssd, block, seg, gen);
+		return scalio_tgt_tb_get(ssd, block, NULL);
+	buf = (void *)scalio_tgt_segcache_lookup(ssd, block, seg, gen);
 	if (buf)
-		return scalio_tb_get(ssd, block, buf);
+		return scalio_tgt_tb_get(ssd, block, buf);
 	len = scalio_seg_len(seg);
 	if (c->arena_used + len > SCALIO_BUF_UNITS)
 		return NULL;
 	buf = c->arena + ((size_t)c->arena_used << SCALIO_UNIT_SHIFT);
-	ret = scalio_seg_read_live(ssd, block, seg, gen, buf);
+	ret = scalio_tgt_seg_read_live(ssd, block, seg, gen, buf);
 	if (ret) {
 		pr_err_ratelimited("%s: ssd %u: block %u: segment at unit %u unreadable (%d)\n",
 				   st->name, ssd->index, block,
@@ -412,11 +134,11 @@ static struct scalio_tblock *scalio_tb_load(struct scalio_ssd *ssd,
 		return ERR_PTR(-EIO);
 	}
 	c->arena_used += len;
-	return scalio_tb_get(ssd, block, buf);
+	return scalio_tgt_tb_get(ssd, block, buf);
 }
 
-static int scalio_tb_find(const struct scalio_tblock *tb, const u8 *key,
-			  u32 klen)
+static int scalio_tgt_tb_find(const struct scalio_tgt_tblock *tb, const u8 *key,
+			      u32 klen)
 {
 	u32 k;
 
@@ -428,10 +150,11 @@ static int scalio_tb_find(const struct scalio_tblock *tb, const u8 *key,
 }
 
 /* Apply one request to the batch's copy of its block. */
-static int scalio_tb_apply(struct scalio_tblock *tb, struct scalio_treq *req)
+static int scalio_tgt_tb_apply(struct scalio_tgt_tblock *tb,
+			       struct scalio_tgt_treq *req)
 {
-	int k = scalio_tb_find(tb, req->key, req->klen);
-	struct scalio_kent *e;
+	int k = scalio_tgt_tb_find(tb, req->key, req->klen);
+	struct scalio_tgt_kent *e;
 	u32 bytes;
 	int ret;
 
@@ -451,12 +174,12 @@ static int scalio_tb_apply(struct scalio_tblock *tb, struct scalio_treq *req)
 	if (bytes > SCALIO_SEG_MAX_BYTES)
 		return -EFBIG;	/* this block's segment is full */
 	if (k < 0) {
-		ret = scalio_tb_reserve(tb, tb->nr + 1);
+		ret = scalio_tgt_tb_reserve(tb, tb->nr + 1);
 		if (ret)
 			return ret;
 		k = tb->nr++;
 	}
-	tb->ents[k] = (struct scalio_kent) {
+	tb->ents[k] = (struct scalio_tgt_kent) {
 		.key = req->key, .value = req->value,
 		.klen = req->klen, .vlen = req->vlen,
 	};
@@ -466,11 +189,11 @@ static int scalio_tb_apply(struct scalio_tblock *tb, struct scalio_treq *req)
 }
 
 /* Put @reqs (in order) back at the head of the queue. */
-static void scalio_commit_requeue(struct scalio_ssd *ssd,
-				  struct list_head *reqs)
+static void scalio_tgt_commit_requeue(struct scalio_tgt_ssd *ssd,
+				      struct list_head *reqs)
 {
-	struct scalio_commit *c = ssd->commit;
-	struct scalio_treq *req;
+	struct scalio_tgt_commit *c = ssd->commit;
+	struct scalio_tgt_treq *req;
 	unsigned long flags;
 	u32 nr = 0;
 	u64 bytes = 0;
@@ -488,13 +211,14 @@ static void scalio_commit_requeue(struct scalio_ssd *ssd,
 }
 
 /* One group commit: steps 3-5 of the file comment. */
-static void scalio_commit_round(struct scalio_ssd *ssd)
+static void scalio_tgt_commit_round(struct scalio_tgt_ssd *ssd)
 {
-	struct scalio_store *st = ssd->store;
-	struct scalio_commit *c = ssd->commit;
-	struct scalio_treq *req, *tmp;
+	struct scalio_tgt_store *st = ssd->store;
+	struct scalio_tgt_commit *c = ssd->commit;
+	struct scalio_tgt_treq *req, *tmp;
 	LIST_HEAD(applied);
-	u32 nr = 0, bytes = 0, est = 1, k;
+	u32 nr = 0, bytes = 0, est = 1, k, i, units = 0;
+	u64 t0 = 0, seq = 0;
 	int ret;
 
 	/* Take the batch. */
@@ -523,34 +247,49 @@ static void scalio_commit_round(struct scalio_ssd *ssd)
 	 */
 	k = 0;
 	list_for_each_entry(req, &c->batch, entry) {
-		struct scalio_tblock *tb;
+		struct scalio_tgt_tblock *tb;
 		u32 before;
 
 		tb = est > SCALIO_BATCH_SOFT_UNITS ? NULL :
-		     scalio_tb_load(ssd, req->block);
+		     scalio_tgt_tb_load(ssd, req->block);
 		if (!tb)
 			break;
 		if (IS_ERR(tb)) {
 			c->status[k++] = PTR_ERR(tb) == -ENOMEM ? -ENOMEM : -EIO;
 			continue;
 		}
-		before = scalio_tb_units(tb);
-		c->status[k++] = scalio_tb_apply(tb, req);
-		est = est - before + scalio_tb_units(tb);
+		before = scalio_tgt_tb_units(tb);
+		c->status[k++] = scalio_tgt_tb_apply(tb, req);
+		est = est - before + scalio_tgt_tb_units(tb);
 	}
 	if (k < nr) {
 		list_cut_before(&applied, &c->batch, &req->entry);
-		scalio_commit_requeue(ssd, &c->batch);
+		scalio_tgt_commit_requeue(ssd, &c->batch);
 		list_splice_init(&applied, &c->batch);
 	}
 
-	ret = scalio_batch_write(ssd, SCALIO_LOG_RESERVE);
+	if (trace_scalio_tgt_batch_formed_enabled() ||
+	    trace_scalio_tgt_batch_committed_enabled()) {
+		for (i = 0; i < c->nr_tbs; i++)
+			units += scalio_tgt_tb_units(&c->tbs[i]);
+		if (units)
+			units++;	/* the batch header */
+		t0 = ktime_get_ns();
+	}
+	trace_scalio_tgt_batch_formed(ssd, k, c->nr_tbs, units);
+	ret = scalio_tgt_batch_write(ssd, SCALIO_LOG_RESERVE);
+	if (trace_scalio_tgt_batch_committed_enabled()) {
+		if (!ret && units)
+			seq = ssd->log.next_batch - 1;
+		trace_scalio_tgt_batch_committed(ssd, seq, k, ret ? 0 : units,
+						 ret, ktime_get_ns() - t0);
+	}
 	if (ret == -ENOSPC)
 		pr_warn_ratelimited("%s: ssd %u: log full: failing a batch of %u requests\n",
 				    st->name, ssd->index, k);
 
-	scalio_stat_add(st, SCALIO_TS_BATCHES, 1);
-	scalio_stat_add(st, SCALIO_TS_BATCHED_OPS, k);
+	scalio_tgt_stat_add(st, SCALIO_TS_BATCHES, 1);
+	scalio_tgt_stat_add(st, SCALIO_TS_BATCHED_OPS, k);
 	/*
 	 * A failed write fails every request, -ENOENT ones too: their
 	 * answer may depend on an earlier request of the same batch.
@@ -563,7 +302,7 @@ static void scalio_commit_round(struct scalio_ssd *ssd)
 		list_del_init(&req->entry);
 		req->seg = 0;
 		if (!s) {
-			u32 i = scalio_owned_idx(ssd, req->block);
+			u32 i = scalio_tgt_owned_idx(ssd, req->block);
 
 			req->seg = c->tbs[c->tb_of[i] - 1].seg;
 		}
@@ -571,7 +310,7 @@ static void scalio_commit_round(struct scalio_ssd *ssd)
 		atomic64_inc(&ssd->reqs_out);
 	}
 	wake_up_all(&ssd->done_wq);
-	scalio_batch_reset(ssd);
+	scalio_tgt_batch_reset(ssd);
 }
 
 /*
@@ -580,9 +319,9 @@ static void scalio_commit_round(struct scalio_ssd *ssd)
  * batch_max requests count: with more queued the batch is full anyway.
  * Caller holds ssd->lock.
  */
-static u32 scalio_commit_announced(struct scalio_ssd *ssd)
+static u32 scalio_tgt_commit_announced(struct scalio_tgt_ssd *ssd)
 {
-	struct scalio_treq *req;
+	struct scalio_tgt_treq *req;
 	u32 max = 0, n = 0;
 
 	list_for_each_entry(req, &ssd->pending, entry) {
@@ -600,10 +339,10 @@ static u32 scalio_commit_announced(struct scalio_ssd *ssd)
  * hrtimer: timeouts are in microseconds) until it says go, a request
  * arrives and changes its mind, or the thread is told to stop.
  */
-static void scalio_commit_wait_batch(struct scalio_ssd *ssd)
+static void scalio_tgt_commit_wait_batch(struct scalio_tgt_ssd *ssd)
 {
-	struct scalio_commit *c = ssd->commit;
-	struct scalio_treq *first;
+	struct scalio_tgt_commit *c = ssd->commit;
+	struct scalio_tgt_treq *first;
 	DEFINE_WAIT(wait);
 	u64 wait_ns;
 	ktime_t kt;
@@ -612,12 +351,12 @@ static void scalio_commit_wait_batch(struct scalio_ssd *ssd)
 	for (;;) {
 		spin_lock_irq(&ssd->lock);
 		first = list_first_entry_or_null(&ssd->pending,
-						 struct scalio_treq, entry);
+						 struct scalio_tgt_treq, entry);
 		nr = ssd->nr_pending;
 		wait_ns = first ? scalio_batch_wait_ns(&ssd->policy, nr,
 				min_t(u64, c->pending_bytes, U32_MAX),
 				first->arrival_ns, ktime_get_ns(),
-				scalio_commit_announced(ssd)) : 0;
+				scalio_tgt_commit_announced(ssd)) : 0;
 		spin_unlock_irq(&ssd->lock);
 		if (!wait_ns || kthread_should_stop())
 			return;
@@ -643,21 +382,21 @@ static void scalio_commit_wait_batch(struct scalio_ssd *ssd)
  * stays failed.  An SSD failed only by a read error is probed with a read
  * of its superblock (a success clears ssd->io_failed).
  */
-static void scalio_commit_resume(struct scalio_ssd *ssd)
+static void scalio_tgt_commit_resume(struct scalio_tgt_ssd *ssd)
 {
-	struct scalio_commit *c = ssd->commit;
+	struct scalio_tgt_commit *c = ssd->commit;
 	int ret = 0;
 
 	if (c->failed) {
 		memset(c->buf, 0, SCALIO_UNIT_SIZE);
-		ret = scalio_ssd_write(ssd, c->failed_pos, c->buf, 1);
+		ret = scalio_tgt_ssd_write(ssd, c->failed_pos, c->buf, 1);
 		if (!ret) {
 			c->failed = false;
 			pr_info("%s: ssd %u: probe write at unit %llu succeeded: writes resumed\n",
 				ssd->store->name, ssd->index, c->failed_pos);
 		}
 	} else if (READ_ONCE(ssd->io_failed)) {
-		ret = scalio_ssd_read(ssd, SCALIO_SB_UNIT, c->buf, 1);
+		ret = scalio_tgt_ssd_read(ssd, SCALIO_SB_UNIT, c->buf, 1);
 	}
 	spin_lock_irq(&ssd->lock);
 	c->resume_ret = ret ? -EIO : 0;
@@ -667,12 +406,12 @@ static void scalio_commit_resume(struct scalio_ssd *ssd)
 }
 
 /**
- * scalio_store_resume() - let failed SSDs take writes again
+ * scalio_tgt_store_resume() - let failed SSDs take writes again
  * @st:		enabled store (st->lock held)
  *
- * After a log write error an SSD refuses writes (scalio_batch_write()).
+ * After a log write error an SSD refuses writes (scalio_tgt_batch_write()).
  * Once the operator has cleared the fault, this probes every failed SSD
- * in its commit kthread (scalio_commit_resume()) and lets those that pass
+ * in its commit kthread (scalio_tgt_commit_resume()) and lets those that pass
  * take writes again, without the disable / enable cycle.  SSDs that are
  * not failed are left alone.
  *
@@ -680,16 +419,16 @@ static void scalio_commit_resume(struct scalio_ssd *ssd)
  * SSD stays failed; the others are still probed); -EINTR (fatal signal;
  * the probe may still complete).
  */
-int scalio_store_resume(struct scalio_store *st)
+int scalio_tgt_store_resume(struct scalio_tgt_store *st)
 {
 	int ret = 0, r;
 	u32 i;
 
 	for (i = 0; i < st->nr_ssds; i++) {
-		struct scalio_ssd *ssd = st->ssds[i];
-		struct scalio_commit *c = ssd ? ssd->commit : NULL;
+		struct scalio_tgt_ssd *ssd = st->ssds[i];
+		struct scalio_tgt_commit *c = ssd ? ssd->commit : NULL;
 
-		if (!c || !ssd->thread || !scalio_commit_failed(ssd))
+		if (!c || !ssd->thread || !scalio_tgt_commit_failed(ssd))
 			continue;
 		spin_lock_irq(&ssd->lock);
 		c->resume = true;
@@ -709,13 +448,13 @@ int scalio_store_resume(struct scalio_store *st)
 	return ret;
 }
 
-static int scalio_commit_thread(void *data)
+static int scalio_tgt_commit_thread(void *data)
 {
-	struct scalio_ssd *ssd = data;
-	struct scalio_store *st = ssd->store;
-	struct scalio_commit *c = ssd->commit;
+	struct scalio_tgt_ssd *ssd = data;
+	struct scalio_tgt_store *st = ssd->store;
+	struct scalio_tgt_commit *c = ssd->commit;
 	u64 log_units = le64_to_cpu(ssd->log.sb.log_units);
-	struct scalio_treq *req, *tmp;
+	struct scalio_tgt_treq *req, *tmp;
 	LIST_HEAD(dead);
 	u64 t0;
 
@@ -725,23 +464,23 @@ static int scalio_commit_thread(void *data)
 		if (kthread_should_stop())
 			break;
 		if (READ_ONCE(c->resume))
-			scalio_commit_resume(ssd);
+			scalio_tgt_commit_resume(ssd);
 		if (!READ_ONCE(ssd->nr_pending))
 			continue;
-		scalio_commit_wait_batch(ssd);
+		scalio_tgt_commit_wait_batch(ssd);
 
 		/* Space first, while no batch is being built. */
-		if (scalio_log_free(ssd) < scalio_log_low(ssd))
-			scalio_cleaner_run(ssd, scalio_log_low(ssd) +
-					   log_units / 8);
+		if (scalio_tgt_log_free(ssd) < scalio_tgt_log_low(ssd))
+			scalio_tgt_cleaner_run(ssd, scalio_tgt_log_low(ssd) +
+					       log_units / 8);
 
-		t0 = scalio_task_ns();
-		scalio_commit_round(ssd);
+		t0 = scalio_tgt_task_cpu_ns();
+		scalio_tgt_commit_round(ssd);
 		/* Bound the log recovery has to replay. */
 		if (c->since_ckpt > log_units / 4)
-			scalio_checkpoint_write(ssd);
-		scalio_stat_add(st, SCALIO_TS_CPU_NS_COMMIT,
-				scalio_task_ns() - t0);
+			scalio_tgt_checkpoint_write(ssd);
+		scalio_tgt_stat_add(st, SCALIO_TS_CPU_NS_COMMIT,
+				    scalio_tgt_task_cpu_ns() - t0);
 		cond_resched();
 	}
 
@@ -757,17 +496,17 @@ static int scalio_commit_thread(void *data)
 		atomic64_inc(&ssd->reqs_out);
 	}
 	wake_up_all(&ssd->done_wq);
-	if (scalio_checkpoint_write(ssd))
+	if (scalio_tgt_checkpoint_write(ssd))
 		pr_err("%s: ssd %u: final checkpoint failed; the next enable replays the log\n",
 		       st->name, ssd->index);
 	return 0;
 }
 
-int scalio_commit_start(struct scalio_ssd *ssd)
+int scalio_tgt_commit_start(struct scalio_tgt_ssd *ssd)
 {
 	struct task_struct *t;
 
-	t = kthread_run(scalio_commit_thread, ssd, "scalio-%s-%u",
+	t = kthread_run(scalio_tgt_commit_thread, ssd, "scalio-%s-%u",
 			ssd->store->name, ssd->index);
 	if (IS_ERR(t)) {
 		pr_err("%s: ssd %u: cannot start the commit thread\n",
@@ -778,9 +517,9 @@ int scalio_commit_start(struct scalio_ssd *ssd)
 	return 0;
 }
 
-void scalio_commit_stop(struct scalio_ssd *ssd)
+void scalio_tgt_commit_stop(struct scalio_tgt_ssd *ssd)
 {
-	struct scalio_commit *c = ssd->commit;
+	struct scalio_tgt_commit *c = ssd->commit;
 
 	if (ssd->thread) {
 		kthread_stop(ssd->thread);
@@ -792,10 +531,11 @@ void scalio_commit_stop(struct scalio_ssd *ssd)
 	}
 }
 
-void scalio_store_write(struct scalio_store *st, struct scalio_treq *req)
+void scalio_tgt_store_write(struct scalio_tgt_store *st,
+			    struct scalio_tgt_treq *req)
 {
-	struct scalio_ssd *ssd;
-	struct scalio_commit *c;
+	struct scalio_tgt_ssd *ssd;
+	struct scalio_tgt_commit *c;
 	unsigned long flags;
 	u32 bytes;
 
@@ -809,7 +549,8 @@ void scalio_store_write(struct scalio_store *st, struct scalio_treq *req)
 	if (req->op == SCALIO_MSG_DELETE)
 		req->vlen = 0;
 	bytes = req->klen + req->vlen;
-	req->block = scalio_hash_block(scalio_key_hash(st->hash_seed, req->key, req->klen),
+	req->block = scalio_hash_block(scalio_key_hash(st->hash_seed, req->key,
+						       req->klen),
 				       st->nr_blocks);
 	req->seg = 0;
 	ssd = st->ssds[scalio_block_ssd(req->block, st->nr_ssds)];
@@ -832,7 +573,7 @@ void scalio_store_write(struct scalio_store *st, struct scalio_treq *req)
 }
 
 /**
- * scalio_store_write_barrier() - wait until every write queued so far is
+ * scalio_tgt_store_write_barrier() - wait until every write queued so far is
  *	answered
  * @st:		store
  * @timeout:	in jiffies
@@ -843,14 +584,15 @@ void scalio_store_write(struct scalio_store *st, struct scalio_treq *req)
  *
  * Return: 0, -ETIMEDOUT, or -EINTR (fatal signal).
  */
-int scalio_store_write_barrier(struct scalio_store *st, unsigned long timeout)
+int scalio_tgt_store_write_barrier(struct scalio_tgt_store *st,
+				   unsigned long timeout)
 {
 	unsigned long end = jiffies + timeout;
 	u32 i;
 
 	for (i = 0; i < st->nr_ssds; i++) {
-		struct scalio_ssd *ssd = st->ssds[i];
-		struct scalio_commit *c = ssd->commit;
+		struct scalio_tgt_ssd *ssd = st->ssds[i];
+		struct scalio_tgt_commit *c = ssd->commit;
 		long left;
 		u64 want;
 
@@ -861,7 +603,7 @@ int scalio_store_write_barrier(struct scalio_store *st, unsigned long timeout)
 		if (left <= 0)
 			left = 1;
 		left = wait_event_killable_timeout(ssd->done_wq,
-				atomic64_read(&ssd->reqs_out) >= want ||
+						   atomic64_read(&ssd->reqs_out) >= want ||
 				!c || READ_ONCE(c->stopping), left);
 		if (left < 0)
 			return -EINTR;
@@ -869,72 +611,4 @@ int scalio_store_write_barrier(struct scalio_store *st, unsigned long timeout)
 			return -ETIMEDOUT;
 	}
 	return 0;
-}
-
-int scalio_store_read(struct scalio_store *st, const u8 *key, u32 klen,
-		      u8 *value, u32 *vlen, u64 *segp)
-{
-	u32 block, len, buf_units = 0, tries;
-	struct scalio_ssd *ssd;
-	struct scalio_rec rec;
-	void *buf = NULL;
-	u64 seg;
-	int ret = -EIO;
-
-	*segp = 0;
-	if (!klen || klen > SCALIO_KEY_MAX)
-		return -EINVAL;
-	block = scalio_hash_block(scalio_key_hash(st->hash_seed, key, klen), st->nr_blocks);
-	ssd = st->ssds[scalio_block_ssd(block, st->nr_ssds)];
-
-	/*
-	 * The segment may move under us (a commit or the cleaner rewrites
-	 * the block and reuses the units): the header check catches that,
-	 * and a changed seg word says to try again.
-	 */
-	for (tries = 0; tries < 16; tries++) {
-		seg = scalio_index_get_seg(&st->index, block);
-		*segp = seg;
-		if (!seg) {
-			ret = -ENOENT;
-			break;
-		}
-		len = scalio_seg_len(seg);
-		if (scalio_seg_ssd(seg) != ssd->index || !len) {
-			ret = -EIO;
-			break;
-		}
-		if (len > buf_units) {
-			kvfree(buf);
-			buf = kvmalloc((size_t)len << SCALIO_UNIT_SHIFT,
-				       GFP_KERNEL);
-			if (!buf) {
-				buf_units = 0;
-				ret = -ENOMEM;
-				break;
-			}
-			buf_units = len;
-		}
-		ret = scalio_ssd_read(ssd, scalio_seg_unit(seg), buf, len);
-		if (!ret)
-			ret = scalio_seg_check(buf,
-					       (size_t)len << SCALIO_UNIT_SHIFT,
-					       block, scalio_seg_gen(seg));
-		if (ret) {
-			ret = -EIO;
-			if (scalio_index_get_seg(&st->index, block) != seg)
-				continue;
-			break;
-		}
-		ret = scalio_seg_find(buf, key, klen, &rec);
-		if (!ret) {
-			memcpy(value, rec.value, rec.vlen);
-			*vlen = rec.vlen;
-		} else if (ret != -ENOENT) {
-			ret = -EIO;
-		}
-		break;
-	}
-	kvfree(buf);
-	return ret;
 }

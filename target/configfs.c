@@ -13,7 +13,7 @@
  *
  * Writes are parsed with kstrto*() and validated on the spot (-EINVAL);
  * the whole configuration is validated again, as one, by
- * scalio_store_enable().  While a store is enabled every edit (attribute,
+ * scalio_tgt_store_enable().  While a store is enabled every edit (attribute,
  * address, SSD attribute, mkdir of an SSD) fails with -EBUSY, except the
  * admission settings (attr_allow_any_host, attr_max_clients,
  * allowed_hosts/), which apply to the next connection as in nvmet.
@@ -35,19 +35,21 @@
 
 #include "scalio_store.h"
 
-static inline struct scalio_store *to_store(struct config_item *item)
+static inline struct scalio_tgt_store *to_store(struct config_item *item)
 {
-	return container_of(to_config_group(item), struct scalio_store, group);
+	return container_of(to_config_group(item), struct scalio_tgt_store,
+			    group);
 }
 
-static inline struct scalio_ssd *to_ssd(struct config_item *item)
+static inline struct scalio_tgt_ssd *to_ssd(struct config_item *item)
 {
-	return container_of(to_config_group(item), struct scalio_ssd, group);
+	return container_of(to_config_group(item), struct scalio_tgt_ssd,
+			    group);
 }
 
 /* Copy a written string without its trailing newline; -EINVAL if too long. */
-static int scalio_cfs_strcpy(char *dst, size_t size, const char *page,
-			     size_t count)
+static int scalio_tgt_cfs_strcpy(char *dst, size_t size, const char *page,
+				 size_t count)
 {
 	size_t len = strnlen(page, count);
 
@@ -61,29 +63,29 @@ static int scalio_cfs_strcpy(char *dst, size_t size, const char *page,
 }
 
 /* Is @val acceptable for the u32 attribute at @field of a store? */
-typedef bool (*scalio_u32_check_t)(u32 val);
+typedef bool (*scalio_tgt_u32_check_t)(u32 val);
 
-static bool scalio_chk_nr_blocks(u32 v)
+static bool scalio_tgt_chk_nr_blocks(u32 v)
 {
 	return is_power_of_2(v) && v <= SCALIO_NR_BLOCKS_MAX;
 }
 
-static bool scalio_chk_slots(u32 v)
+static bool scalio_tgt_chk_slots(u32 v)
 {
 	return scalio_slots_valid(v);
 }
 
-static bool scalio_chk_batch_max(u32 v)
+static bool scalio_tgt_chk_batch_max(u32 v)
 {
 	return v >= 1 && v <= SCALIO_BATCH_MAX_LIMIT;
 }
 
-static bool scalio_chk_timeout(u32 v)
+static bool scalio_tgt_chk_timeout(u32 v)
 {
 	return v <= SCALIO_BATCH_TIMEOUT_MAX_US;
 }
 
-static bool scalio_chk_lease(u32 v)
+static bool scalio_tgt_chk_lease(u32 v)
 {
 	/*
 	 * Lease deadlines are 16-bit clock values: the cap keeps a live
@@ -93,26 +95,26 @@ static bool scalio_chk_lease(u32 v)
 	return v >= SCALIO_LEASE_MIN_MS && v <= SCALIO_LEASE_MAX_MS;
 }
 
-static bool scalio_chk_kato(u32 v)
+static bool scalio_tgt_chk_kato(u32 v)
 {
 	return v >= SCALIO_KATO_MIN_MS && v <= SCALIO_KATO_MAX_MS;
 }
 
-static bool scalio_chk_seg_cache(u32 v)
+static bool scalio_tgt_chk_seg_cache(u32 v)
 {
 	return v <= SCALIO_SEG_CACHE_MB_MAX;
 }
 
-static bool scalio_chk_port(u32 v)
+static bool scalio_tgt_chk_port(u32 v)
 {
 	return v >= 1 && v <= 65535;
 }
 
-static ssize_t scalio_store_set_u32(struct config_item *item,
-				    const char *page, size_t count,
-				    size_t off, scalio_u32_check_t check)
+static ssize_t scalio_tgt_store_set_u32(struct config_item *item,
+					const char *page, size_t count,
+					size_t off, scalio_tgt_u32_check_t check)
 {
-	struct scalio_store *st = to_store(item);
+	struct scalio_tgt_store *st = to_store(item);
 	ssize_t ret = count;
 	u32 val;
 
@@ -127,11 +129,11 @@ static ssize_t scalio_store_set_u32(struct config_item *item,
 	return ret;
 }
 
-static ssize_t scalio_store_set_bool(struct config_item *item,
-				     const char *page, size_t count,
-				     size_t off)
+static ssize_t scalio_tgt_store_set_bool(struct config_item *item,
+					 const char *page, size_t count,
+					 size_t off)
 {
-	struct scalio_store *st = to_store(item);
+	struct scalio_tgt_store *st = to_store(item);
 	ssize_t ret = count;
 	bool val;
 
@@ -147,47 +149,48 @@ static ssize_t scalio_store_set_bool(struct config_item *item,
 }
 
 #define SCALIO_STORE_U32_ATTR(_name, _field, _check)			\
-static ssize_t scalio_store_##_name##_show(struct config_item *item,	\
-					   char *page)			\
+static ssize_t scalio_tgt_store_##_name##_show(struct config_item *item,\
+					       char *page)		\
 {									\
 	return snprintf(page, PAGE_SIZE, "%u\n",			\
 			READ_ONCE(to_store(item)->_field));		\
 }									\
-static ssize_t scalio_store_##_name##_store(struct config_item *item,	\
-					    const char *page,		\
-					    size_t count)		\
+static ssize_t scalio_tgt_store_##_name##_store(struct config_item *item,\
+						const char *page,	\
+						size_t count)		\
 {									\
-	return scalio_store_set_u32(item, page, count,			\
-			offsetof(struct scalio_store, _field), _check);	\
+	return scalio_tgt_store_set_u32(item, page, count,		\
+			offsetof(struct scalio_tgt_store, _field),	\
+			_check);					\
 }									\
-CONFIGFS_ATTR(scalio_store_, _name)
+CONFIGFS_ATTR(scalio_tgt_store_, _name)
 
 #define SCALIO_STORE_BOOL_ATTR(_name, _field)				\
-static ssize_t scalio_store_##_name##_show(struct config_item *item,	\
-					   char *page)			\
+static ssize_t scalio_tgt_store_##_name##_show(struct config_item *item,\
+					       char *page)		\
 {									\
 	return snprintf(page, PAGE_SIZE, "%u\n",			\
 			READ_ONCE(to_store(item)->_field) ? 1 : 0);	\
 }									\
-static ssize_t scalio_store_##_name##_store(struct config_item *item,	\
-					    const char *page,		\
-					    size_t count)		\
+static ssize_t scalio_tgt_store_##_name##_store(struct config_item *item,\
+						const char *page,	\
+						size_t count)		\
 {									\
-	return scalio_store_set_bool(item, page, count,			\
-			offsetof(struct scalio_store, _field));		\
+	return scalio_tgt_store_set_bool(item, page, count,		\
+			offsetof(struct scalio_tgt_store, _field));	\
 }									\
-CONFIGFS_ATTR(scalio_store_, _name)
+CONFIGFS_ATTR(scalio_tgt_store_, _name)
 
-SCALIO_STORE_U32_ATTR(attr_nr_blocks, nr_blocks, scalio_chk_nr_blocks);
-SCALIO_STORE_U32_ATTR(attr_slots_per_block, slots, scalio_chk_slots);
-SCALIO_STORE_U32_ATTR(attr_batch_max, batch_max, scalio_chk_batch_max);
+SCALIO_STORE_U32_ATTR(attr_nr_blocks, nr_blocks, scalio_tgt_chk_nr_blocks);
+SCALIO_STORE_U32_ATTR(attr_slots_per_block, slots, scalio_tgt_chk_slots);
+SCALIO_STORE_U32_ATTR(attr_batch_max, batch_max, scalio_tgt_chk_batch_max);
 SCALIO_STORE_U32_ATTR(attr_batch_timeout_us, batch_timeout_us,
-		      scalio_chk_timeout);
-SCALIO_STORE_U32_ATTR(attr_lease_ms, lease_ms, scalio_chk_lease);
+		      scalio_tgt_chk_timeout);
+SCALIO_STORE_U32_ATTR(attr_lease_ms, lease_ms, scalio_tgt_chk_lease);
 SCALIO_STORE_U32_ATTR(attr_seg_cache_mb, seg_cache_mb,
-		      scalio_chk_seg_cache);
-SCALIO_STORE_U32_ATTR(attr_kato_ms, kato_ms, scalio_chk_kato);
-SCALIO_STORE_U32_ATTR(addr_trsvcid, trsvcid, scalio_chk_port);
+		      scalio_tgt_chk_seg_cache);
+SCALIO_STORE_U32_ATTR(attr_kato_ms, kato_ms, scalio_tgt_chk_kato);
+SCALIO_STORE_U32_ATTR(addr_trsvcid, trsvcid, scalio_tgt_chk_port);
 SCALIO_STORE_BOOL_ATTR(attr_offload_read, offload_read);
 SCALIO_STORE_BOOL_ATTR(attr_inline_cache, inline_cache);
 /*
@@ -199,9 +202,10 @@ SCALIO_STORE_BOOL_ATTR(attr_format_on_enable, format_on_enable);
 SCALIO_STORE_BOOL_ATTR(attr_force_recover, force_recover);
 
 /* What the last enable found: repairs, refusals, dropped batches/keys. */
-static ssize_t scalio_store_report_show(struct config_item *item, char *page)
+static ssize_t scalio_tgt_store_report_show(struct config_item *item,
+					    char *page)
 {
-	struct scalio_store *st = to_store(item);
+	struct scalio_tgt_store *st = to_store(item);
 	ssize_t len;
 
 	mutex_lock(&st->lock);
@@ -209,12 +213,12 @@ static ssize_t scalio_store_report_show(struct config_item *item, char *page)
 	mutex_unlock(&st->lock);
 	return len;
 }
-CONFIGFS_ATTR_RO(scalio_store_, report);
+CONFIGFS_ATTR_RO(scalio_tgt_store_, report);
 
-static ssize_t scalio_store_addr_traddr_show(struct config_item *item,
-					     char *page)
+static ssize_t scalio_tgt_store_addr_traddr_show(struct config_item *item,
+						 char *page)
 {
-	struct scalio_store *st = to_store(item);
+	struct scalio_tgt_store *st = to_store(item);
 	ssize_t ret;
 
 	mutex_lock(&st->lock);
@@ -223,15 +227,15 @@ static ssize_t scalio_store_addr_traddr_show(struct config_item *item,
 	return ret;
 }
 
-static ssize_t scalio_store_addr_traddr_store(struct config_item *item,
-					      const char *page, size_t count)
+static ssize_t scalio_tgt_store_addr_traddr_store(struct config_item *item,
+						  const char *page, size_t count)
 {
-	struct scalio_store *st = to_store(item);
+	struct scalio_tgt_store *st = to_store(item);
 	char addr[SCALIO_ADDR_MAX];
 	struct sockaddr_storage ss;
 	ssize_t ret = count;
 
-	if (scalio_cfs_strcpy(addr, sizeof(addr), page, count) || !addr[0])
+	if (scalio_tgt_cfs_strcpy(addr, sizeof(addr), page, count) || !addr[0])
 		return -EINVAL;
 	/* An IPv4 or IPv6 literal, as rdma_cm will be handed it. */
 	if (inet_pton_with_scope(&init_net, AF_UNSPEC, addr, "1", &ss))
@@ -244,18 +248,19 @@ static ssize_t scalio_store_addr_traddr_store(struct config_item *item,
 	mutex_unlock(&st->lock);
 	return ret;
 }
-CONFIGFS_ATTR(scalio_store_, addr_traddr);
+CONFIGFS_ATTR(scalio_tgt_store_, addr_traddr);
 
-static ssize_t scalio_store_enable_show(struct config_item *item, char *page)
+static ssize_t scalio_tgt_store_enable_show(struct config_item *item,
+					    char *page)
 {
 	return snprintf(page, PAGE_SIZE, "%u\n",
 			READ_ONCE(to_store(item)->enabled) ? 1 : 0);
 }
 
-static ssize_t scalio_store_enable_store(struct config_item *item,
-					 const char *page, size_t count)
+static ssize_t scalio_tgt_store_enable_store(struct config_item *item,
+					     const char *page, size_t count)
 {
-	struct scalio_store *st = to_store(item);
+	struct scalio_tgt_store *st = to_store(item);
 	bool enable;
 	int ret = 0;
 
@@ -263,49 +268,49 @@ static ssize_t scalio_store_enable_store(struct config_item *item,
 		return -EINVAL;
 	mutex_lock(&st->lock);
 	if (enable)
-		ret = scalio_store_enable(st);
+		ret = scalio_tgt_store_enable(st);
 	else
-		scalio_store_disable(st);
+		scalio_tgt_store_disable(st);
 	mutex_unlock(&st->lock);
 	return ret ? ret : count;
 }
-CONFIGFS_ATTR(scalio_store_, enable);
+CONFIGFS_ATTR(scalio_tgt_store_, enable);
 
 /*
  * Write 1: an SSD failed by a write error takes writes again once a probe
- * write to it succeeds (scalio_store_resume()); -EIO while it still fails.
+ * write to it succeeds (scalio_tgt_store_resume()); -EIO while it still fails.
  */
-static ssize_t scalio_store_resume_store(struct config_item *item,
-					 const char *page, size_t count)
+static ssize_t scalio_tgt_store_resume_store(struct config_item *item,
+					     const char *page, size_t count)
 {
-	struct scalio_store *st = to_store(item);
+	struct scalio_tgt_store *st = to_store(item);
 	bool val;
 	int ret;
 
 	if (kstrtobool(page, &val) || !val)
 		return -EINVAL;
 	mutex_lock(&st->lock);
-	ret = st->enabled ? scalio_store_resume(st) : -ENODEV;
+	ret = st->enabled ? scalio_tgt_store_resume(st) : -ENODEV;
 	mutex_unlock(&st->lock);
 	return ret ? ret : count;
 }
-CONFIGFS_ATTR_WO(scalio_store_, resume);
+CONFIGFS_ATTR_WO(scalio_tgt_store_, resume);
 
 /*
  * Admission settings may change while the store is up, as nvmet's
  * attr_allow_any_host and allowed_hosts may: they apply to the next
  * connection (and removing a host disconnects it).
  */
-static ssize_t scalio_store_attr_allow_any_host_show(struct config_item *item,
-						     char *page)
+static ssize_t scalio_tgt_store_attr_allow_any_host_show(struct config_item *item,
+							 char *page)
 {
 	return snprintf(page, PAGE_SIZE, "%d\n",
 			READ_ONCE(to_store(item)->allow_any_host));
 }
 
-static ssize_t scalio_store_attr_allow_any_host_store(struct config_item *item,
-						      const char *page,
-						      size_t count)
+static ssize_t scalio_tgt_store_attr_allow_any_host_store(struct config_item *item,
+							  const char *page,
+							  size_t count)
 {
 	bool val;
 
@@ -314,18 +319,18 @@ static ssize_t scalio_store_attr_allow_any_host_store(struct config_item *item,
 	WRITE_ONCE(to_store(item)->allow_any_host, val);
 	return count;
 }
-CONFIGFS_ATTR(scalio_store_, attr_allow_any_host);
+CONFIGFS_ATTR(scalio_tgt_store_, attr_allow_any_host);
 
-static ssize_t scalio_store_attr_max_clients_show(struct config_item *item,
-						  char *page)
+static ssize_t scalio_tgt_store_attr_max_clients_show(struct config_item *item,
+						      char *page)
 {
 	return snprintf(page, PAGE_SIZE, "%u\n",
 			READ_ONCE(to_store(item)->max_clients));
 }
 
-static ssize_t scalio_store_attr_max_clients_store(struct config_item *item,
-						   const char *page,
-						   size_t count)
+static ssize_t scalio_tgt_store_attr_max_clients_store(struct config_item *item,
+						       const char *page,
+						       size_t count)
 {
 	u32 val;
 
@@ -334,12 +339,12 @@ static ssize_t scalio_store_attr_max_clients_store(struct config_item *item,
 	WRITE_ONCE(to_store(item)->max_clients, val);
 	return count;
 }
-CONFIGFS_ATTR(scalio_store_, attr_max_clients);
+CONFIGFS_ATTR(scalio_tgt_store_, attr_max_clients);
 
 static const struct {
 	const char	*name;
 	size_t		off;
-} scalio_stat_names[] = {
+} scalio_tgt_stat_names[] = {
 #define S(f) { #f, offsetof(struct scalio_target_stats, f) }
 	S(rpc_gets), S(rpc_puts), S(rpc_deletes), S(rpc_other),
 	S(ssd_reads), S(ssd_writes), S(ssd_write_bytes),
@@ -356,47 +361,47 @@ static const struct {
  * re-enabled; reads go on) or while its last I/O failed, down while the
  * store is disabled.
  */
-static size_t scalio_store_ssd_states(struct scalio_store *st, char *p,
-				      size_t room)
+static size_t scalio_tgt_store_ssd_states(struct scalio_tgt_store *st, char *p,
+					  size_t room)
 {
 	size_t len = 0;
 	u32 i;
 
 	mutex_lock(&st->lock);
 	for (i = 0; i < SCALIO_MAX_SSDS && st->ssds[i]; i++) {
-		struct scalio_ssd *ssd = st->ssds[i];
+		struct scalio_tgt_ssd *ssd = st->ssds[i];
 		const char *state = "down";
 
 		if (st->enabled && ssd->commit)
-			state = scalio_commit_failed(ssd) ? "failed" : "ok";
+			state = scalio_tgt_commit_failed(ssd) ? "failed" : "ok";
 		len += scnprintf(p + len, room - len, "ssd%u %s\n", i, state);
 	}
 	mutex_unlock(&st->lock);
 	return len;
 }
 
-static ssize_t scalio_store_stats_show(struct config_item *item, char *page)
+static ssize_t scalio_tgt_store_stats_show(struct config_item *item, char *page)
 {
-	struct scalio_store *st = to_store(item);
+	struct scalio_tgt_store *st = to_store(item);
 	struct scalio_target_stats s;
 	ssize_t len = 0;
 	size_t i;
 
 	mutex_lock(&st->lock);
-	scalio_store_stats(st, &s);
+	scalio_tgt_store_stats(st, &s);
 	mutex_unlock(&st->lock);
-	for (i = 0; i < ARRAY_SIZE(scalio_stat_names); i++)
+	for (i = 0; i < ARRAY_SIZE(scalio_tgt_stat_names); i++)
 		len += scnprintf(page + len, PAGE_SIZE - len, "%s %llu\n",
-				 scalio_stat_names[i].name,
+				 scalio_tgt_stat_names[i].name,
 				 *(u64 *)((char *)&s +
-					  scalio_stat_names[i].off));
-	len += scalio_store_ssd_states(st, page + len, PAGE_SIZE - len);
+					  scalio_tgt_stat_names[i].off));
+	len += scalio_tgt_store_ssd_states(st, page + len, PAGE_SIZE - len);
 	return len;
 }
-CONFIGFS_ATTR_RO(scalio_store_, stats);
+CONFIGFS_ATTR_RO(scalio_tgt_store_, stats);
 
 /* What this module's store directory offers, for tools probing versions. */
-static const char * const scalio_store_features[] = {
+static const char * const scalio_tgt_store_features[] = {
 	"attr_nr_blocks", "attr_slots_per_block", "attr_batch_max",
 	"attr_batch_timeout_us", "attr_offload_read", "attr_inline_cache",
 	"attr_lease_ms", "attr_seg_cache_mb", "addr_traddr", "addr_trsvcid",
@@ -405,65 +410,66 @@ static const char * const scalio_store_features[] = {
 	"report", "resume", "attr_kato_ms",
 };
 
-static ssize_t scalio_store_features_show(struct config_item *item,
-					  char *page)
+static ssize_t scalio_tgt_store_features_show(struct config_item *item,
+					      char *page)
 {
 	ssize_t len = 0;
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(scalio_store_features); i++)
+	for (i = 0; i < ARRAY_SIZE(scalio_tgt_store_features); i++)
 		len += scnprintf(page + len, PAGE_SIZE - len, "%s%s",
-				 i ? "," : "", scalio_store_features[i]);
+				 i ? "," : "", scalio_tgt_store_features[i]);
 	len += scnprintf(page + len, PAGE_SIZE - len, "\n");
 	return len;
 }
-CONFIGFS_ATTR_RO(scalio_store_, features);
+CONFIGFS_ATTR_RO(scalio_tgt_store_, features);
 
-static struct configfs_attribute *scalio_store_attrs[] = {
-	&scalio_store_attr_attr_nr_blocks,
-	&scalio_store_attr_attr_slots_per_block,
-	&scalio_store_attr_attr_batch_max,
-	&scalio_store_attr_attr_batch_timeout_us,
-	&scalio_store_attr_attr_offload_read,
-	&scalio_store_attr_attr_inline_cache,
-	&scalio_store_attr_attr_lease_ms,
-	&scalio_store_attr_attr_seg_cache_mb,
-	&scalio_store_attr_attr_kato_ms,
-	&scalio_store_attr_addr_traddr,
-	&scalio_store_attr_addr_trsvcid,
-	&scalio_store_attr_enable,
-	&scalio_store_attr_resume,
-	&scalio_store_attr_stats,
-	&scalio_store_attr_features,
-	&scalio_store_attr_attr_allow_any_host,
-	&scalio_store_attr_attr_max_clients,
-	&scalio_store_attr_attr_format_on_enable,
-	&scalio_store_attr_attr_force_recover,
-	&scalio_store_attr_report,
+static struct configfs_attribute *scalio_tgt_store_attrs[] = {
+	&scalio_tgt_store_attr_attr_nr_blocks,
+	&scalio_tgt_store_attr_attr_slots_per_block,
+	&scalio_tgt_store_attr_attr_batch_max,
+	&scalio_tgt_store_attr_attr_batch_timeout_us,
+	&scalio_tgt_store_attr_attr_offload_read,
+	&scalio_tgt_store_attr_attr_inline_cache,
+	&scalio_tgt_store_attr_attr_lease_ms,
+	&scalio_tgt_store_attr_attr_seg_cache_mb,
+	&scalio_tgt_store_attr_attr_kato_ms,
+	&scalio_tgt_store_attr_addr_traddr,
+	&scalio_tgt_store_attr_addr_trsvcid,
+	&scalio_tgt_store_attr_enable,
+	&scalio_tgt_store_attr_resume,
+	&scalio_tgt_store_attr_stats,
+	&scalio_tgt_store_attr_features,
+	&scalio_tgt_store_attr_attr_allow_any_host,
+	&scalio_tgt_store_attr_attr_max_clients,
+	&scalio_tgt_store_attr_attr_format_on_enable,
+	&scalio_tgt_store_attr_attr_force_recover,
+	&scalio_tgt_store_attr_report,
 	NULL,
 };
 
 /* ---- ssds/<n> ---- */
 
 /* What an SSD's string attribute must look like. */
-enum scalio_ssd_str {
+enum scalio_tgt_ssd_str {
 	SCALIO_SSD_PATH,	/* an absolute path */
 	SCALIO_SSD_NQN,		/* an NQN the hosts accept (scalio_nqn_valid()) */
 };
 
-static ssize_t scalio_ssd_set_str(struct config_item *item, const char *page,
-				  size_t count, char *field, size_t size,
-				  enum scalio_ssd_str kind)
+static ssize_t scalio_tgt_ssd_set_str(struct config_item *item,
+				      const char *page, size_t count,
+				      char *field, size_t size,
+				      enum scalio_tgt_ssd_str kind)
 {
-	struct scalio_ssd *ssd = to_ssd(item);
-	struct scalio_store *st = ssd->store;
+	struct scalio_tgt_ssd *ssd = to_ssd(item);
+	struct scalio_tgt_store *st = ssd->store;
 	char *buf;
 	ssize_t ret = count;
 
 	buf = kmalloc(size, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
-	if (scalio_cfs_strcpy(buf, size, page, count) || !buf[0] ||
+	if (scalio_tgt_cfs_strcpy(buf, size, page, count) || !buf[0] ||
 	    (kind == SCALIO_SSD_PATH && buf[0] != '/') ||
 	    (kind == SCALIO_SSD_NQN && !scalio_nqn_valid(buf, size))) {
 		ret = -EINVAL;
@@ -480,10 +486,10 @@ out:
 	return ret;
 }
 
-static ssize_t scalio_ssd_show_str(struct config_item *item, char *page,
-				   const char *field)
+static ssize_t scalio_tgt_ssd_show_str(struct config_item *item, char *page,
+				       const char *field)
 {
-	struct scalio_store *st = to_ssd(item)->store;
+	struct scalio_tgt_store *st = to_ssd(item)->store;
 	ssize_t ret;
 
 	mutex_lock(&st->lock);
@@ -492,47 +498,47 @@ static ssize_t scalio_ssd_show_str(struct config_item *item, char *page,
 	return ret;
 }
 
-static ssize_t scalio_ssd_device_path_show(struct config_item *item,
-					   char *page)
+static ssize_t scalio_tgt_ssd_device_path_show(struct config_item *item,
+					       char *page)
 {
-	return scalio_ssd_show_str(item, page, to_ssd(item)->device_path);
+	return scalio_tgt_ssd_show_str(item, page, to_ssd(item)->device_path);
 }
 
-static ssize_t scalio_ssd_device_path_store(struct config_item *item,
-					    const char *page, size_t count)
+static ssize_t scalio_tgt_ssd_device_path_store(struct config_item *item,
+						const char *page, size_t count)
 {
-	struct scalio_ssd *ssd = to_ssd(item);
+	struct scalio_tgt_ssd *ssd = to_ssd(item);
 
-	return scalio_ssd_set_str(item, page, count, ssd->device_path,
-				  sizeof(ssd->device_path), SCALIO_SSD_PATH);
+	return scalio_tgt_ssd_set_str(item, page, count, ssd->device_path,
+				      sizeof(ssd->device_path), SCALIO_SSD_PATH);
 }
-CONFIGFS_ATTR(scalio_ssd_, device_path);
+CONFIGFS_ATTR(scalio_tgt_ssd_, device_path);
 
-static ssize_t scalio_ssd_nqn_show(struct config_item *item, char *page)
+static ssize_t scalio_tgt_ssd_nqn_show(struct config_item *item, char *page)
 {
-	return scalio_ssd_show_str(item, page, to_ssd(item)->nqn);
+	return scalio_tgt_ssd_show_str(item, page, to_ssd(item)->nqn);
 }
 
-static ssize_t scalio_ssd_nqn_store(struct config_item *item,
-				    const char *page, size_t count)
+static ssize_t scalio_tgt_ssd_nqn_store(struct config_item *item,
+					const char *page, size_t count)
 {
-	struct scalio_ssd *ssd = to_ssd(item);
+	struct scalio_tgt_ssd *ssd = to_ssd(item);
 
-	return scalio_ssd_set_str(item, page, count, ssd->nqn,
-				  sizeof(ssd->nqn), SCALIO_SSD_NQN);
+	return scalio_tgt_ssd_set_str(item, page, count, ssd->nqn,
+				      sizeof(ssd->nqn), SCALIO_SSD_NQN);
 }
-CONFIGFS_ATTR(scalio_ssd_, nqn);
+CONFIGFS_ATTR(scalio_tgt_ssd_, nqn);
 
-static ssize_t scalio_ssd_nsid_show(struct config_item *item, char *page)
+static ssize_t scalio_tgt_ssd_nsid_show(struct config_item *item, char *page)
 {
 	return snprintf(page, PAGE_SIZE, "%u\n", READ_ONCE(to_ssd(item)->nsid));
 }
 
-static ssize_t scalio_ssd_nsid_store(struct config_item *item,
-				     const char *page, size_t count)
+static ssize_t scalio_tgt_ssd_nsid_store(struct config_item *item,
+					 const char *page, size_t count)
 {
-	struct scalio_ssd *ssd = to_ssd(item);
-	struct scalio_store *st = ssd->store;
+	struct scalio_tgt_ssd *ssd = to_ssd(item);
+	struct scalio_tgt_store *st = ssd->store;
 	ssize_t ret = count;
 	u32 nsid;
 
@@ -547,36 +553,37 @@ static ssize_t scalio_ssd_nsid_store(struct config_item *item,
 	mutex_unlock(&st->lock);
 	return ret;
 }
-CONFIGFS_ATTR(scalio_ssd_, nsid);
+CONFIGFS_ATTR(scalio_tgt_ssd_, nsid);
 
-static struct configfs_attribute *scalio_ssd_attrs[] = {
-	&scalio_ssd_attr_device_path,
-	&scalio_ssd_attr_nqn,
-	&scalio_ssd_attr_nsid,
+static struct configfs_attribute *scalio_tgt_ssd_attrs[] = {
+	&scalio_tgt_ssd_attr_device_path,
+	&scalio_tgt_ssd_attr_nqn,
+	&scalio_tgt_ssd_attr_nsid,
 	NULL,
 };
 
-static void scalio_ssd_release(struct config_item *item)
+static void scalio_tgt_ssd_release(struct config_item *item)
 {
 	kfree(to_ssd(item));
 }
 
-static struct configfs_item_operations scalio_ssd_item_ops = {
-	.release	= scalio_ssd_release,
+static struct configfs_item_operations scalio_tgt_ssd_item_ops = {
+	.release	= scalio_tgt_ssd_release,
 };
 
-static const struct config_item_type scalio_ssd_type = {
-	.ct_item_ops	= &scalio_ssd_item_ops,
-	.ct_attrs	= scalio_ssd_attrs,
+static const struct config_item_type scalio_tgt_ssd_type = {
+	.ct_item_ops	= &scalio_tgt_ssd_item_ops,
+	.ct_attrs	= scalio_tgt_ssd_attrs,
 	.ct_owner	= THIS_MODULE,
 };
 
-static struct config_group *scalio_ssds_make(struct config_group *group,
-					     const char *name)
+static struct config_group *scalio_tgt_ssds_make(struct config_group *group,
+						 const char *name)
 {
-	struct scalio_store *st = container_of(group, struct scalio_store,
-					       ssds_group);
-	struct scalio_ssd *ssd;
+	struct scalio_tgt_store *st = container_of(group,
+						   struct scalio_tgt_store,
+						   ssds_group);
+	struct scalio_tgt_ssd *ssd;
 	char canon[4];
 	u32 n;
 	int ret;
@@ -614,49 +621,50 @@ static struct config_group *scalio_ssds_make(struct config_group *group,
 		kfree(ssd);
 		return ERR_PTR(ret);
 	}
-	config_group_init_type_name(&ssd->group, name, &scalio_ssd_type);
+	config_group_init_type_name(&ssd->group, name, &scalio_tgt_ssd_type);
 	return &ssd->group;
 }
 
-static void scalio_ssds_drop(struct config_group *group,
-			     struct config_item *item)
+static void scalio_tgt_ssds_drop(struct config_group *group,
+				 struct config_item *item)
 {
-	struct scalio_ssd *ssd = to_ssd(item);
-	struct scalio_store *st = ssd->store;
+	struct scalio_tgt_ssd *ssd = to_ssd(item);
+	struct scalio_tgt_store *st = ssd->store;
 
 	mutex_lock(&st->lock);
 	if (st->enabled) {
 		pr_info("%s: ssd %u removed: disabling the store\n",
 			st->name, ssd->index);
-		scalio_store_disable(st);
+		scalio_tgt_store_disable(st);
 	}
 	st->ssds[ssd->index] = NULL;
 	mutex_unlock(&st->lock);
 	config_item_put(item);
 }
 
-static struct configfs_group_operations scalio_ssds_group_ops = {
-	.make_group	= scalio_ssds_make,
-	.drop_item	= scalio_ssds_drop,
+static struct configfs_group_operations scalio_tgt_ssds_group_ops = {
+	.make_group	= scalio_tgt_ssds_make,
+	.drop_item	= scalio_tgt_ssds_drop,
 };
 
-static const struct config_item_type scalio_ssds_type = {
-	.ct_group_ops	= &scalio_ssds_group_ops,
+static const struct config_item_type scalio_tgt_ssds_type = {
+	.ct_group_ops	= &scalio_tgt_ssds_group_ops,
 	.ct_owner	= THIS_MODULE,
 };
 
 /* ---- stores/<name>/allowed_hosts/<host NQN> ---- */
 
-static inline struct scalio_host *to_host(struct config_item *item)
+static inline struct scalio_tgt_host *to_host(struct config_item *item)
 {
-	return container_of(to_config_group(item), struct scalio_host, group);
+	return container_of(to_config_group(item), struct scalio_tgt_host,
+			    group);
 }
 
 /* The secret is never shown: only whether there is one. */
-static ssize_t scalio_host_dhchap_key_show(struct config_item *item,
-					   char *page)
+static ssize_t scalio_tgt_host_dhchap_key_show(struct config_item *item,
+					       char *page)
 {
-	struct scalio_host *h = to_host(item);
+	struct scalio_tgt_host *h = to_host(item);
 	bool set;
 
 	mutex_lock(&h->store->hosts_lock);
@@ -670,10 +678,10 @@ static ssize_t scalio_host_dhchap_key_show(struct config_item *item,
  * bytes (a trailing newline is dropped), e.g. what `nvme gen-dhchap-key`
  * prints; an empty write removes it.
  */
-static ssize_t scalio_host_dhchap_key_store(struct config_item *item,
-					    const char *page, size_t count)
+static ssize_t scalio_tgt_host_dhchap_key_store(struct config_item *item,
+						const char *page, size_t count)
 {
-	struct scalio_host *h = to_host(item);
+	struct scalio_tgt_host *h = to_host(item);
 	size_t len = strnlen(page, count), i;
 
 	while (len && (page[len - 1] == '\n' || page[len - 1] == ' '))
@@ -690,34 +698,35 @@ static ssize_t scalio_host_dhchap_key_store(struct config_item *item,
 	mutex_unlock(&h->store->hosts_lock);
 	return count;
 }
-CONFIGFS_ATTR(scalio_host_, dhchap_key);
+CONFIGFS_ATTR(scalio_tgt_host_, dhchap_key);
 
-static struct configfs_attribute *scalio_host_attrs[] = {
-	&scalio_host_attr_dhchap_key,
+static struct configfs_attribute *scalio_tgt_host_attrs[] = {
+	&scalio_tgt_host_attr_dhchap_key,
 	NULL,
 };
 
-static void scalio_host_release(struct config_item *item)
+static void scalio_tgt_host_release(struct config_item *item)
 {
 	kfree_sensitive(to_host(item));
 }
 
-static struct configfs_item_operations scalio_host_item_ops = {
-	.release	= scalio_host_release,
+static struct configfs_item_operations scalio_tgt_host_item_ops = {
+	.release	= scalio_tgt_host_release,
 };
 
-static const struct config_item_type scalio_host_type = {
-	.ct_item_ops	= &scalio_host_item_ops,
-	.ct_attrs	= scalio_host_attrs,
+static const struct config_item_type scalio_tgt_host_type = {
+	.ct_item_ops	= &scalio_tgt_host_item_ops,
+	.ct_attrs	= scalio_tgt_host_attrs,
 	.ct_owner	= THIS_MODULE,
 };
 
-static struct config_group *scalio_hosts_make(struct config_group *group,
-					      const char *name)
+static struct config_group *scalio_tgt_hosts_make(struct config_group *group,
+						  const char *name)
 {
-	struct scalio_store *st = container_of(group, struct scalio_store,
-					       hosts_group);
-	struct scalio_host *h;
+	struct scalio_tgt_store *st = container_of(group,
+						   struct scalio_tgt_store,
+						   hosts_group);
+	struct scalio_tgt_host *h;
 
 	if (!scalio_nqn_valid(name, strlen(name) + 1))
 		return ERR_PTR(-EINVAL);
@@ -726,7 +735,7 @@ static struct config_group *scalio_hosts_make(struct config_group *group,
 		return ERR_PTR(-ENOMEM);
 	h->store = st;
 	strscpy(h->nqn, name, sizeof(h->nqn));
-	config_group_init_type_name(&h->group, name, &scalio_host_type);
+	config_group_init_type_name(&h->group, name, &scalio_tgt_host_type);
 	mutex_lock(&st->hosts_lock);
 	list_add_tail(&h->entry, &st->hosts);
 	mutex_unlock(&st->hosts_lock);
@@ -734,49 +743,50 @@ static struct config_group *scalio_hosts_make(struct config_group *group,
 }
 
 /* Removing a host ends its access: its connections are dropped too. */
-static void scalio_hosts_drop(struct config_group *group,
-			      struct config_item *item)
+static void scalio_tgt_hosts_drop(struct config_group *group,
+				  struct config_item *item)
 {
-	struct scalio_host *h = to_host(item);
-	struct scalio_store *st = h->store;
+	struct scalio_tgt_host *h = to_host(item);
+	struct scalio_tgt_store *st = h->store;
 
 	mutex_lock(&st->hosts_lock);
 	list_del(&h->entry);
 	mutex_unlock(&st->hosts_lock);
 	mutex_lock(&st->lock);
 	if (st->enabled)
-		scalio_rdma_host_denied(st, h->nqn);
+		scalio_tgt_ctl_host_denied(st, h->nqn);
 	mutex_unlock(&st->lock);
 	config_item_put(item);
 }
 
-static struct configfs_group_operations scalio_hosts_group_ops = {
-	.make_group	= scalio_hosts_make,
-	.drop_item	= scalio_hosts_drop,
+static struct configfs_group_operations scalio_tgt_hosts_group_ops = {
+	.make_group	= scalio_tgt_hosts_make,
+	.drop_item	= scalio_tgt_hosts_drop,
 };
 
-static const struct config_item_type scalio_hosts_type = {
-	.ct_group_ops	= &scalio_hosts_group_ops,
+static const struct config_item_type scalio_tgt_hosts_type = {
+	.ct_group_ops	= &scalio_tgt_hosts_group_ops,
 	.ct_owner	= THIS_MODULE,
 };
 
 /* ---- stores/<name> ---- */
 
-static void scalio_store_release(struct config_item *item)
+static void scalio_tgt_store_release(struct config_item *item)
 {
-	struct scalio_store *st = to_store(item);
+	struct scalio_tgt_store *st = to_store(item);
 
+	free_percpu(st->stats);
 	kfree(st->report);
 	kfree(st);
 }
 
-static struct configfs_item_operations scalio_store_item_ops = {
-	.release	= scalio_store_release,
+static struct configfs_item_operations scalio_tgt_store_item_ops = {
+	.release	= scalio_tgt_store_release,
 };
 
-static const struct config_item_type scalio_store_type = {
-	.ct_item_ops	= &scalio_store_item_ops,
-	.ct_attrs	= scalio_store_attrs,
+static const struct config_item_type scalio_tgt_store_type = {
+	.ct_item_ops	= &scalio_tgt_store_item_ops,
+	.ct_attrs	= scalio_tgt_store_attrs,
 	.ct_owner	= THIS_MODULE,
 };
 
@@ -784,7 +794,7 @@ static const struct config_item_type scalio_store_type = {
  * Store names end up in device names on the hosts (scalio-<name>): keep
  * them plain, and not "ctl" (the hosts' /dev/scalio-ctl).
  */
-static bool scalio_store_name_ok(const char *name)
+static bool scalio_tgt_store_name_ok(const char *name)
 {
 	size_t i, len = strlen(name);
 
@@ -797,103 +807,107 @@ static bool scalio_store_name_ok(const char *name)
 	return true;
 }
 
-static struct config_group *scalio_stores_make(struct config_group *group,
-					       const char *name)
+static struct config_group *scalio_tgt_stores_make(struct config_group *group,
+						   const char *name)
 {
-	struct scalio_store *st;
+	struct scalio_tgt_store *st;
 
-	if (!scalio_store_name_ok(name))
+	if (!scalio_tgt_store_name_ok(name))
 		return ERR_PTR(-EINVAL);
 	st = kzalloc(sizeof(*st), GFP_KERNEL);
 	if (!st)
 		return ERR_PTR(-ENOMEM);
 	st->report = kzalloc(PAGE_SIZE, GFP_KERNEL);
-	if (!st->report) {
+	st->stats = alloc_percpu(struct scalio_tgt_pcpu_stats);
+	if (!st->report || !st->stats) {
+		free_percpu(st->stats);
+		kfree(st->report);
 		kfree(st);
 		return ERR_PTR(-ENOMEM);
 	}
 	strscpy(st->name, name, sizeof(st->name));
 	mutex_init(&st->lock);
 	init_completion(&st->live_done);
-	scalio_store_set_defaults(st);
+	scalio_tgt_store_set_defaults(st);
 
-	config_group_init_type_name(&st->group, name, &scalio_store_type);
-	config_group_init_type_name(&st->ssds_group, "ssds", &scalio_ssds_type);
+	config_group_init_type_name(&st->group, name, &scalio_tgt_store_type);
+	config_group_init_type_name(&st->ssds_group, "ssds",
+				    &scalio_tgt_ssds_type);
 	configfs_add_default_group(&st->ssds_group, &st->group);
 	mutex_init(&st->hosts_lock);
 	INIT_LIST_HEAD(&st->hosts);
 	config_group_init_type_name(&st->hosts_group, "allowed_hosts",
-				    &scalio_hosts_type);
+				    &scalio_tgt_hosts_type);
 	configfs_add_default_group(&st->hosts_group, &st->group);
 
-	mutex_lock(&scalio_stores_lock);
-	list_add_tail(&st->entry, &scalio_stores);
-	mutex_unlock(&scalio_stores_lock);
+	mutex_lock(&scalio_tgt_stores_lock);
+	list_add_tail(&st->entry, &scalio_tgt_stores);
+	mutex_unlock(&scalio_tgt_stores_lock);
 	return &st->group;
 }
 
-static void scalio_stores_drop(struct config_group *group,
-			       struct config_item *item)
+static void scalio_tgt_stores_drop(struct config_group *group,
+				   struct config_item *item)
 {
-	struct scalio_store *st = to_store(item);
+	struct scalio_tgt_store *st = to_store(item);
 
 	mutex_lock(&st->lock);
 	if (st->enabled) {
 		pr_info("%s: removed while enabled: disabling it first\n",
 			st->name);
-		scalio_store_disable(st);
+		scalio_tgt_store_disable(st);
 	}
 	mutex_unlock(&st->lock);
 
-	mutex_lock(&scalio_stores_lock);
+	mutex_lock(&scalio_tgt_stores_lock);
 	list_del(&st->entry);
-	mutex_unlock(&scalio_stores_lock);
+	mutex_unlock(&scalio_tgt_stores_lock);
 	config_item_put(item);
 }
 
-static struct configfs_group_operations scalio_stores_group_ops = {
-	.make_group	= scalio_stores_make,
-	.drop_item	= scalio_stores_drop,
+static struct configfs_group_operations scalio_tgt_stores_group_ops = {
+	.make_group	= scalio_tgt_stores_make,
+	.drop_item	= scalio_tgt_stores_drop,
 };
 
-static const struct config_item_type scalio_stores_type = {
-	.ct_group_ops	= &scalio_stores_group_ops,
+static const struct config_item_type scalio_tgt_stores_type = {
+	.ct_group_ops	= &scalio_tgt_stores_group_ops,
 	.ct_owner	= THIS_MODULE,
 };
 
-static struct config_group scalio_stores_group;
+static struct config_group scalio_tgt_stores_group;
 
-static const struct config_item_type scalio_root_type = {
+static const struct config_item_type scalio_tgt_root_type = {
 	.ct_owner	= THIS_MODULE,
 };
 
-static struct configfs_subsystem scalio_subsys = {
+static struct configfs_subsystem scalio_tgt_subsys = {
 	.su_group = {
 		.cg_item = {
 			.ci_namebuf	= "scalio",
-			.ci_type	= &scalio_root_type,
+			.ci_type	= &scalio_tgt_root_type,
 		},
 	},
 };
 
-int scalio_configfs_init(void)
+int scalio_tgt_configfs_init(void)
 {
 	int ret;
 
-	config_group_init(&scalio_subsys.su_group);
-	mutex_init(&scalio_subsys.su_mutex);
-	config_group_init_type_name(&scalio_stores_group, "stores",
-				    &scalio_stores_type);
-	configfs_add_default_group(&scalio_stores_group,
-				   &scalio_subsys.su_group);
+	config_group_init(&scalio_tgt_subsys.su_group);
+	mutex_init(&scalio_tgt_subsys.su_mutex);
+	config_group_init_type_name(&scalio_tgt_stores_group, "stores",
+				    &scalio_tgt_stores_type);
+	configfs_add_default_group(&scalio_tgt_stores_group,
+				   &scalio_tgt_subsys.su_group);
 
-	ret = configfs_register_subsystem(&scalio_subsys);
+	ret = configfs_register_subsystem(&scalio_tgt_subsys);
 	if (ret)
 		pr_err("cannot register the configfs subsystem: %d\n", ret);
 	return ret;
 }
 
-void scalio_configfs_exit(void)
+void scalio_tgt_configfs_exit(void)
 {
-	configfs_unregister_subsystem(&scalio_subsys);
+	configfs_unregister_subsystem(&scalio_tgt_subsys);
 }

@@ -1,21 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * scalio-target: module lifecycle and store enable/disable.
+ * scalio-target: store enable/disable, module parameters and statistics.
  *
  * A store is configured through configfs (configfs.c) and brought up by
- * scalio_store_enable(), which validates the whole configuration before
+ * scalio_tgt_store_enable(), which validates the whole configuration before
  * touching anything, then opens the SSDs, allocates the DRAM index,
  * formats or recovers every SSD into it, starts one commit kthread per SSD
  * and finally hands the store to the transport (rdma.c), which starts
- * listening.  scalio_store_disable() undoes this in reverse: the transport
+ * listening.  scalio_tgt_store_disable() undoes this in reverse: the transport
  * goes first so that no new work arrives, then the live reference is
  * killed and waited for (every connection and every request in flight
  * holds one), then the commit kthreads stop (each writes a final
  * checkpoint) and everything is closed and freed.
  *
  * Locking: see scalio_target.h.  Lock order: store->lock, then
- * scalio_stores_lock.  store->enabled changes under both, so that
- * scalio_store_get_live() (stores lock only) never touches the percpu_ref
+ * scalio_tgt_stores_lock.  store->enabled changes under both, so that
+ * scalio_tgt_store_get_live() (stores lock only) never touches the percpu_ref
  * of a store that is not fully up.
  */
 #define pr_fmt(fmt) "scalio-target: " fmt
@@ -28,8 +28,8 @@
 
 #include "scalio_store.h"
 
-DEFINE_MUTEX(scalio_stores_lock);
-LIST_HEAD(scalio_stores);
+DEFINE_MUTEX(scalio_tgt_stores_lock);
+LIST_HEAD(scalio_tgt_stores);
 
 /* Module parameters only seed the attributes of new stores. */
 static unsigned int nr_blocks = SCALIO_DEF_NR_BLOCKS;
@@ -71,7 +71,7 @@ module_param(seg_cache_mb, uint, 0444);
 MODULE_PARM_DESC(seg_cache_mb,
 		 "Default MiB of recently written segments kept in DRAM per store (0 = off)");
 
-void scalio_store_set_defaults(struct scalio_store *st)
+void scalio_tgt_store_set_defaults(struct scalio_tgt_store *st)
 {
 	st->nr_blocks = nr_blocks;
 	st->slots = slots_per_block;
@@ -86,7 +86,7 @@ void scalio_store_set_defaults(struct scalio_store *st)
 	st->max_clients = SCALIO_DEF_MAX_CLIENTS;
 }
 
-static int scalio_params_check(void)
+int scalio_tgt_params_check(void)
 {
 	/* The uAPI's attribute limits must fit the on-SSD format's. */
 	BUILD_BUG_ON(SCALIO_NR_BLOCKS_MAX > SCALIO_MAX_BLOCKS);
@@ -116,7 +116,7 @@ static int scalio_params_check(void)
  * and a message, before anything is allocated (rather than the
  * allocations failing late or the OOM killer stepping in).
  */
-static int scalio_store_mem_check(struct scalio_store *st, u32 n)
+static int scalio_tgt_store_mem_check(struct scalio_tgt_store *st, u32 n)
 {
 	u64 need, avail = (u64)si_mem_available() << PAGE_SHIFT;
 
@@ -133,7 +133,7 @@ static int scalio_store_mem_check(struct scalio_store *st, u32 n)
 	return 0;
 }
 
-static int scalio_store_validate(struct scalio_store *st)
+static int scalio_tgt_store_validate(struct scalio_tgt_store *st)
 {
 	u32 n, i, j;
 	int ret;
@@ -152,7 +152,7 @@ static int scalio_store_validate(struct scalio_store *st)
 		}
 	}
 	for (i = 0; i < n; i++) {
-		struct scalio_ssd *ssd = st->ssds[i];
+		struct scalio_tgt_ssd *ssd = st->ssds[i];
 
 		if (!ssd->device_path[0] || !ssd->nqn[0]) {
 			pr_err("%s: ssd %u needs device_path and nqn\n",
@@ -193,43 +193,44 @@ static int scalio_store_validate(struct scalio_store *st)
 		       st->name);
 		return -EINVAL;
 	}
-	ret = scalio_store_mem_check(st, n);
+	ret = scalio_tgt_store_mem_check(st, n);
 	if (ret)
 		return ret;
 	st->nr_ssds = n;
 	return 0;
 }
 
-static void scalio_store_live_release(struct percpu_ref *ref)
+static void scalio_tgt_store_live_release(struct percpu_ref *ref)
 {
-	struct scalio_store *st = container_of(ref, struct scalio_store, live);
+	struct scalio_tgt_store *st = container_of(ref, struct scalio_tgt_store,
+						   live);
 
 	complete(&st->live_done);
 }
 
-/* Make @st invisible to scalio_store_get_live() and drain its users. */
-static void scalio_store_drain(struct scalio_store *st)
+/* Make @st invisible to scalio_tgt_store_get_live() and drain its users. */
+static void scalio_tgt_store_drain(struct scalio_tgt_store *st)
 {
 	percpu_ref_kill(&st->live);
 	wait_for_completion(&st->live_done);
 	percpu_ref_exit(&st->live);
 }
 
-static void scalio_store_set_enabled(struct scalio_store *st, bool on)
+static void scalio_tgt_store_set_enabled(struct scalio_tgt_store *st, bool on)
 {
-	mutex_lock(&scalio_stores_lock);
+	mutex_lock(&scalio_tgt_stores_lock);
 	st->enabled = on;
-	mutex_unlock(&scalio_stores_lock);
+	mutex_unlock(&scalio_tgt_stores_lock);
 }
 
 /**
- * scalio_store_enable() - bring a configured store up
+ * scalio_tgt_store_enable() - bring a configured store up
  * @st:		store; st->lock held
  *
  * Return: 0 (also if already enabled), or a negative errno with nothing
  * left allocated or open.
  */
-int scalio_store_enable(struct scalio_store *st)
+int scalio_tgt_store_enable(struct scalio_tgt_store *st)
 {
 	u32 i, n;
 	int ret, k;
@@ -241,46 +242,47 @@ int scalio_store_enable(struct scalio_store *st)
 	st->report_len = 0;
 	if (st->report)
 		st->report[0] = '\0';
-	ret = scalio_store_validate(st);
+	ret = scalio_tgt_store_validate(st);
 	if (ret)
 		return ret;
 	n = st->nr_ssds;
 	memset(st->uuid, 0, sizeof(st->uuid));
-	for (k = 0; k < SCALIO_TS_NR; k++)
-		atomic64_set(&st->stats[k], 0);
+	/* Nothing adds to them while the store is disabled. */
+	for_each_possible_cpu(k)
+		memset(per_cpu_ptr(st->stats, k), 0, sizeof(*st->stats));
 
 	for (i = 0; i < n; i++) {
-		ret = scalio_ssd_open(st->ssds[i]);
+		ret = scalio_tgt_ssd_open(st->ssds[i]);
 		if (ret)
 			goto out_close;
 	}
-	ret = scalio_index_alloc(&st->index, st->nr_blocks, st->slots, n);
+	ret = scalio_tgt_index_alloc(&st->index, st->nr_blocks, st->slots, n);
 	if (ret)
 		goto out_close;
 	for (i = 0; i < n; i++) {
-		ret = scalio_commit_alloc(st->ssds[i]);
+		ret = scalio_tgt_commit_alloc(st->ssds[i]);
 		if (ret)
 			goto out_free_commit;
 	}
 	/* SSD 0 first: it decides between formatting and recovering. */
 	for (i = 0; i < n; i++) {
-		ret = scalio_recover_ssd(st->ssds[i]);
+		ret = scalio_tgt_recover_ssd(st->ssds[i]);
 		if (ret)
 			goto out_free_commit;
 	}
 	for (i = 0; i < n; i++) {
-		ret = scalio_commit_start(st->ssds[i]);
+		ret = scalio_tgt_commit_start(st->ssds[i]);
 		if (ret)
 			goto out_stop;
 	}
 	reinit_completion(&st->live_done);
-	ret = percpu_ref_init(&st->live, scalio_store_live_release, 0,
+	ret = percpu_ref_init(&st->live, scalio_tgt_store_live_release, 0,
 			      GFP_KERNEL);
 	if (ret)
 		goto out_stop;
-	scalio_store_set_enabled(st, true);
+	scalio_tgt_store_set_enabled(st, true);
 
-	ret = scalio_rdma_store_enable(st);
+	ret = scalio_tgt_rdma_store_enable(st);
 	if (ret) {
 		pr_err("%s: cannot listen on %s:%u: %d\n", st->name,
 		       st->traddr, st->trsvcid, ret);
@@ -295,29 +297,29 @@ int scalio_store_enable(struct scalio_store *st)
 	return 0;
 
 out_live:
-	scalio_store_set_enabled(st, false);
-	scalio_store_drain(st);
+	scalio_tgt_store_set_enabled(st, false);
+	scalio_tgt_store_drain(st);
 out_stop:
 	for (i = 0; i < n; i++)
-		scalio_commit_stop(st->ssds[i]);
+		scalio_tgt_commit_stop(st->ssds[i]);
 out_free_commit:
 	for (i = 0; i < n; i++)
-		scalio_commit_free(st->ssds[i]);
-	scalio_index_free(&st->index);
+		scalio_tgt_commit_free(st->ssds[i]);
+	scalio_tgt_index_free(&st->index);
 out_close:
 	for (i = 0; i < n; i++)
-		scalio_ssd_close(st->ssds[i]);
+		scalio_tgt_ssd_close(st->ssds[i]);
 	return ret;
 }
 
 /**
- * scalio_store_disable() - take a store down
+ * scalio_tgt_store_disable() - take a store down
  * @st:		store; st->lock held
  *
  * Waits for every connection and request to finish; the commit kthreads
  * write a final checkpoint before they exit.
  */
-void scalio_store_disable(struct scalio_store *st)
+void scalio_tgt_store_disable(struct scalio_tgt_store *st)
 {
 	u32 i, n = st->nr_ssds;
 
@@ -325,118 +327,94 @@ void scalio_store_disable(struct scalio_store *st)
 	if (!st->enabled)
 		return;
 	/* No new live references from now on, then stop the transport. */
-	scalio_store_set_enabled(st, false);
-	scalio_rdma_store_disable(st);
-	scalio_store_drain(st);
+	scalio_tgt_store_set_enabled(st, false);
+	scalio_tgt_rdma_store_disable(st);
+	scalio_tgt_store_drain(st);
 
 	for (i = 0; i < n; i++)
-		scalio_commit_stop(st->ssds[i]);
+		scalio_tgt_commit_stop(st->ssds[i]);
 	for (i = 0; i < n; i++)
-		scalio_commit_free(st->ssds[i]);
-	scalio_index_free(&st->index);
+		scalio_tgt_commit_free(st->ssds[i]);
+	scalio_tgt_index_free(&st->index);
 	for (i = 0; i < n; i++)
-		scalio_ssd_close(st->ssds[i]);
+		scalio_tgt_ssd_close(st->ssds[i]);
 	pr_info("%s: disabled\n", st->name);
 }
 
-struct scalio_store *scalio_store_get_live(const char *name)
+struct scalio_tgt_store *scalio_tgt_store_get_live(const char *name)
 {
-	struct scalio_store *st, *found = NULL;
+	struct scalio_tgt_store *st, *found = NULL;
 
-	mutex_lock(&scalio_stores_lock);
-	list_for_each_entry(st, &scalio_stores, entry) {
+	mutex_lock(&scalio_tgt_stores_lock);
+	list_for_each_entry(st, &scalio_tgt_stores, entry) {
 		if (strncmp(st->name, name, SCALIO_NAME_MAX))
 			continue;
 		if (st->enabled && percpu_ref_tryget_live(&st->live))
 			found = st;
 		break;
 	}
-	mutex_unlock(&scalio_stores_lock);
+	mutex_unlock(&scalio_tgt_stores_lock);
 	return found;
 }
 
+static u64 scalio_tgt_stat_sum(struct scalio_tgt_store *st,
+			       enum scalio_tgt_tstat i)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(st->stats, cpu)->v[i]);
+	return sum;
+}
+
 /**
- * scalio_store_stats() - snapshot of a store's counters
+ * scalio_tgt_store_stats() - snapshot of a store's counters
  * @st:		store; a live reference or st->lock held
  * @out:	filled (zeroes for log figures when the store is disabled)
  */
-void scalio_store_stats(struct scalio_store *st,
-			struct scalio_target_stats *out)
+void scalio_tgt_store_stats(struct scalio_tgt_store *st,
+			    struct scalio_target_stats *out)
 {
 	u32 i;
 
 	memset(out, 0, sizeof(*out));
-	out->rpc_gets = atomic64_read(&st->stats[SCALIO_TS_RPC_GETS]);
-	out->rpc_puts = atomic64_read(&st->stats[SCALIO_TS_RPC_PUTS]);
-	out->rpc_deletes = atomic64_read(&st->stats[SCALIO_TS_RPC_DELETES]);
-	out->rpc_other = atomic64_read(&st->stats[SCALIO_TS_RPC_OTHER]);
-	out->ssd_reads = atomic64_read(&st->stats[SCALIO_TS_SSD_READS]);
-	out->ssd_writes = atomic64_read(&st->stats[SCALIO_TS_SSD_WRITES]);
+	out->rpc_gets = scalio_tgt_stat_sum(st, SCALIO_TS_RPC_GETS);
+	out->rpc_puts = scalio_tgt_stat_sum(st, SCALIO_TS_RPC_PUTS);
+	out->rpc_deletes = scalio_tgt_stat_sum(st, SCALIO_TS_RPC_DELETES);
+	out->rpc_other = scalio_tgt_stat_sum(st, SCALIO_TS_RPC_OTHER);
+	out->ssd_reads = scalio_tgt_stat_sum(st, SCALIO_TS_SSD_READS);
+	out->ssd_writes = scalio_tgt_stat_sum(st, SCALIO_TS_SSD_WRITES);
 	out->ssd_write_bytes =
-		atomic64_read(&st->stats[SCALIO_TS_SSD_WRITE_BYTES]);
-	out->batches = atomic64_read(&st->stats[SCALIO_TS_BATCHES]);
-	out->batched_ops = atomic64_read(&st->stats[SCALIO_TS_BATCHED_OPS]);
-	out->cleaner_runs = atomic64_read(&st->stats[SCALIO_TS_CLEANER_RUNS]);
+		scalio_tgt_stat_sum(st, SCALIO_TS_SSD_WRITE_BYTES);
+	out->batches = scalio_tgt_stat_sum(st, SCALIO_TS_BATCHES);
+	out->batched_ops = scalio_tgt_stat_sum(st, SCALIO_TS_BATCHED_OPS);
+	out->cleaner_runs = scalio_tgt_stat_sum(st, SCALIO_TS_CLEANER_RUNS);
 	out->cleaner_moved =
-		atomic64_read(&st->stats[SCALIO_TS_CLEANER_MOVED]);
+		scalio_tgt_stat_sum(st, SCALIO_TS_CLEANER_MOVED);
 	out->cpu_ns_commit =
-		atomic64_read(&st->stats[SCALIO_TS_CPU_NS_COMMIT]);
-	out->cpu_ns_rpc = atomic64_read(&st->stats[SCALIO_TS_CPU_NS_RPC]);
+		scalio_tgt_stat_sum(st, SCALIO_TS_CPU_NS_COMMIT);
+	out->cpu_ns_rpc = scalio_tgt_stat_sum(st, SCALIO_TS_CPU_NS_RPC);
 	out->cpu_ns_cleaner =
-		atomic64_read(&st->stats[SCALIO_TS_CPU_NS_CLEANER]);
+		scalio_tgt_stat_sum(st, SCALIO_TS_CPU_NS_CLEANER);
 	out->seg_cache_hits =
-		atomic64_read(&st->stats[SCALIO_TS_SEGCACHE_HITS]);
+		scalio_tgt_stat_sum(st, SCALIO_TS_SEGCACHE_HITS);
 	out->seg_cache_misses =
-		atomic64_read(&st->stats[SCALIO_TS_SEGCACHE_MISSES]);
+		scalio_tgt_stat_sum(st, SCALIO_TS_SEGCACHE_MISSES);
 	out->seg_cache_evictions =
-		atomic64_read(&st->stats[SCALIO_TS_SEGCACHE_EVICTIONS]);
+		scalio_tgt_stat_sum(st, SCALIO_TS_SEGCACHE_EVICTIONS);
 
 	if (!st->enabled)
 		return;
 	for (i = 0; i < st->nr_ssds; i++) {
-		struct scalio_ssd *ssd = st->ssds[i];
+		struct scalio_tgt_ssd *ssd = st->ssds[i];
 
 		if (!ssd || !ssd->commit)
 			continue;
 		out->log_used_units += READ_ONCE(ssd->log.used_units);
 		out->log_total_units += le64_to_cpu(ssd->log.sb.log_units);
 		out->keys += READ_ONCE(ssd->commit->keys);
-		if (scalio_commit_failed(ssd))
+		if (scalio_tgt_commit_failed(ssd))
 			out->ssd_failed |= 1ULL << i;
 	}
 }
-
-static int __init scalio_target_init(void)
-{
-	int ret;
-
-	ret = scalio_params_check();
-	if (ret)
-		return ret;
-	/* The transport first: configfs makes stores enable-able. */
-	ret = scalio_rdma_init();
-	if (ret)
-		return ret;
-	ret = scalio_configfs_init();
-	if (ret)
-		goto out_rdma;
-	pr_info("loaded\n");
-	return 0;
-
-out_rdma:
-	scalio_rdma_exit();
-	return ret;
-}
-
-static void __exit scalio_target_exit(void)
-{
-	/* configfs pins the module while any store exists. */
-	scalio_configfs_exit();
-	scalio_rdma_exit();
-}
-
-module_init(scalio_target_init);
-module_exit(scalio_target_exit);
-
-MODULE_DESCRIPTION("scalio key-value store target (DPU-based JBOF)");
-MODULE_LICENSE("GPL");

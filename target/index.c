@@ -36,33 +36,33 @@
  * late the timer fires; it only ever grows, also across a disable and
  * enable of the store.
  */
-static u64 scalio_clock_now(void)
+static u64 scalio_tgt_clock_now(void)
 {
 	return jiffies64_to_msecs(get_jiffies_64() - INITIAL_JIFFIES);
 }
 
-static void scalio_clock_tick(struct timer_list *t)
+static void scalio_tgt_clock_tick(struct timer_list *t)
 {
-	struct scalio_index *idx = from_timer(idx, t, clock_timer);
+	struct scalio_tgt_index *idx = from_timer(idx, t, clock_timer);
 
-	WRITE_ONCE(idx->hdr->clock, cpu_to_le64(scalio_clock_now()));
+	WRITE_ONCE(idx->hdr->clock, cpu_to_le64(scalio_tgt_clock_now()));
 	/* One jiffy: 1..10 ms depending on HZ; finer is pointless. */
 	mod_timer(&idx->clock_timer, jiffies + 1);
 }
 
 /**
- * scalio_index_alloc() - allocate and initialise a store's index
+ * scalio_tgt_index_alloc() - allocate and initialise a store's index
  * @idx:	zeroed or freed index
  * @nr_blocks:	power of two
  * @slots:	4, 8 or 16
  * @nr_ssds:	SSDs of the store (recorded in the header)
  *
- * Also starts the clock timer; scalio_index_free() stops it.
+ * Also starts the clock timer; scalio_tgt_index_free() stops it.
  *
  * Return: 0, -EINVAL for a bad geometry, -ENOMEM.
  */
-int scalio_index_alloc(struct scalio_index *idx, u32 nr_blocks, u32 slots,
-		       u32 nr_ssds)
+int scalio_tgt_index_alloc(struct scalio_tgt_index *idx, u32 nr_blocks,
+			   u32 slots, u32 nr_ssds)
 {
 	struct scalio_index_hdr *hdr;
 	u32 i, first;
@@ -95,7 +95,7 @@ int scalio_index_alloc(struct scalio_index *idx, u32 nr_blocks, u32 slots,
 		goto out_nomem;
 
 	for (i = 0, first = 0; i < idx->nr_chunks; i++) {
-		struct scalio_index_chunk *c = &idx->chunks[i];
+		struct scalio_tgt_index_chunk *c = &idx->chunks[i];
 
 		c->first_block = first;
 		c->nr_blocks = min(idx->blocks_per_chunk, nr_blocks - first);
@@ -119,21 +119,21 @@ int scalio_index_alloc(struct scalio_index *idx, u32 nr_blocks, u32 slots,
 	hdr->block_size = cpu_to_le32(idx->block_size);
 	hdr->nr_ssds = cpu_to_le32(nr_ssds);
 	hdr->clock_hz = cpu_to_le32(SCALIO_CLOCK_HZ);
-	hdr->clock = cpu_to_le64(scalio_clock_now());
+	hdr->clock = cpu_to_le64(scalio_tgt_clock_now());
 
-	timer_setup(&idx->clock_timer, scalio_clock_tick, 0);
+	timer_setup(&idx->clock_timer, scalio_tgt_clock_tick, 0);
 	mod_timer(&idx->clock_timer, jiffies + 1);
 	return 0;
 
 out_nomem:
 	pr_err("cannot allocate the index (%u blocks of %u bytes)\n",
 	       nr_blocks, SCALIO_BLOCK_SIZE(slots));
-	scalio_index_free(idx);
+	scalio_tgt_index_free(idx);
 	return -ENOMEM;
 }
 
 /* Stops the clock and frees everything; safe on a partly built index. */
-void scalio_index_free(struct scalio_index *idx)
+void scalio_tgt_index_free(struct scalio_tgt_index *idx)
 {
 	u32 i;
 
@@ -151,23 +151,23 @@ void scalio_index_free(struct scalio_index *idx)
 	memset(idx, 0, sizeof(*idx));
 }
 
-void scalio_index_set_seg(struct scalio_index *idx, u32 block, u64 seg)
+void scalio_tgt_index_set_seg(struct scalio_tgt_index *idx, u32 block, u64 seg)
 {
 	u32 c = block / idx->blocks_per_chunk;
 	u32 off = block - idx->chunks[c].first_block;
 
-	/* RPC GETs read it concurrently (scalio_store_read()). */
+	/* RPC GETs read it concurrently (scalio_tgt_store_read()). */
 	WRITE_ONCE(idx->segs[block], seg);
 	/* One aligned 8-byte store: RDMA readers see old or new, whole. */
 	WRITE_ONCE(idx->chunks[c].seg_mem[off], cpu_to_le64(seg));
 }
 
-u64 scalio_index_get_seg(struct scalio_index *idx, u32 block)
+u64 scalio_tgt_index_get_seg(struct scalio_tgt_index *idx, u32 block)
 {
 	return READ_ONCE(idx->segs[block]);
 }
 
-u64 scalio_index_clock(struct scalio_index *idx)
+u64 scalio_tgt_index_clock(struct scalio_tgt_index *idx)
 {
 	return le64_to_cpu(READ_ONCE(idx->hdr->clock));
 }

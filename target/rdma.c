@@ -14,10 +14,15 @@
  * die with its connection, and a key presented on another QP (another PD)
  * never matches.
  *
- * Teardown of a connection is one-shot (scalio_conn_disconnect() moves the
+ * Teardown of a connection is one-shot (scalio_tgt_conn_disconnect() moves the
  * state under conn->lock) and runs in a work item: rdma_disconnect, drain,
  * destroy the cm_id, the QP and the CQ.  The memory and the store reference
  * go when the last request that was in flight completed.
+ *
+ * Messages over a connection are rpc.c's, reached only through the
+ * struct scalio_tgt_msg_ops given to scalio_tgt_rdma_init().  Whether a
+ * connection may stay (room, host identity, keep-alive) is control.c's
+ * decision; control drops a connection through scalio_tgt_rdma_ctl_ops.
  */
 #define pr_fmt(fmt) "scalio-target: " fmt
 
@@ -30,9 +35,11 @@
 
 #include "rdma.h"
 
-static DEFINE_MUTEX(scalio_rdma_lock);
-static LIST_HEAD(scalio_rstores);
-static struct workqueue_struct *scalio_rdma_wq;
+static DEFINE_MUTEX(scalio_tgt_rdma_lock);
+static LIST_HEAD(scalio_tgt_rstores);
+/* The message layer over every connection (set once, at module load). */
+static const struct scalio_tgt_msg_ops *scalio_tgt_msg;
+static struct workqueue_struct *scalio_tgt_rdma_wq;
 
 /*
  * Clients may read, write and CAS the index blocks; the header and the
@@ -49,8 +56,8 @@ static struct workqueue_struct *scalio_rdma_wq;
 /* Index mapping (per device) and MRs (per connection)                 */
 /* ------------------------------------------------------------------ */
 
-static void scalio_tmap_destroy(struct ib_device *ibdev,
-				struct scalio_tmap *map)
+static void scalio_tgt_tmap_destroy(struct ib_device *ibdev,
+				    struct scalio_tgt_tmap *map)
 {
 	if (map->nents)
 		ib_dma_unmap_sg(ibdev, map->sgt.sgl, map->sgt.orig_nents,
@@ -65,18 +72,19 @@ static void scalio_tmap_destroy(struct ib_device *ibdev,
 }
 
 /**
- * scalio_tmap_init() - DMA-map a region of index memory for a device
+ * scalio_tgt_tmap_init() - DMA-map a region of index memory for a device
  * @ibdev:	the device
  * @map:	zeroed
  * @mem:	page aligned, vmalloc'ed or in the linear map
  * @bytes:	multiple of PAGE_SIZE
  * @access:	IB_ACCESS_* the connections' MRs over it grant
  *
- * Return: 0 or a negative errno; on error scalio_tmap_destroy() undoes
+ * Return: 0 or a negative errno; on error scalio_tgt_tmap_destroy() undoes
  * whatever was done.
  */
-static int scalio_tmap_init(struct ib_device *ibdev, struct scalio_tmap *map,
-			    void *mem, size_t bytes, int access)
+static int scalio_tgt_tmap_init(struct ib_device *ibdev,
+				struct scalio_tgt_tmap *map,
+				void *mem, size_t bytes, int access)
 {
 	/* The region, and a guard page after it if needed (see below). */
 	u32 npages = bytes >> PAGE_SHIFT;
@@ -132,15 +140,15 @@ static int scalio_tmap_init(struct ib_device *ibdev, struct scalio_tmap *map,
 }
 
 /* An rkey a client's SEND invalidated, waiting for the inval work. */
-struct scalio_inval {
+struct scalio_tgt_inval {
 	struct llist_node	node;
 	u32			rkey;
 };
 
-static void scalio_rdev_free(struct scalio_rdev *rdev)
+static void scalio_tgt_rdev_free(struct scalio_tgt_rdev *rdev)
 {
 	struct llist_node *keys;
-	struct scalio_inval *iv, *tmp;
+	struct scalio_tgt_inval *iv, *tmp;
 	u32 i;
 
 	/* No connection is left to queue it again. */
@@ -150,17 +158,17 @@ static void scalio_rdev_free(struct scalio_rdev *rdev)
 		kfree(iv);
 	if (rdev->maps) {
 		for (i = 0; i < SCALIO_NR_REGIONS(rdev->nr_chunks); i++)
-			scalio_tmap_destroy(rdev->ibdev, &rdev->maps[i]);
+			scalio_tgt_tmap_destroy(rdev->ibdev, &rdev->maps[i]);
 		kfree(rdev->maps);
 	}
 	kfree(rdev);
 }
 
 /* Does @conn own an MR with key @rkey?  rs->lock held: @conn is alive. */
-static bool scalio_conn_owns_rkey(struct scalio_conn *conn, u32 rkey)
+static bool scalio_tgt_conn_owns_rkey(struct scalio_tgt_conn *conn, u32 rkey)
 {
-	/* Pairs with scalio_conn_alloc_mrs(): the array is initialized. */
-	struct scalio_cmr *mrs = smp_load_acquire(&conn->mrs);
+	/* Pairs with scalio_tgt_conn_alloc_mrs(): the array is initialized. */
+	struct scalio_tgt_cmr *mrs = smp_load_acquire(&conn->mrs);
 	u32 i;
 
 	if (!mrs)
@@ -178,14 +186,14 @@ static bool scalio_conn_owns_rkey(struct scalio_conn *conn, u32 rkey)
  * part of its access to the index: disconnect it too (it reconnects and
  * registers new MRs).  The memory itself is untouched.
  */
-static void scalio_rdev_inval_work(struct work_struct *w)
+static void scalio_tgt_rdev_inval_work(struct work_struct *w)
 {
-	struct scalio_rdev *rdev = container_of(w, struct scalio_rdev,
-						inval_work);
-	struct scalio_rstore *rs = rdev->rs;
-	struct scalio_inval *iv, *tmp;
+	struct scalio_tgt_rdev *rdev = container_of(w, struct scalio_tgt_rdev,
+						    inval_work);
+	struct scalio_tgt_rstore *rs = rdev->rs;
+	struct scalio_tgt_inval *iv, *tmp;
 	struct llist_node *keys;
-	struct scalio_conn *conn;
+	struct scalio_tgt_conn *conn;
 	bool all;
 
 	keys = llist_del_all(&rdev->inval_keys);
@@ -198,15 +206,15 @@ static void scalio_rdev_inval_work(struct work_struct *w)
 		if (conn->rdev != rdev)
 			continue;
 		if (all) {
-			scalio_conn_disconnect(conn);
+			scalio_tgt_conn_disconnect(conn);
 			continue;
 		}
 		llist_for_each_entry(iv, keys, node) {
-			if (!scalio_conn_owns_rkey(conn, iv->rkey))
+			if (!scalio_tgt_conn_owns_rkey(conn, iv->rkey))
 				continue;
 			pr_warn("store %s: client %u's index MR rkey 0x%x was invalidated by a client: disconnecting it to renew its keys\n",
 				rs->st->name, conn->client_id, iv->rkey);
-			scalio_conn_disconnect(conn);
+			scalio_tgt_conn_disconnect(conn);
 			break;
 		}
 	}
@@ -216,15 +224,15 @@ static void scalio_rdev_inval_work(struct work_struct *w)
 }
 
 /**
- * scalio_rdev_invalidated() - a client's SEND invalidated @rkey
+ * scalio_tgt_rdev_invalidated() - a client's SEND invalidated @rkey
  * @rdev:	device the receive completed on
  * @rkey:	wc->ex.invalidate_rkey
  *
  * Any context: the repair runs in a work item.
  */
-void scalio_rdev_invalidated(struct scalio_rdev *rdev, u32 rkey)
+void scalio_tgt_rdev_invalidated(struct scalio_tgt_rdev *rdev, u32 rkey)
 {
-	struct scalio_inval *iv = kmalloc(sizeof(*iv), GFP_ATOMIC);
+	struct scalio_tgt_inval *iv = kmalloc(sizeof(*iv), GFP_ATOMIC);
 
 	if (iv) {
 		iv->rkey = rkey;
@@ -232,14 +240,14 @@ void scalio_rdev_invalidated(struct scalio_rdev *rdev, u32 rkey)
 	} else {
 		WRITE_ONCE(rdev->inval_all, true);
 	}
-	queue_work(scalio_rdma_wq, &rdev->inval_work);
+	queue_work(scalio_tgt_rdma_wq, &rdev->inval_work);
 }
 
-static struct scalio_rdev *scalio_rdev_create(struct scalio_rstore *rs,
-					      struct ib_device *ibdev)
+static struct scalio_tgt_rdev *scalio_tgt_rdev_create(struct scalio_tgt_rstore *rs,
+						      struct ib_device *ibdev)
 {
-	struct scalio_index *idx = &rs->st->index;
-	struct scalio_rdev *rdev;
+	struct scalio_tgt_index *idx = &rs->st->index;
+	struct scalio_tgt_rdev *rdev;
 	int ret;
 	u32 i, n;
 
@@ -260,7 +268,7 @@ static struct scalio_rdev *scalio_rdev_create(struct scalio_rstore *rs,
 		return ERR_PTR(-ENOMEM);
 	rdev->rs = rs;
 	rdev->ibdev = ibdev;
-	INIT_WORK(&rdev->inval_work, scalio_rdev_inval_work);
+	INIT_WORK(&rdev->inval_work, scalio_tgt_rdev_inval_work);
 	init_llist_head(&rdev->inval_keys);
 
 	n = idx->nr_chunks;
@@ -272,21 +280,21 @@ static struct scalio_rdev *scalio_rdev_create(struct scalio_rstore *rs,
 	}
 	rdev->nr_chunks = n;
 	for (i = 0; i < n; i++) {
-		ret = scalio_tmap_init(ibdev, &rdev->maps[i],
-				       idx->chunks[i].mem, idx->chunks[i].bytes,
-				       SCALIO_INDEX_ACCESS);
+		ret = scalio_tgt_tmap_init(ibdev, &rdev->maps[i],
+					   idx->chunks[i].mem, idx->chunks[i].bytes,
+					   SCALIO_INDEX_ACCESS);
 		if (ret)
 			goto out_free;
-		ret = scalio_tmap_init(ibdev,
-				       &rdev->maps[SCALIO_REGION_SEG(n, i)],
-				       idx->chunks[i].seg_mem,
-				       idx->chunks[i].seg_bytes,
-				       SCALIO_HDR_ACCESS);
+		ret = scalio_tgt_tmap_init(ibdev,
+					   &rdev->maps[SCALIO_REGION_SEG(n, i)],
+					   idx->chunks[i].seg_mem,
+					   idx->chunks[i].seg_bytes,
+					   SCALIO_HDR_ACCESS);
 		if (ret)
 			goto out_free;
 	}
-	ret = scalio_tmap_init(ibdev, &rdev->maps[SCALIO_REGION_HDR(n)],
-			       idx->hdr, PAGE_SIZE, SCALIO_HDR_ACCESS);
+	ret = scalio_tgt_tmap_init(ibdev, &rdev->maps[SCALIO_REGION_HDR(n)],
+				   idx->hdr, PAGE_SIZE, SCALIO_HDR_ACCESS);
 	if (ret)
 		goto out_free;
 	return rdev;
@@ -294,14 +302,14 @@ static struct scalio_rdev *scalio_rdev_create(struct scalio_rstore *rs,
 out_free:
 	pr_err("%s: cannot prepare the index of store %s: %d\n",
 	       dev_name(&ibdev->dev), rs->st->name, ret);
-	scalio_rdev_free(rdev);
+	scalio_tgt_rdev_free(rdev);
 	return ERR_PTR(ret);
 }
 
-static struct scalio_rdev *scalio_rdev_find(struct scalio_rstore *rs,
-					    struct ib_device *ibdev)
+static struct scalio_tgt_rdev *scalio_tgt_rdev_find(struct scalio_tgt_rstore *rs,
+						    struct ib_device *ibdev)
 {
-	struct scalio_rdev *rdev;
+	struct scalio_tgt_rdev *rdev;
 
 	lockdep_assert_held(&rs->lock);
 	list_for_each_entry(rdev, &rs->devs, entry)
@@ -317,10 +325,10 @@ static struct scalio_rdev *scalio_rdev_find(struct scalio_rstore *rs,
  * served over a second device needs global atomics on every device.
  * rs->lock held.  Return: 0 or -EOPNOTSUPP.
  */
-static int scalio_rdev_check_atomics(struct scalio_rstore *rs,
-				     struct ib_device *ibdev)
+static int scalio_tgt_rdev_check_atomics(struct scalio_tgt_rstore *rs,
+					 struct ib_device *ibdev)
 {
-	struct scalio_rdev *other;
+	struct scalio_tgt_rdev *other;
 
 	lockdep_assert_held(&rs->lock);
 	list_for_each_entry(other, &rs->devs, entry) {
@@ -337,29 +345,29 @@ static int scalio_rdev_check_atomics(struct scalio_rstore *rs,
 }
 
 /* Find or create the device state and count a connection on it. */
-static struct scalio_rdev *scalio_rdev_get(struct scalio_rstore *rs,
-					   struct ib_device *ibdev)
+static struct scalio_tgt_rdev *scalio_tgt_rdev_get(struct scalio_tgt_rstore *rs,
+						   struct ib_device *ibdev)
 {
-	struct scalio_rdev *rdev;
+	struct scalio_tgt_rdev *rdev;
 
 	mutex_lock(&rs->lock);
 	if (rs->stopping) {
 		rdev = ERR_PTR(-EBUSY);
 		goto out;
 	}
-	rdev = scalio_rdev_find(rs, ibdev);
+	rdev = scalio_tgt_rdev_find(rs, ibdev);
 	if (rdev && rdev->removing) {
 		rdev = ERR_PTR(-ENODEV);
 		goto out;
 	}
 	if (!rdev) {
-		int err = scalio_rdev_check_atomics(rs, ibdev);
+		int err = scalio_tgt_rdev_check_atomics(rs, ibdev);
 
 		if (err) {
 			rdev = ERR_PTR(err);
 			goto out;
 		}
-		rdev = scalio_rdev_create(rs, ibdev);
+		rdev = scalio_tgt_rdev_create(rs, ibdev);
 		if (IS_ERR(rdev))
 			goto out;
 		list_add_tail(&rdev->entry, &rs->devs);
@@ -370,7 +378,8 @@ out:
 	return rdev;
 }
 
-static void scalio_rdev_put(struct scalio_rstore *rs, struct scalio_rdev *rdev)
+static void scalio_tgt_rdev_put(struct scalio_tgt_rstore *rs,
+				struct scalio_tgt_rdev *rdev)
 {
 	bool free = false;
 
@@ -388,15 +397,16 @@ static void scalio_rdev_put(struct scalio_rstore *rs, struct scalio_rdev *rdev)
 	wake_up(&rs->wait);
 	mutex_unlock(&rs->lock);
 	if (free)
-		scalio_rdev_free(rdev);
+		scalio_tgt_rdev_free(rdev);
 }
 
-/* Registration of a connection's MRs; see scalio_conn_register(). */
-static void scalio_cmr_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+/* Registration of a connection's MRs; see scalio_tgt_conn_register(). */
+static void scalio_tgt_cmr_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct scalio_cmr *cmr = container_of(wc->wr_cqe, struct scalio_cmr,
-					      cqe);
-	struct scalio_conn *conn = cmr->conn;
+	struct scalio_tgt_cmr *cmr = container_of(wc->wr_cqe,
+						  struct scalio_tgt_cmr,
+						  cqe);
+	struct scalio_tgt_conn *conn = cmr->conn;
 
 	if (wc->status == IB_WC_SUCCESS) {
 		WRITE_ONCE(cmr->valid, true);
@@ -417,7 +427,7 @@ static void scalio_cmr_reg_done(struct ib_cq *cq, struct ib_wc *wc)
  * the device, whatever QP presents them.  After the QP was drained (no
  * REG_MR in flight); the array stays until the connection is freed.
  */
-static void scalio_conn_drop_mrs(struct scalio_conn *conn)
+static void scalio_tgt_conn_drop_mrs(struct scalio_tgt_conn *conn)
 {
 	u32 i;
 
@@ -425,7 +435,7 @@ static void scalio_conn_drop_mrs(struct scalio_conn *conn)
 	conn->mrs_dead = true;
 	if (conn->mrs) {
 		for (i = 0; i < SCALIO_NR_REGIONS(conn->rdev->nr_chunks); i++) {
-			struct scalio_cmr *cmr = &conn->mrs[i];
+			struct scalio_tgt_cmr *cmr = &conn->mrs[i];
 
 			WRITE_ONCE(cmr->valid, false);
 			if (cmr->mr)
@@ -437,23 +447,23 @@ static void scalio_conn_drop_mrs(struct scalio_conn *conn)
 }
 
 /* Allocate and map one MR per region, in the connection's PD. */
-static int scalio_conn_alloc_mrs(struct scalio_conn *conn)
+static int scalio_tgt_conn_alloc_mrs(struct scalio_tgt_conn *conn)
 {
-	struct scalio_rdev *rdev = conn->rdev;
+	struct scalio_tgt_rdev *rdev = conn->rdev;
 	u32 nr = SCALIO_NR_REGIONS(rdev->nr_chunks), i;
-	struct scalio_cmr *mrs;
+	struct scalio_tgt_cmr *mrs;
 	int ret;
 
 	mrs = kcalloc(nr, sizeof(*mrs), GFP_KERNEL);
 	if (!mrs)
 		return -ENOMEM;
 	for (i = 0; i < nr; i++) {
-		const struct scalio_tmap *map = &rdev->maps[i];
-		struct scalio_cmr *cmr = &mrs[i];
+		const struct scalio_tgt_tmap *map = &rdev->maps[i];
+		struct scalio_tgt_cmr *cmr = &mrs[i];
 		struct ib_mr *mr;
 
 		cmr->conn = conn;
-		cmr->cqe.done = scalio_cmr_reg_done;
+		cmr->cqe.done = scalio_tgt_cmr_reg_done;
 		mr = ib_alloc_mr(conn->pd, IB_MR_TYPE_MEM_REG,
 				 map->sgt.orig_nents);
 		if (IS_ERR(mr)) {
@@ -479,7 +489,7 @@ static int scalio_conn_alloc_mrs(struct scalio_conn *conn)
 		 */
 		mr->iova = 0;
 	}
-	/* Pairs with scalio_conn_owns_rkey(). */
+	/* Pairs with scalio_tgt_conn_owns_rkey(). */
 	smp_store_release(&conn->mrs, mrs);
 	return 0;
 
@@ -491,8 +501,8 @@ out_free:
 	return ret;
 }
 
-static int scalio_conn_post_reg(struct scalio_conn *conn,
-				struct scalio_cmr *cmr, int access)
+static int scalio_tgt_conn_post_reg(struct scalio_tgt_conn *conn,
+				    struct scalio_tgt_cmr *cmr, int access)
 {
 	int ret;
 
@@ -508,14 +518,14 @@ static int scalio_conn_post_reg(struct scalio_conn *conn,
 	WRITE_ONCE(cmr->rkey, cmr->mr->rkey);
 
 	atomic_inc(&conn->reg_inflight);
-	ret = scalio_conn_post_send(conn, &cmr->wr.wr);
+	ret = scalio_tgt_conn_post_send(conn, &cmr->wr.wr);
 	if (ret)
 		atomic_dec(&conn->reg_inflight);
 	return ret;
 }
 
 /**
- * scalio_conn_register() - make sure the connection's index MRs are valid
+ * scalio_tgt_conn_register() - make sure the connection's index MRs are valid
  * @conn:	a live connection; its QP carries the REG_MRs
  *
  * Called before the first answer that names an rkey (HELLO, CHUNKS).  The
@@ -526,9 +536,9 @@ static int scalio_conn_post_reg(struct scalio_conn *conn,
  *
  * Return: 0 or a negative errno (-ENOTCONN once the connection is gone).
  */
-int scalio_conn_register(struct scalio_conn *conn)
+int scalio_tgt_conn_register(struct scalio_tgt_conn *conn)
 {
-	struct scalio_rdev *rdev = conn->rdev;
+	struct scalio_tgt_rdev *rdev = conn->rdev;
 	u32 total = SCALIO_NR_REGIONS(rdev->nr_chunks), i = 0, posted;
 	int ret = 0;
 
@@ -544,7 +554,7 @@ int scalio_conn_register(struct scalio_conn *conn)
 		goto out_unlock;
 	}
 	if (!conn->mrs) {
-		ret = scalio_conn_alloc_mrs(conn);
+		ret = scalio_tgt_conn_alloc_mrs(conn);
 		if (ret)
 			goto out_unlock;
 	}
@@ -555,8 +565,8 @@ int scalio_conn_register(struct scalio_conn *conn)
 		for (; i < total && posted < SCALIO_REG_WINDOW; i++) {
 			if (conn->mrs[i].valid)
 				continue;
-			ret = scalio_conn_post_reg(conn, &conn->mrs[i],
-						   rdev->maps[i].access);
+			ret = scalio_tgt_conn_post_reg(conn, &conn->mrs[i],
+						       rdev->maps[i].access);
 			if (ret)
 				break;
 			/* For tests that play a client holding another's key. */
@@ -570,7 +580,7 @@ int scalio_conn_register(struct scalio_conn *conn)
 			/* Flush the window by killing the QP it is on. */
 			pr_err("index MR registration timed out on client %u\n",
 			       conn->client_id);
-			scalio_conn_disconnect(conn);
+			scalio_tgt_conn_disconnect(conn);
 			wait_event(conn->reg_wait,
 				   !atomic_read(&conn->reg_inflight));
 			ret = -ETIMEDOUT;
@@ -593,13 +603,14 @@ out_unlock:
 /* ------------------------------------------------------------------ */
 
 /**
- * scalio_conn_post_send() - post on a connection that is still live
+ * scalio_tgt_conn_post_send() - post on a connection that is still live
  * @conn:	connection
  * @wr:		work request chain
  *
  * Return: 0, -ENOTCONN once teardown started, or what ib_post_send says.
  */
-int scalio_conn_post_send(struct scalio_conn *conn, struct ib_send_wr *wr)
+int scalio_tgt_conn_post_send(struct scalio_tgt_conn *conn,
+			      struct ib_send_wr *wr)
 {
 	unsigned long flags;
 	int ret = -ENOTCONN;
@@ -612,13 +623,13 @@ int scalio_conn_post_send(struct scalio_conn *conn, struct ib_send_wr *wr)
 }
 
 /**
- * scalio_conn_disconnect() - start tearing a connection down (one-shot)
+ * scalio_tgt_conn_disconnect() - start tearing a connection down (one-shot)
  * @conn:	connection
  *
  * Any context.  From now on nothing is posted on the QP; once the
  * connection was accepted the release work does the rest.
  */
-void scalio_conn_disconnect(struct scalio_conn *conn)
+void scalio_tgt_conn_disconnect(struct scalio_tgt_conn *conn)
 {
 	unsigned long flags;
 	bool release = false;
@@ -630,29 +641,34 @@ void scalio_conn_disconnect(struct scalio_conn *conn)
 	}
 	spin_unlock_irqrestore(&conn->lock, flags);
 	if (release)
-		queue_work(scalio_rdma_wq, &conn->release_work);
+		queue_work(scalio_tgt_rdma_wq, &conn->release_work);
 }
 
-static void scalio_conn_free_work(struct work_struct *w)
-{
-	struct scalio_conn *conn = container_of(w, struct scalio_conn,
-						free_work);
-	struct scalio_rstore *rs = conn->rs;
+/* What control (control.c) may do to a connection. */
+static const struct scalio_tgt_ctl_ops scalio_tgt_rdma_ctl_ops = {
+	.disconnect	= scalio_tgt_conn_disconnect,
+};
 
-	scalio_rpc_free(conn);
+static void scalio_tgt_conn_free_work(struct work_struct *w)
+{
+	struct scalio_tgt_conn *conn = container_of(w, struct scalio_tgt_conn,
+						    free_work);
+	struct scalio_tgt_rstore *rs = conn->rs;
+
+	scalio_tgt_msg->free(conn);
 	if (conn->mrs) {
-		scalio_conn_drop_mrs(conn);
+		scalio_tgt_conn_drop_mrs(conn);
 		kfree(conn->mrs);
 	}
 	if (conn->pd)
 		ib_dealloc_pd(conn->pd);
 	if (conn->rdev)
-		scalio_rdev_put(rs, conn->rdev);
+		scalio_tgt_rdev_put(rs, conn->rdev);
 	if (conn->client_id)
 		ida_free(&rs->client_ida, conn->client_id);
 	pr_debug("client %u of store %s freed\n", conn->client_id,
 		 conn->st->name);
-	scalio_store_put_live(conn->st);
+	scalio_tgt_store_put_live(conn->st);
 
 	/*
 	 * Last: the disabling thread frees rs after it saw zero here, and
@@ -666,24 +682,25 @@ static void scalio_conn_free_work(struct work_struct *w)
 	kfree(conn);
 }
 
-static void scalio_conn_release(struct kref *ref)
+static void scalio_tgt_conn_release(struct kref *ref)
 {
-	struct scalio_conn *conn = container_of(ref, struct scalio_conn, ref);
+	struct scalio_tgt_conn *conn = container_of(ref, struct scalio_tgt_conn,
+						    ref);
 
 	/* The last put may come from the commit kthread or a CQ handler. */
-	queue_work(scalio_rdma_wq, &conn->free_work);
+	queue_work(scalio_tgt_rdma_wq, &conn->free_work);
 }
 
-void scalio_conn_put(struct scalio_conn *conn)
+void scalio_tgt_conn_put(struct scalio_tgt_conn *conn)
 {
-	kref_put(&conn->ref, scalio_conn_release);
+	kref_put(&conn->ref, scalio_tgt_conn_release);
 }
 
-static void scalio_conn_release_work(struct work_struct *w)
+static void scalio_tgt_conn_release_work(struct work_struct *w)
 {
-	struct scalio_conn *conn = container_of(w, struct scalio_conn,
-						release_work);
-	struct scalio_rstore *rs = conn->rs;
+	struct scalio_tgt_conn *conn = container_of(w, struct scalio_tgt_conn,
+						    release_work);
+	struct scalio_tgt_rstore *rs = conn->rs;
 
 	mutex_lock(&rs->lock);
 	list_del_init(&conn->entry);
@@ -695,17 +712,17 @@ static void scalio_conn_release_work(struct work_struct *w)
 	/* Every posted receive, response and REG_MR completes before this. */
 	ib_drain_qp(conn->qp);
 	/* The client's rkeys die now, not when its last request is done. */
-	scalio_conn_drop_mrs(conn);
+	scalio_tgt_conn_drop_mrs(conn);
 	/* cm_id before QP, so that no CM event finds a dangling qp. */
 	rdma_destroy_id(conn->cm_id);
 	ib_destroy_qp(conn->qp);
 	ib_free_cq(conn->cq);
-	scalio_conn_put(conn);
+	scalio_tgt_conn_put(conn);
 }
 
-static void scalio_qp_event(struct ib_event *ev, void *ctx)
+static void scalio_tgt_qp_event(struct ib_event *ev, void *ctx)
 {
-	struct scalio_conn *conn = ctx;
+	struct scalio_tgt_conn *conn = ctx;
 
 	switch (ev->event) {
 	case IB_EVENT_COMM_EST:
@@ -719,12 +736,12 @@ static void scalio_qp_event(struct ib_event *ev, void *ctx)
 		pr_warn_ratelimited("client %u: QP event %s (%d)\n",
 				    conn->client_id, ib_event_msg(ev->event),
 				    ev->event);
-		scalio_conn_disconnect(conn);
+		scalio_tgt_conn_disconnect(conn);
 		break;
 	}
 }
 
-static int scalio_cm_reject(struct rdma_cm_id *cm_id, int err)
+static int scalio_tgt_cm_reject(struct rdma_cm_id *cm_id, int err)
 {
 	struct scalio_cm_rej rej = {
 		.magic	= cpu_to_le16(SCALIO_PROTO_MAGIC),
@@ -737,72 +754,8 @@ static int scalio_cm_reject(struct rdma_cm_id *cm_id, int err)
 	return -ECONNREFUSED;
 }
 
-/*
- * Is @conn live and not admitted: no ADMIT sent yet, or its ADMIT refused
- * (it goes once the answer is sent, but a peer that never takes the answer
- * would hold it until the reaper)?  An ADMIT being decided is left alone.
- */
-static bool scalio_conn_unadmitted(struct scalio_conn *conn)
-{
-	enum scalio_admit_state admit = READ_ONCE(conn->admit);
-	unsigned long flags;
-	bool live;
-
-	if (admit == SCALIO_ADMIT_DONE ||
-	    (admit == SCALIO_ADMIT_PENDING && !READ_ONCE(conn->refused)))
-		return false;
-	spin_lock_irqsave(&conn->lock, flags);
-	live = conn->state == SCALIO_CONN_LIVE;
-	spin_unlock_irqrestore(&conn->lock, flags);
-	return live;
-}
-
-/*
- * scalio_conn_room() - is there room for one more connection?
- * @rs:		store transport
- *
- * Connections not yet freed count (a reaped one holds memory too).  At
- * attr_max_clients the oldest connection that has not sent its ADMIT, or
- * whose ADMIT was refused, is dropped to make room: a real host sends it
- * right after connecting, so such a connection may be a peer without
- * credentials holding the store's slots until the keep-alive reaper comes,
- * and it must not lock the hosts out.  The dropped ones count until they are
- * freed, up to SCALIO_EVICT_SLACK of them beyond the limit.
- *
- * Return: 0, or -EUSERS.
- */
-static int scalio_conn_room(struct scalio_rstore *rs)
-{
-	u32 max = READ_ONCE(rs->st->max_clients), n;
-	struct scalio_conn *conn, *victim = NULL;
-
-	spin_lock(&rs->cnt_lock);
-	n = rs->nr_conns;
-	spin_unlock(&rs->cnt_lock);
-	if (n < max)
-		return 0;
-	if (n >= max + SCALIO_EVICT_SLACK)
-		return -EUSERS;
-
-	mutex_lock(&rs->lock);
-	/* rs->conns is in accept order: the oldest first. */
-	list_for_each_entry(conn, &rs->conns, entry) {
-		if (scalio_conn_unadmitted(conn)) {
-			victim = conn;
-			break;
-		}
-	}
-	if (victim) {
-		pr_info_ratelimited("store %s: %u clients: dropping client %u (connected, not admitted) for a new one\n",
-				    rs->st->name, n, victim->client_id);
-		scalio_conn_disconnect(victim);
-	}
-	mutex_unlock(&rs->lock);
-	return victim ? 0 : -EUSERS;
-}
-
 /**
- * scalio_conn_create() - allocate a connection and its verbs resources
+ * scalio_tgt_conn_create() - allocate a connection and its verbs resources
  * @rs:		store transport
  * @cm_id:	the new cm_id of a CONNECT_REQUEST
  * @qd:		granted queue depth
@@ -815,14 +768,14 @@ static int scalio_conn_room(struct scalio_rstore *rs)
  * Return: 0 or a negative errno (its positive value goes into struct
  * scalio_cm_rej).
  */
-static int scalio_conn_create(struct scalio_rstore *rs,
-			      struct rdma_cm_id *cm_id, u16 qd,
-			      struct scalio_conn **connp)
+static int scalio_tgt_conn_create(struct scalio_tgt_rstore *rs,
+				  struct rdma_cm_id *cm_id, u16 qd,
+				  struct scalio_tgt_conn **connp)
 {
-	struct scalio_store *st = rs->st;
+	struct scalio_tgt_store *st = rs->st;
 	struct ib_device *ibdev = cm_id->device;
 	struct ib_qp_init_attr qp_attr = { };
-	struct scalio_conn *conn;
+	struct scalio_tgt_conn *conn;
 	u32 sq_size, rq_size;
 	int ret;
 
@@ -840,8 +793,8 @@ static int scalio_conn_create(struct scalio_rstore *rs,
 	conn->last_rx = jiffies;
 	INIT_LIST_HEAD(&conn->free_rpcs);
 	INIT_LIST_HEAD(&conn->parked);
-	INIT_WORK(&conn->release_work, scalio_conn_release_work);
-	INIT_WORK(&conn->free_work, scalio_conn_free_work);
+	INIT_WORK(&conn->release_work, scalio_tgt_conn_release_work);
+	INIT_WORK(&conn->free_work, scalio_tgt_conn_free_work);
 	conn->queue_depth = qd;
 	conn->nr_rpcs = 2 * qd;
 	mutex_init(&conn->reg_mutex);
@@ -849,9 +802,9 @@ static int scalio_conn_create(struct scalio_rstore *rs,
 	atomic_set(&conn->reg_inflight, 0);
 
 	/*
-	 * The same reference scalio_store_get_live() takes, without its
+	 * The same reference scalio_tgt_store_get_live() takes, without its
 	 * lookup by name: the listener belongs to this store, and taking
-	 * scalio_stores_lock here could deadlock against a disable that
+	 * scalio_tgt_stores_lock here could deadlock against a disable that
 	 * holds it while it destroys this listener (which waits for us).
 	 */
 	if (!percpu_ref_tryget_live(&st->live)) {
@@ -859,7 +812,7 @@ static int scalio_conn_create(struct scalio_rstore *rs,
 		return -EBUSY;
 	}
 
-	ret = scalio_conn_room(rs);
+	ret = scalio_tgt_ctl_room(rs);
 	if (ret) {
 		pr_warn_ratelimited("store %s: refusing a client: attr_max_clients (%u) reached\n",
 				    st->name, READ_ONCE(st->max_clients));
@@ -875,7 +828,7 @@ static int scalio_conn_create(struct scalio_rstore *rs,
 	}
 	conn->client_id = ret;
 
-	conn->rdev = scalio_rdev_get(rs, ibdev);
+	conn->rdev = scalio_tgt_rdev_get(rs, ibdev);
 	if (IS_ERR(conn->rdev)) {
 		ret = PTR_ERR(conn->rdev);
 		conn->rdev = NULL;
@@ -910,7 +863,7 @@ static int scalio_conn_create(struct scalio_rstore *rs,
 		goto out_dealloc_pd;
 	}
 
-	qp_attr.event_handler = scalio_qp_event;
+	qp_attr.event_handler = scalio_tgt_qp_event;
 	qp_attr.qp_context = conn;
 	qp_attr.send_cq = conn->cq;
 	qp_attr.recv_cq = conn->cq;
@@ -925,10 +878,10 @@ static int scalio_conn_create(struct scalio_rstore *rs,
 		goto out_free_cq;
 	conn->qp = cm_id->qp;
 
-	ret = scalio_rpc_alloc(conn);
+	ret = scalio_tgt_msg->alloc(conn);
 	if (ret)
 		goto out_destroy_qp;
-	ret = scalio_rpc_post_recvs(conn);
+	ret = scalio_tgt_msg->post_recvs(conn);
 	if (ret)
 		goto out_free_rpc;
 
@@ -947,7 +900,7 @@ out_free_rpc:
 	conn->state = SCALIO_CONN_DISCONNECTING;
 	rdma_destroy_qp(cm_id);
 	ib_free_cq(conn->cq);
-	scalio_rpc_free(conn);
+	scalio_tgt_msg->free(conn);
 	goto out_dealloc_pd;
 out_destroy_qp:
 	rdma_destroy_qp(cm_id);
@@ -956,17 +909,17 @@ out_free_cq:
 out_dealloc_pd:
 	ib_dealloc_pd(conn->pd);
 out_put_rdev:
-	scalio_rdev_put(rs, conn->rdev);
+	scalio_tgt_rdev_put(rs, conn->rdev);
 out_free_id:
 	ida_free(&rs->client_ida, conn->client_id);
 out_put_store:
-	scalio_store_put_live(st);
+	scalio_tgt_store_put_live(st);
 	kfree(conn);
 	return ret;
 }
 
-static int scalio_conn_accept(struct scalio_conn *conn,
-			      const struct rdma_conn_param *p)
+static int scalio_tgt_conn_accept(struct scalio_tgt_conn *conn,
+				  const struct rdma_conn_param *p)
 {
 	struct ib_device *ibdev = conn->cm_id->device;
 	struct rdma_conn_param param = { };
@@ -1000,7 +953,7 @@ static int scalio_conn_accept(struct scalio_conn *conn,
  * may have left INIT.  The handler then returns non-zero and the CM
  * destroys the cm_id, so this detaches the QP from it first.
  */
-static void scalio_conn_abort(struct scalio_conn *conn)
+static void scalio_tgt_conn_abort(struct scalio_tgt_conn *conn)
 {
 	unsigned long flags;
 
@@ -1009,19 +962,19 @@ static void scalio_conn_abort(struct scalio_conn *conn)
 	spin_unlock_irqrestore(&conn->lock, flags);
 
 	ib_drain_qp(conn->qp);
-	scalio_conn_drop_mrs(conn);
+	scalio_tgt_conn_drop_mrs(conn);
 	rdma_destroy_qp(conn->cm_id);
 	ib_free_cq(conn->cq);
 	conn->cm_id = NULL;
-	scalio_conn_put(conn);
+	scalio_tgt_conn_put(conn);
 }
 
-static int scalio_conn_request(struct rdma_cm_id *cm_id,
-			       struct rdma_cm_event *ev)
+static int scalio_tgt_conn_request(struct rdma_cm_id *cm_id,
+				   struct rdma_cm_event *ev)
 {
-	struct scalio_rstore *rs = cm_id->context;
+	struct scalio_tgt_rstore *rs = cm_id->context;
 	const struct scalio_cm_req *req = ev->param.conn.private_data;
-	struct scalio_conn *conn;
+	struct scalio_tgt_conn *conn;
 	unsigned long flags;
 	bool ok;
 	u16 qd;
@@ -1029,30 +982,30 @@ static int scalio_conn_request(struct rdma_cm_id *cm_id,
 
 	/* IB pads private data: at least our struct must be there. */
 	if (!req || ev->param.conn.private_data_len < sizeof(*req))
-		return scalio_cm_reject(cm_id, EINVAL);
+		return scalio_tgt_cm_reject(cm_id, EINVAL);
 	if (le16_to_cpu(req->magic) != SCALIO_PROTO_MAGIC ||
 	    req->major != SCALIO_PROTO_MAJOR)
-		return scalio_cm_reject(cm_id, EPROTO);
+		return scalio_tgt_cm_reject(cm_id, EPROTO);
 	if (!memchr(req->store, 0, sizeof(req->store)))
-		return scalio_cm_reject(cm_id, EINVAL);
+		return scalio_tgt_cm_reject(cm_id, EINVAL);
 	if (strcmp(req->store, rs->st->name))
-		return scalio_cm_reject(cm_id, ENOENT);
+		return scalio_tgt_cm_reject(cm_id, ENOENT);
 	qd = le16_to_cpu(req->queue_depth);
 	if (!qd || req->reserved ||
 	    !memchr_inv(req->host_id, 0, sizeof(req->host_id)))
-		return scalio_cm_reject(cm_id, EINVAL);
+		return scalio_tgt_cm_reject(cm_id, EINVAL);
 	qd = min_t(u16, qd, SCALIO_QUEUE_DEPTH_MAX);
 
-	ret = scalio_conn_create(rs, cm_id, qd, &conn);
+	ret = scalio_tgt_conn_create(rs, cm_id, qd, &conn);
 	if (ret)
-		return scalio_cm_reject(cm_id, -ret);
+		return scalio_tgt_cm_reject(cm_id, -ret);
 	memcpy(conn->host_id, req->host_id, sizeof(conn->host_id));
 	get_random_bytes(conn->challenge, sizeof(conn->challenge));
 
-	ret = scalio_conn_accept(conn, &ev->param.conn);
+	ret = scalio_tgt_conn_accept(conn, &ev->param.conn);
 	if (ret) {
 		pr_err("rdma_accept failed: %d\n", ret);
-		scalio_conn_abort(conn);
+		scalio_tgt_conn_abort(conn);
 		return ret;
 	}
 
@@ -1071,7 +1024,7 @@ static int scalio_conn_request(struct rdma_cm_id *cm_id,
 	spin_unlock_irqrestore(&conn->lock, flags);
 	mutex_unlock(&rs->lock);
 	if (!ok) {
-		scalio_conn_abort(conn);
+		scalio_tgt_conn_abort(conn);
 		return -ECONNABORTED;
 	}
 
@@ -1081,283 +1034,26 @@ static int scalio_conn_request(struct rdma_cm_id *cm_id,
 }
 
 /* ------------------------------------------------------------------ */
-/* Host identity, reconnect barrier, keep-alive                        */
-/* ------------------------------------------------------------------ */
-
-/* Is @old an earlier connection of the host @conn identified as? */
-static bool scalio_conn_same_host(struct scalio_conn *old,
-				  struct scalio_conn *conn)
-{
-	return old != conn && old->identified &&
-	       !memcmp(old->host_id, conn->host_id, sizeof(conn->host_id)) &&
-	       !strcmp(old->hostnqn, conn->hostnqn);
-}
-
-static bool scalio_rstore_has_older(struct scalio_rstore *rs,
-				    struct scalio_conn *conn)
-{
-	struct scalio_conn *old;
-	bool found = false;
-
-	spin_lock(&rs->cnt_lock);
-	list_for_each_entry(old, &rs->all_conns, all_entry) {
-		if (scalio_conn_same_host(old, conn)) {
-			found = true;
-			break;
-		}
-	}
-	spin_unlock(&rs->cnt_lock);
-	return found;
-}
-
-/**
- * scalio_conn_hosts_gen() - read before deciding an ADMIT
- * @conn:	connection being admitted
- *
- * Return: the generation of its store's host list, for
- * scalio_conn_identify().
- */
-u64 scalio_conn_hosts_gen(struct scalio_conn *conn)
-{
-	struct scalio_rstore *rs = conn->rs;
-	u64 gen;
-
-	spin_lock(&rs->cnt_lock);
-	gen = rs->hosts_gen;
-	spin_unlock(&rs->cnt_lock);
-	return gen;
-}
-
-/**
- * scalio_conn_identify() - record an admitted host's identity, and finish
- * its older connections first
- * @conn:	connection being admitted
- * @hostnqn:	its host NQN (valid)
- * @hosts_gen:	scalio_conn_hosts_gen() from before the admission was
- *		decided
- *
- * A host removed from allowed_hosts while its ADMIT was being decided
- * would not be dropped by scalio_rdma_host_denied(), which only sees
- * identified connections on rs->conns: the generation check and the
- * marking happen under rs->lock, which the removal bumps the generation
- * under and walks rs->conns under, and only once the connection is on
- * rs->conns (accepted); so either the removal sees this connection
- * identified or this sees the removal (-EAGAIN: decide again).
- *
- * A host reconnects after a loss it may have seen before the target did,
- * and then pays the invalidations of writes whose answers the loss cut
- * short.  Those writes must all be answered or dropped first, or an
- * invalidation could precede the write it covers.  So every older
- * connection of the same host (same host id and NQN) is disconnected, and
- * this waits until each is freed: its QP drained (ib_drain_qp) and every
- * request it received answered or dropped (a queued write holds the
- * connection until its batch is durable).  Sleeps.
- *
- * Return: 0, -EAGAIN (a host was removed meanwhile, or the connection is
- * not on rs->conns yet), -ENOTCONN (it is being torn down, or the host
- * already identified a newer connection), or -EBUSY if
- * an older connection is not gone within SCALIO_ADMIT_BARRIER_MS (the
- * host retries).
- */
-int scalio_conn_identify(struct scalio_conn *conn, const char *hostnqn,
-			 u64 hosts_gen)
-{
-	struct scalio_rstore *rs = conn->rs;
-	bool after = false, newer = false;
-	struct scalio_conn *old;
-	unsigned long flags;
-	int ret = 0;
-
-	mutex_lock(&rs->lock);
-	spin_lock_irqsave(&conn->lock, flags);
-	if (conn->state != SCALIO_CONN_LIVE)
-		ret = -ENOTCONN;	/* torn down (or never accepted) */
-	else if (!conn->accepted)
-		ret = -EAGAIN;
-	spin_unlock_irqrestore(&conn->lock, flags);
-	spin_lock(&rs->cnt_lock);
-	if (!ret && rs->hosts_gen != hosts_gen)
-		ret = -EAGAIN;
-	if (ret) {
-		spin_unlock(&rs->cnt_lock);
-		mutex_unlock(&rs->lock);
-		return ret;
-	}
-	strscpy(conn->hostnqn, hostnqn, sizeof(conn->hostnqn));
-	conn->identified = true;
-	spin_unlock(&rs->cnt_lock);
-
-	/*
-	 * rs->conns is in accept order.  A newer connection of the host
-	 * already identified means the host gave up on this one: this one
-	 * goes, not the newer.
-	 */
-	list_for_each_entry(old, &rs->conns, entry) {
-		if (old == conn) {
-			after = true;
-			continue;
-		}
-		if (!after)
-			continue;
-		spin_lock(&rs->cnt_lock);
-		newer = scalio_conn_same_host(old, conn);
-		spin_unlock(&rs->cnt_lock);
-		if (newer)
-			break;
-	}
-	if (newer) {
-		spin_lock(&rs->cnt_lock);
-		conn->identified = false;
-		spin_unlock(&rs->cnt_lock);
-		mutex_unlock(&rs->lock);
-		return -ENOTCONN;
-	}
-	list_for_each_entry(old, &rs->conns, entry) {
-		bool same;
-
-		if (old == conn)
-			break;
-		spin_lock(&rs->cnt_lock);
-		same = scalio_conn_same_host(old, conn);
-		spin_unlock(&rs->cnt_lock);
-		if (!same)
-			continue;
-		pr_info("store %s: host %s reconnected as client %u: retiring its client %u\n",
-			rs->st->name, hostnqn, conn->client_id, old->client_id);
-		scalio_conn_disconnect(old);
-	}
-	mutex_unlock(&rs->lock);
-
-	if (!wait_event_timeout(rs->wait, !scalio_rstore_has_older(rs, conn),
-				msecs_to_jiffies(SCALIO_ADMIT_BARRIER_MS))) {
-		pr_warn("store %s: host %s: an older connection is still draining\n",
-			rs->st->name, hostnqn);
-		return -EBUSY;
-	}
-	return 0;
-}
-
-/**
- * scalio_rdma_host_denied() - drop the connections of a host no longer
- * allowed
- * @st:		enabled store (store->lock held)
- * @hostnqn:	the host removed from allowed_hosts
- */
-void scalio_rdma_host_denied(struct scalio_store *st, const char *hostnqn)
-{
-	struct scalio_rstore *rs = st->transport;
-	struct scalio_conn *conn;
-
-	if (!rs)
-		return;
-	mutex_lock(&rs->lock);
-	/* ADMITs not yet identified decide again (scalio_conn_identify()). */
-	spin_lock(&rs->cnt_lock);
-	rs->hosts_gen++;
-	spin_unlock(&rs->cnt_lock);
-	/* (Under rs->lock: every identified connection is on rs->conns.) */
-	list_for_each_entry(conn, &rs->conns, entry) {
-		bool match;
-
-		spin_lock(&rs->cnt_lock);
-		match = conn->identified && !strcmp(conn->hostnqn, hostnqn);
-		spin_unlock(&rs->cnt_lock);
-		if (!match)
-			continue;
-		pr_info("store %s: host %s no longer allowed: disconnecting client %u\n",
-			st->name, hostnqn, conn->client_id);
-		scalio_conn_disconnect(conn);
-	}
-	mutex_unlock(&rs->lock);
-}
-
-/* Why a connection should be reaped now, or NULL. */
-static const char *scalio_conn_stale(struct scalio_conn *conn,
-				     unsigned long now, unsigned long kato)
-{
-	const char *why = NULL;
-	unsigned long flags;
-
-	spin_lock_irqsave(&conn->lock, flags);
-	if (conn->state != SCALIO_CONN_LIVE)
-		goto out;
-	if (time_after(now, READ_ONCE(conn->last_rx) + kato))
-		why = conn->admit == SCALIO_ADMIT_DONE ?
-		      "no keep-alive" : "not admitted in time";
-	else if (conn->sends_inflight &&
-		 time_after(now, conn->tx_progress + kato))
-		why = "responses not taken";
-out:
-	spin_unlock_irqrestore(&conn->lock, flags);
-	return why;
-}
-
-/*
- * How often the reaper looks: a third of the KATO (at most
- * SCALIO_REAP_INTERVAL_MS), so every silence of 4/3 KATO or longer holds
- * a look past the KATO: a host keeping such a period is always caught.
- */
-static unsigned long scalio_reap_interval(struct scalio_store *st)
-{
-	return msecs_to_jiffies(min_t(u32, READ_ONCE(st->kato_ms) / 3,
-				      SCALIO_REAP_INTERVAL_MS));
-}
-
-/*
- * The keep-alive reaper: disconnect every connection that is silent or
- * stuck for the store's KATO.  Its client id and memory go when the
- * requests it had in flight are done.
- */
-static void scalio_rstore_reap_work(struct work_struct *w)
-{
-	struct scalio_rstore *rs = container_of(to_delayed_work(w),
-						struct scalio_rstore,
-						reap_work);
-	/* attr_kato_ms changes only while the store is disabled. */
-	u32 kato_ms = READ_ONCE(rs->st->kato_ms);
-	unsigned long kato = msecs_to_jiffies(kato_ms);
-	struct scalio_conn *conn;
-	unsigned long now = jiffies;
-	const char *why;
-
-	mutex_lock(&rs->lock);
-	list_for_each_entry(conn, &rs->conns, entry) {
-		why = scalio_conn_stale(conn, now, kato);
-		if (!why)
-			continue;
-		pr_warn("store %s: reaping client %u (host %s): %s for %u ms\n",
-			rs->st->name, conn->client_id,
-			conn->identified ? conn->hostnqn : "unknown", why,
-			kato_ms);
-		scalio_conn_disconnect(conn);
-	}
-	if (!rs->stopping)
-		queue_delayed_work(scalio_rdma_wq, &rs->reap_work,
-				   scalio_reap_interval(rs->st));
-	mutex_unlock(&rs->lock);
-}
-
-/* ------------------------------------------------------------------ */
 /* Listener                                                            */
 /* ------------------------------------------------------------------ */
 
-static int scalio_cm_handler(struct rdma_cm_id *cm_id,
-			     struct rdma_cm_event *ev);
+static int scalio_tgt_cm_handler(struct rdma_cm_id *cm_id,
+				 struct rdma_cm_event *ev);
 
 #ifdef SCALIO_TEST_HOOKS
 /*
  * Sleep this long between binding the listener's address and listening:
  * tests remove the RDMA device in that window.
  */
-static unsigned int scalio_debug_listen_delay_ms;
-module_param_named(debug_listen_delay_ms, scalio_debug_listen_delay_ms, uint,
-		   0644);
+static unsigned int scalio_tgt_debug_listen_delay_ms;
+module_param_named(debug_listen_delay_ms, scalio_tgt_debug_listen_delay_ms,
+		   uint, 0644);
 MODULE_PARM_DESC(debug_listen_delay_ms,
 		 "TESTING ONLY: sleep this many ms between binding and listening");
 
-static void scalio_listen_hook(struct scalio_rstore *rs)
+static void scalio_tgt_listen_hook(struct scalio_tgt_rstore *rs)
 {
-	unsigned int ms = READ_ONCE(scalio_debug_listen_delay_ms);
+	unsigned int ms = READ_ONCE(scalio_tgt_debug_listen_delay_ms);
 
 	if (!ms)
 		return;
@@ -1366,16 +1062,16 @@ static void scalio_listen_hook(struct scalio_rstore *rs)
 	msleep(ms);
 }
 #else
-static inline void scalio_listen_hook(struct scalio_rstore *rs) { }
+static inline void scalio_tgt_listen_hook(struct scalio_tgt_rstore *rs) { }
 #endif
 
 /*
  * Create, bind and listen on the store's listener, then publish it.  Until
  * it is published this function owns the cm_id: a device removal meanwhile
- * only sets @rs->listen_lost (scalio_listener_removal() does not let the
+ * only sets @rs->listen_lost (scalio_tgt_listener_removal() does not let the
  * CM destroy it under us), and the publisher then has it repaired.
  */
-static int scalio_rstore_listen(struct scalio_rstore *rs)
+static int scalio_tgt_rstore_listen(struct scalio_tgt_rstore *rs)
 {
 	struct sockaddr *addr = (struct sockaddr *)&rs->addr;
 	struct rdma_cm_id *cm_id;
@@ -1384,8 +1080,8 @@ static int scalio_rstore_listen(struct scalio_rstore *rs)
 	mutex_lock(&rs->lock);
 	rs->listen_lost = false;
 	mutex_unlock(&rs->lock);
-	cm_id = rdma_create_id(&init_net, scalio_cm_handler, rs, RDMA_PS_TCP,
-			       IB_QPT_RC);
+	cm_id = rdma_create_id(&init_net, scalio_tgt_cm_handler, rs,
+			       RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(cm_id))
 		return PTR_ERR(cm_id);
 
@@ -1399,7 +1095,7 @@ static int scalio_rstore_listen(struct scalio_rstore *rs)
 				   rs->st->name, addr, ret);
 		goto out_destroy;
 	}
-	scalio_listen_hook(rs);
+	scalio_tgt_listen_hook(rs);
 	ret = rdma_listen(cm_id, SCALIO_RDMA_BACKLOG);
 	if (ret) {
 		pr_err("store %s: cannot listen on %pISpcs: %d\n",
@@ -1410,7 +1106,7 @@ static int scalio_rstore_listen(struct scalio_rstore *rs)
 	WRITE_ONCE(rs->listener, cm_id);
 	/* Its device went away meanwhile: listen again, elsewhere. */
 	if (rs->listen_lost && !rs->stopping)
-		mod_delayed_work(scalio_rdma_wq, &rs->repair_work, 0);
+		mod_delayed_work(scalio_tgt_rdma_wq, &rs->repair_work, 0);
 	mutex_unlock(&rs->lock);
 	pr_info("store %s listening on %pISpcs\n", rs->st->name, addr);
 	return 0;
@@ -1420,7 +1116,7 @@ out_destroy:
 	return ret;
 }
 
-static void scalio_rstore_unlisten(struct scalio_rstore *rs)
+static void scalio_tgt_rstore_unlisten(struct scalio_tgt_rstore *rs)
 {
 	struct rdma_cm_id *cm_id = xchg(&rs->listener, NULL);
 
@@ -1429,49 +1125,49 @@ static void scalio_rstore_unlisten(struct scalio_rstore *rs)
 		rdma_destroy_id(cm_id);
 }
 
-static void scalio_rstore_schedule_repair(struct scalio_rstore *rs,
-					  unsigned long delay)
+static void scalio_tgt_rstore_schedule_repair(struct scalio_tgt_rstore *rs,
+					      unsigned long delay)
 {
 	mutex_lock(&rs->lock);
 	if (!rs->stopping)
-		mod_delayed_work(scalio_rdma_wq, &rs->repair_work, delay);
+		mod_delayed_work(scalio_tgt_rdma_wq, &rs->repair_work, delay);
 	mutex_unlock(&rs->lock);
 }
 
-static void scalio_rstore_repair_work(struct work_struct *w)
+static void scalio_tgt_rstore_repair_work(struct work_struct *w)
 {
-	struct scalio_rstore *rs = container_of(to_delayed_work(w),
-						struct scalio_rstore,
-						repair_work);
+	struct scalio_tgt_rstore *rs = container_of(to_delayed_work(w),
+						    struct scalio_tgt_rstore,
+						    repair_work);
 	bool stopping;
 
-	scalio_rstore_unlisten(rs);
+	scalio_tgt_rstore_unlisten(rs);
 	mutex_lock(&rs->lock);
 	stopping = rs->stopping;
 	mutex_unlock(&rs->lock);
 	if (stopping)
 		return;
-	if (scalio_rstore_listen(rs))
-		scalio_rstore_schedule_repair(rs, 5 * HZ);
+	if (scalio_tgt_rstore_listen(rs))
+		scalio_tgt_rstore_schedule_repair(rs, 5 * HZ);
 }
 
 /*
  * DEVICE_REMOVAL on the listener: let the CM destroy it (return 1) unless
  * it is not ours to give: one store disable took already, or one still
- * being set up by scalio_rstore_listen(), which destroys it or has it
+ * being set up by scalio_tgt_rstore_listen(), which destroys it or has it
  * repaired.  Listen again once a device carries the address.  Connections
  * are torn down by the ib_client remove callback.
  */
-static int scalio_listener_removal(struct rdma_cm_id *cm_id)
+static int scalio_tgt_listener_removal(struct rdma_cm_id *cm_id)
 {
-	struct scalio_rstore *rs = cm_id->context;
+	struct scalio_tgt_rstore *rs = cm_id->context;
 	int ours = 0;
 
-	/* Under the lock scalio_rstore_listen() publishes under. */
+	/* Under the lock scalio_tgt_rstore_listen() publishes under. */
 	mutex_lock(&rs->lock);
 	if (cmpxchg(&rs->listener, cm_id, NULL) == cm_id) {
 		if (!rs->stopping)
-			mod_delayed_work(scalio_rdma_wq, &rs->repair_work,
+			mod_delayed_work(scalio_tgt_rdma_wq, &rs->repair_work,
 					 5 * HZ);
 		ours = 1;
 	} else {
@@ -1482,37 +1178,38 @@ static int scalio_listener_removal(struct rdma_cm_id *cm_id)
 }
 
 /* ADDR_CHANGE on the listener: listen again, now or once published. */
-static void scalio_listener_addr_change(struct rdma_cm_id *cm_id)
+static void scalio_tgt_listener_addr_change(struct rdma_cm_id *cm_id)
 {
-	struct scalio_rstore *rs = cm_id->context;
+	struct scalio_tgt_rstore *rs = cm_id->context;
 
 	mutex_lock(&rs->lock);
 	if (cm_id == rs->listener) {
 		if (!rs->stopping)
-			mod_delayed_work(scalio_rdma_wq, &rs->repair_work, 0);
+			mod_delayed_work(scalio_tgt_rdma_wq, &rs->repair_work,
+					 0);
 	} else {
 		rs->listen_lost = true;
 	}
 	mutex_unlock(&rs->lock);
 }
 
-static int scalio_cm_handler(struct rdma_cm_id *cm_id,
-			     struct rdma_cm_event *ev)
+static int scalio_tgt_cm_handler(struct rdma_cm_id *cm_id,
+				 struct rdma_cm_event *ev)
 {
-	struct scalio_conn *conn = cm_id->qp ? cm_id->qp->qp_context : NULL;
-	struct scalio_rstore *rs = cm_id->context;
+	struct scalio_tgt_conn *conn = cm_id->qp ? cm_id->qp->qp_context : NULL;
+	struct scalio_tgt_rstore *rs = cm_id->context;
 
 	pr_debug("%s (%d): status %d id %p\n", rdma_event_msg(ev->event),
 		 ev->event, ev->status, cm_id);
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_CONNECT_REQUEST:
-		return scalio_conn_request(cm_id, ev);
+		return scalio_tgt_conn_request(cm_id, ev);
 	case RDMA_CM_EVENT_ESTABLISHED:
 		break;
 	case RDMA_CM_EVENT_ADDR_CHANGE:
 		if (!conn) {
-			scalio_listener_addr_change(cm_id);
+			scalio_tgt_listener_addr_change(cm_id);
 			break;
 		}
 		fallthrough;
@@ -1522,11 +1219,11 @@ static int scalio_cm_handler(struct rdma_cm_id *cm_id,
 	case RDMA_CM_EVENT_UNREACHABLE:
 	case RDMA_CM_EVENT_CONNECT_ERROR:
 		if (conn)
-			scalio_conn_disconnect(conn);
+			scalio_tgt_conn_disconnect(conn);
 		break;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 		if (!conn)
-			return scalio_listener_removal(cm_id);
+			return scalio_tgt_listener_removal(cm_id);
 		/*
 		 * Normally the ib_client remove callback has torn this down
 		 * already; a connection accepted after it ran frees the
@@ -1535,7 +1232,7 @@ static int scalio_cm_handler(struct rdma_cm_id *cm_id,
 		mutex_lock(&rs->lock);
 		conn->rdev->removing = true;
 		mutex_unlock(&rs->lock);
-		scalio_conn_disconnect(conn);
+		scalio_tgt_conn_disconnect(conn);
 		break;
 	default:
 		pr_err("unexpected RDMA CM event %s (%d)\n",
@@ -1549,7 +1246,7 @@ static int scalio_cm_handler(struct rdma_cm_id *cm_id,
 /* Store enable / disable, device removal, module init                 */
 /* ------------------------------------------------------------------ */
 
-static bool scalio_rstore_idle(struct scalio_rstore *rs)
+static bool scalio_tgt_rstore_idle(struct scalio_tgt_rstore *rs)
 {
 	bool idle;
 
@@ -1560,14 +1257,14 @@ static bool scalio_rstore_idle(struct scalio_rstore *rs)
 }
 
 /**
- * scalio_rdma_store_enable() - listen for clients of a store
+ * scalio_tgt_rdma_store_enable() - listen for clients of a store
  * @st:		store; its index is allocated (store->lock held)
  *
  * Return: 0 or a negative errno (-EINVAL for a bad address).
  */
-int scalio_rdma_store_enable(struct scalio_store *st)
+int scalio_tgt_rdma_store_enable(struct scalio_tgt_store *st)
 {
-	struct scalio_rstore *rs;
+	struct scalio_tgt_rstore *rs;
 	char port[8];
 	int ret;
 
@@ -1581,7 +1278,7 @@ int scalio_rdma_store_enable(struct scalio_store *st)
 		return -ENOMEM;
 	rs->st = st;
 	INIT_LIST_HEAD(&rs->entry);
-	INIT_DELAYED_WORK(&rs->repair_work, scalio_rstore_repair_work);
+	INIT_DELAYED_WORK(&rs->repair_work, scalio_tgt_rstore_repair_work);
 	mutex_init(&rs->lock);
 	INIT_LIST_HEAD(&rs->conns);
 	INIT_LIST_HEAD(&rs->devs);
@@ -1589,7 +1286,7 @@ int scalio_rdma_store_enable(struct scalio_store *st)
 	spin_lock_init(&rs->cnt_lock);
 	INIT_LIST_HEAD(&rs->all_conns);
 	init_waitqueue_head(&rs->wait);
-	INIT_DELAYED_WORK(&rs->reap_work, scalio_rstore_reap_work);
+	scalio_tgt_ctl_init(rs, &scalio_tgt_rdma_ctl_ops, scalio_tgt_rdma_wq);
 	/* GETs by RPC sleep on SSD reads: let them run in parallel. */
 	rs->wq = alloc_workqueue("scalio_%s", WQ_UNBOUND, 0, st->name);
 	if (!rs->wq) {
@@ -1607,19 +1304,18 @@ int scalio_rdma_store_enable(struct scalio_store *st)
 		goto out_free;
 	}
 
-	mutex_lock(&scalio_rdma_lock);
-	list_add_tail(&rs->entry, &scalio_rstores);
-	mutex_unlock(&scalio_rdma_lock);
+	mutex_lock(&scalio_tgt_rdma_lock);
+	list_add_tail(&rs->entry, &scalio_tgt_rstores);
+	mutex_unlock(&scalio_tgt_rdma_lock);
 
 	st->transport = rs;
-	ret = scalio_rstore_listen(rs);
+	ret = scalio_tgt_rstore_listen(rs);
 	if (ret) {
 		/* Stop as a disable does: one teardown path to get right. */
-		scalio_rdma_store_disable(st);
+		scalio_tgt_rdma_store_disable(st);
 		return ret;
 	}
-	queue_delayed_work(scalio_rdma_wq, &rs->reap_work,
-			   scalio_reap_interval(rs->st));
+	scalio_tgt_ctl_start(rs);
 	return 0;
 
 out_free:
@@ -1631,7 +1327,7 @@ out_free:
 }
 
 /**
- * scalio_rdma_store_disable() - stop serving a store
+ * scalio_tgt_rdma_store_disable() - stop serving a store
  * @st:		store (store->lock held)
  *
  * Stops listening, disconnects every client, waits until every
@@ -1640,11 +1336,11 @@ out_free:
  * the commit kthreads complete normally meanwhile, so the caller must not
  * have stopped them or killed the live reference yet.
  */
-void scalio_rdma_store_disable(struct scalio_store *st)
+void scalio_tgt_rdma_store_disable(struct scalio_tgt_store *st)
 {
-	struct scalio_rstore *rs = st->transport;
-	struct scalio_rdev *rdev, *tmp;
-	struct scalio_conn *conn;
+	struct scalio_tgt_rstore *rs = st->transport;
+	struct scalio_tgt_rdev *rdev, *tmp;
+	struct scalio_tgt_conn *conn;
 	LIST_HEAD(devs);
 	u32 nr;
 
@@ -1652,24 +1348,24 @@ void scalio_rdma_store_disable(struct scalio_store *st)
 		return;
 
 	/*
-	 * scalio_rdma_lock is not held while this waits: the wait lasts as
+	 * scalio_tgt_rdma_lock is not held while this waits: the wait lasts as
 	 * long as the slowest request in flight (an SSD write may stall for
 	 * minutes), and every other store's enable and disable takes that
 	 * lock.  The ib_client remove callback may run meanwhile; it frees
 	 * only the rdev it removes, under the lock taken below, and rs
-	 * itself stays on scalio_rstores (so alive) until then.
+	 * itself stays on scalio_tgt_rstores (so alive) until then.
 	 */
 	mutex_lock(&rs->lock);
 	rs->stopping = true;
 	mutex_unlock(&rs->lock);
 
 	cancel_delayed_work_sync(&rs->repair_work);
-	cancel_delayed_work_sync(&rs->reap_work);
-	scalio_rstore_unlisten(rs);
+	scalio_tgt_ctl_stop(rs);
+	scalio_tgt_rstore_unlisten(rs);
 
 	mutex_lock(&rs->lock);
 	list_for_each_entry(conn, &rs->conns, entry)
-		scalio_conn_disconnect(conn);
+		scalio_tgt_conn_disconnect(conn);
 	mutex_unlock(&rs->lock);
 
 	spin_lock(&rs->cnt_lock);
@@ -1679,22 +1375,22 @@ void scalio_rdma_store_disable(struct scalio_store *st)
 	if (nr)
 		pr_info("store %s: not listening; waiting for %u connection(s) and their requests in flight\n",
 			st->name, nr);
-	wait_event(rs->wait, scalio_rstore_idle(rs));
+	wait_event(rs->wait, scalio_tgt_rstore_idle(rs));
 	/* The last free_work may still be inside cnt_lock. */
 	spin_lock(&rs->cnt_lock);
 	spin_unlock(&rs->cnt_lock);
 
-	/* Not before scalio_rdma_remove_one() is done with rs, if it runs. */
-	mutex_lock(&scalio_rdma_lock);
+	/* Not before scalio_tgt_rdma_remove_one() is done with rs, if it runs. */
+	mutex_lock(&scalio_tgt_rdma_lock);
 	mutex_lock(&rs->lock);
 	list_splice_init(&rs->devs, &devs);
 	mutex_unlock(&rs->lock);
 	list_for_each_entry_safe(rdev, tmp, &devs, entry) {
 		list_del(&rdev->entry);
-		scalio_rdev_free(rdev);
+		scalio_tgt_rdev_free(rdev);
 	}
 	list_del(&rs->entry);
-	mutex_unlock(&scalio_rdma_lock);
+	mutex_unlock(&scalio_tgt_rdma_lock);
 
 	st->transport = NULL;
 	destroy_workqueue(rs->wq);
@@ -1707,16 +1403,17 @@ void scalio_rdma_store_disable(struct scalio_store *st)
  * An RDMA device goes away: disconnect every connection on it and free the
  * index registration of every store there, before the device is gone.
  */
-static void scalio_rdma_remove_one(struct ib_device *ibdev, void *client_data)
+static void scalio_tgt_rdma_remove_one(struct ib_device *ibdev,
+				       void *client_data)
 {
-	struct scalio_rstore *rs;
-	struct scalio_rdev *rdev;
-	struct scalio_conn *conn;
+	struct scalio_tgt_rstore *rs;
+	struct scalio_tgt_rdev *rdev;
+	struct scalio_tgt_conn *conn;
 
-	mutex_lock(&scalio_rdma_lock);
-	list_for_each_entry(rs, &scalio_rstores, entry) {
+	mutex_lock(&scalio_tgt_rdma_lock);
+	list_for_each_entry(rs, &scalio_tgt_rstores, entry) {
 		mutex_lock(&rs->lock);
-		rdev = scalio_rdev_find(rs, ibdev);
+		rdev = scalio_tgt_rdev_find(rs, ibdev);
 		if (!rdev) {
 			mutex_unlock(&rs->lock);
 			continue;
@@ -1725,7 +1422,7 @@ static void scalio_rdma_remove_one(struct ib_device *ibdev, void *client_data)
 		rdev->remover_waiting = true;
 		list_for_each_entry(conn, &rs->conns, entry)
 			if (conn->rdev == rdev)
-				scalio_conn_disconnect(conn);
+				scalio_tgt_conn_disconnect(conn);
 		mutex_unlock(&rs->lock);
 
 		pr_info("store %s: %s removed, dropping its clients\n",
@@ -1735,17 +1432,23 @@ static void scalio_rdma_remove_one(struct ib_device *ibdev, void *client_data)
 		mutex_lock(&rs->lock);
 		list_del(&rdev->entry);
 		mutex_unlock(&rs->lock);
-		scalio_rdev_free(rdev);
+		scalio_tgt_rdev_free(rdev);
 	}
-	mutex_unlock(&scalio_rdma_lock);
+	mutex_unlock(&scalio_tgt_rdma_lock);
 }
 
-static struct ib_client scalio_ib_client = {
+static struct ib_client scalio_tgt_ib_client = {
 	.name	= "scalio_target",
-	.remove	= scalio_rdma_remove_one,
+	.remove	= scalio_tgt_rdma_remove_one,
 };
 
-int scalio_rdma_init(void)
+/**
+ * scalio_tgt_rdma_init() - start the transport
+ * @msg:	the message layer (rpc.c) that runs over its connections
+ *
+ * Return: 0 or a negative errno.
+ */
+int scalio_tgt_rdma_init(const struct scalio_tgt_msg_ops *msg)
 {
 	int ret;
 
@@ -1754,24 +1457,25 @@ int scalio_rdma_init(void)
 	BUILD_BUG_ON(sizeof(struct scalio_cm_rej) > 148);	/* IB CM REJ */
 	BUILD_BUG_ON(2 * SCALIO_QUEUE_DEPTH_MAX > U16_MAX);
 
-	scalio_rdma_wq = alloc_workqueue("scalio_rdma", WQ_MEM_RECLAIM, 0);
-	if (!scalio_rdma_wq)
+	scalio_tgt_msg = msg;
+	scalio_tgt_rdma_wq = alloc_workqueue("scalio_rdma", WQ_MEM_RECLAIM, 0);
+	if (!scalio_tgt_rdma_wq)
 		return -ENOMEM;
-	ret = ib_register_client(&scalio_ib_client);
+	ret = ib_register_client(&scalio_tgt_ib_client);
 	if (ret)
 		goto out_rdma_wq;
 	return 0;
 
 out_rdma_wq:
-	destroy_workqueue(scalio_rdma_wq);
+	destroy_workqueue(scalio_tgt_rdma_wq);
 	return ret;
 }
 
 /* Every store has been disabled before this runs. */
-void scalio_rdma_exit(void)
+void scalio_tgt_rdma_exit(void)
 {
-	ib_unregister_client(&scalio_ib_client);
-	destroy_workqueue(scalio_rdma_wq);
-	if (!list_empty(&scalio_rstores))
+	ib_unregister_client(&scalio_tgt_ib_client);
+	destroy_workqueue(scalio_tgt_rdma_wq);
+	if (!list_empty(&scalio_tgt_rstores))
 		pr_err("module exit with stores still listening\n");
 }

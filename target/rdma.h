@@ -5,11 +5,11 @@
  * connections.
  *
  * Objects and their lifetimes:
- *   struct scalio_rstore	one per enabled store (store->transport).
- *				Created by scalio_rdma_store_enable(), freed
- *				by scalio_rdma_store_disable() once every
+ *   struct scalio_tgt_rstore	one per enabled store (store->transport).
+ *				Created by scalio_tgt_rdma_store_enable(), freed
+ *				by scalio_tgt_rdma_store_disable() once every
  *				connection of the store has been freed.
- *   struct scalio_rdev		one per (store, ib_device) pair: the store's
+ *   struct scalio_tgt_rdev		one per (store, ib_device) pair: the store's
  *				index DMA-mapped for that device.  Created
  *				by the first connection on the device,
  *				freed on store disable or device removal.
@@ -17,14 +17,14 @@
  *				MRs over that mapping, deregistered when its
  *				QP goes: a client's rkeys die with its
  *				connection and never work from another QP.
- *   struct scalio_conn		one per client.  kref counted: the connection
+ *   struct scalio_tgt_conn		one per client.  kref counted: the connection
  *				itself holds one reference until its QP is
  *				torn down, and every request in flight holds
  *				one (a PUT may complete in the commit kthread
  *				long after the client went away).
  *
  * Locking:
- *   scalio_rdma_lock (mutex) protects the list of rstores and serializes
+ *   scalio_tgt_rdma_lock (mutex) protects the list of rstores and serializes
  *   the freeing of a store's rdevs (disable) against device removal.  A
  *   store's disable does not hold it while it drains its connections, so
  *   a stalled store does not hold up the others; device removal still
@@ -68,7 +68,7 @@
  */
 #define SCALIO_REAP_INTERVAL_MS	5000
 /*
- * Connections being dropped to make room for new ones (scalio_conn_room())
+ * Connections being dropped to make room for new ones (scalio_tgt_ctl_room())
  * may keep the store this far above attr_max_clients until they are freed.
  */
 #define SCALIO_EVICT_SLACK	8
@@ -78,13 +78,38 @@
 #define SCALIO_RPC_REQ_MAX	(sizeof(struct scalio_msg_kv_req) + \
 				 SCALIO_VALUE_MAX)
 
-struct scalio_rdev;
-struct scalio_conn;
+struct scalio_tgt_rdev;
+struct scalio_tgt_conn;
 
 /**
- * struct scalio_rstore - transport state of one enabled store
+ * struct scalio_tgt_ctl_ops - what control (control.c) may do to a
+ * connection of the transport
+ * @disconnect:	start tearing it down (any context that may take
+ *		conn->lock; idempotent)
+ */
+struct scalio_tgt_ctl_ops {
+	void (*disconnect)(struct scalio_tgt_conn *conn);
+};
+
+/**
+ * struct scalio_tgt_msg_ops - the message layer (rpc.c) as the connection
+ * layer (rdma.c) sees it
+ * @alloc:	allocate a new connection's receive buffers and request
+ *		contexts
+ * @post_recvs:	post every receive buffer (before the connection is
+ *		accepted)
+ * @free:	free what @alloc allocated (after the QP is drained)
+ */
+struct scalio_tgt_msg_ops {
+	int (*alloc)(struct scalio_tgt_conn *conn);
+	int (*post_recvs)(struct scalio_tgt_conn *conn);
+	void (*free)(struct scalio_tgt_conn *conn);
+};
+
+/**
+ * struct scalio_tgt_rstore - transport state of one enabled store
  * @st:		the store
- * @entry:	on scalio_rstores
+ * @entry:	on scalio_tgt_rstores
  * @listener:	listening cm_id, or NULL (swapped with xchg/cmpxchg: the
  *		CM may destroy it on device removal); published only once
  *		rdma_listen() succeeded, under @lock
@@ -95,7 +120,7 @@ struct scalio_conn;
  *		address change
  * @lock:	see the top of this file
  * @conns:	accepted connections
- * @devs:	struct scalio_rdev list
+ * @devs:	struct scalio_tgt_rdev list
  * @stopping:	store disable in progress: refuse new connections
  * @client_ida:	client ids 1..SCALIO_MAX_CLIENTS
  * @cnt_lock:	see the top of this file
@@ -108,10 +133,12 @@ struct scalio_conn;
  * @wait:	woken when @nr_conns or an rdev's nr_conns drops
  * @wq:		the store's request work (GET, handshake): one store's slow
  *		SSD or many clients do not hold up another store
- * @reap_work:	the keep-alive reaper (attr_kato_ms)
+ * @reap_work:	the keep-alive reaper (attr_kato_ms, control.c)
+ * @ctl_ops:	how control drops a connection
+ * @ctl_wq:	where the reaper runs
  */
-struct scalio_rstore {
-	struct scalio_store		*st;
+struct scalio_tgt_rstore {
+	struct scalio_tgt_store		*st;
 	struct list_head		entry;
 	struct rdma_cm_id		*listener;
 	bool				listen_lost;
@@ -131,24 +158,26 @@ struct scalio_rstore {
 	wait_queue_head_t		wait;
 	struct workqueue_struct		*wq;
 	struct delayed_work		reap_work;
+	const struct scalio_tgt_ctl_ops	*ctl_ops;
+	struct workqueue_struct		*ctl_wq;
 };
 
 /* Pages per page-map array of 6.1's rxe MRs (PAGE_SIZE / 16-byte buf). */
 #define SCALIO_RXE_MAP_PAGES	256
 
 /**
- * struct scalio_tmap - one region of index memory, DMA-mapped on a device
+ * struct scalio_tgt_tmap - one region of index memory, DMA-mapped on a device
  * @bytes:	multiple of PAGE_SIZE (the guard page not counted)
  * @access:	IB_ACCESS_* granted to clients
  * @sgt:	one entry per page
  * @nents:	entries after DMA mapping (0: not mapped)
  * @guard:	private zeroed page mapped after the region, or NULL
- *		(scalio_tmap_init() says when)
+ *		(scalio_tgt_tmap_init() says when)
  *
  * Mapped once per device; every connection registers its own MR over it
- * (struct scalio_cmr).
+ * (struct scalio_tgt_cmr).
  */
-struct scalio_tmap {
+struct scalio_tgt_tmap {
 	size_t			bytes;
 	int			access;
 	struct sg_table		sgt;
@@ -157,7 +186,7 @@ struct scalio_tmap {
 };
 
 /**
- * struct scalio_cmr - one connection's fast-registration MR over a region
+ * struct scalio_tgt_cmr - one connection's fast-registration MR over a region
  * @conn:	owner
  * @mr:		the MR in the connection's PD, or NULL (deregistered)
  * @rkey:	its key once registered (kept after @mr is gone: the
@@ -166,8 +195,8 @@ struct scalio_tmap {
  * @cqe:	completion of its REG_MR
  * @wr:		its REG_MR work request
  */
-struct scalio_cmr {
-	struct scalio_conn	*conn;
+struct scalio_tgt_cmr {
+	struct scalio_tgt_conn	*conn;
 	struct ib_mr		*mr;
 	u32			rkey;
 	bool			valid;
@@ -181,7 +210,7 @@ struct scalio_cmr {
 #define SCALIO_REGION_HDR(nr_chunks)	(2 * (nr_chunks))
 
 /**
- * struct scalio_rdev - a store's index as mapped on one ib_device
+ * struct scalio_tgt_rdev - a store's index as mapped on one ib_device
  * @entry:	on rs->devs
  * @rs:		owner
  * @ibdev:	the device
@@ -189,19 +218,19 @@ struct scalio_cmr {
  *		chunks, their seg table chunks (read-only), the header page
  *		(read-only)
  * @nr_chunks:	index chunks
- * @inval_work:	scalio_rdev_inval_work(): drop whoever owns an MR a client
+ * @inval_work:	scalio_tgt_rdev_inval_work(): drop whoever owns an MR a client
  *		invalidated
- * @inval_keys:	rkeys clients invalidated (struct scalio_inval)
+ * @inval_keys:	rkeys clients invalidated (struct scalio_tgt_inval)
  * @inval_all:	an invalidation could not be recorded: drop every client
  * @nr_conns:	connections using this device (rs->lock)
  * @removing:	the device is going away: no new connections (rs->lock)
  * @remover_waiting: the ib_client remove callback frees it (rs->lock)
  */
-struct scalio_rdev {
+struct scalio_tgt_rdev {
 	struct list_head	entry;
-	struct scalio_rstore	*rs;
+	struct scalio_tgt_rstore	*rs;
 	struct ib_device	*ibdev;
-	struct scalio_tmap	*maps;
+	struct scalio_tgt_tmap	*maps;
 	u32			nr_chunks;
 
 	struct work_struct	inval_work;
@@ -214,7 +243,7 @@ struct scalio_rdev {
 };
 
 /**
- * struct scalio_rbuf - one posted receive buffer (SCALIO_MSG_SIZE bytes)
+ * struct scalio_tgt_rbuf - one posted receive buffer (SCALIO_MSG_SIZE bytes)
  * @conn:	owner
  * @buf:	the buffer
  * @dma:	its DMA address (mapped once, DMA_FROM_DEVICE)
@@ -222,8 +251,8 @@ struct scalio_rdev {
  * @cqe:	receive completion
  * @entry:	on conn->parked while waiting for a free rpc
  */
-struct scalio_rbuf {
-	struct scalio_conn	*conn;
+struct scalio_tgt_rbuf {
+	struct scalio_tgt_conn	*conn;
 	void			*buf;
 	u64			dma;
 	u32			byte_len;
@@ -232,7 +261,7 @@ struct scalio_rbuf {
 };
 
 /**
- * struct scalio_rpc - one request being served, and its response
+ * struct scalio_tgt_rpc - one request being served, and its response
  * @conn:	owner; an rpc in use holds a reference on it
  * @entry:	on conn->free_rpcs when free
  * @req:	copy of the received request (SCALIO_RPC_REQ_MAX bytes, with
@@ -247,33 +276,33 @@ struct scalio_rbuf {
  *		sleep)
  * @ctrl:	holds the connection's one handshake slot (conn->ctrl_busy)
  */
-struct scalio_rpc {
-	struct scalio_conn	*conn;
+struct scalio_tgt_rpc {
+	struct scalio_tgt_conn	*conn;
 	struct list_head	entry;
 	u8			*req;
 	u32			req_len;
 	void			*rsp;
 	u64			rsp_dma;
 	struct ib_cqe		cqe;
-	struct scalio_treq	treq;
+	struct scalio_tgt_treq	treq;
 	struct work_struct	work;
 	bool			ctrl;
 };
 
 /* Admission state of a connection (conn->admit). */
-enum scalio_admit_state {
+enum scalio_tgt_admit_state {
 	SCALIO_ADMIT_NONE,	/* only ADMIT is accepted */
 	SCALIO_ADMIT_PENDING,	/* ADMIT being decided */
 	SCALIO_ADMIT_DONE,	/* every other request is accepted */
 };
 
-enum scalio_conn_state {
+enum scalio_tgt_conn_state {
 	SCALIO_CONN_LIVE,
 	SCALIO_CONN_DISCONNECTING,
 };
 
 /**
- * struct scalio_conn - one client connection
+ * struct scalio_tgt_conn - one client connection
  * @ref:	see the top of this file
  * @rs:		owner
  * @st:		store (a live reference is held until the conn is freed)
@@ -284,7 +313,7 @@ enum scalio_conn_state {
  * @qp:		RC queue pair
  * @entry:	on rs->conns once accepted
  * @lock:	see the top of this file
- * @state:	enum scalio_conn_state
+ * @state:	enum scalio_tgt_conn_state
  * @accepted:	the CONNECT_REQUEST handler succeeded; teardown goes
  *		through @release_work from now on
  * @nr_active:	requests received and not yet answered
@@ -304,7 +333,7 @@ enum scalio_conn_state {
  * @challenge:	sent in the accept private data, fresh for this connection
  * @hostnqn:	the NQN the host was admitted as (valid once @identified)
  * @identified:	admitted: @hostnqn is set (rs->cnt_lock)
- * @admit:	enum scalio_admit_state
+ * @admit:	enum scalio_tgt_admit_state
  * @refused:	disconnect once the refusal's response went out
  * @ctrl_busy:	bit 0: an ADMIT, HELLO, CHUNKS or SSD_INFO is in flight
  * @last_rx:	jiffies of the last request received
@@ -320,11 +349,11 @@ enum scalio_conn_state {
  * @tx_progress: jiffies of the last response completion, or of the post
  *		that made @sends_inflight non-zero (@lock)
  */
-struct scalio_conn {
+struct scalio_tgt_conn {
 	struct kref		ref;
-	struct scalio_rstore	*rs;
-	struct scalio_store	*st;
-	struct scalio_rdev	*rdev;
+	struct scalio_tgt_rstore	*rs;
+	struct scalio_tgt_store	*st;
+	struct scalio_tgt_rdev	*rdev;
 	struct ib_pd		*pd;
 	struct rdma_cm_id	*cm_id;
 	struct ib_cq		*cq;
@@ -332,7 +361,7 @@ struct scalio_conn {
 	struct list_head	entry;
 
 	spinlock_t		lock;
-	enum scalio_conn_state	state;
+	enum scalio_tgt_conn_state	state;
 	bool			accepted;
 	u32			nr_active;
 	struct list_head	free_rpcs;
@@ -341,8 +370,8 @@ struct scalio_conn {
 	u16			client_id;
 	u16			queue_depth;
 	u32			nr_rpcs;
-	struct scalio_rbuf	*rbufs;
-	struct scalio_rpc	*rpcs;
+	struct scalio_tgt_rbuf	*rbufs;
+	struct scalio_tgt_rpc	*rpcs;
 
 	struct work_struct	release_work;
 	struct work_struct	free_work;
@@ -359,7 +388,7 @@ struct scalio_conn {
 	u32			sends_inflight;
 	unsigned long		tx_progress;
 
-	struct scalio_cmr	*mrs;
+	struct scalio_tgt_cmr	*mrs;
 	struct mutex		reg_mutex;
 	bool			registered;
 	bool			mrs_dead;
@@ -369,18 +398,25 @@ struct scalio_conn {
 };
 
 /* rdma.c */
-void scalio_conn_disconnect(struct scalio_conn *conn);
-u64 scalio_conn_hosts_gen(struct scalio_conn *conn);
-int scalio_conn_identify(struct scalio_conn *conn, const char *hostnqn,
-			 u64 hosts_gen);
-void scalio_conn_put(struct scalio_conn *conn);
-int scalio_conn_post_send(struct scalio_conn *conn, struct ib_send_wr *wr);
-int scalio_conn_register(struct scalio_conn *conn);
-void scalio_rdev_invalidated(struct scalio_rdev *rdev, u32 rkey);
+void scalio_tgt_conn_disconnect(struct scalio_tgt_conn *conn);
+void scalio_tgt_conn_put(struct scalio_tgt_conn *conn);
+int scalio_tgt_conn_post_send(struct scalio_tgt_conn *conn,
+			      struct ib_send_wr *wr);
+int scalio_tgt_conn_register(struct scalio_tgt_conn *conn);
+void scalio_tgt_rdev_invalidated(struct scalio_tgt_rdev *rdev, u32 rkey);
 
-/* rpc.c */
-int scalio_rpc_alloc(struct scalio_conn *conn);
-void scalio_rpc_free(struct scalio_conn *conn);
-int scalio_rpc_post_recvs(struct scalio_conn *conn);
+/* control.c: admission, host identity, reconnect barrier, keep-alive */
+void scalio_tgt_ctl_init(struct scalio_tgt_rstore *rs,
+			 const struct scalio_tgt_ctl_ops *ops,
+			 struct workqueue_struct *wq);
+void scalio_tgt_ctl_start(struct scalio_tgt_rstore *rs);
+void scalio_tgt_ctl_stop(struct scalio_tgt_rstore *rs);
+int scalio_tgt_ctl_room(struct scalio_tgt_rstore *rs);
+u64 scalio_tgt_ctl_hosts_gen(struct scalio_tgt_conn *conn);
+int scalio_tgt_ctl_identify(struct scalio_tgt_conn *conn, const char *hostnqn,
+			    u64 hosts_gen);
+
+/* rpc.c: the message layer, handed to scalio_tgt_rdma_init() */
+extern const struct scalio_tgt_msg_ops scalio_tgt_rpc_ops;
 
 #endif /* _SCALIO_TARGET_RDMA_H */

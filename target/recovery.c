@@ -61,13 +61,8 @@
 
 #include "scalio_store.h"
 
-static u64 scalio_ckpt_slot_unit(const struct scalio_ssd *ssd, u64 seq)
-{
-	return SCALIO_CKPT_UNIT + (seq & 1) * le64_to_cpu(ssd->log.sb.ckpt_units);
-}
-
 /**
- * scalio_report() - log a finding of enable and keep it for the operator
+ * scalio_tgt_report() - log a finding of enable and keep it for the operator
  * @st:		store (st->lock held)
  * @err:	an error (pr_err) rather than a notice (pr_warn)
  * @fmt:	one line, without the store name and newline
@@ -76,7 +71,8 @@ static u64 scalio_ckpt_slot_unit(const struct scalio_ssd *ssd, u64 seq)
  * attribute (scalioctl target-setup prints them); when the page is full
  * the rest only goes to dmesg.
  */
-void scalio_report(struct scalio_store *st, bool err, const char *fmt, ...)
+void scalio_tgt_report(struct scalio_tgt_store *st, bool err, const char *fmt,
+		       ...)
 {
 	char line[256];
 	va_list ap;
@@ -94,120 +90,8 @@ void scalio_report(struct scalio_store *st, bool err, const char *fmt, ...)
 					    "%s\n", line);
 }
 
-/**
- * scalio_checkpoint_write() - write the SSD's seg table and log state
- * @ssd:	SSD (commit kthread, or recovery before it starts)
- *
- * Return: 0 once durable, or -EIO (the previous checkpoint stays valid).
- */
-int scalio_checkpoint_write(struct scalio_ssd *ssd)
-{
-	struct scalio_store *st = ssd->store;
-	struct scalio_commit *c = ssd->commit;
-	struct scalio_ckpt_hdr *h = c->ckpt;
-	struct scalio_ckpt_entry *e = (void *)(h + 1);
-	u64 seq = ssd->log.ckpt_seq + 1, bytes = scalio_ckpt_bytes(c->nr_owned);
-	u32 i, units = DIV_ROUND_UP(bytes, SCALIO_UNIT_SIZE);
-	int ret;
-
-	memset(h, 0, (size_t)units << SCALIO_UNIT_SHIFT);
-	h->magic = cpu_to_le64(SCALIO_CKPT_MAGIC);
-	h->seq = cpu_to_le64(seq);
-	h->log_head = cpu_to_le64(ssd->log.head);
-	h->log_tail = cpu_to_le64(ssd->log.tail);
-	h->next_batch = cpu_to_le64(ssd->log.next_batch);
-	h->head_seq = cpu_to_le64(ssd->log.head_seq);
-	h->nr_entries = cpu_to_le32(c->nr_owned);
-	for (i = 0; i < c->nr_owned; i++) {
-		u32 block = ssd->index + i * st->nr_ssds;
-
-		e[i].seg = cpu_to_le64(scalio_index_get_seg(&st->index, block));
-		e[i].gen = cpu_to_le64(ssd->gens[i]);
-	}
-	h->crc = cpu_to_le32(scalio_crc(h, bytes,
-					offsetof(struct scalio_ckpt_hdr, crc)));
-	ret = scalio_ssd_write(ssd, scalio_ckpt_slot_unit(ssd, seq), h, units);
-	if (ret)
-		return -EIO;
-	ssd->log.ckpt_seq = seq;
-	c->since_ckpt = 0;
-	return 0;
-}
-
-/* Read errors that may mean the units themselves are bad. */
-static bool scalio_media_err(int err)
-{
-	return err == -EIO || err == -ENODATA || err == -EILSEQ;
-}
-
-/*
- * Read @n log units at @pos into @buf.  A media error is tried three
- * times; if it persists while the superblock still reads (into @buf: its
- * contents are lost anyway), the units are bad on the medium: -ENODATA.
- * A device or path that went away, or any other error: -EIO.
- */
-static int scalio_log_read_units(struct scalio_ssd *ssd, u64 pos, void *buf,
-				 u32 n)
-{
-	int ret, tries = 0;
-
-	for (;;) {
-		ret = scalio_ssd_read(ssd, pos, buf, n);
-		if (!ret)
-			return 0;
-		if (!scalio_media_err(ret))
-			return -EIO;
-		if (++tries == 3)
-			break;
-		msleep(100);
-	}
-	if (scalio_ssd_read(ssd, SCALIO_SB_UNIT, buf, 1))
-		return -EIO;
-	return -ENODATA;
-}
-
-/**
- * scalio_log_read_batch() - read and verify the batch @seq at unit @pos
- * @ssd:	SSD
- * @pos:	log unit where the batch should start
- * @seq:	sequence number it must carry
- * @buf:	destination, @max_units units
- * @max_units:	room in @buf
- *
- * The checks are scalio_batch_check()'s (common/, fuzzed).
- *
- * Return: the batch's units; -EBADMSG (no batch header here), -ESTALE
- * (the header of another batch), -EUCLEAN (header of this batch but torn
- * or corrupt contents), -E2BIG (does not fit @max_units), -ENODATA (its
- * header or contents are unreadable on the medium), -EIO.
- */
-int scalio_log_read_batch(struct scalio_ssd *ssd, u64 pos, u64 seq,
-			  void *buf, u32 max_units)
-{
-	const struct scalio_sb *sb = &ssd->log.sb;
-	u32 need = 0;
-	int ret;
-
-	if (!max_units)
-		return -E2BIG;
-	ret = scalio_log_read_units(ssd, pos, buf, 1);
-	if (ret)
-		return ret;
-	ret = scalio_batch_check(buf, 1, seq, sb, pos, &need);
-	if (ret != -EAGAIN)
-		return ret;
-	if (need > max_units)
-		return -E2BIG;
-	ret = scalio_log_read_units(ssd, pos + 1, buf + SCALIO_UNIT_SIZE,
-				    need - 1);
-	if (ret)
-		return ret;
-	ret = scalio_batch_check(buf, need, seq, sb, pos, &need);
-	return ret == -EAGAIN ? -EUCLEAN : ret;
-}
-
 /* What scalio_sb_check()'s result @ret means, for the report. */
-static const char *scalio_sb_what(int ret, const void *unit)
+static const char *scalio_tgt_sb_what(int ret, const void *unit)
 {
 	static const u8 zero[64];
 
@@ -232,26 +116,26 @@ static const char *scalio_sb_what(int ret, const void *unit)
 }
 
 /* Read the superblock at @unit into @buf (one unit) and check it. */
-static int scalio_sb_read(struct scalio_ssd *ssd, u64 unit, void *buf)
+static int scalio_tgt_sb_read(struct scalio_tgt_ssd *ssd, u64 unit, void *buf)
 {
-	if (scalio_ssd_read(ssd, unit, buf, 1))
+	if (scalio_tgt_ssd_read(ssd, unit, buf, 1))
 		return -EIO;
 	return scalio_sb_check(buf);
 }
 
 /* Write @sb (a sealed superblock) to @unit; @buf: one unit of scratch. */
-static int scalio_sb_write(struct scalio_ssd *ssd, u64 unit,
-			   const struct scalio_sb *sb, void *buf)
+static int scalio_tgt_sb_write(struct scalio_tgt_ssd *ssd, u64 unit,
+			       const struct scalio_sb *sb, void *buf)
 {
 	memset(buf, 0, SCALIO_UNIT_SIZE);
 	memcpy(buf, sb, sizeof(*sb));
-	return scalio_ssd_write(ssd, unit, buf, 1);
+	return scalio_tgt_ssd_write(ssd, unit, buf, 1);
 }
 
-static int scalio_format_ssd(struct scalio_ssd *ssd)
+static int scalio_tgt_format_ssd(struct scalio_tgt_ssd *ssd)
 {
-	struct scalio_store *st = ssd->store;
-	struct scalio_commit *c = ssd->commit;
+	struct scalio_tgt_store *st = ssd->store;
+	struct scalio_tgt_commit *c = ssd->commit;
 	struct scalio_sb *sb = &ssd->log.sb;
 	u64 nr_units, ckpt_units, log_start, base;
 	int ret;
@@ -302,17 +186,17 @@ static int scalio_format_ssd(struct scalio_ssd *ssd)
 	 * log start, both checkpoint slots, the superblock and its copy.
 	 */
 	memset(c->buf, 0, 2 * SCALIO_UNIT_SIZE);
-	ret = scalio_ssd_write(ssd, SCALIO_SB_UNIT, c->buf, 2);
+	ret = scalio_tgt_ssd_write(ssd, SCALIO_SB_UNIT, c->buf, 2);
 	if (!ret)
-		ret = scalio_ssd_write(ssd, log_start, c->buf, 1);
+		ret = scalio_tgt_ssd_write(ssd, log_start, c->buf, 1);
 	if (!ret)
-		ret = scalio_checkpoint_write(ssd);
+		ret = scalio_tgt_checkpoint_write(ssd);
 	if (!ret)
-		ret = scalio_checkpoint_write(ssd);
+		ret = scalio_tgt_checkpoint_write(ssd);
 	if (!ret)
-		ret = scalio_sb_write(ssd, SCALIO_SB_UNIT, sb, c->buf);
+		ret = scalio_tgt_sb_write(ssd, SCALIO_SB_UNIT, sb, c->buf);
 	if (!ret)
-		ret = scalio_sb_write(ssd, SCALIO_SB_COPY_UNIT, sb, c->buf);
+		ret = scalio_tgt_sb_write(ssd, SCALIO_SB_COPY_UNIT, sb, c->buf);
 	if (ret) {
 		pr_err("%s: ssd %u: format of %s failed: %d\n", st->name,
 		       ssd->index, ssd->device_path, ret);
@@ -325,7 +209,7 @@ static int scalio_format_ssd(struct scalio_ssd *ssd)
 }
 
 /* Format every SSD of the store, with one new uuid (asked for). */
-static int scalio_format_store(struct scalio_store *st)
+static int scalio_tgt_format_store(struct scalio_tgt_store *st)
 {
 	u32 j;
 	int ret;
@@ -334,7 +218,7 @@ static int scalio_format_store(struct scalio_store *st)
 	/* Secret, so that keys cannot be chosen to fill one block. */
 	st->hash_seed = get_random_u64() | 1;
 	for (j = 0; j < st->nr_ssds; j++) {
-		ret = scalio_format_ssd(st->ssds[j]);
+		ret = scalio_tgt_format_ssd(st->ssds[j]);
 		if (ret)
 			return ret;
 	}
@@ -344,9 +228,10 @@ static int scalio_format_store(struct scalio_store *st)
 }
 
 /* Check a superblock found on @ssd against the store's configuration. */
-static int scalio_sb_match(struct scalio_ssd *ssd, const struct scalio_sb *sb)
+static int scalio_tgt_sb_match(struct scalio_tgt_ssd *ssd,
+			       const struct scalio_sb *sb)
 {
-	struct scalio_store *st = ssd->store;
+	struct scalio_tgt_store *st = ssd->store;
 	static const u8 zero_uuid[16];
 	u64 need_ckpt;
 
@@ -393,7 +278,7 @@ static int scalio_sb_match(struct scalio_ssd *ssd, const struct scalio_sb *sb)
 }
 
 /**
- * scalio_sb_load() - find the SSD's superblock, from its copy if need be
+ * scalio_tgt_sb_load() - find the SSD's superblock, from its copy if need be
  * @ssd:	SSD being recovered
  *
  * Uses the primary when it is intact, else the copy at unit 1; the one
@@ -404,23 +289,24 @@ static int scalio_sb_match(struct scalio_ssd *ssd, const struct scalio_sb *sb)
  * all: not a scalio store), -EUCLEAN (damaged), -EINVAL (another store,
  * geometry or format version), -EIO.
  */
-static int scalio_sb_load(struct scalio_ssd *ssd)
+static int scalio_tgt_sb_load(struct scalio_tgt_ssd *ssd)
 {
-	struct scalio_store *st = ssd->store;
-	struct scalio_commit *c = ssd->commit;
+	struct scalio_tgt_store *st = ssd->store;
+	struct scalio_tgt_commit *c = ssd->commit;
 	void *p0 = c->arena, *p1 = c->arena + SCALIO_UNIT_SIZE;
 	int r0, r1, ret;
 
-	r0 = scalio_sb_read(ssd, SCALIO_SB_UNIT, p0);
-	r1 = scalio_sb_read(ssd, SCALIO_SB_COPY_UNIT, p1);
+	r0 = scalio_tgt_sb_read(ssd, SCALIO_SB_UNIT, p0);
+	r1 = scalio_tgt_sb_read(ssd, SCALIO_SB_COPY_UNIT, p1);
 	if (r0 && r1) {
-		scalio_report(st, true,
-			      "ssd %u: %s: refused: unit 0 holds %s, unit 1 %s%s",
-			      ssd->index, ssd->device_path,
-			      scalio_sb_what(r0, p0), scalio_sb_what(r1, p1),
-			      r0 == -ENODATA && r1 == -ENODATA ?
-			      "; not a scalio store (format it explicitly)" :
-			      "; not formatting it");
+		scalio_tgt_report(st, true,
+				  "ssd %u: %s: refused: unit 0 holds %s, unit 1 %s%s",
+				  ssd->index, ssd->device_path,
+				  scalio_tgt_sb_what(r0, p0),
+				  scalio_tgt_sb_what(r1, p1),
+				  r0 == -ENODATA && r1 == -ENODATA ?
+				  "; not a scalio store (format it explicitly)" :
+				  "; not formatting it");
 		if (r0 == -EIO && r1 == -EIO)
 			return -EIO;
 		if (r0 == -ENODATA && r1 == -ENODATA)
@@ -430,22 +316,23 @@ static int scalio_sb_load(struct scalio_ssd *ssd)
 		return -EUCLEAN;
 	}
 	memcpy(&ssd->log.sb, r0 ? p1 : p0, sizeof(ssd->log.sb));
-	ret = scalio_sb_match(ssd, &ssd->log.sb);
+	ret = scalio_tgt_sb_match(ssd, &ssd->log.sb);
 	if (ret)
 		return ret;
 	if (!r0 && !r1 && !memcmp(p0, p1, sizeof(ssd->log.sb)))
 		return 0;
 	/* One of the two is damaged or differs: rewrite it. */
-	ret = scalio_sb_write(ssd, r0 ? SCALIO_SB_UNIT : SCALIO_SB_COPY_UNIT,
-			      &ssd->log.sb, c->buf);
-	scalio_report(st, false,
-		      "ssd %u: %s: superblock %s holds %s: using the %s; rewriting it %s",
-		      ssd->index, ssd->device_path,
-		      r0 ? "(unit 0)" : "copy (unit 1)",
-		      r0 ? scalio_sb_what(r0, p0) :
-		      r1 ? scalio_sb_what(r1, p1) : "a different superblock",
-		      r0 ? "copy" : "primary",
-		      ret ? "failed" : "succeeded");
+	ret = scalio_tgt_sb_write(ssd,
+				  r0 ? SCALIO_SB_UNIT : SCALIO_SB_COPY_UNIT,
+				  &ssd->log.sb, c->buf);
+	scalio_tgt_report(st, false,
+			  "ssd %u: %s: superblock %s holds %s: using the %s; rewriting it %s",
+			  ssd->index, ssd->device_path,
+			  r0 ? "(unit 0)" : "copy (unit 1)",
+			  r0 ? scalio_tgt_sb_what(r0, p0) :
+			  r1 ? scalio_tgt_sb_what(r1, p1) : "a different superblock",
+			  r0 ? "copy" : "primary",
+			  ret ? "failed" : "succeeded");
 	return 0;
 }
 
@@ -454,18 +341,19 @@ static int scalio_sb_load(struct scalio_ssd *ssd)
  * One-shot: the next read of checkpoint slot A (1) or B (2) fails with
  * -EIO, as a transient read error would.
  */
-static unsigned int scalio_debug_fail_ckpt_slot;
-module_param_named(debug_fail_ckpt_slot, scalio_debug_fail_ckpt_slot, uint,
+static unsigned int scalio_tgt_debug_fail_ckpt_slot;
+module_param_named(debug_fail_ckpt_slot, scalio_tgt_debug_fail_ckpt_slot, uint,
 		   0644);
 MODULE_PARM_DESC(debug_fail_ckpt_slot,
 		 "TESTING ONLY: the next read of checkpoint slot 1 (A) or 2 (B) fails with EIO");
 
-static bool scalio_ckpt_read_hook(u32 slot)
+static bool scalio_tgt_ckpt_read_hook(u32 slot)
 {
-	return cmpxchg(&scalio_debug_fail_ckpt_slot, slot + 1, 0) == slot + 1;
+	return cmpxchg(&scalio_tgt_debug_fail_ckpt_slot, slot + 1,
+		       0) == slot + 1;
 }
 #else
-static inline bool scalio_ckpt_read_hook(u32 slot)
+static inline bool scalio_tgt_ckpt_read_hook(u32 slot)
 {
 	return false;
 }
@@ -478,10 +366,10 @@ static inline bool scalio_ckpt_read_hook(u32 slot)
  * then overwrite.  Refused with -EIO (nothing written) unless the recovery
  * is forced.
  */
-static int scalio_ckpt_load(struct scalio_ssd *ssd)
+static int scalio_tgt_ckpt_load(struct scalio_tgt_ssd *ssd)
 {
-	struct scalio_store *st = ssd->store;
-	struct scalio_commit *c = ssd->commit;
+	struct scalio_tgt_store *st = ssd->store;
+	struct scalio_tgt_commit *c = ssd->commit;
 	const struct scalio_sb *sb = &ssd->log.sb;
 	u64 ckpt_units = le64_to_cpu(sb->ckpt_units);
 	u64 L = le64_to_cpu(sb->log_units);
@@ -493,9 +381,10 @@ static int scalio_ckpt_load(struct scalio_ssd *ssd)
 
 	/* ckpt_units was bounded by scalio_sb_check(): c->ckpt holds it. */
 	for (slot = 0; slot < 2; slot++) {
-		if (scalio_ckpt_read_hook(slot) ||
-		    scalio_ssd_read(ssd, SCALIO_CKPT_UNIT + slot * ckpt_units,
-				    h, ckpt_units))
+		if (scalio_tgt_ckpt_read_hook(slot) ||
+		    scalio_tgt_ssd_read(ssd,
+					SCALIO_CKPT_UNIT + slot * ckpt_units,
+					h, ckpt_units))
 			err[slot] = -EIO;
 		else
 			err[slot] = scalio_ckpt_check(h, sb, c->nr_owned);
@@ -503,27 +392,27 @@ static int scalio_ckpt_load(struct scalio_ssd *ssd)
 			seq[slot] = le64_to_cpu(h->seq);
 	}
 	if ((err[0] == -EIO) != (err[1] == -EIO) && !st->force_recover) {
-		scalio_report(st, true,
-			      "ssd %u: %s: refused: checkpoint slot %c is unreadable (I/O error) and may be the newest; nothing was written (enable again once it reads, or force the recovery to use slot %c)",
-			      ssd->index, ssd->device_path,
-			      err[0] == -EIO ? 'A' : 'B', err[0] == -EIO ? 'B' : 'A');
+		scalio_tgt_report(st, true,
+				  "ssd %u: %s: refused: checkpoint slot %c is unreadable (I/O error) and may be the newest; nothing was written (enable again once it reads, or force the recovery to use slot %c)",
+				  ssd->index, ssd->device_path,
+				  err[0] == -EIO ? 'A' : 'B', err[0] == -EIO ? 'B' : 'A');
 		return -EIO;
 	}
 	if (err[0] && err[1]) {
-		scalio_report(st, true,
-			      "ssd %u: %s: refused: no valid checkpoint (slot A: %d, slot B: %d)",
-			      ssd->index, ssd->device_path, err[0], err[1]);
+		scalio_tgt_report(st, true,
+				  "ssd %u: %s: refused: no valid checkpoint (slot A: %d, slot B: %d)",
+				  ssd->index, ssd->device_path, err[0], err[1]);
 		return err[0] == -EIO && err[1] == -EIO ? -EIO : -EUCLEAN;
 	}
 	slot = seq[1] > seq[0] ? 1 : 0;
 	if (err[0] || err[1])
-		scalio_report(st, false,
-			      "ssd %u: %s: checkpoint slot %c is invalid (%d): using slot %c (checkpoint %llu)",
-			      ssd->index, ssd->device_path, err[0] ? 'A' : 'B',
-			      err[0] ? err[0] : err[1], 'A' + slot, seq[slot]);
+		scalio_tgt_report(st, false,
+				  "ssd %u: %s: checkpoint slot %c is invalid (%d): using slot %c (checkpoint %llu)",
+				  ssd->index, ssd->device_path, err[0] ? 'A' : 'B',
+				  err[0] ? err[0] : err[1], 'A' + slot, seq[slot]);
 	/* @h holds slot 1: re-read slot 0 if that is the newer one. */
 	if (slot == 0 &&
-	    (scalio_ssd_read(ssd, SCALIO_CKPT_UNIT, h, ckpt_units) ||
+	    (scalio_tgt_ssd_read(ssd, SCALIO_CKPT_UNIT, h, ckpt_units) ||
 	     scalio_ckpt_check(h, sb, c->nr_owned) ||
 	     le64_to_cpu(h->seq) != seq[0]))
 		return -EIO;	/* changed under us */
@@ -532,7 +421,8 @@ static int scalio_ckpt_load(struct scalio_ssd *ssd)
 		u32 block = ssd->index + i * st->nr_ssds;
 
 		ssd->gens[i] = le64_to_cpu(e[i].gen);
-		scalio_index_set_seg(&st->index, block, le64_to_cpu(e[i].seg));
+		scalio_tgt_index_set_seg(&st->index, block,
+					 le64_to_cpu(e[i].seg));
 	}
 	ssd->log.ckpt_seq = seq[slot];
 	ssd->log.head = le64_to_cpu(h->log_head);
@@ -543,149 +433,24 @@ static int scalio_ckpt_load(struct scalio_ssd *ssd)
 	return 0;
 }
 
-/*
- * Where a batch after a damaged one can start: batches are at most
- * SCALIO_BATCH_MAX_UNITS long, so the two after it begin within this many
- * units of its start (or of the log start, after a wrap), and none has a
- * sequence number more than half of it higher.
- */
-#define SCALIO_PROBE_UNITS	(2 * SCALIO_BATCH_MAX_UNITS)
 /* Gaps a forced recovery drops at most per SSD (then it gives up). */
 #define SCALIO_MAX_GAPS		8
 /* Lines of dropped keys reported per SSD. */
 #define SCALIO_REPORT_KEYS	64
 
 /**
- * struct scalio_gap - damaged batches a forced recovery dropped
+ * struct scalio_tgt_gap - damaged batches a forced recovery dropped
  * @pos:	unit where the first of them was expected
  * @units:	units from there to the next intact batch
  * @seq:	first dropped sequence number
  * @next:	sequence number of the intact batch that follows
  */
-struct scalio_gap {
+struct scalio_tgt_gap {
 	u64	pos;
 	u64	units;
 	u64	seq;
 	u64	next;
 };
-
-/* Units from @from forward to @to in the circular log. */
-u64 scalio_log_dist(const struct scalio_ssd *ssd, u64 from, u64 to)
-{
-	u64 start = le64_to_cpu(ssd->log.sb.log_start);
-
-	if (to >= from)
-		return to - from;
-	return scalio_log_end(ssd) - from + (to - start);
-}
-
-/*
- * Read @chunk units at @u into the commit arena for scalio_log_probe();
- * with @unreadable, a stretch bad on the medium is read unit by unit, and
- * the units that fail are zeroed in the arena (no header there) and
- * counted if they are free log space (after the tail, before the head):
- * only there can a batch after the chain's end be.  In-use units are the
- * segments' business (recovery checks those it needs).
- */
-static int scalio_log_probe_read(struct scalio_ssd *ssd, u64 u, u32 chunk,
-				 u32 *unreadable)
-{
-	struct scalio_commit *c = ssd->commit;
-	u64 L = le64_to_cpu(ssd->log.sb.log_units);
-	u32 k;
-	int ret;
-
-	if (!unreadable)
-		return scalio_ssd_read(ssd, u, c->arena, chunk) ? -EIO : 0;
-	ret = scalio_log_read_units(ssd, u, c->arena, chunk);
-	if (ret != -ENODATA)
-		return ret;
-	for (k = 0; k < chunk; k++) {
-		void *p = c->arena + ((size_t)k << SCALIO_UNIT_SHIFT);
-
-		if (!scalio_ssd_read(ssd, u + k, p, 1))
-			continue;
-		memset(p, 0, SCALIO_UNIT_SIZE);
-		if (scalio_log_dist(ssd, ssd->log.tail, u + k) <
-		    L - ssd->log.used_units)
-			(*unreadable)++;
-	}
-	return 0;
-}
-
-/**
- * scalio_log_probe() - look for intact batches after the end of the chain
- * @ssd:	SSD
- * @pos:	where batch @seq was expected (the chain's tail)
- * @seq:	first sequence number the chain lacks
- * @below:	only batches numbered below this count (0: no bound)
- * @fpos:	out: unit of the lowest-numbered intact later batch
- * @fseq:	out: its sequence number
- *
- * @unreadable:	NULL: any read error fails the probe; else out: units of
- *		free log space, and batches whose contents, the probe
- *		could not read from the medium (recovery decides on it;
- *		the cleaner only steps over them)
- *
- * Reads SCALIO_PROBE_UNITS units from @pos and from the log start; each
- * unit that holds an intact header with a sequence number just above
- * @seq is verified as a whole batch.  Uses the commit arena and buffer.
- * Recovery calls it at the end of the chain, the cleaner at a damaged
- * batch at the log head.  With @unreadable, a stretch that fails with a
- * media error is read again unit by unit, and the units that still fail
- * are skipped.
- *
- * Return: 1 with *@fpos / *@fseq set, 0 when there is none, -EIO.
- */
-int scalio_log_probe(struct scalio_ssd *ssd, u64 pos, u64 seq, u64 below,
-		     u64 *fpos, u64 *fseq, u32 *unreadable)
-{
-	struct scalio_commit *c = ssd->commit;
-	u64 start = le64_to_cpu(ssd->log.sb.log_start);
-	u64 end = scalio_log_end(ssd), from[2] = { pos, start }, best = 0;
-	u32 w, k, chunk;
-
-	for (w = 0; w < 2; w++) {
-		u64 u = from[w];
-		u64 left = min_t(u64, SCALIO_PROBE_UNITS, end - u);
-
-		if (w && pos == start)
-			break;
-		/* Each unit once: the first window may reach into this one. */
-		if (w && pos > start && pos - start < left)
-			left = pos - start;
-		for (; left; u += chunk, left -= chunk) {
-			chunk = min_t(u64, left, SCALIO_BUF_UNITS);
-			if (scalio_log_probe_read(ssd, u, chunk, unreadable))
-				return -EIO;
-			for (k = 0; k < chunk; k++) {
-				const struct scalio_batch_hdr *bh =
-					c->arena + ((size_t)k << SCALIO_UNIT_SHIFT);
-				u64 s = le64_to_cpu(bh->seq);
-				int n;
-
-				if (s <= seq || s - seq > SCALIO_PROBE_UNITS / 2 ||
-				    (best && s >= best) || (below && s >= below) ||
-				    scalio_batch_hdr_check(bh, s))
-					continue;
-				n = scalio_log_read_batch(ssd, u + k, s, c->buf,
-							  SCALIO_BUF_UNITS);
-				if (n == -ENODATA && unreadable) {
-					(*unreadable)++;
-					continue;
-				}
-				if (n == -EIO || n == -ENODATA)
-					return -EIO;
-				if (n > 0) {
-					best = s;
-					*fpos = u + k;
-				}
-			}
-		}
-	}
-	*fseq = best;
-	return best ? 1 : 0;
-}
 
 /*
  * A dropped batch's intact segment @gsh of @block, not rewritten later:
@@ -693,13 +458,13 @@ int scalio_log_probe(struct scalio_ssd *ssd, u64 pos, u64 seq, u64 below,
  * @gsh lacks was deleted by that batch, and is back with an older value.
  * Uses the commit arena.
  */
-static int scalio_report_back(struct scalio_ssd *ssd, u32 block, u64 gen,
-			      const void *gsh, u32 *lines)
+static int scalio_tgt_report_back(struct scalio_tgt_ssd *ssd, u32 block,
+				  u64 gen, const void *gsh, u32 *lines)
 {
-	struct scalio_store *st = ssd->store;
-	struct scalio_commit *c = ssd->commit;
-	u64 w = scalio_index_get_seg(&st->index, block);
-	u64 cur = ssd->gens[scalio_owned_idx(ssd, block)];
+	struct scalio_tgt_store *st = ssd->store;
+	struct scalio_tgt_commit *c = ssd->commit;
+	u64 w = scalio_tgt_index_get_seg(&st->index, block);
+	u64 cur = ssd->gens[scalio_tgt_owned_idx(ssd, block)];
 	u32 len = scalio_seg_len(w), pos = 0;
 	struct scalio_rec rec, found;
 	int ret;
@@ -708,13 +473,13 @@ static int scalio_report_back(struct scalio_ssd *ssd, u32 block, u64 gen,
 		return 0;	/* the block is empty now: nothing back */
 	if (!len || len > SCALIO_BUF_UNITS)
 		return 0;
-	ret = scalio_seg_read_live(ssd, block, w, cur, c->arena);
+	ret = scalio_tgt_seg_read_live(ssd, block, w, cur, c->arena);
 	if (ret != -EBADMSG && ret != -ESTALE && ret)
 		return -EIO;
 	if (ret) {
-		scalio_report(st, true,
-			      "ssd %u: block %u: its segment of batch %llu is damaged: keys deleted by batch %llu are unknown",
-			      ssd->index, block, cur, gen);
+		scalio_tgt_report(st, true,
+				  "ssd %u: block %u: its segment of batch %llu is damaged: keys deleted by batch %llu are unknown",
+				  ssd->index, block, cur, gen);
 		return 0;
 	}
 	while (scalio_seg_next(c->arena, &pos, &rec) > 0) {
@@ -722,10 +487,10 @@ static int scalio_report_back(struct scalio_ssd *ssd, u32 block, u64 gen,
 			continue;
 		if (++*lines > SCALIO_REPORT_KEYS)
 			continue;
-		scalio_report(st, true,
-			      "ssd %u: batch %llu: block %u: key '%*pE' was deleted by it: BACK with its value of batch %llu",
-			      ssd->index, gen, block, (int)rec.klen, rec.key,
-			      cur);
+		scalio_tgt_report(st, true,
+				  "ssd %u: batch %llu: block %u: key '%*pE' was deleted by it: BACK with its value of batch %llu",
+				  ssd->index, gen, block, (int)rec.klen, rec.key,
+				  cur);
 	}
 	return 0;
 }
@@ -738,18 +503,18 @@ static int scalio_report_back(struct scalio_ssd *ssd, u32 block, u64 gen,
  * deleted, which come back.  What damaged units held is unknown: the
  * report says so.
  */
-static int scalio_report_gap(struct scalio_ssd *ssd,
-			     const struct scalio_gap *gap, u32 *lines)
+static int scalio_tgt_report_gap(struct scalio_tgt_ssd *ssd,
+				 const struct scalio_tgt_gap *gap, u32 *lines)
 {
-	struct scalio_store *st = ssd->store;
-	struct scalio_commit *c = ssd->commit;
+	struct scalio_tgt_store *st = ssd->store;
+	struct scalio_tgt_commit *c = ssd->commit;
 	u64 start = le64_to_cpu(ssd->log.sb.log_start);
-	u64 end = scalio_log_end(ssd), u = gap->pos, left = gap->units;
+	u64 end = scalio_tgt_log_end(ssd), u = gap->pos, left = gap->units;
 
-	scalio_report(st, true,
-		      "ssd %u: dropped batches %llu..%llu (units %llu..+%llu): damaged; any write or delete they held that is not named below is lost too",
-		      ssd->index, gap->seq, gap->next - 1, gap->pos,
-		      gap->units);
+	scalio_tgt_report(st, true,
+			  "ssd %u: dropped batches %llu..%llu (units %llu..+%llu): damaged; any write or delete they held that is not named below is lost too",
+			  ssd->index, gap->seq, gap->next - 1, gap->pos,
+			  gap->units);
 	for (; left; left--, u = u + 1 == end ? start : u + 1) {
 		const struct scalio_seg_hdr *sh = c->buf;
 		struct scalio_rec rec;
@@ -758,11 +523,11 @@ static int scalio_report_gap(struct scalio_ssd *ssd,
 		bool kept;
 		int ret;
 
-		ret = scalio_log_read_units(ssd, u, c->buf, 1);
+		ret = scalio_tgt_log_read_units(ssd, u, c->buf, 1);
 		if (ret == -ENODATA) {
-			scalio_report(st, true,
-				      "ssd %u: unit %llu of the dropped batches is unreadable (a media error): what it held is unknown",
-				      ssd->index, u);
+			scalio_tgt_report(st, true,
+					  "ssd %u: unit %llu of the dropped batches is unreadable (a media error): what it held is unknown",
+					  ssd->index, u);
 			continue;
 		}
 		if (ret)
@@ -777,33 +542,35 @@ static int scalio_report_gap(struct scalio_ssd *ssd,
 		units = DIV_ROUND_UP(le32_to_cpu(sh->len), SCALIO_UNIT_SIZE);
 		units = clamp_t(u64, units, 1,
 				min_t(u64, SCALIO_SEG_LEN_MAX, end - u));
-		ret = scalio_log_read_units(ssd, u, c->buf, units);
+		ret = scalio_tgt_log_read_units(ssd, u, c->buf, units);
 		if (ret && ret != -ENODATA)
 			return ret;
-		i = scalio_owned_idx(ssd, block);
+		i = scalio_tgt_owned_idx(ssd, block);
 		kept = ssd->gens[i] > gen;
-		if (ret || scalio_seg_check(sh, (size_t)units << SCALIO_UNIT_SHIFT,
+		if (ret || scalio_seg_check(sh,
+					    (size_t)units << SCALIO_UNIT_SHIFT,
 					    block, -1)) {
-			scalio_report(st, true,
-				      "ssd %u: batch %llu: block %u: segment at unit %llu is %s: its keys are %s",
-				      ssd->index, gen, block, u,
-				      ret ? "unreadable (a media error)" :
-				      "damaged",
-				      kept ? "kept by a later batch" :
-				      "unknown and lost");
+			scalio_tgt_report(st, true,
+					  "ssd %u: batch %llu: block %u: segment at unit %llu is %s: its keys are %s",
+					  ssd->index, gen, block, u,
+					  ret ? "unreadable (a media error)" :
+					  "damaged",
+					  kept ? "kept by a later batch" :
+					  "unknown and lost");
 			continue;
 		}
 		while (scalio_seg_next(sh, &pos, &rec) > 0) {
 			if (++*lines > SCALIO_REPORT_KEYS)
 				continue;
-			scalio_report(st, true,
-				      "ssd %u: batch %llu: block %u: key '%*pE' %s",
-				      ssd->index, gen, block, (int)rec.klen,
-				      rec.key, kept ? "kept by a later batch" :
-				      "LOST (value of that batch)");
+			scalio_tgt_report(st, true,
+					  "ssd %u: batch %llu: block %u: key '%*pE' %s",
+					  ssd->index, gen, block, (int)rec.klen,
+					  rec.key, kept ? "kept by a later batch" :
+					  "LOST (value of that batch)");
 		}
 		if (!kept) {
-			ret = scalio_report_back(ssd, block, gen, sh, lines);
+			ret = scalio_tgt_report_back(ssd, block, gen, sh,
+						     lines);
 			if (ret)
 				return ret;
 		}
@@ -812,19 +579,19 @@ static int scalio_report_gap(struct scalio_ssd *ssd,
 }
 
 /* Zero log unit @pos (in the commit buffer). */
-static int scalio_log_zero(struct scalio_ssd *ssd, u64 pos)
+static int scalio_tgt_log_zero(struct scalio_tgt_ssd *ssd, u64 pos)
 {
-	struct scalio_commit *c = ssd->commit;
+	struct scalio_tgt_commit *c = ssd->commit;
 
 	memset(c->buf, 0, SCALIO_UNIT_SIZE);
-	return scalio_ssd_write(ssd, pos, c->buf, 1);
+	return scalio_tgt_ssd_write(ssd, pos, c->buf, 1);
 }
 
 /*
  * Zero the header unit of a torn batch @seq at @pos, so that it can never
  * pass for the batch of that sequence number written elsewhere later.
  */
-static int scalio_log_zap(struct scalio_ssd *ssd, u64 pos, u64 seq)
+static int scalio_tgt_log_zap(struct scalio_tgt_ssd *ssd, u64 pos, u64 seq)
 {
 
 	/*
@@ -832,10 +599,10 @@ static int scalio_log_zap(struct scalio_ssd *ssd, u64 pos, u64 seq)
 	 * after it was written looks the same when nothing follows it: say
 	 * so, so that an operator who had no crash knows.
 	 */
-	scalio_report(ssd->store, false,
-		      "ssd %u: batch %llu at unit %llu, the last of the log, is torn or damaged: discarded as never acknowledged",
-		      ssd->index, seq, pos);
-	return scalio_log_zero(ssd, pos);
+	scalio_tgt_report(ssd->store, false,
+			  "ssd %u: batch %llu at unit %llu, the last of the log, is torn or damaged: discarded as never acknowledged",
+			  ssd->index, seq, pos);
+	return scalio_tgt_log_zero(ssd, pos);
 }
 
 /*
@@ -845,13 +612,13 @@ static int scalio_log_zap(struct scalio_ssd *ssd, u64 pos, u64 seq)
  * what ends it is unreadable on the medium (at the tail, or at the log
  * start where a batch that did not fit would be); -EIO.
  */
-static int scalio_log_chain(struct scalio_ssd *ssd, u64 *replayed,
-			    bool *torn, bool *torn_start, bool *bad)
+static int scalio_tgt_log_chain(struct scalio_tgt_ssd *ssd, u64 *replayed,
+				bool *torn, bool *torn_start, bool *bad)
 {
-	struct scalio_store *st = ssd->store;
-	struct scalio_commit *c = ssd->commit;
+	struct scalio_tgt_store *st = ssd->store;
+	struct scalio_tgt_commit *c = ssd->commit;
 	u64 start = le64_to_cpu(ssd->log.sb.log_start);
-	u64 end = scalio_log_end(ssd), L = end - start;
+	u64 end = scalio_tgt_log_end(ssd), L = end - start;
 	u64 pos, waste, seq;
 	int n;
 
@@ -865,20 +632,21 @@ static int scalio_log_chain(struct scalio_ssd *ssd, u64 *replayed,
 		seq = ssd->log.next_batch;
 		pos = ssd->log.tail;
 		waste = 0;
-		n = scalio_log_read_batch(ssd, pos, seq, c->arena,
-					  SCALIO_BUF_UNITS);
+		n = scalio_tgt_log_read_batch(ssd, pos, seq, c->arena,
+					      SCALIO_BUF_UNITS);
 		if (n == -EIO)
 			return -EIO;
 		if (n < 0 && pos != start) {
 			/* Not here: it may have wrapped to the log start. */
-			int n2 = scalio_log_read_batch(ssd, start, seq, c->arena,
-						       SCALIO_BUF_UNITS);
+			int n2 = scalio_tgt_log_read_batch(ssd, start, seq,
+							   c->arena,
+							   SCALIO_BUF_UNITS);
 
 			if (n2 == -EIO)
 				return -EIO;
 			if (n2 >= 0) {
 				if (n == -EUCLEAN &&
-				    scalio_log_zap(ssd, pos, seq))
+				    scalio_tgt_log_zap(ssd, pos, seq))
 					return -EIO;
 				waste = end - pos;
 				pos = start;
@@ -904,7 +672,7 @@ static int scalio_log_chain(struct scalio_ssd *ssd, u64 *replayed,
 		}
 		while (scalio_batch_next_seg(c->arena, &off, &sh, &units)) {
 			u32 block = le32_to_cpu(sh->block);
-			u32 i = scalio_owned_idx(ssd, block);
+			u32 i = scalio_tgt_owned_idx(ssd, block);
 			u64 seg = 0;
 
 			if (seq <= ssd->gens[i])
@@ -914,7 +682,7 @@ static int scalio_log_chain(struct scalio_ssd *ssd, u64 *replayed,
 						      pos + off - units, units,
 						      seq);
 			ssd->gens[i] = seq;
-			scalio_index_set_seg(&st->index, block, seg);
+			scalio_tgt_index_set_seg(&st->index, block, seg);
 		}
 		ssd->log.tail = pos + n == end ? start : pos + n;
 		ssd->log.used_units += waste + n;
@@ -924,7 +692,7 @@ static int scalio_log_chain(struct scalio_ssd *ssd, u64 *replayed,
 }
 
 /**
- * scalio_log_replay() - replay the batches written after the checkpoint
+ * scalio_tgt_log_replay() - replay the batches written after the checkpoint
  * @ssd:	SSD
  * @replayed:	out: batches replayed
  *
@@ -935,12 +703,12 @@ static int scalio_log_chain(struct scalio_ssd *ssd, u64 *replayed,
  * Return: 0; -EUCLEAN when later batches follow a damaged one and the
  * recovery is not forced (or too much is damaged); -EIO.
  */
-static int scalio_log_replay(struct scalio_ssd *ssd, u64 *replayed)
+static int scalio_tgt_log_replay(struct scalio_tgt_ssd *ssd, u64 *replayed)
 {
-	struct scalio_store *st = ssd->store;
+	struct scalio_tgt_store *st = ssd->store;
 	u64 start = le64_to_cpu(ssd->log.sb.log_start);
 	u64 L = le64_to_cpu(ssd->log.sb.log_units);
-	struct scalio_gap gaps[SCALIO_MAX_GAPS];
+	struct scalio_tgt_gap gaps[SCALIO_MAX_GAPS];
 	u32 nr_gaps = 0, lines = 0, g, unreadable;
 	bool torn, torn_start, bad;
 	u64 fpos, fseq, dist;
@@ -948,35 +716,37 @@ static int scalio_log_replay(struct scalio_ssd *ssd, u64 *replayed)
 
 	*replayed = 0;
 	for (;;) {
-		ret = scalio_log_chain(ssd, replayed, &torn, &torn_start, &bad);
+		ret = scalio_tgt_log_chain(ssd, replayed, &torn, &torn_start,
+					   &bad);
 		if (ret)
 			return ret;
 		unreadable = 0;
-		ret = scalio_log_probe(ssd, ssd->log.tail, ssd->log.next_batch,
-				       0, &fpos, &fseq, &unreadable);
+		ret = scalio_tgt_log_probe(ssd, ssd->log.tail,
+					   ssd->log.next_batch,
+					   0, &fpos, &fseq, &unreadable);
 		if (ret < 0)
 			return ret;
 		if (!ret)
 			break;
-		dist = scalio_log_dist(ssd, ssd->log.tail, fpos);
-		scalio_report(st, true,
-			      "ssd %u: %s: batch %llu (at unit %llu or %llu) is %s, but intact batch %llu follows at unit %llu: %llu batch(es) of acknowledged writes would be lost",
-			      ssd->index, ssd->device_path,
-			      ssd->log.next_batch, ssd->log.tail, start,
-			      bad ? "unreadable (a media error)" :
-			      "missing or damaged", fseq,
-			      fpos, fseq - ssd->log.next_batch);
+		dist = scalio_tgt_log_dist(ssd, ssd->log.tail, fpos);
+		scalio_tgt_report(st, true,
+				  "ssd %u: %s: batch %llu (at unit %llu or %llu) is %s, but intact batch %llu follows at unit %llu: %llu batch(es) of acknowledged writes would be lost",
+				  ssd->index, ssd->device_path,
+				  ssd->log.next_batch, ssd->log.tail, start,
+				  bad ? "unreadable (a media error)" :
+				  "missing or damaged", fseq,
+				  fpos, fseq - ssd->log.next_batch);
 		if (!st->force_recover) {
-			scalio_report(st, true,
-				      "ssd %u: refused: nothing was written; force the recovery (target-setup --force-recover) to drop the damaged batches",
-				      ssd->index);
+			scalio_tgt_report(st, true,
+					  "ssd %u: refused: nothing was written; force the recovery (target-setup --force-recover) to drop the damaged batches",
+					  ssd->index);
 			return -EUCLEAN;
 		}
 		if (nr_gaps == SCALIO_MAX_GAPS ||
 		    ssd->log.used_units + dist >= L) {
-			scalio_report(st, true,
-				      "ssd %u: refused even forced: too much of the log is damaged",
-				      ssd->index);
+			scalio_tgt_report(st, true,
+					  "ssd %u: refused even forced: too much of the log is damaged",
+					  ssd->index);
 			return -EUCLEAN;
 		}
 		gaps[nr_gaps].pos = ssd->log.tail;
@@ -995,16 +765,16 @@ static int scalio_log_replay(struct scalio_ssd *ssd, u64 *replayed)
 	 * was), and so may one in units the probe could not read.
 	 */
 	if (bad || unreadable) {
-		scalio_report(st, true,
-			      "ssd %u: %s: the end of the log cannot be read: %s%u unit(s) or batch(es) after it unreadable (a media error): acknowledged writes may be there",
-			      ssd->index, ssd->device_path,
-			      bad ? "the next batch is unreadable, " : "",
-			      unreadable);
+		scalio_tgt_report(st, true,
+				  "ssd %u: %s: the end of the log cannot be read: %s%u unit(s) or batch(es) after it unreadable (a media error): acknowledged writes may be there",
+				  ssd->index, ssd->device_path,
+				  bad ? "the next batch is unreadable, " : "",
+				  unreadable);
 		if (!st->force_recover) {
-			scalio_report(st, true,
-				      "ssd %u: refused: nothing was written; force the recovery (target-setup --force-recover) to end the log at batch %llu (unit %llu)",
-				      ssd->index, ssd->log.next_batch,
-				      ssd->log.tail);
+			scalio_tgt_report(st, true,
+					  "ssd %u: refused: nothing was written; force the recovery (target-setup --force-recover) to end the log at batch %llu (unit %llu)",
+					  ssd->index, ssd->log.next_batch,
+					  ssd->log.tail);
 			return -EUCLEAN;
 		}
 		/*
@@ -1013,25 +783,25 @@ static int scalio_log_replay(struct scalio_ssd *ssd, u64 *replayed)
 		 * sequence number past every one that could be there (the
 		 * probe looks that far), still within the cleaner's reach.
 		 */
-		scalio_report(st, true,
-			      "ssd %u: forced: the log ends before batch %llu (unit %llu); whatever the unreadable units held is LOST; the next batch is %llu",
-			      ssd->index, ssd->log.next_batch, ssd->log.tail,
-			      ssd->log.next_batch + SCALIO_PROBE_UNITS / 2);
+		scalio_tgt_report(st, true,
+				  "ssd %u: forced: the log ends before batch %llu (unit %llu); whatever the unreadable units held is LOST; the next batch is %llu",
+				  ssd->index, ssd->log.next_batch, ssd->log.tail,
+				  ssd->log.next_batch + SCALIO_PROBE_UNITS / 2);
 		ssd->log.next_batch += SCALIO_PROBE_UNITS / 2;
 	}
 	/* The real end: a torn batch here was never acknowledged. */
-	if (torn_start && scalio_log_zap(ssd, start, ssd->log.next_batch))
+	if (torn_start && scalio_tgt_log_zap(ssd, start, ssd->log.next_batch))
 		return -EIO;
-	if (torn && scalio_log_zap(ssd, ssd->log.tail, ssd->log.next_batch))
+	if (torn && scalio_tgt_log_zap(ssd, ssd->log.tail, ssd->log.next_batch))
 		return -EIO;
 	for (g = 0; g < nr_gaps; g++) {
-		ret = scalio_report_gap(ssd, &gaps[g], &lines);
+		ret = scalio_tgt_report_gap(ssd, &gaps[g], &lines);
 		if (ret)
 			return ret;
 	}
 	if (lines > SCALIO_REPORT_KEYS)
-		scalio_report(st, true, "ssd %u: ... and %u more keys",
-			      ssd->index, lines - SCALIO_REPORT_KEYS);
+		scalio_tgt_report(st, true, "ssd %u: ... and %u more keys",
+				  ssd->index, lines - SCALIO_REPORT_KEYS);
 	return 0;
 }
 
@@ -1044,57 +814,57 @@ static int scalio_log_replay(struct scalio_ssd *ssd, u64 *replayed)
  * and fails the recovery instead.
  * Return: 0 (intact), 1 (dropped), or the read error.
  */
-static int scalio_recover_check_seg(struct scalio_ssd *ssd, u32 block,
-				    u64 seg)
+static int scalio_tgt_recover_check_seg(struct scalio_tgt_ssd *ssd, u32 block,
+					u64 seg)
 {
-	struct scalio_store *st = ssd->store;
-	struct scalio_commit *c = ssd->commit;
-	u64 gen = ssd->gens[scalio_owned_idx(ssd, block)];
+	struct scalio_tgt_store *st = ssd->store;
+	struct scalio_tgt_commit *c = ssd->commit;
+	u64 gen = ssd->gens[scalio_tgt_owned_idx(ssd, block)];
 	u32 unit = scalio_seg_unit(seg), len = scalio_seg_len(seg);
 	int ret = -EBADMSG, tries = 0;
 
 	if (len && len <= SCALIO_BUF_UNITS) {
 		for (;;) {
-			ret = scalio_seg_read_live(ssd, block, seg, gen,
-						   c->arena);
-			if (!scalio_media_err(ret) || ++tries == 3)
+			ret = scalio_tgt_seg_read_live(ssd, block, seg, gen,
+						       c->arena);
+			if (!scalio_tgt_media_err(ret) || ++tries == 3)
 				break;
 			msleep(100);
 		}
 		if (ret && ret != -EBADMSG && ret != -ESTALE &&
-		    !scalio_media_err(ret))
+		    !scalio_tgt_media_err(ret))
 			return ret;
 		/* Does the device still answer?  (c->buf: free here.) */
-		if (scalio_media_err(ret) &&
-		    scalio_ssd_read(ssd, SCALIO_SB_UNIT, c->buf, 1))
+		if (scalio_tgt_media_err(ret) &&
+		    scalio_tgt_ssd_read(ssd, SCALIO_SB_UNIT, c->buf, 1))
 			return -EIO;
-		if (scalio_media_err(ret)) {
-			scalio_report(st, true,
-				      "ssd %u: block %u: segment at unit %u is unreadable (%d): block dropped, its keys are LOST",
-				      ssd->index, block, unit, ret);
+		if (scalio_tgt_media_err(ret)) {
+			scalio_tgt_report(st, true,
+					  "ssd %u: block %u: segment at unit %u is unreadable (%d): block dropped, its keys are LOST",
+					  ssd->index, block, unit, ret);
 			goto drop;
 		}
 	}
 	if (!ret)
 		return 0;
-	scalio_report(st, true,
-		      "ssd %u: block %u: segment at unit %u is %s: block dropped, its keys are LOST",
-		      ssd->index, block, unit,
-		      ret == -ESTALE ? "not the one recorded" : "damaged");
+	scalio_tgt_report(st, true,
+			  "ssd %u: block %u: segment at unit %u is %s: block dropped, its keys are LOST",
+			  ssd->index, block, unit,
+			  ret == -ESTALE ? "not the one recorded" : "damaged");
 drop:
-	scalio_index_set_seg(&st->index, block, 0);
+	scalio_tgt_index_set_seg(&st->index, block, 0);
 	return 1;
 }
 
 /**
- * scalio_count_keys() - count the SSD's keys and warm its segment cache
+ * scalio_tgt_count_keys() - count the SSD's keys and warm its segment cache
  * @ssd:	SSD being recovered (commit kthread not running)
  * @primed:	out: segments put into the segment cache
  *
  * Reads each non-empty block's segment header.  While the segment cache
  * has room (no eviction), it reads the whole segment instead and, if the
  * segment passes the same checks as the commit path's read
- * (scalio_tb_load()), caches it: the first batch after an enable that
+ * (scalio_tgt_tb_load()), caches it: the first batch after an enable that
  * rewrites the block then needs no read.  A segment that fails those
  * checks, or whose whole read fails, is not cached; the commit path
  * reports it when it reads it.
@@ -1108,10 +878,10 @@ drop:
  * Return: 0; -EUCLEAN if a header is not the recorded segment's (not
  * forced); -EIO.
  */
-static int scalio_count_keys(struct scalio_ssd *ssd, u32 *primed)
+static int scalio_tgt_count_keys(struct scalio_tgt_ssd *ssd, u32 *primed)
 {
-	struct scalio_store *st = ssd->store;
-	struct scalio_commit *c = ssd->commit;
+	struct scalio_tgt_store *st = ssd->store;
+	struct scalio_tgt_commit *c = ssd->commit;
 	const struct scalio_seg_hdr *sh = c->arena;
 	u64 keys = 0;
 	u32 i;
@@ -1120,7 +890,7 @@ static int scalio_count_keys(struct scalio_ssd *ssd, u32 *primed)
 	*primed = 0;
 	for (i = 0; i < c->nr_owned; i++) {
 		u32 block = ssd->index + i * st->nr_ssds;
-		u64 seg = scalio_index_get_seg(&st->index, block);
+		u64 seg = scalio_tgt_index_get_seg(&st->index, block);
 		u32 unit, seg_len;
 		bool warm;
 
@@ -1132,16 +902,16 @@ static int scalio_count_keys(struct scalio_ssd *ssd, u32 *primed)
 		       c->sc.used + seg_len <= c->sc.cap;
 		if (st->force_recover) {
 			/* Read whole and checked: in the arena, no re-read. */
-			ret = scalio_recover_check_seg(ssd, block, seg);
+			ret = scalio_tgt_recover_check_seg(ssd, block, seg);
 			if (ret < 0)
 				return ret;
 			if (ret)
 				continue;	/* dropped */
 			keys += le32_to_cpu(sh->nr_records);
 			if (warm) {
-				scalio_segcache_publish(ssd, block, seg,
-							ssd->gens[i], c->arena,
-							seg_len);
+				scalio_tgt_segcache_publish(ssd, block, seg,
+							    ssd->gens[i], c->arena,
+							    seg_len);
 				(*primed)++;
 			}
 			continue;
@@ -1151,15 +921,16 @@ static int scalio_count_keys(struct scalio_ssd *ssd, u32 *primed)
 		 * the header alone decides, as without the cache.
 		 */
 		if (warm)
-			warm = !scalio_ssd_read(ssd, unit, c->arena, seg_len);
-		if (!warm && scalio_ssd_read(ssd, unit, c->arena, 1))
+			warm = !scalio_tgt_ssd_read(ssd, unit, c->arena,
+						    seg_len);
+		if (!warm && scalio_tgt_ssd_read(ssd, unit, c->arena, 1))
 			return -EIO;
 		if (le32_to_cpu(sh->magic) != SCALIO_SEG_MAGIC ||
 		    le32_to_cpu(sh->block) != block ||
 		    le64_to_cpu(sh->gen) != ssd->gens[i]) {
-			scalio_report(st, true,
-				      "ssd %u: refused: block %u: segment at unit %u is not the one recorded",
-				      ssd->index, block, unit);
+			scalio_tgt_report(st, true,
+					  "ssd %u: refused: block %u: segment at unit %u is not the one recorded",
+					  ssd->index, block, unit);
 			return -EUCLEAN;
 		}
 		keys += le32_to_cpu(sh->nr_records);
@@ -1167,8 +938,9 @@ static int scalio_count_keys(struct scalio_ssd *ssd, u32 *primed)
 		    !scalio_seg_check(c->arena,
 				      (size_t)seg_len << SCALIO_UNIT_SHIFT,
 				      block, ssd->gens[i] & SCALIO_SEG_GEN_MASK)) {
-			scalio_segcache_publish(ssd, block, seg, ssd->gens[i],
-						c->arena, seg_len);
+			scalio_tgt_segcache_publish(ssd, block, seg,
+						    ssd->gens[i],
+						    c->arena, seg_len);
 			(*primed)++;
 		}
 	}
@@ -1177,7 +949,7 @@ static int scalio_count_keys(struct scalio_ssd *ssd, u32 *primed)
 }
 
 /**
- * scalio_recover_ssd() - format an SSD when asked, or recover it
+ * scalio_tgt_recover_ssd() - format an SSD when asked, or recover it
  * @ssd:	opened SSD of a store being enabled (commit state allocated,
  *		commit kthread not running); SSDs are recovered in index
  *		order
@@ -1192,20 +964,20 @@ static int scalio_count_keys(struct scalio_ssd *ssd, u32 *primed)
  * belongs to another store, geometry or format version; -ENOSPC when it
  * is too small; -ENOMEM; -EIO.
  */
-int scalio_recover_ssd(struct scalio_ssd *ssd)
+int scalio_tgt_recover_ssd(struct scalio_tgt_ssd *ssd)
 {
-	struct scalio_store *st = ssd->store;
-	struct scalio_commit *c = ssd->commit;
+	struct scalio_tgt_store *st = ssd->store;
+	struct scalio_tgt_commit *c = ssd->commit;
 	u64 replayed;
 	u32 primed;
 	int ret;
 
 	if (!ssd->index && st->format_on_enable) {
-		ret = scalio_format_store(st);
+		ret = scalio_tgt_format_store(st);
 		if (ret)
 			return ret;
 	}
-	ret = scalio_sb_load(ssd);
+	ret = scalio_tgt_sb_load(ssd);
 	if (ret)
 		return ret;
 	/* Bounded by scalio_sb_check(): what the owned blocks need. */
@@ -1215,20 +987,20 @@ int scalio_recover_ssd(struct scalio_ssd *ssd)
 	if (!c->ckpt)
 		return -ENOMEM;
 
-	ret = scalio_ckpt_load(ssd);
+	ret = scalio_tgt_ckpt_load(ssd);
 	if (!ret)
-		ret = scalio_log_replay(ssd, &replayed);
+		ret = scalio_tgt_log_replay(ssd, &replayed);
 	if (!ret)
-		ret = scalio_count_keys(ssd, &primed);
+		ret = scalio_tgt_count_keys(ssd, &primed);
 	if (!ret)
-		ret = scalio_checkpoint_write(ssd);
+		ret = scalio_tgt_checkpoint_write(ssd);
 	if (ret) {
 		pr_err("%s: ssd %u: recovery of %s failed: %d\n", st->name,
 		       ssd->index, ssd->device_path, ret);
 		if (st->force_recover)
-			scalio_report(st, true,
-				      "ssd %u: recovery failed (%d): nothing of ssd %u was dropped (what earlier SSDs dropped stands)",
-				      ssd->index, ret, ssd->index);
+			scalio_tgt_report(st, true,
+					  "ssd %u: recovery failed (%d): nothing of ssd %u was dropped (what earlier SSDs dropped stands)",
+					  ssd->index, ret, ssd->index);
 		return ret;
 	}
 	pr_info("%s: ssd %u: recovered %s: checkpoint %llu + %llu batches, %llu keys, log %llu/%llu units used, %u segments cached\n",

@@ -18,10 +18,12 @@
  *     free afterwards: enough for the cleaner to relocate one buffer of
  *     live segments even if it has to wrap;
  *   - the cleaner runs before a batch is built whenever fewer than
- *     scalio_log_low() units are free.
+ *     scalio_tgt_log_low() units are free.
  */
 #ifndef _SCALIO_STORE_H
 #define _SCALIO_STORE_H
+
+#include <linux/sched/cputime.h>
 
 #include "scalio_target.h"
 #include "../common/scalio_segcache.h"
@@ -34,17 +36,24 @@
 #define SCALIO_LOG_RESERVE	(2 * SCALIO_BUF_UNITS + 2)
 /* Smallest log a store accepts. */
 #define SCALIO_LOG_MIN_UNITS	(8 * SCALIO_BUF_UNITS)
+/*
+ * Where a batch after a damaged one can start: batches are at most
+ * SCALIO_BATCH_MAX_UNITS long, so the two after it begin within this many
+ * units of its start (or of the log start, after a wrap), and none has a
+ * sequence number more than half of it higher.
+ */
+#define SCALIO_PROBE_UNITS	(2 * SCALIO_BATCH_MAX_UNITS)
 /* Most blocks one batch touches (attr_batch_max is at most this). */
 #define SCALIO_TB_MAX		1024U
 
 /**
- * struct scalio_kent - one record of a block being rewritten
+ * struct scalio_tgt_kent - one record of a block being rewritten
  * @key:	key bytes (in an old segment or in a request)
  * @value:	value bytes (idem)
  * @klen:	key length
  * @vlen:	value length
  */
-struct scalio_kent {
+struct scalio_tgt_kent {
 	const u8	*key;
 	const u8	*value;
 	u8		klen;
@@ -52,7 +61,7 @@ struct scalio_kent {
 };
 
 /**
- * struct scalio_tblock - a block touched by the batch being built
+ * struct scalio_tgt_tblock - a block touched by the batch being built
  * @block:	hash block
  * @nr:		records in @ents
  * @cap:	capacity of @ents
@@ -63,11 +72,11 @@ struct scalio_kent {
  * @dirty:	the batch writes a new segment for the block
  * @seg:	new seg word, once the batch is written
  */
-struct scalio_tblock {
+struct scalio_tgt_tblock {
 	u32			block;
 	u32			nr;
 	u32			cap;
-	struct scalio_kent	*ents;
+	struct scalio_tgt_kent	*ents;
 	u32			bytes;
 	u32			old_units;
 	u32			old_nr;
@@ -76,7 +85,7 @@ struct scalio_tblock {
 };
 
 /**
- * struct scalio_commit - per-SSD state of the store half
+ * struct scalio_tgt_commit - per-SSD state of the store half
  * @buf:	image of the batch being written (SCALIO_BUF_UNITS units)
  * @arena:	old segments read for the batch being built, or log batches
  *		read by the cleaner (SCALIO_BUF_UNITS units)
@@ -92,7 +101,7 @@ struct scalio_tblock {
  * @since_ckpt:	log units written since the last checkpoint
  * @keys:	keys stored on this SSD
  * @failed:	a log write failed: no more writes until the store is
- *		resumed (scalio_store_resume()) or re-enabled
+ *		resumed (scalio_tgt_store_resume()) or re-enabled
  * @failed_pos:	where the failed batch was written (its units may hold
  *		part of it)
  * @resume:	a resume request for the commit kthread (ssd->lock)
@@ -103,14 +112,14 @@ struct scalio_tblock {
  * @stuck_head:	log head at which the cleaner last could not go on
  * @stuck_until: until then (jiffies) it does not try that head again
  */
-struct scalio_commit {
+struct scalio_tgt_commit {
 	void			*buf;
 	void			*arena;
 	u32			arena_used;
 	void			*ckpt;
 	u32			nr_owned;
 	u16			*tb_of;
-	struct scalio_tblock	*tbs;
+	struct scalio_tgt_tblock	*tbs;
 	u32			nr_tbs;
 	struct list_head	batch;
 	u64			pending_bytes;
@@ -129,56 +138,95 @@ struct scalio_commit {
 };
 
 /* core.c */
-void scalio_store_set_defaults(struct scalio_store *st);
+void scalio_tgt_store_set_defaults(struct scalio_tgt_store *st);
 
 /* commit.c: per-SSD state, alloc before recovery, free after stop. */
-int scalio_commit_alloc(struct scalio_ssd *ssd);
-void scalio_commit_free(struct scalio_ssd *ssd);
+int scalio_tgt_commit_alloc(struct scalio_tgt_ssd *ssd);
+void scalio_tgt_commit_free(struct scalio_tgt_ssd *ssd);
 
-/* commit.c: the batch engine, shared with the cleaner. */
-struct scalio_tblock *scalio_tb_get(struct scalio_ssd *ssd, u32 block,
-				    const void *seg);
-int scalio_batch_write(struct scalio_ssd *ssd, u64 reserve);
-void scalio_batch_reset(struct scalio_ssd *ssd);
+/* Index into ssd->gens and commit->tb_of of a block this SSD owns. */
+static inline u32 scalio_tgt_owned_idx(const struct scalio_tgt_ssd *ssd,
+				       u32 block)
+{
+	return block / ssd->store->nr_ssds;
+}
+
+/*
+ * CPU time the calling task (an SSD's commit kthread) has used, in ns: user
+ * plus system time as the scheduler accounts it.
+ */
+static inline u64 scalio_tgt_task_cpu_ns(void)
+{
+	u64 utime, stime;
+
+	task_cputime_adjusted(current, &utime, &stime);
+	return utime + stime;
+}
+
+/* Units a block of the batch takes in it (0 if unchanged). */
+static inline u32 scalio_tgt_tb_units(const struct scalio_tgt_tblock *tb)
+{
+	return tb->dirty ? DIV_ROUND_UP(tb->bytes, SCALIO_UNIT_SIZE) : 0;
+}
+
+/* First unit of the checkpoint slot that checkpoint @seq goes to. */
+static inline u64 scalio_tgt_ckpt_slot_unit(const struct scalio_tgt_ssd *ssd,
+					    u64 seq)
+{
+	return SCALIO_CKPT_UNIT +
+	       (seq & 1) * le64_to_cpu(ssd->log.sb.ckpt_units);
+}
+
+/* Read errors that may mean the units themselves are bad. */
+static inline bool scalio_tgt_media_err(int err)
+{
+	return err == -EIO || err == -ENODATA || err == -EILSEQ;
+}
 
 /*
  * Is @ssd failed: a log write failed (writes refused until resumed),
  * or its last I/O did (a read error, a device that went away)?
  */
-static inline bool scalio_commit_failed(const struct scalio_ssd *ssd)
+static inline bool scalio_tgt_commit_failed(const struct scalio_tgt_ssd *ssd)
 {
 	return READ_ONCE(ssd->commit->failed) || READ_ONCE(ssd->io_failed);
 }
 
 /* segcache.c: the commit kthread's cache of recently written segments. */
-int scalio_segcache_alloc(struct scalio_ssd *ssd);
-void scalio_segcache_free(struct scalio_ssd *ssd);
-const void *scalio_segcache_lookup(struct scalio_ssd *ssd, u32 block,
-				   u64 seg, u64 gen);
-void scalio_segcache_publish(struct scalio_ssd *ssd, u32 block, u64 seg,
-			     u64 gen, const void *img, u32 units);
+int scalio_tgt_segcache_alloc(struct scalio_tgt_ssd *ssd);
+void scalio_tgt_segcache_free(struct scalio_tgt_ssd *ssd);
+const void *scalio_tgt_segcache_lookup(struct scalio_tgt_ssd *ssd, u32 block,
+				       u64 seg, u64 gen);
+void scalio_tgt_segcache_publish(struct scalio_tgt_ssd *ssd, u32 block, u64 seg,
+				 u64 gen, const void *img, u32 units);
 
-/* commit.c: a live segment, read and checked. */
-int scalio_seg_read_live(struct scalio_ssd *ssd, u32 block, u64 seg, u64 gen,
-			 void *buf);
-
-/* commit.c: log space. */
-u64 scalio_log_end(const struct scalio_ssd *ssd);
-u64 scalio_log_free(const struct scalio_ssd *ssd);
-u64 scalio_log_low(const struct scalio_ssd *ssd);
-
-/* Index into ssd->gens and commit->tb_of of a block this SSD owns. */
-static inline u32 scalio_owned_idx(const struct scalio_ssd *ssd, u32 block)
-{
-	return block / ssd->store->nr_ssds;
-}
-
-/* recovery.c: read and verify the batch with sequence @seq at @pos. */
-int scalio_log_read_batch(struct scalio_ssd *ssd, u64 pos, u64 seq,
-			  void *buf, u32 max_units);
+/*
+ * log.c: log space, the batch being built and its write, checkpoints, and
+ * reading batches back.  Commit kthread, or recovery before it starts.
+ */
+u64 scalio_tgt_log_end(const struct scalio_tgt_ssd *ssd);
+u64 scalio_tgt_log_free(const struct scalio_tgt_ssd *ssd);
+u64 scalio_tgt_log_low(const struct scalio_tgt_ssd *ssd);
+u64 scalio_tgt_log_dist(const struct scalio_tgt_ssd *ssd, u64 from, u64 to);
+int scalio_tgt_tb_reserve(struct scalio_tgt_tblock *tb, u32 n);
+struct scalio_tgt_tblock *scalio_tgt_tb_get(struct scalio_tgt_ssd *ssd,
+					    u32 block, const void *seg);
+int scalio_tgt_batch_write(struct scalio_tgt_ssd *ssd, u64 reserve);
+void scalio_tgt_batch_reset(struct scalio_tgt_ssd *ssd);
+int scalio_tgt_checkpoint_write(struct scalio_tgt_ssd *ssd);
+/* A live segment, read and checked. */
+int scalio_tgt_seg_read_live(struct scalio_tgt_ssd *ssd, u32 block, u64 seg,
+			     u64 gen, void *buf);
+int scalio_tgt_log_read_units(struct scalio_tgt_ssd *ssd, u64 pos, void *buf,
+			      u32 n);
+/* Read and verify the batch with sequence @seq at @pos. */
+int scalio_tgt_log_read_batch(struct scalio_tgt_ssd *ssd, u64 pos, u64 seq,
+			      void *buf, u32 max_units);
 /* scalio_batch_next_seg() (common/scalio_format.h) walks what it read. */
-int scalio_log_probe(struct scalio_ssd *ssd, u64 pos, u64 seq, u64 below,
-		     u64 *fpos, u64 *fseq, u32 *unreadable);
-u64 scalio_log_dist(const struct scalio_ssd *ssd, u64 from, u64 to);
+int scalio_tgt_log_probe(struct scalio_tgt_ssd *ssd, u64 pos, u64 seq,
+			 u64 below, u64 *fpos, u64 *fseq, u32 *unreadable);
+
+/* cleaner.c: make room in the log (commit kthread). */
+int scalio_tgt_cleaner_run(struct scalio_tgt_ssd *ssd, u64 need_units);
 
 #endif /* _SCALIO_STORE_H */

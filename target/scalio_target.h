@@ -9,7 +9,7 @@
  *     MR registration, and RPC parsing, dispatch and replies.
  *
  * Locking:
- *   scalio_stores_lock (mutex) protects the list of stores.
+ *   scalio_tgt_stores_lock (mutex) protects the list of stores.
  *   store->lock (mutex) protects the configuration and the enable state;
  *   configfs stores refuse edits with -EBUSY while the store is enabled.
  *   store->live (percpu_ref) is held by every connection and every request
@@ -49,12 +49,19 @@
 #define SCALIO_HELLO_BARRIER_MS		5000
 /*
  * rxe registers at most 512 pages per MR, and 6.1's rxe must not get an
- * MR of a multiple of 256 pages (scalio_tmap_init()): 511 pages of blocks.
+ * MR of a multiple of 256 pages (scalio_tgt_tmap_init()): 511 pages of blocks.
  */
 #define SCALIO_INDEX_CHUNK_BYTES	((2U << 20) - PAGE_SIZE)
 #define SCALIO_DEF_MAX_CLIENTS		64
 
-enum scalio_tstat {
+/*
+ * Counters of a store (the stats attribute).  The CPU figures: cpu_ns_commit
+ * and cpu_ns_cleaner are CPU time of the SSDs' commit kthreads
+ * (task_cputime_adjusted()) in commit rounds and in the cleaner;
+ * cpu_ns_rpc is the time RPC handlers take from dispatch to answer,
+ * without the SSD read of a GET (wall time: a preempted handler counts).
+ */
+enum scalio_tgt_tstat {
 	SCALIO_TS_RPC_GETS,
 	SCALIO_TS_RPC_PUTS,
 	SCALIO_TS_RPC_DELETES,
@@ -75,8 +82,13 @@ enum scalio_tstat {
 	SCALIO_TS_NR,
 };
 
+/* One CPU's share of a store's counters. */
+struct scalio_tgt_pcpu_stats {
+	u64	v[SCALIO_TS_NR];
+};
+
 /**
- * struct scalio_index_chunk - one piece of the index, registered as one MR
+ * struct scalio_tgt_index_chunk - one piece of the index, registered as one MR
  * @mem:	vmalloc'ed, page aligned, @bytes long; client-writable
  * @bytes:	multiple of PAGE_SIZE, at most SCALIO_INDEX_CHUNK_BYTES
  * @seg_mem:	published seg words of the chunk's blocks (__le64 each),
@@ -86,7 +98,7 @@ enum scalio_tstat {
  * @first_block: first block it holds
  * @nr_blocks:	blocks it holds (never split)
  */
-struct scalio_index_chunk {
+struct scalio_tgt_index_chunk {
 	void	*mem;
 	size_t	bytes;
 	__le64	*seg_mem;
@@ -96,7 +108,7 @@ struct scalio_index_chunk {
 };
 
 /**
- * struct scalio_index - the DRAM hash index of a store
+ * struct scalio_tgt_index - the DRAM hash index of a store
  * @hdr:	one zeroed page: struct scalio_index_hdr with the clock word;
  *		vmalloc'ed like the chunks (vmalloc_to_page() maps both)
  * @chunks:	array of @nr_chunks
@@ -109,9 +121,9 @@ struct scalio_index_chunk {
  * @blocks_per_chunk: blocks in every chunk but possibly the last
  * @clock_timer: advances hdr->clock at SCALIO_CLOCK_HZ
  */
-struct scalio_index {
+struct scalio_tgt_index {
 	struct scalio_index_hdr		*hdr;
-	struct scalio_index_chunk	*chunks;
+	struct scalio_tgt_index_chunk	*chunks;
 	u64				*segs;
 	u32				nr_chunks;
 	u32				nr_blocks;
@@ -121,15 +133,15 @@ struct scalio_index {
 	struct timer_list		clock_timer;
 };
 
-struct scalio_store;
+struct scalio_tgt_store;
 
 /**
- * struct scalio_treq - a PUT or DELETE handed to the store
+ * struct scalio_tgt_treq - a PUT or DELETE handed to the store
  * @entry:	on the SSD's pending list (store-owned while queued)
  * @op:		SCALIO_MSG_PUT or SCALIO_MSG_DELETE
  * @klen:	key length
  * @vlen:	value length (PUT)
- * @block:	hash block of the key (filled by scalio_store_write())
+ * @block:	hash block of the key (filled by scalio_tgt_store_write())
  * @arrival_ns:	ktime when queued
  * @key:	the key
  * @value:	PUT: the value, owned by the caller until @done runs
@@ -139,7 +151,7 @@ struct scalio_store;
  *		errno if the request failed (-ENOSPC, -EIO, -ESHUTDOWN)
  * @seg:	the block's new seg word, valid when @done gets 0
  */
-struct scalio_treq {
+struct scalio_tgt_treq {
 	struct list_head	entry;
 	u8			op;
 	u8			klen;
@@ -149,12 +161,13 @@ struct scalio_treq {
 	u64			arrival_ns;
 	u8			key[SCALIO_KEY_MAX];
 	const u8		*value;
-	void			(*done)(struct scalio_treq *req, int status);
+	void                    (*done)(struct scalio_tgt_treq *req,
+					int status);
 	u64			seg;
 };
 
 /**
- * struct scalio_ssd - one SSD of a store (configfs: stores/<name>/ssds/<n>)
+ * struct scalio_tgt_ssd - one SSD of a store (configfs: stores/<name>/ssds/<n>)
  * @group:	configfs group
  * @store:	owner
  * @index:	position in the store (the configfs name, 0..15)
@@ -164,11 +177,11 @@ struct scalio_treq {
  * @bdev:	opened device while the store is enabled
  * @capacity_sectors: device size
  * @lock:	protects @pending, @nr_pending, @reqs_in
- * @pending:	queued struct scalio_treq
+ * @pending:	queued struct scalio_tgt_treq
  * @reqs_in:	writes ever queued
  * @reqs_out:	writes ever answered (done called); with @reqs_in, what
- *		scalio_store_write_barrier() waits on
- * @done_wq:	scalio_store_write_barrier() sleeps here
+ *		scalio_tgt_store_write_barrier() waits on
+ * @done_wq:	scalio_tgt_store_write_barrier() sleeps here
  * @wq:		commit kthread sleeps here
  * @thread:	commit kthread
  * @policy:	batching state
@@ -177,9 +190,9 @@ struct scalio_treq {
  *		(index i = block / nr_ssds), owned by the commit kthread
  * @commit:	buffers and batch state of the store half (scalio_store.h)
  */
-struct scalio_ssd {
+struct scalio_tgt_ssd {
 	struct config_group		group;
-	struct scalio_store		*store;
+	struct scalio_tgt_store		*store;
 	u32				index;
 	char				device_path[SCALIO_PATH_MAX];
 	char				nqn[SCALIO_NQN_MAX];
@@ -209,11 +222,11 @@ struct scalio_ssd {
 		u64			head_seq;	/* batch at head */
 	} log;
 	u64				*gens;
-	struct scalio_commit		*commit;	/* commit.c private */
+	struct scalio_tgt_commit		*commit;	/* commit.c private */
 };
 
 /**
- * struct scalio_host - a host allowed to use a store
+ * struct scalio_tgt_host - a host allowed to use a store
  *			(configfs: stores/<name>/allowed_hosts/<host NQN>)
  * @group:	configfs group
  * @store:	owner
@@ -224,9 +237,9 @@ struct scalio_ssd {
  *
  * @secret and @secret_len are under store->hosts_lock.
  */
-struct scalio_host {
+struct scalio_tgt_host {
 	struct config_group	group;
-	struct scalio_store	*store;
+	struct scalio_tgt_store	*store;
 	struct list_head	entry;
 	char			nqn[SCALIO_NQN_MAX];
 	u8			secret[SCALIO_SECRET_MAX];
@@ -234,7 +247,7 @@ struct scalio_host {
 };
 
 /**
- * struct scalio_store - one store (configfs: stores/<name>)
+ * struct scalio_tgt_store - one store (configfs: stores/<name>)
  * @group:	configfs group
  * @ssds_group:	configfs "ssds" default group
  * @entry:	on the global list
@@ -249,7 +262,7 @@ struct scalio_host {
  * @allow_any_host: admit hosts not in @hosts (attr_allow_any_host)
  * @max_clients: connections allowed at once (attr_max_clients)
  * @hosts_lock:	protects @hosts and the secrets of its entries
- * @hosts:	struct scalio_host entries (allowed_hosts/)
+ * @hosts:	struct scalio_tgt_host entries (allowed_hosts/)
  * @hosts_group: configfs "allowed_hosts" default group
  * @ssds:	configured SSDs, by index (NULL if absent)
  * @nr_ssds:	SSDs present, contiguous from 0 when enabled
@@ -265,7 +278,7 @@ struct scalio_host {
  * @report_len:	bytes of @report in use
  * @transport:	owned by rdma.c
  */
-struct scalio_store {
+struct scalio_tgt_store {
 	struct config_group		group;
 	struct config_group		ssds_group;
 	struct list_head		entry;
@@ -293,13 +306,13 @@ struct scalio_store {
 	struct list_head		hosts;
 	struct config_group		hosts_group;
 
-	struct scalio_ssd		*ssds[SCALIO_MAX_SSDS];
+	struct scalio_tgt_ssd		*ssds[SCALIO_MAX_SSDS];
 	u32				nr_ssds;
 
-	struct scalio_index		index;
+	struct scalio_tgt_index		index;
 	u8				uuid[16];
 	u64				hash_seed;
-	atomic64_t			stats[SCALIO_TS_NR];
+	struct scalio_tgt_pcpu_stats __percpu *stats;
 
 	bool				format_on_enable;
 	bool				force_recover;
@@ -309,62 +322,70 @@ struct scalio_store {
 	void				*transport;
 };
 
-static inline void scalio_stat_add(struct scalio_store *st,
-				   enum scalio_tstat i, u64 v)
+/* Any context: the counters are per CPU, summed when read. */
+static inline void scalio_tgt_stat_add(struct scalio_tgt_store *st,
+				       enum scalio_tgt_tstat i, u64 v)
 {
-	atomic64_add(v, &st->stats[i]);
+	this_cpu_add(st->stats->v[i], v);
 }
 
 /* core.c */
-extern struct mutex scalio_stores_lock;
-extern struct list_head scalio_stores;
-int scalio_store_enable(struct scalio_store *st);
-void scalio_store_disable(struct scalio_store *st);
+extern struct mutex scalio_tgt_stores_lock;
+extern struct list_head scalio_tgt_stores;
+/* Module parameters sane (module load). */
+int scalio_tgt_params_check(void);
+int scalio_tgt_store_enable(struct scalio_tgt_store *st);
+void scalio_tgt_store_disable(struct scalio_tgt_store *st);
 /* Find an enabled store and take a live reference, or NULL. */
-struct scalio_store *scalio_store_get_live(const char *name);
-static inline void scalio_store_put_live(struct scalio_store *st)
+struct scalio_tgt_store *scalio_tgt_store_get_live(const char *name);
+static inline void scalio_tgt_store_put_live(struct scalio_tgt_store *st)
 {
 	percpu_ref_put(&st->live);
 }
-void scalio_store_stats(struct scalio_store *st,
-			struct scalio_target_stats *out);
+void scalio_tgt_store_stats(struct scalio_tgt_store *st,
+			    struct scalio_target_stats *out);
 
 /* configfs.c */
-int scalio_configfs_init(void);
-void scalio_configfs_exit(void);
+int scalio_tgt_configfs_init(void);
+void scalio_tgt_configfs_exit(void);
 
 /* index.c */
-int scalio_index_alloc(struct scalio_index *idx, u32 nr_blocks, u32 slots,
-		       u32 nr_ssds);
-void scalio_index_free(struct scalio_index *idx);
+int scalio_tgt_index_alloc(struct scalio_tgt_index *idx, u32 nr_blocks,
+			   u32 slots, u32 nr_ssds);
+void scalio_tgt_index_free(struct scalio_tgt_index *idx);
 /* Set a block's seg word and publish it (one aligned 8-byte store). */
-void scalio_index_set_seg(struct scalio_index *idx, u32 block, u64 seg);
+void scalio_tgt_index_set_seg(struct scalio_tgt_index *idx, u32 block, u64 seg);
 /* The private copy: never what a client wrote. */
-u64 scalio_index_get_seg(struct scalio_index *idx, u32 block);
-u64 scalio_index_clock(struct scalio_index *idx);
+u64 scalio_tgt_index_get_seg(struct scalio_tgt_index *idx, u32 block);
+u64 scalio_tgt_index_clock(struct scalio_tgt_index *idx);
 
 /* ssd.c: synchronous I/O in units; write is durable (preflush + FUA). */
-int scalio_ssd_open(struct scalio_ssd *ssd);
-void scalio_ssd_close(struct scalio_ssd *ssd);
-int scalio_ssd_read(struct scalio_ssd *ssd, u64 unit, void *buf, u32 units);
-int scalio_ssd_write(struct scalio_ssd *ssd, u64 unit, const void *buf,
-		     u32 units);
+int scalio_tgt_ssd_open(struct scalio_tgt_ssd *ssd);
+void scalio_tgt_ssd_close(struct scalio_tgt_ssd *ssd);
+int scalio_tgt_ssd_read(struct scalio_tgt_ssd *ssd, u64 unit, void *buf,
+			u32 units);
+int scalio_tgt_ssd_write(struct scalio_tgt_ssd *ssd, u64 unit, const void *buf,
+			 u32 units);
 
 /* commit.c */
-int scalio_commit_start(struct scalio_ssd *ssd);
-void scalio_commit_stop(struct scalio_ssd *ssd);	/* fails queued reqs */
+int scalio_tgt_commit_start(struct scalio_tgt_ssd *ssd);
+void scalio_tgt_commit_stop(struct scalio_tgt_ssd *ssd);	/* fails queued reqs */
 /**
- * scalio_store_write() - queue a PUT or DELETE for group commit
+ * scalio_tgt_store_write() - queue a PUT or DELETE for group commit
  * @st:		store, with a live reference held by the caller
  * @req:	filled request; req->done is called exactly once (possibly
  *		before this function returns, on error)
  */
-void scalio_store_write(struct scalio_store *st, struct scalio_treq *req);
-int scalio_store_write_barrier(struct scalio_store *st, unsigned long timeout);
+void scalio_tgt_store_write(struct scalio_tgt_store *st,
+			    struct scalio_tgt_treq *req);
+int scalio_tgt_store_write_barrier(struct scalio_tgt_store *st,
+				   unsigned long timeout);
 /* Probe failed SSDs, let those that pass take writes again (st->lock). */
-int scalio_store_resume(struct scalio_store *st);
+int scalio_tgt_store_resume(struct scalio_tgt_store *st);
+
+/* get.c */
 /**
- * scalio_store_read() - look a key up on the SSD (GET by RPC)
+ * scalio_tgt_store_read() - look a key up on the SSD (GET by RPC)
  * @st:		store, live reference held; may sleep
  * @key, @klen:	key
  * @value:	SCALIO_VALUE_MAX bytes
@@ -373,33 +394,34 @@ int scalio_store_resume(struct scalio_store *st);
  *
  * Return: 0, -ENOENT, -EIO.
  */
-int scalio_store_read(struct scalio_store *st, const u8 *key, u32 klen,
-		      u8 *value, u32 *vlen, u64 *seg);
+int scalio_tgt_store_read(struct scalio_tgt_store *st, const u8 *key, u32 klen,
+			  u8 *value, u32 *vlen, u64 *seg);
 
 /* recovery.c: format an SSD when asked, or recover its log into the index. */
-int scalio_recover_ssd(struct scalio_ssd *ssd);
+int scalio_tgt_recover_ssd(struct scalio_tgt_ssd *ssd);
 /* recovery.c: report a finding of enable (dmesg + the report attribute). */
 __printf(3, 4)
-void scalio_report(struct scalio_store *st, bool err, const char *fmt, ...);
-/* Write a checkpoint of the SSD's seg table (commit kthread context). */
-int scalio_checkpoint_write(struct scalio_ssd *ssd);
-
-/* cleaner.c (commit kthread context) */
-int scalio_cleaner_run(struct scalio_ssd *ssd, u64 need_units);
+void scalio_tgt_report(struct scalio_tgt_store *st, bool err, const char *fmt,
+		       ...);
 
 /* admit.c: who may use a store */
-int scalio_admit(struct scalio_store *st, const char *hostnqn,
-		 const u8 *host_id, const u8 *challenge, u16 client_id,
-		 const u8 *mac);
+int scalio_tgt_admit(struct scalio_tgt_store *st, const char *hostnqn,
+		     const u8 *host_id, const u8 *challenge, u16 client_id,
+		     const u8 *mac);
 
 /* rdma.c / rpc.c: the transport half */
-int scalio_rdma_init(void);
-void scalio_rdma_exit(void);
+struct scalio_tgt_msg_ops;
+int scalio_tgt_rdma_init(const struct scalio_tgt_msg_ops *ops);
+void scalio_tgt_rdma_exit(void);
 /* Start listening on st->traddr:st->trsvcid (store->lock held). */
-int scalio_rdma_store_enable(struct scalio_store *st);
+int scalio_tgt_rdma_store_enable(struct scalio_tgt_store *st);
 /* Stop listening, disconnect every client, drop their references. */
-void scalio_rdma_store_disable(struct scalio_store *st);
-/* Disconnect every client of @st admitted as @hostnqn (store->lock held). */
-void scalio_rdma_host_denied(struct scalio_store *st, const char *hostnqn);
+void scalio_tgt_rdma_store_disable(struct scalio_tgt_store *st);
+/*
+ * control.c: disconnect every client of @st admitted as @hostnqn
+ * (store->lock held).
+ */
+void scalio_tgt_ctl_host_denied(struct scalio_tgt_store *st,
+				const char *hostnqn);
 
 #endif /* _SCALIO_TARGET_H */

@@ -2,7 +2,7 @@
 /*
  * The segment cache: recently written segments kept in DRAM, so that the
  * next batch touching a block takes its records from memory instead of
- * reading its current segment from the SSD (commit.c, scalio_tb_load()).
+ * reading its current segment from the SSD (commit.c, scalio_tgt_tb_load()).
  *
  * One cache per SSD, owned by that SSD's commit kthread like the rest of
  * the log state: no locking.  The bookkeeping (exact-match lookups, LRU,
@@ -12,14 +12,14 @@
  *
  * What makes a cached image safe to use:
  *   - it is stored only after the batch holding it is durable and its seg
- *     word published (scalio_batch_write(), for client batches and for the
+ *     word published (scalio_tgt_batch_write(), for client batches and for the
  *     cleaner's relocations alike), so a failed write leaves nothing;
  *   - a lookup hits only when the entry's seg word and full generation are
  *     exactly the block's current ones, so an image of a segment that has
  *     since moved (by any path) is dropped, never served;
  *   - at every enable it starts empty and recovery fills it, while it
  *     has room, with segments read from the SSD that passed the commit
- *     path's own checks (recovery.c, scalio_count_keys()).
+ *     path's own checks (recovery.c, scalio_tgt_count_keys()).
  */
 #define pr_fmt(fmt) "scalio-target: segcache: " fmt
 
@@ -28,23 +28,23 @@
 
 #include "scalio_store.h"
 
-static void scalio_segcache_free_data(void *data)
+static void scalio_tgt_segcache_free_data(void *data)
 {
 	kvfree(data);
 }
 
 /**
- * scalio_segcache_alloc() - set up @ssd's cache (empty)
+ * scalio_tgt_segcache_alloc() - set up @ssd's cache (empty)
  * @ssd:	SSD; its commit state is allocated
  *
  * The store's attr_seg_cache_mb is split evenly over its SSDs.
  *
  * Return: 0 or -ENOMEM.
  */
-int scalio_segcache_alloc(struct scalio_ssd *ssd)
+int scalio_tgt_segcache_alloc(struct scalio_tgt_ssd *ssd)
 {
-	struct scalio_store *st = ssd->store;
-	struct scalio_commit *c = ssd->commit;
+	struct scalio_tgt_store *st = ssd->store;
+	struct scalio_tgt_commit *c = ssd->commit;
 	u64 cap = ((u64)st->seg_cache_mb << (20 - SCALIO_UNIT_SHIFT)) /
 		  st->nr_ssds;
 
@@ -52,13 +52,13 @@ int scalio_segcache_alloc(struct scalio_ssd *ssd)
 	if (!c->sc_ents)
 		return -ENOMEM;
 	scalio_sc_init(&c->sc, c->sc_ents, c->nr_owned, cap,
-		       scalio_segcache_free_data);
+		       scalio_tgt_segcache_free_data);
 	return 0;
 }
 
-void scalio_segcache_free(struct scalio_ssd *ssd)
+void scalio_tgt_segcache_free(struct scalio_tgt_ssd *ssd)
 {
-	struct scalio_commit *c = ssd->commit;
+	struct scalio_tgt_commit *c = ssd->commit;
 
 	if (!c->sc_ents)
 		return;
@@ -68,7 +68,7 @@ void scalio_segcache_free(struct scalio_ssd *ssd)
 }
 
 /**
- * scalio_segcache_lookup() - the cached image of @block's current segment
+ * scalio_tgt_segcache_lookup() - the cached image of @block's current segment
  * @ssd:	SSD owning @block (commit kthread)
  * @block:	block
  * @seg:	its current seg word (nonzero)
@@ -78,23 +78,23 @@ void scalio_segcache_free(struct scalio_ssd *ssd)
  * replaces or evicts entries before the batch's segments are built), or
  * NULL: read the segment from the SSD.
  */
-const void *scalio_segcache_lookup(struct scalio_ssd *ssd, u32 block,
-				   u64 seg, u64 gen)
+const void *scalio_tgt_segcache_lookup(struct scalio_tgt_ssd *ssd, u32 block,
+				       u64 seg, u64 gen)
 {
-	struct scalio_commit *c = ssd->commit;
+	struct scalio_tgt_commit *c = ssd->commit;
 	const void *data;
 
 	if (!c->sc.cap)
 		return NULL;	/* disabled: not a miss worth counting */
-	data = scalio_sc_lookup(&c->sc, scalio_owned_idx(ssd, block), seg,
+	data = scalio_sc_lookup(&c->sc, scalio_tgt_owned_idx(ssd, block), seg,
 				gen);
-	scalio_stat_add(ssd->store, data ? SCALIO_TS_SEGCACHE_HITS :
-			SCALIO_TS_SEGCACHE_MISSES, 1);
+	scalio_tgt_stat_add(ssd->store, data ? SCALIO_TS_SEGCACHE_HITS :
+			    SCALIO_TS_SEGCACHE_MISSES, 1);
 	return data;
 }
 
 /**
- * scalio_segcache_publish() - remember a segment that is now durable
+ * scalio_tgt_segcache_publish() - remember a segment that is now durable
  * @ssd:	SSD owning @block (commit kthread)
  * @block:	block
  * @seg:	the seg word just published (0: the block has no segment)
@@ -105,11 +105,11 @@ const void *scalio_segcache_lookup(struct scalio_ssd *ssd, u32 block,
  * Call only after the write that holds the segment completed and the seg
  * word was published.  Any older image of @block is dropped.
  */
-void scalio_segcache_publish(struct scalio_ssd *ssd, u32 block, u64 seg,
-			     u64 gen, const void *img, u32 units)
+void scalio_tgt_segcache_publish(struct scalio_tgt_ssd *ssd, u32 block, u64 seg,
+				 u64 gen, const void *img, u32 units)
 {
-	struct scalio_commit *c = ssd->commit;
-	u32 i = scalio_owned_idx(ssd, block);
+	struct scalio_tgt_commit *c = ssd->commit;
+	u32 i = scalio_tgt_owned_idx(ssd, block);
 	size_t bytes = (size_t)units << SCALIO_UNIT_SHIFT;
 	void *data;
 	u32 evicted;
@@ -126,6 +126,6 @@ void scalio_segcache_publish(struct scalio_ssd *ssd, u32 block, u64 seg,
 	memcpy(data, img, bytes);
 	evicted = scalio_sc_store(&c->sc, i, seg, gen, data, units);
 	if (evicted)
-		scalio_stat_add(ssd->store, SCALIO_TS_SEGCACHE_EVICTIONS,
-				evicted);
+		scalio_tgt_stat_add(ssd->store, SCALIO_TS_SEGCACHE_EVICTIONS,
+				    evicted);
 }

@@ -10,7 +10,7 @@
  * vmalloc'ed (batch images of up to 2 MiB): they are mapped page by page.
  *
  * Durability: every write carries REQ_FUA (each bio of the chain) and the
- * first bio also REQ_PREFLUSH, so when scalio_ssd_write() returns 0 the
+ * first bio also REQ_PREFLUSH, so when scalio_tgt_ssd_write() returns 0 the
  * data is on stable media and so is everything written before it.  Only
  * then does the caller publish seg words or acknowledge requests.
  */
@@ -24,9 +24,10 @@
 #include <linux/vmalloc.h>
 
 #include "scalio_target.h"
+#include "trace.h"
 
 /**
- * scalio_ssd_open() - open the SSD's block device for the store
+ * scalio_tgt_ssd_open() - open the SSD's block device for the store
  * @ssd:	configured SSD (device_path set)
  *
  * Opens it exclusively (a second store cannot claim the same device;
@@ -34,7 +35,7 @@
  *
  * Return: 0, or a negative errno.
  */
-int scalio_ssd_open(struct scalio_ssd *ssd)
+int scalio_tgt_ssd_open(struct scalio_tgt_ssd *ssd)
 {
 	unsigned int lbs;
 	int ret;
@@ -57,12 +58,12 @@ int scalio_ssd_open(struct scalio_ssd *ssd)
 	return 0;
 }
 
-void scalio_ssd_close(struct scalio_ssd *ssd)
+void scalio_tgt_ssd_close(struct scalio_tgt_ssd *ssd)
 {
 	scalio_bdev_close(&ssd->bdev);
 }
 
-static struct page *scalio_buf_page(const void *p)
+static struct page *scalio_tgt_buf_page(const void *p)
 {
 	return is_vmalloc_addr(p) ? vmalloc_to_page(p) : virt_to_page(p);
 }
@@ -72,8 +73,8 @@ static struct page *scalio_buf_page(const void *p)
  * @first_opf, every other one @opf; all are chained to the last one, on
  * which we wait, so the call fails if any part failed.
  */
-static int scalio_ssd_rw(struct scalio_ssd *ssd, u64 unit, void *buf,
-			 u32 units, blk_opf_t first_opf, blk_opf_t opf)
+static int scalio_tgt_ssd_rw(struct scalio_tgt_ssd *ssd, u64 unit, void *buf,
+			     u32 units, blk_opf_t first_opf, blk_opf_t opf)
 {
 	struct block_device *bdev = ssd->bdev.bdev;
 	size_t len = (size_t)units << SCALIO_UNIT_SHIFT;
@@ -98,7 +99,7 @@ static int scalio_ssd_rw(struct scalio_ssd *ssd, u64 unit, void *buf,
 		unsigned int off = offset_in_page(p);
 		unsigned int n = min_t(size_t, PAGE_SIZE - off, len - done);
 
-		if (bio_add_page(bio, scalio_buf_page(p), n, off) != n) {
+		if (bio_add_page(bio, scalio_tgt_buf_page(p), n, off) != n) {
 			nr_pages = DIV_ROUND_UP(off + (len - done), PAGE_SIZE);
 			/* Chains @bio to the new one and submits it. */
 			bio = blk_next_bio(bio, bdev,
@@ -111,13 +112,16 @@ static int scalio_ssd_rw(struct scalio_ssd *ssd, u64 unit, void *buf,
 	}
 	ret = submit_bio_wait(bio);
 	bio_put(bio);
+	if (ret)
+		trace_scalio_tgt_ssd_error(ssd, op_is_write(first_opf), unit,
+					   units, ret);
 	/* For the SSD's state in stats: failing until an I/O succeeds. */
 	WRITE_ONCE(ssd->io_failed, ret != 0);
 	return ret;
 }
 
 /**
- * scalio_ssd_read() - read whole units
+ * scalio_tgt_ssd_read() - read whole units
  * @ssd:	opened SSD
  * @unit:	first unit
  * @buf:	destination, @units units (may be vmalloc'ed)
@@ -125,20 +129,22 @@ static int scalio_ssd_rw(struct scalio_ssd *ssd, u64 unit, void *buf,
  *
  * Return: 0, -EIO (also for a range beyond the device).
  */
-int scalio_ssd_read(struct scalio_ssd *ssd, u64 unit, void *buf, u32 units)
+int scalio_tgt_ssd_read(struct scalio_tgt_ssd *ssd, u64 unit, void *buf,
+			u32 units)
 {
 	size_t len = (size_t)units << SCALIO_UNIT_SHIFT;
 	int ret;
 
-	ret = scalio_ssd_rw(ssd, unit, buf, units, REQ_OP_READ, REQ_OP_READ);
+	ret = scalio_tgt_ssd_rw(ssd, unit, buf, units, REQ_OP_READ,
+				REQ_OP_READ);
 	if (is_vmalloc_addr(buf))
 		invalidate_kernel_vmap_range(buf, len);
-	scalio_stat_add(ssd->store, SCALIO_TS_SSD_READS, 1);
+	scalio_tgt_stat_add(ssd->store, SCALIO_TS_SSD_READS, 1);
 	return ret;
 }
 
 /**
- * scalio_ssd_write() - durably write whole units
+ * scalio_tgt_ssd_write() - durably write whole units
  * @ssd:	opened SSD
  * @unit:	first unit
  * @buf:	source, @units units (may be vmalloc'ed)
@@ -146,19 +152,19 @@ int scalio_ssd_read(struct scalio_ssd *ssd, u64 unit, void *buf, u32 units)
  *
  * Return: 0 once the data is on stable media, -EIO.
  */
-int scalio_ssd_write(struct scalio_ssd *ssd, u64 unit, const void *buf,
-		     u32 units)
+int scalio_tgt_ssd_write(struct scalio_tgt_ssd *ssd, u64 unit, const void *buf,
+			 u32 units)
 {
 	size_t len = (size_t)units << SCALIO_UNIT_SHIFT;
 	int ret;
 
 	if (is_vmalloc_addr(buf))
 		flush_kernel_vmap_range((void *)buf, len);
-	ret = scalio_ssd_rw(ssd, unit, (void *)buf, units,
-			    REQ_OP_WRITE | REQ_PREFLUSH | REQ_FUA | REQ_SYNC,
-			    REQ_OP_WRITE | REQ_FUA | REQ_SYNC);
-	scalio_stat_add(ssd->store, SCALIO_TS_SSD_WRITES, 1);
-	scalio_stat_add(ssd->store, SCALIO_TS_SSD_WRITE_BYTES, len);
+	ret = scalio_tgt_ssd_rw(ssd, unit, (void *)buf, units,
+				REQ_OP_WRITE | REQ_PREFLUSH | REQ_FUA | REQ_SYNC,
+				REQ_OP_WRITE | REQ_FUA | REQ_SYNC);
+	scalio_tgt_stat_add(ssd->store, SCALIO_TS_SSD_WRITES, 1);
+	scalio_tgt_stat_add(ssd->store, SCALIO_TS_SSD_WRITE_BYTES, len);
 	if (ret)
 		pr_err("%s: ssd %u: write of %u units at %llu failed: %d\n",
 		       ssd->store->name, ssd->index, units, unit, ret);

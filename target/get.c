@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * GET served by the target (the RPC path): look a key up on the SSD that
+ * owns its block, for hosts that do not read the SSD themselves.
+ *
+ * Lock-free against the commit kthread and the cleaner: the seg word is
+ * read from the index, the segment read and checked; a segment rewritten
+ * meanwhile fails its check or shows a changed seg word, and the lookup
+ * is tried again.
+ */
+#include <linux/mm.h>
+#include <linux/slab.h>
+
+#include "scalio_store.h"
+
+int scalio_tgt_store_read(struct scalio_tgt_store *st, const u8 *key, u32 klen,
+			  u8 *value, u32 *vlen, u64 *segp)
+{
+	u32 block, len, buf_units = 0, tries;
+	struct scalio_tgt_ssd *ssd;
+	struct scalio_rec rec;
+	void *buf = NULL;
+	u64 seg;
+	int ret = -EIO;
+
+	*segp = 0;
+	if (!klen || klen > SCALIO_KEY_MAX)
+		return -EINVAL;
+	block = scalio_hash_block(scalio_key_hash(st->hash_seed, key, klen),
+				  st->nr_blocks);
+	ssd = st->ssds[scalio_block_ssd(block, st->nr_ssds)];
+
+	/*
+	 * The segment may move under us (a commit or the cleaner rewrites
+	 * the block and reuses the units): the header check catches that,
+	 * and a changed seg word says to try again.
+	 */
+	for (tries = 0; tries < 16; tries++) {
+		seg = scalio_tgt_index_get_seg(&st->index, block);
+		*segp = seg;
+		if (!seg) {
+			ret = -ENOENT;
+			break;
+		}
+		len = scalio_seg_len(seg);
+		if (scalio_seg_ssd(seg) != ssd->index || !len) {
+			ret = -EIO;
+			break;
+		}
+		if (len > buf_units) {
+			kvfree(buf);
+			buf = kvmalloc((size_t)len << SCALIO_UNIT_SHIFT,
+				       GFP_KERNEL);
+			if (!buf) {
+				buf_units = 0;
+				ret = -ENOMEM;
+				break;
+			}
+			buf_units = len;
+		}
+		ret = scalio_tgt_ssd_read(ssd, scalio_seg_unit(seg), buf, len);
+		if (!ret)
+			ret = scalio_seg_check(buf,
+					       (size_t)len << SCALIO_UNIT_SHIFT,
+					       block, scalio_seg_gen(seg));
+		if (ret) {
+			ret = -EIO;
+			if (scalio_tgt_index_get_seg(&st->index, block) != seg)
+				continue;
+			break;
+		}
+		ret = scalio_seg_find(buf, key, klen, &rec);
+		if (!ret) {
+			memcpy(value, rec.value, rec.vlen);
+			*vlen = rec.vlen;
+		} else if (ret != -ENOENT) {
+			ret = -EIO;
+		}
+		break;
+	}
+	kvfree(buf);
+	return ret;
+}
