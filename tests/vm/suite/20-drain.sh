@@ -14,7 +14,7 @@
 #   4. Meanwhile kvb is set up (--format) and enabled, attached, written
 #      and read back, while kv0's disable is still waiting.  A disable
 #      that held the transport's global lock while it drained
-#      (scalio_rdma_lock, before this test) kept kvb's enable waiting for
+#      (scalio_tgt_rdma_lock, before this test) kept kvb's enable waiting for
 #      a resume that never comes: the run then ends at the bed's hang
 #      guard, a failure.
 #   5. sd0 resumed: kv0's disable completes; kv0 enabled again, attached

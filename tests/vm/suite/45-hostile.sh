@@ -188,7 +188,7 @@ done
 
 # inval-key: invalidating another client's key.  rxe looks an invalidated
 # key up device-wide, whatever PD or QP it belongs to, so the target finds
-# the key's owner (scalio_rdev_inval_work()) and disconnects it too, before
+# the key's owner (scalio_tgt_rdev_inval_work()) and disconnects it too, before
 # it trips over its dead MR.  host1 stays idle meanwhile (stats is an RPC,
 # no one-sided op): only the target's lookup can make it reconnect.  The
 # keys are in the target's debug log (dynamic debug; the debug lane's
