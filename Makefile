@@ -16,7 +16,7 @@
 #   make demo            boot the test bed and run a short YCSB mix
 #   make bench           the benchmark of Documentation/benchmarks.rst
 #   make man-check       man pages render without warnings and match the code
-#   make dkms-deb        Debian packages in build/deb (packaging/mkdeb.sh)
+#   make dkms-deb        Debian packages in build/deb (debian/, packaging/mkdeb.sh)
 #   make install         tools, man pages, systemd units (DESTDIR=...)
 #
 # With no KDIR and no KVER the newest /lib/modules/*/build is used.

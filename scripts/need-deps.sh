@@ -11,7 +11,8 @@ linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.1
 qemu-system-x86 busybox-static nvme-cli rdma-core ibverbs-utils perftest dmsetup
 fio sparse spin libxxhash-dev liburing-dev libibverbs-dev librdmacm-dev iproute2 kmod cpio zstd xz-utils python3
 python3-matplotlib dpkg-dev flex bison bc libelf-dev groff-base man-db dkms
-coccinelle"
+coccinelle
+debhelper dh-dkms lintian"
 if [ "${1:-}" = --list ]; then
 	echo $pkgs
 	exit 0

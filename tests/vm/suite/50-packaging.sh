@@ -4,7 +4,8 @@
 # 50-packaging: the Debian packages work on the machines of the bed, and a
 # saved configuration survives a reboot of the target.
 #
-# On the build machine: packaging/mkdeb.sh builds scalio-tools and
+# On the build machine: packaging/mkdeb.sh builds (from debian/, with
+# dpkg-buildpackage) scalio-tools and
 # scalio-modules-<krel> (both modules built by DKMS from scalio-dkms's
 # sources; compiling them inside a TCG guest would take many minutes) into
 # build/deb-vm.  The bed runs with --no-modules --no-setup: nothing of the
@@ -52,9 +53,13 @@ flock -w 1800 "$top/build/.vm-lock-$krel" nice -n 19 \
 	"$top/packaging/mkdeb.sh" --kernels "$krel" "$out" > "$out.log" 2>&1 ||
 	{ cat "$out.log"; echo "FAIL: packaging/mkdeb.sh"; exit 1; }
 # dpkg's database in the VMs: the build machine's entries of what the
-# packages depend on (they are installed there, and so in the VMs' /usr).
-pkgs=$(dpkg-query -W -f='${binary:Package}\n' libc6 kmod "linux-image-$krel") ||
-	{ echo "FAIL: dependencies of the packages not installed"; exit 1; }
+# packages depend on (they are installed there, and so in the VMs' /usr):
+# the names in their Depends (dpkg-shlibdeps's libraries included).
+deps=$(for d in "$out"/scalio-tools_*.deb "$out"/scalio-modules-"$krel"_*.deb; do
+	dpkg-deb -f "$d" Depends; done | tr ',|' '\n\n' | sed 's/(.*//; s/:.*//; s/ //g' | sort -u)
+# shellcheck disable=SC2086
+pkgs=$(dpkg-query -W -f='${binary:Package}\n' $deps) ||
+	{ echo "FAIL: dependencies of the packages not installed: $deps"; exit 1; }
 echo "$pkgs" > "$out/pkgs"
 # shellcheck disable=SC2086
 dpkg-query -s $pkgs > "$out/status" || exit 1
