@@ -20,8 +20,10 @@
 # writes its products next to the source directory, and debhelper its state
 # into debian/), so the checkout stays clean.  The module packages are not
 # in debian/control: their stanzas (debian/scalio-modules.control.in) are
-# added to the copy's, one per kernel.  OUTDIR defaults to build/deb; <ver>
-# is debian/changelog's, which must be dkms.conf's PACKAGE_VERSION.
+# added to the copy's, one per kernel, with their lintian overrides
+# (debian/scalio-modules.lintian-overrides.in).  OUTDIR defaults to
+# build/deb; <ver> is debian/changelog's, which must be dkms.conf's
+# PACKAGE_VERSION.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernels=
@@ -54,6 +56,8 @@ mkdir -p "$src/build"
 ln -s "$top/build/fio-src" "$src/build/fio-src"
 for k in $kernels; do
 	sed "s/@KREL@/$k/g" "$top/debian/scalio-modules.control.in" >> "$src/debian/control"
+	cp "$top/debian/scalio-modules.lintian-overrides.in" \
+		"$src/debian/scalio-modules-$k.lintian-overrides"
 done
 
 if ! (cd "$src" && DEB_KERNELS="$kernels" nice -n 10 dpkg-buildpackage -b -us -uc -j2) \
