@@ -19,7 +19,7 @@
 #                        partitions (DURATION=seconds, default 7200;
 #                        tests/soak/soak.sh, Documentation/testing.rst)
 #   make man-check       man pages render without warnings and match the code
-#   make dkms-deb        Debian packages in build/deb (packaging/mkdeb.sh)
+#   make dkms-deb        Debian packages in build/deb (debian/, packaging/mkdeb.sh)
 #   make install         tools, man pages, systemd units (DESTDIR=...)
 #
 # With no KDIR and no KVER the newest /lib/modules/*/build is used.

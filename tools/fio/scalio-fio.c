@@ -8,6 +8,9 @@
  *   uring=1|0            1 (default): asynchronous, through io_uring
  *                        (SCALIO_URING_CMD_*), iodepth= ops in flight per
  *                        job; 0: one synchronous ioctl at a time
+ *   missing_key_error=0|1
+ *                        1: a GET of a key that is not in the store fails
+ *                        the read with ENOENT; 0 (default): it reads zeroes
  *
  * Each fio block is one key-value pair: a read is a GET, a write a PUT of
  * the whole block, a trim a DELETE.  The key is the block number,
@@ -16,10 +19,13 @@
  * are at most SCALIO_VALUE_MAX (4096) bytes, so a job with a larger block
  * size is refused at init.
  *
- * Reads of a key never written return -ENOENT from the store: the engine
- * completes them as successful reads of zeroes (so read jobs work on a
- * fresh store) and reports how many there were when the job ends.  A
- * stored value shorter than the block is returned zero-padded.  Syncs
+ * Reads of a key never written return -ENOENT from the store: by default
+ * the engine completes them as successful reads of zeroes (so read jobs
+ * work on a fresh store) and reports how many there were when the job
+ * ends; with missing_key_error=1 such a read fails with ENOENT, which fio
+ * reports as the job's error (or counts, with continue_on_error=read), for
+ * jobs that must find every key they read.  A stored value shorter than
+ * the block is returned zero-padded.  Syncs
  * complete at once: a PUT is durable when it returns.
  *
  * With uring=1 fio's iodepth, iodepth_batch* and iodepth_low apply: ->queue
@@ -47,6 +53,7 @@ struct scalio_fio_options {
 	char *store;
 	unsigned int binary_keys;
 	unsigned int uring;
+	unsigned int missing_key_error;
 };
 
 /* Per io_u: what an operation in flight needs until its CQE. */
@@ -60,6 +67,7 @@ struct scalio_fio_data {
 	int fd;
 	unsigned long long unit;	/* bytes per key */
 	unsigned long long enoent_reads;
+	int missing_key_error;		/* a GET's ENOENT fails the read */
 	unsigned long long short_reads;
 	unsigned long long enoent_trims;
 	char path[64 + SCALIO_NAME_MAX];
@@ -103,6 +111,16 @@ static struct fio_option options[] = {
 		.group	= FIO_OPT_G_INVALID,
 	},
 	{
+		.name	= "missing_key_error",
+		.lname	= "scalio missing key is an error",
+		.type	= FIO_OPT_BOOL,
+		.off1	= offsetof(struct scalio_fio_options, missing_key_error),
+		.def	= "0",
+		.help	= "a read of an absent key fails (ENOENT), not zeroes",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
 		.name	= NULL,
 	},
 };
@@ -137,6 +155,7 @@ static int scalio_fio_init(struct thread_data *td)
 		return 1;
 	}
 	sd->unit = unit ? unit : 4096;
+	sd->missing_key_error = o->missing_key_error;
 	snprintf(sd->path, sizeof(sd->path), SCALIO_STORE_DEV_FMT, o->store);
 	sd->fd = open(sd->path, O_RDWR | O_CLOEXEC);
 	if (sd->fd < 0) {
@@ -175,9 +194,11 @@ static void scalio_fio_cleanup(struct thread_data *td)
 		return;
 	if (sd->enoent_reads || sd->short_reads || sd->enoent_trims)
 		log_info("scalio: %s: %llu reads of never-written keys "
-			 "returned zeroes, %llu short values zero-padded, "
+			 "%s, %llu short values zero-padded, "
 			 "%llu trims of absent keys\n", sd->path,
-			 sd->enoent_reads, sd->short_reads, sd->enoent_trims);
+			 sd->enoent_reads, sd->missing_key_error ?
+			 "failed (missing_key_error=1)" : "returned zeroes",
+			 sd->short_reads, sd->enoent_trims);
 	if (sd->ring_ok)
 		io_uring_queue_exit(&sd->ring);
 	free(sd->events);
@@ -200,14 +221,18 @@ static void scalio_fio_io_u_free(struct thread_data *td, struct io_u *io_u)
 
 /*
  * An operation's outcome (@res: a GET's length, 0, or -errno) into @io_u:
- * never-written keys read as zeroes, short values are zero-padded.
+ * never-written keys read as zeroes (or fail, missing_key_error=1), short
+ * values are zero-padded.
  */
 static void scalio_fio_done(struct scalio_fio_data *sd, struct io_u *io_u,
 			    int res)
 {
 	if (res == -ENOENT && io_u->ddir == DDIR_READ) {
-		memset(io_u->xfer_buf, 0, io_u->xfer_buflen);
 		sd->enoent_reads++;
+		if (sd->missing_key_error)
+			io_u->error = ENOENT;
+		else
+			memset(io_u->xfer_buf, 0, io_u->xfer_buflen);
 		return;
 	}
 	if (res == -ENOENT && io_u->ddir == DDIR_TRIM) {

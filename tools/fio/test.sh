@@ -5,8 +5,9 @@
 # from tools/ycsb): checks that fio accepts the engine's ABI, that written
 # blocks verify on read-back (also at iodepth 32, with completions out of
 # order, and with uring=0),
-# that reads of never-written keys succeed as zeroes, and that bs > 4096
-# is refused at init.  Prints TAP.
+# that reads of never-written keys succeed as zeroes (or fail with ENOENT
+# with missing_key_error=1), and that bs > 4096 is refused at init.
+# Prints TAP.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 mock=$here/../ycsb/mock_scalio.so
@@ -69,6 +70,25 @@ rc=$?
 tap $(( rc != 0 )) "reads on a fresh store succeed (fio exit $rc)"
 grep -q "64 reads of never-written keys returned zeroes" "$tmp/out"
 tap $? "the 64 never-written reads are reported"
+
+# missing_key_error=1: a read of a never-written key fails with ENOENT (an
+# error fio can be told to count and go on: continue_on_error, ignore_error);
+# the written ones still read and verify.
+runfio --name=r --ioengine=external:"$eng" --missing_key_error=1 \
+	--filename=scalio --size=256k --bs=4k --rw=read --thread
+rc=$?
+grep -q "err= *2" "$tmp/out"
+tap $(( rc == 0 || $? != 0 )) "missing_key_error=1: a read of a never-written key fails with ENOENT (fio exit $rc)"
+runfio --name=r --ioengine=external:"$eng" --missing_key_error=1 \
+	--continue_on_error=read --ignore_error=ENOENT --filename=scalio \
+	--size=256k --bs=4k --rw=read --thread
+grep -q "64 reads of never-written keys failed (missing_key_error=1)" "$tmp/out"
+tap $? "missing_key_error=1, ENOENT ignored: all 64 failed reads are counted"
+runfio --name=w --ioengine=external:"$eng" --missing_key_error=1 \
+	--filename=scalio --size=256k --bs=4k --rw=write --verify=crc32c \
+	--do_verify=1 --thread
+rc=$?
+tap $(( rc != 0 )) "missing_key_error=1: written keys read back and verify (fio exit $rc)"
 
 # Binary keys, 1 KiB mixed workload with several threads.
 runfio --name=m --ioengine=external:"$eng" --binary_keys=1 \

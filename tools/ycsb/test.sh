@@ -3,7 +3,8 @@
 # Smoke test of scalio-ycsb against mock_scalio.so (an in-process map behind
 # LD_PRELOAD; see mock_scalio.c): every workload loads, runs, verifies its
 # values, writes JSON, and its recorded history passes lincheck.  Also
-# checks that a corrupted value is detected (exit 1).  Prints TAP.
+# checks that a corrupted value is detected (exit 1), and that the man page
+# documents every option.  Prints TAP.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 lc=$here/../../tests/lincheck/lincheck
@@ -117,6 +118,16 @@ n=$((n + 1))
 if [ $? -eq 3 ] && grep -q "no-such-store" "$tmp/out"; then
 	echo "ok $n - missing device: exit 3 with the path"
 else echo "not ok $n - missing device"; fail=$((fail + 1)); fi
+
+# The man page documents every option of the usage text (man/scalio-ycsb.1).
+page=$here/../../man/scalio-ycsb.1
+missing=
+for o in $("$here/scalio-ycsb" --help | grep -oE -- '--[a-z][a-z-]*' | sort -u); do
+	sed 's/\\-/-/g' "$page" | grep -qE -- "^\.B[I]? $o( |$)" || missing="$missing $o"
+done
+n=$((n + 1))
+if [ -z "$missing" ]; then echo "ok $n - scalio-ycsb.1 documents every option"
+else echo "not ok $n - scalio-ycsb.1 lacks:$missing"; fail=$((fail + 1)); fi
 
 echo "1..$n"
 [ $fail -eq 0 ] || echo "# $fail of $n tests failed"

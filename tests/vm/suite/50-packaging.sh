@@ -4,7 +4,8 @@
 # 50-packaging: the Debian packages work on the machines of the bed, and a
 # saved configuration survives a reboot of the target.
 #
-# On the build machine: packaging/mkdeb.sh builds scalio-tools and
+# On the build machine: packaging/mkdeb.sh builds (from debian/, with
+# dpkg-buildpackage) scalio-tools and
 # scalio-modules-<krel> (both modules built by DKMS from scalio-dkms's
 # sources; compiling them inside a TCG guest would take many minutes) into
 # build/deb-vm.  The bed runs with --no-modules --no-setup: nothing of the
@@ -16,9 +17,13 @@
 # (scalio-target with a dash, scalio_host with an underscore).
 #   target, boot 0: target-setup with the packaged scalioctl on
 #     /dev/scalio-ssd<i> (links by QEMU serial, as /dev/disk/by-id would be)
-#   host: attach, PUT 64 keys, save --host; then the units' ExecStop
-#     lines: host (save + clear: detached), target (save + clear: configfs
-#     empty); the saved target.json goes to /ctl (the "disk" that survives)
+#   host: the target admits the host, and the operator saves the target's
+#     configuration on demand (save --target /etc/scalio/target.json);
+#     attach, PUT 64 keys, save --host; then the units' ExecStop lines:
+#     host (save to /run/scalio + clear: detached), target (same: configfs
+#     empty); the stops must leave the operator's files in /etc/scalio
+#     alone (same inode and content) and write /run/scalio's; the saved
+#     target.json goes to /ctl (the "disk" that survives)
 #   vmctl kill-target + start-target (same SSD images), boot 1: the
 #     installed files kept in /ctl at the stop are put back (the VM's root
 #     is a tmpfs; a disk would keep them), the target unit's
@@ -52,10 +57,18 @@ flock -w 1800 "$top/build/.vm-lock-$krel" nice -n 19 \
 	"$top/packaging/mkdeb.sh" --kernels "$krel" "$out" > "$out.log" 2>&1 ||
 	{ cat "$out.log"; echo "FAIL: packaging/mkdeb.sh"; exit 1; }
 # dpkg's database in the VMs: the build machine's entries of what the
-# packages depend on (they are installed there, and so in the VMs' /usr).
-pkgs=$(dpkg-query -W -f='${binary:Package}\n' libc6 kmod "linux-image-$krel") ||
-	{ echo "FAIL: dependencies of the packages not installed"; exit 1; }
+# packages depend on (they are installed there, and so in the VMs' /usr):
+# the names in their Depends (dpkg-shlibdeps's libraries included).
+deps=$(for d in "$out"/scalio-tools_*.deb "$out"/scalio-modules-"$krel"_*.deb; do
+	dpkg-deb -f "$d" Depends; done | tr ',|' '\n\n' | sed 's/(.*//; s/:.*//; s/ //g' | sort -u)
+# shellcheck disable=SC2086
+pkgs=$(dpkg-query -W -f='${binary:Package}\n' $deps) ||
+	{ echo "FAIL: dependencies of the packages not installed: $deps"; exit 1; }
 echo "$pkgs" > "$out/pkgs"
+# What linux-image-<krel> put in /boot, which the VMs lack: the modules
+# package's postinst (dh_installmodules's) runs depmod only when the
+# kernel's System.map is there.
+cp "/boot/System.map-$krel" "$out/" || { echo "FAIL: no /boot/System.map-$krel"; exit 1; }
 # shellcheck disable=SC2086
 dpkg-query -s $pkgs > "$out/status" || exit 1
 
@@ -97,6 +110,7 @@ install_pkgs() {
 	mount_usr || return 1
 	cp "$D/status" /var/lib/dpkg/status && touch /var/lib/dpkg/available || return 1
 	for p in $(cat "$D/pkgs"); do touch "/var/lib/dpkg/info/$p.list"; done
+	mkdir -p /boot && cp "$D/System.map-$K" /boot/ || return 1
 	echo "[$(cut -d' ' -f1 /proc/uptime)] dpkg -i"
 	dpkg --log=/dev/null -i "$D"/scalio-modules-"$K"_*.deb "$D"/scalio-tools_*.deb || return 1
 	echo "[$(cut -d' ' -f1 /proc/uptime)] installed: $(dpkg-query -W -f='${Package} ${Version} ${Status}\n' 'scalio-*' | tr '\n' ';')"
@@ -105,17 +119,29 @@ install_pkgs() {
 		{ echo "depmod did not index the modules"; return 1; }
 }
 
-# The Exec<what>= lines of an installed unit, run in order.
+# The Exec<what>= lines of an installed unit, run in order, in the
+# /run/<dir> its RuntimeDirectory= would have systemd create.
 unit() {
 	local f=/lib/systemd/system/$1.service l rc
 	[ -f "$f" ] || { echo "no $f"; return 1; }
 	while IFS= read -r l; do
+		case $l in RuntimeDirectory=*) mkdir -p "/run/${l#*=}" ;; esac
 		case $l in "$2="*) ;; *) continue ;; esac
 		echo "+ ${l#*=}"
 		sh -c "${l#*=}"
 		rc=$?
 		[ $rc = 0 ] || { echo "unit $1 $2: '${l#*=}' exited $rc"; return 1; }
 	done < "$f"
+}
+
+# What a unit's stop must leave alone: the operator's saved file (its inode:
+# save writes a new file and renames it over the old; its content).
+keep_file() {
+	stat -c %i "$1" > "$2.ino" && cp "$1" "$2.saved"
+}
+
+same_file() {
+	[ "$(stat -c %i "$1")" = "$(cat "$2.ino")" ] && cmp -s "$1" "$2.saved"
 }
 
 ssd_links() {
@@ -166,6 +192,9 @@ host_main() {
 	head -c 24 /dev/urandom | base64 > /ctl/pkgtest/host.key
 	vmctl exec-target "bash -c 'echo $nqn /ctl/pkgtest/host.key > /etc/scalio/allowed_hosts && $CTL allow-host kv0 $nqn --key-file /ctl/pkgtest/host.key'" ||
 		fail "allow-host"
+	# The operator saves the target's configuration on demand.
+	vmctl exec-target "bash -c '. $D/guest.sh && $CTL save --target /etc/scalio/target.json && keep_file /etc/scalio/target.json /ctl/pkgtest/target'" ||
+		fail "save --target"
 	install -m 600 /ctl/pkgtest/host.key /etc/scalio/keys/kv0.key
 	$CTL attach kv0 --addr "$SCALIO_TARGET_ADDR" --key-file /etc/scalio/keys/kv0.key || fail "attach"
 	for i in $(seq 64); do
@@ -181,9 +210,12 @@ host_main() {
 		fail "host.json lacks the key file"
 	! grep -qF "$(cat /ctl/pkgtest/host.key)" /etc/scalio/host.json ||
 		fail "host.json holds the secret"
+	keep_file /etc/scalio/host.json /tmp/host || fail "keeping host.json"
 	echo "=== stop: host unit, then target unit"
 	unit scalio-host ExecStop || fail "scalio-host.service ExecStop"
 	[ ! -e /dev/scalio/kv0 ] || fail "kv0 still attached after the host unit stopped"
+	same_file /etc/scalio/host.json /tmp/host || fail "the host unit's stop rewrote /etc/scalio/host.json"
+	grep -q '"kv0"' /run/scalio/host.json || fail "the host unit's stop saved no /run/scalio/host.json with kv0"
 	vmctl exec-target "bash -c '. $D/guest.sh && target_stop'" || fail "target stop"
 	grep -q '"kv0"' /ctl/pkgtest/target.json || fail "saved target.json has no kv0"
 	! grep -qE '\(set\)|attr_format_on_enable|attr_force_recover' /ctl/pkgtest/target.json ||
@@ -212,6 +244,9 @@ host_main() {
 
 target_stop() {
 	unit scalio-target ExecStop || fail "scalio-target.service ExecStop"
+	same_file /etc/scalio/target.json /ctl/pkgtest/target ||
+		fail "the target unit's stop rewrote /etc/scalio/target.json"
+	grep -q '"kv0"' /run/scalio/target.json || fail "the target unit's stop saved no /run/scalio/target.json with kv0"
 	for d in nvmet/subsystems nvmet/ports scalio/stores; do
 		[ -z "$(ls /sys/kernel/config/$d)" ] || fail "$d not empty after clear: $(ls /sys/kernel/config/$d)"
 	done
