@@ -72,7 +72,7 @@ install: tools
 		$(DESTDIR)/usr/lib/$(MULTIARCH)/fio/scalio-fio.so; fi
 	$(MAKE) -C man install DESTDIR=$(DESTDIR)
 	install -d $(DESTDIR)/lib/systemd/system $(DESTDIR)/etc/scalio
-	install -m 644 systemd/*.service $(DESTDIR)/lib/systemd/system/
+	install -m 644 systemd/*.service systemd/*.timer $(DESTDIR)/lib/systemd/system/
 
 man-check:
 	$(MAKE) -C man test
