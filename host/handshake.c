@@ -4,7 +4,10 @@
  * HELLO (geometry, settings), CHUNKS (where the index lives), SSD_INFO
  * (what to bind), STATS, and the periodic KEEPALIVE.
  * Every reply is checked against its received length and the store's
- * geometry before anything is kept.
+ * geometry before anything is kept, every count against a cap of the
+ * uAPI or of this module before anything is sized by it, and the whole
+ * handshake against SCALIO_HOST_HANDSHAKE_MS (killable when an attach
+ * runs it).
  */
 #define pr_fmt(fmt) "scalio-host: " fmt
 
@@ -49,7 +52,8 @@ static int scalio_host_admit(struct scalio_host_hstore *hs)
 			goto out;
 		req->flags = cpu_to_le32(SCALIO_ADMIT_F_MAC);
 	}
-	ret = scalio_host_rpc_exec(conn, rpc, SCALIO_MSG_ADMIT, sizeof(*req));
+	ret = scalio_host_rpc_exec_by(conn, rpc, SCALIO_MSG_ADMIT, sizeof(*req),
+				      hs->handshake_end);
 	if (!ret)
 		ret = scalio_host_rpc_status(rpc);
 	switch (ret) {
@@ -90,8 +94,9 @@ static int scalio_host_hello(struct scalio_host_hstore *hs, bool again)
 	rpc = scalio_host_rpc_get(conn);
 	if (IS_ERR(rpc))
 		return PTR_ERR(rpc);
-	ret = scalio_host_rpc_exec(conn, rpc, SCALIO_MSG_HELLO,
-				   sizeof(struct scalio_msg_hdr));
+	ret = scalio_host_rpc_exec_by(conn, rpc, SCALIO_MSG_HELLO,
+				      sizeof(struct scalio_msg_hdr),
+				      hs->handshake_end);
 	if (ret)
 		goto out;
 	ret = scalio_host_rpc_status(rpc);
@@ -128,10 +133,12 @@ static int scalio_host_hello(struct scalio_host_hstore *hs, bool again)
 	WRITE_ONCE(hs->keepalive_ms,
 		   clamp_t(u32, kato, SCALIO_KATO_MIN_MS, SCALIO_KATO_MAX_MS) / 3);
 	if (!hs->nr_blocks || !is_power_of_2(hs->nr_blocks) ||
+	    hs->nr_blocks > SCALIO_NR_BLOCKS_MAX ||
 	    !scalio_slots_valid(hs->slots) ||
 	    hs->block_size != SCALIO_BLOCK_SIZE(hs->slots) ||
 	    !hs->nr_ssds || hs->nr_ssds > SCALIO_MAX_SSDS ||
 	    !hs->nr_chunks || hs->nr_chunks > hs->nr_blocks ||
+	    hs->nr_chunks > SCALIO_HOST_CHUNKS_MAX ||
 	    !hs->lease_ticks || hs->lease_ticks >= (1U << 15) ||
 	    (hs->features & ~known)) {
 		pr_err("%s: HELLO with bad geometry\n", hs->name);
@@ -143,14 +150,26 @@ out:
 	return ret;
 }
 
-static int scalio_host_fetch_chunks(struct scalio_host_hstore *hs)
+/*
+ * Between two requests of a reconnect's handshake: a detach has begun
+ * (the store is no longer live) and waits for this reconnect to end.
+ */
+static bool scalio_host_handshake_cut(struct scalio_host_hstore *hs, bool again)
+{
+	return again && READ_ONCE(hs->state) != SCALIO_HS_LIVE;
+}
+
+static int scalio_host_fetch_chunks(struct scalio_host_hstore *hs, bool again)
 {
 	struct scalio_host_conn *conn = &hs->conn;
 	struct scalio_host_hchunk *chunks;
 	u32 got = 0, next_block = 0, i, nr;
 	int ret = 0;
 
-	/* A new array: on a reconnect the old one is in use until the end. */
+	/*
+	 * A new array: on a reconnect the old one is in use until the end.
+	 * HELLO bounded its size by SCALIO_HOST_CHUNKS_MAX.
+	 */
 	chunks = kvcalloc(hs->nr_chunks, sizeof(*chunks), GFP_KERNEL);
 	if (!chunks)
 		return -ENOMEM;
@@ -160,6 +179,10 @@ static int scalio_host_fetch_chunks(struct scalio_host_hstore *hs)
 		const struct scalio_msg_chunks_rep *rep;
 		struct scalio_host_rpc *rpc;
 
+		if (scalio_host_handshake_cut(hs, again)) {
+			ret = -ESHUTDOWN;
+			goto fail;
+		}
 		rpc = scalio_host_rpc_get(conn);
 		if (IS_ERR(rpc)) {
 			ret = PTR_ERR(rpc);
@@ -168,8 +191,8 @@ static int scalio_host_fetch_chunks(struct scalio_host_hstore *hs)
 		req = rpc->req;
 		req->first = cpu_to_le32(got);
 		req->reserved = 0;
-		ret = scalio_host_rpc_exec(conn, rpc, SCALIO_MSG_CHUNKS,
-					   sizeof(*req));
+		ret = scalio_host_rpc_exec_by(conn, rpc, SCALIO_MSG_CHUNKS,
+					      sizeof(*req), hs->handshake_end);
 		if (!ret)
 			ret = scalio_host_rpc_status(rpc);
 		if (ret)
@@ -177,10 +200,20 @@ static int scalio_host_fetch_chunks(struct scalio_host_hstore *hs)
 		rep = rpc->rsp;
 		nr = le32_to_cpu(rep->nr);
 		ret = -EPROTO;
+		/*
+		 * Full pages: the target sends as many chunks as a message
+		 * holds, so the number of round trips is bounded by
+		 * @hs->nr_chunks, not left to the target.
+		 */
 		if (rpc->rsp_len < struct_size(rep, chunk, nr) ||
-		    le32_to_cpu(rep->first) != got || !nr ||
-		    nr > hs->nr_chunks - got)
+		    le32_to_cpu(rep->first) != got ||
+		    nr != min_t(u32, hs->nr_chunks - got, SCALIO_CHUNKS_PER_MSG)) {
+			pr_err("%s: CHUNKS page at %u: %u chunks, %u expected\n",
+			       hs->name, got, nr,
+			       min_t(u32, hs->nr_chunks - got,
+				     SCALIO_CHUNKS_PER_MSG));
 			goto put;
+		}
 		for (i = 0; i < nr; i++) {
 			const struct scalio_wire_chunk *w = &rep->chunk[i];
 			struct scalio_host_hchunk *c = &chunks[got + i];
@@ -233,7 +266,8 @@ static int scalio_host_fetch_ssd_info(struct scalio_host_hstore *hs, u32 index,
 	req = rpc->req;
 	req->index = cpu_to_le32(index);
 	req->reserved = 0;
-	ret = scalio_host_rpc_exec(conn, rpc, SCALIO_MSG_SSD_INFO, sizeof(*req));
+	ret = scalio_host_rpc_exec_by(conn, rpc, SCALIO_MSG_SSD_INFO, sizeof(*req),
+				      hs->handshake_end);
 	if (!ret)
 		ret = scalio_host_rpc_status(rpc);
 	if (ret)
@@ -269,7 +303,11 @@ out:
  * @again:	a reconnect: the geometry and SSDs must be the ones the store
  *		had (-ESTALE otherwise); settings and index chunks are renewed
  *
- * Return: 0 or a negative errno; the caller tears down on failure.
+ * The whole exchange ends within SCALIO_HOST_HANDSHAKE_MS, or with a
+ * fatal signal of the attaching process.
+ *
+ * Return: 0 or a negative errno (-ETIMEDOUT: out of time, -EINTR: killed);
+ * the caller tears down on failure.
  */
 int scalio_host_conn_handshake(struct scalio_host_hstore *hs, bool again)
 {
@@ -278,16 +316,19 @@ int scalio_host_conn_handshake(struct scalio_host_hstore *hs, bool again)
 	u32 i;
 	int ret;
 
+	hs->handshake_end = jiffies + msecs_to_jiffies(SCALIO_HOST_HANDSHAKE_MS);
 	ret = scalio_host_admit(hs);
 	if (ret)
 		return ret;
 	ret = scalio_host_hello(hs, again);
 	if (ret)
 		return ret;
-	ret = scalio_host_fetch_chunks(hs);
+	ret = scalio_host_fetch_chunks(hs, again);
 	if (ret)
 		return ret;
 	for (i = 0; i < hs->nr_ssds; i++) {
+		if (scalio_host_handshake_cut(hs, again))
+			return -ESHUTDOWN;
 		ret = scalio_host_fetch_ssd_info(hs, i, again);
 		if (ret)
 			return ret;
@@ -300,7 +341,6 @@ int scalio_host_conn_handshake(struct scalio_host_hstore *hs, bool again)
 	scalio_host_io_put(&hs->conn, io);
 	return ret;
 }
-
 
 /**
  * scalio_host_rpc_stats() - fetch the target's counters

@@ -434,28 +434,20 @@ void scalio_host_rpc_put(struct scalio_host_conn *conn, struct scalio_host_rpc *
 	spin_unlock_irqrestore(&conn->rpc_lock, flags);
 }
 
-/**
- * scalio_host_rpc_exec() - send the request in @rpc->req and wait for its answer
- * @conn:	connection
- * @rpc:	entry from scalio_host_rpc_get(), request body filled after the header
- * @opcode:	enum scalio_msg_op
- * @len:	total request length, header included
- *
- * Fills the header.  On success the checked response is in @rpc->rsp
- * (@rpc->rsp_len bytes) until scalio_host_rpc_put().  The response's own status
- * is the caller's to interpret.
- *
- * Return: 0, -ENOTCONN (connection lost), -EPROTO (lost because the target
- * broke the protocol), -ETIMEDOUT (no answer in time; the connection is
- * failed, and the tag stays reserved until its end).
+/*
+ * Send the request in @rpc->req and wait for its answer for @tmo jiffies,
+ * killably if @killable.  A wait that ends without the answer abandons
+ * the tag and fails the connection.
  */
-int scalio_host_rpc_exec(struct scalio_host_conn *conn, struct scalio_host_rpc *rpc,
-			 u16 opcode, u32 len)
+static int __scalio_host_rpc_exec(struct scalio_host_conn *conn,
+				  struct scalio_host_rpc *rpc, u16 opcode,
+				  u32 len, long tmo, bool killable)
 {
 	struct scalio_msg_hdr *hdr = rpc->req;
 	struct ib_sge sge;
 	struct ib_send_wr wr = {};
 	unsigned long flags;
+	long left;
 	int ret;
 
 	if (WARN_ON_ONCE(len < sizeof(*hdr) || len > SCALIO_MSG_SIZE))
@@ -512,14 +504,18 @@ int scalio_host_rpc_exec(struct scalio_host_conn *conn, struct scalio_host_rpc *
 		return scalio_host_conn_dead_err(conn);
 	}
 
-	if (!wait_for_completion_timeout(&rpc->done,
-					 msecs_to_jiffies(SCALIO_RPC_TIMEOUT_MS))) {
+	if (killable)
+		left = wait_for_completion_killable_timeout(&rpc->done, tmo);
+	else
+		left = wait_for_completion_timeout(&rpc->done, tmo);
+	if (left <= 0) {
 		spin_lock_irqsave(&conn->rpc_lock, flags);
 		if (rpc->state == SCALIO_RPC_WAITING) {
 			rpc->state = SCALIO_RPC_ABANDONED;
 			spin_unlock_irqrestore(&conn->rpc_lock, flags);
-			pr_warn_ratelimited("%s: RPC %u timed out\n",
-					    conn->hs->name, opcode);
+			if (!left)
+				pr_warn_ratelimited("%s: RPC %u timed out\n",
+						    conn->hs->name, opcode);
 			/*
 			 * As nvme does on a timeout: start over on a new
 			 * connection.  A write without an answer may still
@@ -527,11 +523,64 @@ int scalio_host_rpc_exec(struct scalio_host_conn *conn, struct scalio_host_rpc *
 			 * and only then are its owed invalidations paid.
 			 */
 			scalio_host_conn_fail(conn);
-			return -ETIMEDOUT;
+			return left ? -EINTR : -ETIMEDOUT;
 		}
 		spin_unlock_irqrestore(&conn->rpc_lock, flags);
 	}
 	return rpc->status;
+}
+
+/**
+ * scalio_host_rpc_exec() - send the request in @rpc->req and wait for its answer
+ * @conn:	connection
+ * @rpc:	entry from scalio_host_rpc_get(), request body filled after the header
+ * @opcode:	enum scalio_msg_op
+ * @len:	total request length, header included
+ *
+ * Fills the header.  On success the checked response is in @rpc->rsp
+ * (@rpc->rsp_len bytes) until scalio_host_rpc_put().  The response's own status
+ * is the caller's to interpret.
+ *
+ * Return: 0, -ENOTCONN (connection lost), -EPROTO (lost because the target
+ * broke the protocol), -ETIMEDOUT (no answer in time; the connection is
+ * failed, and the tag stays reserved until its end).
+ */
+int scalio_host_rpc_exec(struct scalio_host_conn *conn, struct scalio_host_rpc *rpc,
+			 u16 opcode, u32 len)
+{
+	return __scalio_host_rpc_exec(conn, rpc, opcode, len,
+				      msecs_to_jiffies(SCALIO_RPC_TIMEOUT_MS),
+				      false);
+}
+
+/**
+ * scalio_host_rpc_exec_by() - a control request of the handshake
+ * @conn:	connection
+ * @rpc:	entry from scalio_host_rpc_get(), request body filled after the header
+ * @opcode:	enum scalio_msg_op
+ * @len:	total request length, header included
+ * @end:	jiffies by which the whole exchange this request is part of
+ *		must be over
+ *
+ * As scalio_host_rpc_exec(), but the wait is killable and ends at @end if
+ * that comes before the request's own timeout: a target that answers each
+ * request just in time cannot stretch an attach or a reconnect without
+ * bound.
+ *
+ * Return: as scalio_host_rpc_exec(), or -EINTR (a fatal signal: the
+ * connection is failed as on a timeout); -ETIMEDOUT, without sending,
+ * if @end has passed.
+ */
+int scalio_host_rpc_exec_by(struct scalio_host_conn *conn, struct scalio_host_rpc *rpc,
+			    u16 opcode, u32 len, unsigned long end)
+{
+	long tmo = msecs_to_jiffies(SCALIO_RPC_TIMEOUT_MS);
+
+	if (!time_before(jiffies, end))
+		return -ETIMEDOUT;
+	tmo = min_t(long, tmo, end - jiffies);
+	return __scalio_host_rpc_exec(conn, rpc, opcode, len, max(tmo, 1L),
+				      true);
 }
 
 /* The response's status: 0 or a negative errno in range, else -EPROTO. */

@@ -62,6 +62,23 @@
 #define SCALIO_RPC_TIMEOUT_MS		10000
 #define SCALIO_OP_TIMEOUT_MS		30000	/* whole GET retry budget */
 #define SCALIO_ATTACH_TIMEOUT_MS	5000
+/*
+ * The whole handshake (ADMIT, HELLO, every CHUNKS page, every SSD_INFO)
+ * of an attach or a reconnect, however the target paces its answers: a
+ * target answering each request just under SCALIO_RPC_TIMEOUT_MS cannot
+ * hold the attach, or a reconnect and the locks it holds, any longer.  A
+ * real target's handshake is a few round trips of a few ms (its HELLO may
+ * wait up to 5 s for the commits of a lost connection).
+ */
+#define SCALIO_HOST_HANDSHAKE_MS	30000
+/*
+ * Index chunks a HELLO may announce.  The host keeps 32 bytes per chunk
+ * (2 MiB at most, from kvcalloc) and fetches them in at most
+ * SCALIO_HOST_CHUNKS_MAX / SCALIO_CHUNKS_PER_MSG (258) CHUNKS pages.  The
+ * target cuts its index in chunks of about 2 MiB: SCALIO_NR_BLOCKS_MAX
+ * blocks of SCALIO_SLOTS_MAX slots make about 17,000 of them.
+ */
+#define SCALIO_HOST_CHUNKS_MAX		(1U << 16)
 #define SCALIO_RECONNECT_MIN_MS		500	/* first retry after a loss */
 #define SCALIO_RECONNECT_MAX_MS		10000	/* retry interval cap */
 /* Keys remembered for a deferred invalidation before falling back to a sweep. */
@@ -331,6 +348,7 @@ enum scalio_host_hstore_state {
  * @secret:	@secret_len bytes proven at admission; never sent
  * @keepalive_ms: KEEPALIVE period: the store's KATO (HELLO) / 3
  * @keepalive_due: jiffies the queued KEEPALIVE is due at
+ * @handshake_end: jiffies the running handshake must be over by
  * @keepalive_work: a KEEPALIVE every @keepalive_ms while live
  * @misc:	the store device
  * @misc_name:	"scalio-<store>"
@@ -356,6 +374,7 @@ struct scalio_host_hstore {
 	u64			hash_seed;
 	u32			keepalive_ms;
 	unsigned long		keepalive_due;
+	unsigned long		handshake_end;
 	u64			hdr_addr;
 	u32			hdr_rkey;
 	u32			nr_chunks;
@@ -540,6 +559,8 @@ struct scalio_host_rpc *scalio_host_kv_rpc_get(struct scalio_host_conn *conn, co
 					       u32 klen);
 int scalio_host_rpc_exec(struct scalio_host_conn *conn, struct scalio_host_rpc *rpc,
 			 u16 opcode, u32 len);
+int scalio_host_rpc_exec_by(struct scalio_host_conn *conn, struct scalio_host_rpc *rpc,
+			    u16 opcode, u32 len, unsigned long end);
 void scalio_host_rpc_put(struct scalio_host_conn *conn, struct scalio_host_rpc *rpc);
 int scalio_host_rpc_status(const struct scalio_host_rpc *rpc);
 struct scalio_host_io *scalio_host_io_get(struct scalio_host_conn *conn);
