@@ -19,6 +19,7 @@
 #include <linux/jiffies.h>
 
 #include "scalio_host.h"
+#include "trace.h"
 
 static void scalio_host_conn_fail_work(struct work_struct *work);
 static void scalio_host_conn_release(struct scalio_host_conn *conn);
@@ -489,17 +490,22 @@ void scalio_host_reconnect_work(struct work_struct *work)
 		WRITE_ONCE(hs->reconnect_delay,
 			   msecs_to_jiffies(SCALIO_RECONNECT_MIN_MS));
 		scalio_host_hstat_inc(hs, SCALIO_HS_RECONNECTS);
+		trace_scalio_host_reconnect(hs, 0, 0);
 		pr_info("%s: reconnected to %s:%u\n", hs->name, hs->traddr,
 			hs->trsvcid);
 		return;
 	}
-	if (ret == -ESTALE)
+	if (ret == -ESTALE) {
+		trace_scalio_host_reconnect(hs, ret, 0);
 		return;
+	}
 	pr_info_ratelimited("%s: reconnect failed (%d), retrying\n",
 			    hs->name, ret);
 	WRITE_ONCE(hs->reconnect_delay,
 		   min_t(unsigned long, hs->reconnect_delay * 2,
 			 msecs_to_jiffies(SCALIO_RECONNECT_MAX_MS)));
+	trace_scalio_host_reconnect(hs, ret,
+				    jiffies_to_msecs(hs->reconnect_delay));
 	if (READ_ONCE(hs->state) == SCALIO_HS_LIVE)
 		scalio_host_reconnect_schedule(hs);
 }

@@ -28,6 +28,7 @@
 #include <linux/slab.h>
 
 #include "scalio_host.h"
+#include "trace.h"
 
 #ifdef SCALIO_TEST_HOOKS
 /*
@@ -157,6 +158,8 @@ static bool scalio_host_victim_random(const struct scalio_block_view *v, u32 *id
  * @value:	out, SCALIO_VALUE_MAX bytes
  * @vlen:	out
  * @end:	jiffies when the GET's time (SCALIO_OP_TIMEOUT_MS) is up
+ * @hit:	answered from a cached slot (for its trace event)
+ * @retries:	block re-reads so far (for its trace event)
  */
 struct scalio_host_get {
 	struct scalio_host_hstore	*hs;
@@ -170,6 +173,8 @@ struct scalio_host_get {
 	u8			*value;
 	u32			vlen;
 	unsigned long		end;
+	bool			hit;
+	u32			retries;
 };
 
 /* The chunk holding @block (< nr_blocks). */
@@ -507,6 +512,7 @@ static int scalio_host_reclaim(struct scalio_host_get *g, u32 slot, u64 ctl, boo
 	*done = cur == ctl;
 	if (*done)
 		scalio_host_hstat_inc(g->hs, SCALIO_HS_LEASE_RECLAIMS);
+	trace_scalio_host_slot_reclaim(g->hs, g->block, slot, *done);
 	return 0;
 }
 
@@ -559,6 +565,8 @@ static bool scalio_host_renewal_renew(struct scalio_host_renewal *r)
 
 	if (time_after(jiffies, r->g->end)) {
 		scalio_host_hstat_inc(r->g->hs, SCALIO_HS_LEASE_GIVEUPS);
+		trace_scalio_host_slot_renew(r->g->hs, r->g->block, r->slot,
+					     false);
 		return false;
 	}
 	deadline = scalio_host_clock_now(r->g->hs) + r->lease;
@@ -566,11 +574,14 @@ static bool scalio_host_renewal_renew(struct scalio_host_renewal *r)
 	if (scalio_host_cas_ctl(r->g, r->slot, r->mine, next, &cur) ||
 	    cur != r->mine) {
 		r->lost = true;
+		trace_scalio_host_slot_renew(r->g->hs, r->g->block, r->slot,
+					     false);
 		return false;
 	}
 	r->mine = next;
 	r->deadline = deadline;
 	scalio_host_hstat_inc(r->g->hs, SCALIO_HS_LEASE_RENEWALS);
+	trace_scalio_host_slot_renew(r->g->hs, r->g->block, r->slot, true);
 	return true;
 }
 
@@ -658,8 +669,10 @@ static int scalio_host_fill(struct scalio_host_get *g, unsigned int attempt, u64
 		return ret;
 	if (cur != old)
 		return SCALIO_RESTART;
-	if (reclaim)	/* locking an expired B or D is its reclaim */
+	if (reclaim) {	/* locking an expired B or D is its reclaim */
 		scalio_host_hstat_inc(hs, SCALIO_HS_LEASE_RECLAIMS);
+		trace_scalio_host_slot_reclaim(hs, g->block, victim, true);
+	}
 
 	/*
 	 * ... and write the key before the double-read: one chain of the key
@@ -806,6 +819,8 @@ static int scalio_host_fill(struct scalio_host_get *g, unsigned int attempt, u64
 	if (ret)
 		return ret;
 	cur = scalio_host_chain_cas_old(&ch);
+	trace_scalio_host_slot_fill(hs, g->block, victim, present ? g->vlen : 0,
+				    cur == mine && cache, cur != mine);
 	if (cur == mine)
 		return present ? 0 : -ENOENT;
 
@@ -872,6 +887,7 @@ static int scalio_host_get_cached(struct scalio_host_get *g)
 	for (attempt = 0;; attempt++) {
 		if (attempt) {
 			scalio_host_hstat_inc(hs, SCALIO_HS_RETRIES);
+			g->retries++;
 			if (time_after(jiffies, g->end))
 				return -ETIMEDOUT;
 			if (fatal_signal_pending(current))
@@ -897,6 +913,7 @@ static int scalio_host_get_cached(struct scalio_host_get *g)
 			g->vlen = s->vlen;
 			memcpy(g->value, s->value, s->vlen);
 			scalio_host_hstat_inc(hs, SCALIO_HS_CACHE_HITS);
+			g->hit = true;
 			scalio_host_rdma_write_ts(&hs->conn, g->raddr +
 					     scalio_slot_offset(idx) +
 					     offsetof(struct scalio_slot,
@@ -978,11 +995,13 @@ int scalio_host_get(struct scalio_host_hstore *hs, const u8 *key, u32 klen,
 		.value	= value,
 	};
 	u64 hash = scalio_key_hash(hs->hash_seed, key, klen);
+	u64 t0 = ktime_get_ns();
 	int ret;
 
 	g.block = scalio_hash_block(hash, hs->nr_blocks);
 	g.fp = scalio_hash_fp(hash);
 	scalio_host_hstat_inc(hs, SCALIO_HS_GETS);
+	trace_scalio_host_get_issue(hs, hash, 0);
 
 	ret = scalio_host_conn_enter(conn);
 	if (ret)
@@ -1015,5 +1034,7 @@ out:
 		*vlen = g.vlen;
 	else if (ret != -ENOENT)
 		scalio_host_hstat_inc(hs, SCALIO_HS_ERRORS);
+	trace_scalio_host_get_done(hs, hash, ret, ret ? 0 : g.vlen, g.hit,
+				   g.retries, ktime_get_ns() - t0);
 	return ret;
 }

@@ -15,6 +15,7 @@
 #include <linux/slab.h>
 
 #include "scalio_host.h"
+#include "trace.h"
 
 #ifdef SCALIO_TEST_HOOKS
 /*
@@ -397,8 +398,19 @@ out:
 int scalio_host_put(struct scalio_host_hstore *hs, const u8 *key, u32 klen,
 		    const u8 *value, u32 vlen)
 {
+	u64 hash = 0, t0 = 0;
+	int ret;
+
 	scalio_host_hstat_inc(hs, SCALIO_HS_PUTS);
-	return scalio_host_write(hs, SCALIO_MSG_PUT, key, klen, value, vlen);
+	if (trace_scalio_host_put_issue_enabled() ||
+	    trace_scalio_host_put_done_enabled()) {
+		hash = scalio_key_hash(hs->hash_seed, key, klen);
+		t0 = ktime_get_ns();
+	}
+	trace_scalio_host_put_issue(hs, hash, vlen);
+	ret = scalio_host_write(hs, SCALIO_MSG_PUT, key, klen, value, vlen);
+	trace_scalio_host_put_done(hs, hash, ret, ktime_get_ns() - t0);
+	return ret;
 }
 
 /**
@@ -411,6 +423,17 @@ int scalio_host_put(struct scalio_host_hstore *hs, const u8 *key, u32 klen,
  */
 int scalio_host_delete(struct scalio_host_hstore *hs, const u8 *key, u32 klen)
 {
+	u64 hash = 0, t0 = 0;
+	int ret;
+
 	scalio_host_hstat_inc(hs, SCALIO_HS_DELETES);
-	return scalio_host_write(hs, SCALIO_MSG_DELETE, key, klen, NULL, 0);
+	if (trace_scalio_host_delete_issue_enabled() ||
+	    trace_scalio_host_delete_done_enabled()) {
+		hash = scalio_key_hash(hs->hash_seed, key, klen);
+		t0 = ktime_get_ns();
+	}
+	trace_scalio_host_delete_issue(hs, hash, 0);
+	ret = scalio_host_write(hs, SCALIO_MSG_DELETE, key, klen, NULL, 0);
+	trace_scalio_host_delete_done(hs, hash, ret, ktime_get_ns() - t0);
+	return ret;
 }
