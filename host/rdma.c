@@ -37,8 +37,8 @@
 /* failure                                                             */
 
 /* Drop one reference of an RPC entry; conn->rpc_lock held. */
-static void __scalio_rpc_unref(struct scalio_host_conn *conn,
-			       struct scalio_host_rpc *rpc)
+static void __scalio_host_rpc_unref(struct scalio_host_conn *conn,
+				    struct scalio_host_rpc *rpc)
 {
 	if (WARN_ON_ONCE(atomic_read(&rpc->refs) <= 0))
 		return;
@@ -76,7 +76,7 @@ void scalio_host_rpc_fail_all(struct scalio_host_conn *conn)
 			rpc->state = SCALIO_RPC_DONE;
 			complete(&rpc->done);
 		}
-		__scalio_rpc_unref(conn, rpc);
+		__scalio_host_rpc_unref(conn, rpc);
 	}
 	spin_unlock_irqrestore(&conn->rpc_lock, flags);
 wake:
@@ -272,7 +272,7 @@ static void scalio_host_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		scalio_host_conn_fail(conn);
 	}
 	spin_lock_irqsave(&conn->rpc_lock, flags);
-	__scalio_rpc_unref(conn, rpc);
+	__scalio_host_rpc_unref(conn, rpc);
 	spin_unlock_irqrestore(&conn->rpc_lock, flags);
 }
 
@@ -311,7 +311,7 @@ static void scalio_host_rpc_deliver(struct scalio_host_conn *conn, const void *b
 		rpc->state = SCALIO_RPC_DONE;
 		complete(&rpc->done);
 	}
-	__scalio_rpc_unref(conn, rpc);
+	__scalio_host_rpc_unref(conn, rpc);
 	spin_unlock_irqrestore(&conn->rpc_lock, flags);
 }
 
@@ -430,7 +430,7 @@ void scalio_host_rpc_put(struct scalio_host_conn *conn, struct scalio_host_rpc *
 	unsigned long flags;
 
 	spin_lock_irqsave(&conn->rpc_lock, flags);
-	__scalio_rpc_unref(conn, rpc);
+	__scalio_host_rpc_unref(conn, rpc);
 	spin_unlock_irqrestore(&conn->rpc_lock, flags);
 }
 
@@ -494,10 +494,10 @@ static int __scalio_host_rpc_exec(struct scalio_host_conn *conn,
 		spin_lock_irqsave(&conn->rpc_lock, flags);
 		if (rpc->rsp_pending) {
 			rpc->rsp_pending = false;
-			__scalio_rpc_unref(conn, rpc);
+			__scalio_host_rpc_unref(conn, rpc);
 		}
 		rpc->state = SCALIO_RPC_DONE;
-		__scalio_rpc_unref(conn, rpc);	/* no send completion */
+		__scalio_host_rpc_unref(conn, rpc);	/* no send completion */
 		spin_unlock_irqrestore(&conn->rpc_lock, flags);
 		if (ret != -ENOTCONN)
 			scalio_host_conn_fail(conn);
