@@ -3,8 +3,8 @@
  * scalio-host connection lifecycle: rdma_cm (resolve, connect, events),
  * teardown, reconnect with its backoff, and RDMA device removal.
  *
- * A connection is built by scalio_conn_connect() + scalio_conn_handshake()
- * (handshake.c), and lost one way only: scalio_conn_fail() (rdma.c) marks
+ * A connection is built by scalio_host_conn_connect() + scalio_host_conn_handshake()
+ * (handshake.c), and lost one way only: scalio_host_conn_fail() (rdma.c) marks
  * it dead and queues conn->fail_work, which stops the QP here and, for a
  * live store, schedules a reconnect.  The reconnect rebuilds the
  * connection, repeats the handshake and pays the invalidations the loss
@@ -19,21 +19,22 @@
 #include <linux/jiffies.h>
 
 #include "scalio_host.h"
+#include "trace.h"
 
-static void scalio_conn_fail_work(struct work_struct *work);
-static void scalio_conn_release(struct scalio_conn *conn);
+static void scalio_host_conn_fail_work(struct work_struct *work);
+static void scalio_host_conn_release(struct scalio_host_conn *conn);
 
 /* ------------------------------------------------------------------ */
 /* connection state and failure                                        */
 
 /**
- * scalio_conn_init() - initialize the parts of a connection that teardown
+ * scalio_host_conn_init() - initialize the parts of a connection that teardown
  * relies on, before anything can fail
  * @hs:	owner
  */
-void scalio_conn_init(struct scalio_hstore *hs)
+void scalio_host_conn_init(struct scalio_host_hstore *hs)
 {
-	struct scalio_conn *conn = &hs->conn;
+	struct scalio_host_conn *conn = &hs->conn;
 
 	conn->hs = hs;
 	init_completion(&conn->cm_done);
@@ -46,7 +47,7 @@ void scalio_conn_init(struct scalio_hstore *hs)
 	atomic_set(&conn->ts_inflight, 0);
 	init_rwsem(&conn->io_rwsem);
 	mutex_init(&conn->teardown_lock);
-	INIT_WORK(&conn->fail_work, scalio_conn_fail_work);
+	INIT_WORK(&conn->fail_work, scalio_host_conn_fail_work);
 }
 
 /*
@@ -60,7 +61,7 @@ void scalio_conn_init(struct scalio_hstore *hs)
  * completion the device already produced: an answer that arrived is
  * delivered, not replaced by -ENOTCONN.
  */
-static void scalio_conn_stop(struct scalio_conn *conn)
+static void scalio_host_conn_stop(struct scalio_host_conn *conn)
 {
 	bool connected = test_bit(SCALIO_CONN_CONNECTED, &conn->flags);
 
@@ -75,15 +76,15 @@ static void scalio_conn_stop(struct scalio_conn *conn)
 		else
 			ib_modify_qp(conn->qp, &attr, IB_QP_STATE);
 	}
-	scalio_rpc_fail_all(conn);
+	scalio_host_rpc_fail_all(conn);
 }
 
-static void scalio_conn_fail_work(struct work_struct *work)
+static void scalio_host_conn_fail_work(struct work_struct *work)
 {
-	struct scalio_conn *conn = container_of(work, struct scalio_conn,
+	struct scalio_host_conn *conn = container_of(work, struct scalio_host_conn,
 					       fail_work);
 
-	struct scalio_hstore *hs = conn->hs;
+	struct scalio_host_hstore *hs = conn->hs;
 
 	bool lost;
 
@@ -93,26 +94,26 @@ static void scalio_conn_fail_work(struct work_struct *work)
 	 * may have built a new, healthy connection since we were queued.
 	 */
 	lost = !test_bit(SCALIO_CONN_FREED, &conn->flags) &&
-	       scalio_conn_dead(conn);
+	       scalio_host_conn_dead(conn);
 	if (lost)
-		scalio_conn_stop(conn);
+		scalio_host_conn_stop(conn);
 	mutex_unlock(&conn->teardown_lock);
 	/*
 	 * A live store reconnects by itself; detach cancels the reconnect
 	 * after moving the store out of SCALIO_HS_LIVE, then flushes us.
 	 */
 	if (lost && READ_ONCE(hs->state) == SCALIO_HS_LIVE)
-		scalio_reconnect_schedule(hs);
+		scalio_host_reconnect_schedule(hs);
 }
 
 /**
- * scalio_reconnect_schedule() - queue a reconnect attempt of a store
+ * scalio_host_reconnect_schedule() - queue a reconnect attempt of a store
  * @hs:	store
  *
  * After the current retry delay: SCALIO_RECONNECT_MIN_MS after a working
  * connection was lost, doubling with each failed attempt.
  */
-void scalio_reconnect_schedule(struct scalio_hstore *hs)
+void scalio_host_reconnect_schedule(struct scalio_host_hstore *hs)
 {
 	queue_delayed_work(system_long_wq, &hs->reconnect_work,
 			   READ_ONCE(hs->reconnect_delay));
@@ -121,8 +122,8 @@ void scalio_reconnect_schedule(struct scalio_hstore *hs)
 /* ------------------------------------------------------------------ */
 /* rdma_cm                                                             */
 
-static int scalio_cm_rejected(struct scalio_conn *conn,
-			      struct rdma_cm_id *id,
+static int scalio_host_cm_rejected(struct scalio_host_conn *conn,
+				   struct rdma_cm_id *id,
 			      struct rdma_cm_event *ev)
 {
 	const struct scalio_cm_rej *rej;
@@ -147,8 +148,8 @@ static int scalio_cm_rejected(struct scalio_conn *conn,
 	return -status;
 }
 
-static int scalio_cm_established(struct scalio_conn *conn,
-				 struct rdma_cm_event *ev)
+static int scalio_host_cm_established(struct scalio_host_conn *conn,
+				      struct rdma_cm_event *ev)
 {
 	const struct scalio_cm_rep *rep = ev->param.conn.private_data;
 	u16 qd, cid;
@@ -173,9 +174,9 @@ bad:
 	return -EPROTO;
 }
 
-static int scalio_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+static int scalio_host_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
-	struct scalio_conn *conn = id->context;
+	struct scalio_host_conn *conn = id->context;
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
@@ -184,11 +185,11 @@ static int scalio_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		complete(&conn->cm_done);
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
-		conn->cm_error = scalio_cm_established(conn, ev);
+		conn->cm_error = scalio_host_cm_established(conn, ev);
 		complete(&conn->cm_done);
 		break;
 	case RDMA_CM_EVENT_REJECTED:
-		conn->cm_error = scalio_cm_rejected(conn, id, ev);
+		conn->cm_error = scalio_host_cm_rejected(conn, id, ev);
 		complete(&conn->cm_done);
 		break;
 	case RDMA_CM_EVENT_ADDR_ERROR:
@@ -206,7 +207,7 @@ static int scalio_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_ADDR_CHANGE:
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
 		if (test_bit(SCALIO_CONN_CONNECTED, &conn->flags)) {
-			scalio_conn_fail(conn);
+			scalio_host_conn_fail(conn);
 		} else {
 			conn->cm_error = -ECONNRESET;
 			complete(&conn->cm_done);
@@ -222,7 +223,7 @@ static int scalio_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 }
 
 /* Wait for the CM handler to report the step just started. */
-static int scalio_cm_wait(struct scalio_conn *conn, unsigned long timeout)
+static int scalio_host_cm_wait(struct scalio_host_conn *conn, unsigned long timeout)
 {
 	long ret;
 
@@ -235,22 +236,22 @@ static int scalio_cm_wait(struct scalio_conn *conn, unsigned long timeout)
 }
 
 /**
- * scalio_conn_connect() - resolve, create the QP, connect to the store
+ * scalio_host_conn_connect() - resolve, create the QP, connect to the store
  * @hs:		store (name set)
  * @traddr:	IPv4/IPv6 literal
  * @trsvcid:	port
  * @timeout_ms:	for each step
  *
- * On failure the caller runs scalio_conn_destroy(), which undoes whatever
+ * On failure the caller runs scalio_host_conn_destroy(), which undoes whatever
  * part was set up.
  *
  * Return: 0, or -EINVAL (bad address), -ETIMEDOUT, -ECONNREFUSED, an errno
  * the target's reject carried (-ENOENT: no such store...), -EPROTO...
  */
-int scalio_conn_connect(struct scalio_hstore *hs, const char *traddr,
-			u32 trsvcid, u32 timeout_ms)
+int scalio_host_conn_connect(struct scalio_host_hstore *hs, const char *traddr,
+			     u32 trsvcid, u32 timeout_ms)
 {
-	struct scalio_conn *conn = &hs->conn;
+	struct scalio_host_conn *conn = &hs->conn;
 	unsigned long tmo = msecs_to_jiffies(timeout_ms);
 	struct sockaddr_storage addr;
 	struct rdma_conn_param param = {};
@@ -264,8 +265,8 @@ int scalio_conn_connect(struct scalio_hstore *hs, const char *traddr,
 	if (ret)
 		return -EINVAL;
 
-	conn->qd_req = scalio_queue_depth;	/* checked at module load */
-	conn->cm_id = rdma_create_id(&init_net, scalio_cm_handler, conn,
+	conn->qd_req = scalio_host_queue_depth;	/* checked at module load */
+	conn->cm_id = rdma_create_id(&init_net, scalio_host_cm_handler, conn,
 				     RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(conn->cm_id)) {
 		ret = PTR_ERR(conn->cm_id);
@@ -278,7 +279,7 @@ int scalio_conn_connect(struct scalio_hstore *hs, const char *traddr,
 				timeout_ms);
 	if (ret)
 		return ret;
-	ret = scalio_cm_wait(conn, tmo);
+	ret = scalio_host_cm_wait(conn, tmo);
 	if (ret)
 		return ret;
 
@@ -286,7 +287,7 @@ int scalio_conn_connect(struct scalio_hstore *hs, const char *traddr,
 	ret = rdma_resolve_route(conn->cm_id, timeout_ms);
 	if (ret)
 		return ret;
-	ret = scalio_cm_wait(conn, tmo);
+	ret = scalio_host_cm_wait(conn, tmo);
 	if (ret)
 		return ret;
 
@@ -297,14 +298,14 @@ int scalio_conn_connect(struct scalio_hstore *hs, const char *traddr,
 		       dev_name(&conn->dev->dev));
 		return -EOPNOTSUPP;
 	}
-	ret = scalio_conn_create_qp(conn);
+	ret = scalio_host_conn_create_qp(conn);
 	if (ret)
 		return ret;
-	ret = scalio_conn_alloc_bufs(conn);
+	ret = scalio_host_conn_alloc_bufs(conn);
 	if (ret)
 		return ret;
 	for (i = 0; i < conn->qd_req; i++) {
-		ret = scalio_post_recv(conn, &conn->recvs[i]);
+		ret = scalio_host_post_recv(conn, &conn->recvs[i]);
 		if (ret)
 			return ret;
 	}
@@ -328,7 +329,7 @@ int scalio_conn_connect(struct scalio_hstore *hs, const char *traddr,
 	ret = rdma_connect(conn->cm_id, &param);
 	if (ret)
 		return ret;
-	ret = scalio_cm_wait(conn, tmo);
+	ret = scalio_host_cm_wait(conn, tmo);
 	if (ret)
 		return ret;
 
@@ -341,7 +342,7 @@ int scalio_conn_connect(struct scalio_hstore *hs, const char *traddr,
 }
 
 /**
- * scalio_conn_destroy() - tear a connection down; safe to repeat, and safe
+ * scalio_host_conn_destroy() - tear a connection down; safe to repeat, and safe
  * on a partly set up connection
  * @conn:	connection
  *
@@ -349,17 +350,17 @@ int scalio_conn_connect(struct scalio_hstore *hs, const char *traddr,
  * and failing every RPC waiter), waits until no operation uses the QP,
  * drains it and frees everything in reverse order of creation.
  */
-void scalio_conn_destroy(struct scalio_conn *conn)
+void scalio_host_conn_destroy(struct scalio_host_conn *conn)
 {
 	if (test_and_set_bit(SCALIO_CONN_FREED, &conn->flags))
 		return;
 	set_bit(SCALIO_CONN_DEAD, &conn->flags);
 
 	mutex_lock(&conn->teardown_lock);
-	scalio_conn_stop(conn);
+	scalio_host_conn_stop(conn);
 	/* Every operation holds io_rwsem for reading; all were woken above. */
 	down_write(&conn->io_rwsem);
-	scalio_conn_release(conn);
+	scalio_host_conn_release(conn);
 	up_write(&conn->io_rwsem);
 	mutex_unlock(&conn->teardown_lock);
 	/*
@@ -373,11 +374,11 @@ void scalio_conn_destroy(struct scalio_conn *conn)
  * Free the RDMA resources of a stopped connection in reverse order of
  * creation; teardown_lock and io_rwsem (for writing) held.
  */
-static void scalio_conn_release(struct scalio_conn *conn)
+static void scalio_host_conn_release(struct scalio_host_conn *conn)
 {
 	if (conn->qp) {
 		/*
-		 * scalio_conn_stop() drained it; drain again for requests an
+		 * scalio_host_conn_stop() drained it; drain again for requests an
 		 * operation posted since, so no completion runs after the free.
 		 */
 		if (test_bit(SCALIO_CONN_CONNECTED, &conn->flags))
@@ -390,7 +391,7 @@ static void scalio_conn_release(struct scalio_conn *conn)
 		conn->cq = NULL;
 	}
 	/* Flushed completions have run: nothing references the buffers. */
-	scalio_conn_free_bufs(conn);
+	scalio_host_conn_free_bufs(conn);
 	if (conn->pd) {
 		ib_dealloc_pd(conn->pd);
 		conn->pd = NULL;
@@ -406,26 +407,26 @@ static void scalio_conn_release(struct scalio_conn *conn)
 /* reconnect                                                           */
 
 /**
- * scalio_conn_reconnect() - replace a lost connection by a new one
+ * scalio_host_conn_reconnect() - replace a lost connection by a new one
  * @hs:	live store whose connection failed
  *
  * Releases what is left of the old connection (failing whatever still used
  * it), then, holding teardown_lock and io_rwsem for writing so that no
  * operation sees a half-built connection, connects again to the address
  * the store was attached with, repeats the handshake and pays the
- * invalidations the loss left owed (scalio_inval_flush()).  Operations fail
- * with -ENOTCONN meanwhile (scalio_conn_enter()).  The store must come
+ * invalidations the loss left owed (scalio_host_inval_flush()).  Operations fail
+ * with -ENOTCONN meanwhile (scalio_host_conn_enter()).  The store must come
  * back with the geometry and SSDs it had: the SSD bindings depend on them.
  *
  * Return: 0, -ESTALE when the store came back different (it stays down
  * until detached), or the error of this attempt (try again later).
  */
-int scalio_conn_reconnect(struct scalio_hstore *hs)
+int scalio_host_conn_reconnect(struct scalio_host_hstore *hs)
 {
-	struct scalio_conn *conn = &hs->conn;
+	struct scalio_host_conn *conn = &hs->conn;
 	int ret;
 
-	scalio_conn_destroy(conn);
+	scalio_host_conn_destroy(conn);
 
 	mutex_lock(&conn->teardown_lock);
 	down_write(&conn->io_rwsem);
@@ -444,22 +445,22 @@ int scalio_conn_reconnect(struct scalio_hstore *hs)
 	hs->clock = 0;
 	hs->clock_jiffies = jiffies;
 	spin_unlock(&hs->clock_lock);
-	ret = scalio_conn_connect(hs, hs->traddr, hs->trsvcid, hs->timeout_ms);
+	ret = scalio_host_conn_connect(hs, hs->traddr, hs->trsvcid, hs->timeout_ms);
 	if (!ret)
-		ret = scalio_conn_handshake(hs, true);
+		ret = scalio_host_conn_handshake(hs, true);
 	/*
 	 * Writes whose invalidation the loss cut short: pay for them before
 	 * anyone can hit the old values through this client again.
 	 */
 	if (!ret)
-		ret = scalio_inval_flush(hs);
-	if (!ret && scalio_conn_dead(conn))
+		ret = scalio_host_inval_flush(hs);
+	if (!ret && scalio_host_conn_dead(conn))
 		ret = -ENOTCONN;	/* lost again already */
 	if (ret) {
 		set_bit(SCALIO_CONN_DEAD, &conn->flags);
 		set_bit(SCALIO_CONN_FREED, &conn->flags);
-		scalio_conn_stop(conn);
-		scalio_conn_release(conn);
+		scalio_host_conn_stop(conn);
+		scalio_host_conn_release(conn);
 	}
 	clear_bit(SCALIO_CONN_RECONNECTING, &conn->flags);
 	up_write(&conn->io_rwsem);
@@ -468,46 +469,51 @@ int scalio_conn_reconnect(struct scalio_hstore *hs)
 }
 
 /**
- * scalio_reconnect_work() - try to re-establish a live store's connection
+ * scalio_host_reconnect_work() - try to re-establish a live store's connection
  * @work:	&hs->reconnect_work
  *
  * Retries with a delay that doubles up to SCALIO_RECONNECT_MAX_MS, for as
  * long as the store is attached, unless it came back different (-ESTALE).
  */
-void scalio_reconnect_work(struct work_struct *work)
+void scalio_host_reconnect_work(struct work_struct *work)
 {
-	struct scalio_hstore *hs = container_of(to_delayed_work(work),
-						struct scalio_hstore,
+	struct scalio_host_hstore *hs = container_of(to_delayed_work(work),
+						struct scalio_host_hstore,
 						reconnect_work);
 	int ret;
 
 	if (READ_ONCE(hs->state) != SCALIO_HS_LIVE ||
-	    !scalio_conn_dead(&hs->conn))
+	    !scalio_host_conn_dead(&hs->conn))
 		return;
-	ret = scalio_conn_reconnect(hs);
+	ret = scalio_host_conn_reconnect(hs);
 	if (!ret) {
 		WRITE_ONCE(hs->reconnect_delay,
 			   msecs_to_jiffies(SCALIO_RECONNECT_MIN_MS));
-		scalio_hstat_inc(hs, SCALIO_HS_RECONNECTS);
+		scalio_host_hstat_inc(hs, SCALIO_HS_RECONNECTS);
+		trace_scalio_host_reconnect(hs, 0, 0);
 		pr_info("%s: reconnected to %s:%u\n", hs->name, hs->traddr,
 			hs->trsvcid);
 		return;
 	}
-	if (ret == -ESTALE)
+	if (ret == -ESTALE) {
+		trace_scalio_host_reconnect(hs, ret, 0);
 		return;
+	}
 	pr_info_ratelimited("%s: reconnect failed (%d), retrying\n",
 			    hs->name, ret);
 	WRITE_ONCE(hs->reconnect_delay,
 		   min_t(unsigned long, hs->reconnect_delay * 2,
 			 msecs_to_jiffies(SCALIO_RECONNECT_MAX_MS)));
+	trace_scalio_host_reconnect(hs, ret,
+				    jiffies_to_msecs(hs->reconnect_delay));
 	if (READ_ONCE(hs->state) == SCALIO_HS_LIVE)
-		scalio_reconnect_schedule(hs);
+		scalio_host_reconnect_schedule(hs);
 }
 
 /* ------------------------------------------------------------------ */
 /* device removal                                                      */
 
-static int scalio_ib_add(struct ib_device *dev)
+static int scalio_host_ib_add(struct ib_device *dev)
 {
 	return 0;
 }
@@ -517,33 +523,33 @@ static int scalio_ib_add(struct ib_device *dev)
  * waits for its ids to be destroyed).  The stores stay, dead: their ops
  * fail with -ENOTCONN until they are detached.
  */
-static void scalio_ib_remove(struct ib_device *dev, void *client_data)
+static void scalio_host_ib_remove(struct ib_device *dev, void *client_data)
 {
-	struct scalio_hstore *hs;
+	struct scalio_host_hstore *hs;
 
-	mutex_lock(&scalio_hstores_lock);
-	list_for_each_entry(hs, &scalio_hstores, entry) {
+	mutex_lock(&scalio_host_hstores_lock);
+	list_for_each_entry(hs, &scalio_host_hstores, entry) {
 		if (hs->state != SCALIO_HS_LIVE || hs->conn.dev != dev)
 			continue;
 		pr_warn("%s: RDMA device %s removed\n", hs->name,
 			dev_name(&dev->dev));
-		scalio_conn_destroy(&hs->conn);
+		scalio_host_conn_destroy(&hs->conn);
 	}
-	mutex_unlock(&scalio_hstores_lock);
+	mutex_unlock(&scalio_host_hstores_lock);
 }
 
-static struct ib_client scalio_ib_client = {
+static struct ib_client scalio_host_ib_client = {
 	.name	= "scalio-host",
-	.add	= scalio_ib_add,
-	.remove	= scalio_ib_remove,
+	.add	= scalio_host_ib_add,
+	.remove	= scalio_host_ib_remove,
 };
 
-int scalio_conn_module_init(void)
+int scalio_host_conn_module_init(void)
 {
-	return ib_register_client(&scalio_ib_client);
+	return ib_register_client(&scalio_host_ib_client);
 }
 
-void scalio_conn_module_exit(void)
+void scalio_host_conn_module_exit(void)
 {
-	ib_unregister_client(&scalio_ib_client);
+	ib_unregister_client(&scalio_host_ib_client);
 }

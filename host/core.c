@@ -3,7 +3,7 @@
  * scalio-host: module lifecycle, /dev/scalio-ctl (ATTACH and DETACH) and
  * the per-store devices /dev/scalio/<store>.
  *
- * An attached store is a struct scalio_hstore: its connection, the
+ * An attached store is a struct scalio_host_hstore: its connection, the
  * geometry the target announced, the SSD bindings and the store device.
  * DETACH refuses while the store device is open; module exit detaches
  * every store (the store devices pin the module while open, so at exit
@@ -23,21 +23,21 @@
 #include "scalio_host.h"
 
 #ifdef SCALIO_TEST_HOOKS
-bool scalio_debug_skip_double_read;
-module_param_named(debug_skip_double_read, scalio_debug_skip_double_read,
+bool scalio_host_debug_skip_double_read;
+module_param_named(debug_skip_double_read, scalio_host_debug_skip_double_read,
 		   bool, 0644);
 MODULE_PARM_DESC(debug_skip_double_read,
 		 "TESTING ONLY: skip the GET double-read (breaks linearizability)");
 
-bool scalio_debug_skip_invalidate;
-module_param_named(debug_skip_invalidate, scalio_debug_skip_invalidate,
+bool scalio_host_debug_skip_invalidate;
+module_param_named(debug_skip_invalidate, scalio_host_debug_skip_invalidate,
 		   bool, 0644);
 MODULE_PARM_DESC(debug_skip_invalidate,
 		 "TESTING ONLY: skip slot invalidation after writes (breaks linearizability)");
 #endif
 
-unsigned int scalio_queue_depth = SCALIO_HOST_QD_DEFAULT;
-module_param_named(queue_depth, scalio_queue_depth, uint, 0444);
+unsigned int scalio_host_queue_depth = SCALIO_HOST_QD_DEFAULT;
+module_param_named(queue_depth, scalio_host_queue_depth, uint, 0444);
 MODULE_PARM_DESC(queue_depth, "RPCs in flight per store (1..128)");
 
 /*
@@ -53,19 +53,19 @@ static char *hostid_param;
 module_param_named(hostid, hostid_param, charp, 0444);
 MODULE_PARM_DESC(hostid, "default host id, a UUID (default: random at load)");
 
-char scalio_hostnqn[SCALIO_NQN_MAX];
-u8 scalio_hostid[SCALIO_HOSTID_LEN];
+char scalio_host_hostnqn[SCALIO_NQN_MAX];
+u8 scalio_host_hostid[SCALIO_HOSTID_LEN];
 
-DEFINE_MUTEX(scalio_hstores_lock);
-LIST_HEAD(scalio_hstores);
+DEFINE_MUTEX(scalio_host_hstores_lock);
+LIST_HEAD(scalio_host_hstores);
 
 /* ------------------------------------------------------------------ */
 /* store device                                                        */
 
-static int scalio_store_open(struct inode *inode, struct file *file)
+static int scalio_host_store_open(struct inode *inode, struct file *file)
 {
-	struct scalio_hstore *hs = container_of(file->private_data,
-						struct scalio_hstore, misc);
+	struct scalio_host_hstore *hs = container_of(file->private_data,
+						struct scalio_host_hstore, misc);
 	int ret = 0;
 
 	/*
@@ -84,9 +84,9 @@ static int scalio_store_open(struct inode *inode, struct file *file)
 	return 0;
 }
 
-static int scalio_store_release(struct inode *inode, struct file *file)
+static int scalio_host_store_release(struct inode *inode, struct file *file)
 {
-	struct scalio_hstore *hs = file->private_data;
+	struct scalio_host_hstore *hs = file->private_data;
 
 	mutex_lock(&hs->open_lock);
 	hs->opens--;
@@ -94,13 +94,13 @@ static int scalio_store_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-static const struct file_operations scalio_store_fops = {
+static const struct file_operations scalio_host_store_fops = {
 	.owner		= THIS_MODULE,
-	.open		= scalio_store_open,
-	.release	= scalio_store_release,
-	.unlocked_ioctl	= scalio_store_ioctl,
+	.open		= scalio_host_store_open,
+	.release	= scalio_host_store_release,
+	.unlocked_ioctl	= scalio_host_store_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
-	.uring_cmd	= scalio_store_uring_cmd,
+	.uring_cmd	= scalio_host_store_uring_cmd,
 	.llseek		= noop_llseek,
 };
 
@@ -110,11 +110,11 @@ static const struct file_operations scalio_store_fops = {
  * attachment and `scalioctl restore` re-make it after a reboot.  Set
  * before the device is registered and never changed while it exists.
  */
-static struct scalio_hstore *scalio_dev_hstore(struct device *dev)
+static struct scalio_host_hstore *scalio_host_dev_hstore(struct device *dev)
 {
 	struct miscdevice *misc = dev_get_drvdata(dev);
 
-	return container_of(misc, struct scalio_hstore, misc);
+	return container_of(misc, struct scalio_host_hstore, misc);
 }
 
 /*
@@ -125,7 +125,7 @@ static struct scalio_hstore *scalio_dev_hstore(struct device *dev)
 static ssize_t _name##_show(struct device *dev,				\
 			    struct device_attribute *attr, char *buf)	\
 {									\
-	return sysfs_emit(buf, _fmt "\n", scalio_dev_hstore(dev)->_field);	\
+	return sysfs_emit(buf, _fmt "\n", scalio_host_dev_hstore(dev)->_field);	\
 }									\
 static DEVICE_ATTR_RO(_name)
 
@@ -136,7 +136,7 @@ SCALIO_HSTORE_ATTR(timeout_ms, "%u", timeout_ms);
 SCALIO_HSTORE_ATTR(hostnqn, "%s", hostnqn);
 SCALIO_HSTORE_ATTR(hostid, "%pUb", host_id);
 
-static struct attribute *scalio_hstore_attrs[] = {
+static struct attribute *scalio_host_hstore_attrs[] = {
 	&dev_attr_store.attr,
 	&dev_attr_traddr.attr,
 	&dev_attr_trsvcid.attr,
@@ -145,17 +145,17 @@ static struct attribute *scalio_hstore_attrs[] = {
 	&dev_attr_hostid.attr,
 	NULL,
 };
-ATTRIBUTE_GROUPS(scalio_hstore);
+ATTRIBUTE_GROUPS(scalio_host_hstore);
 
 /**
- * scalio_hstore_register_dev() - create /dev/scalio/<store>
+ * scalio_host_hstore_register_dev() - create /dev/scalio/<store>
  * @hs:	store, connected and through its handshake
  */
-int scalio_hstore_register_dev(struct scalio_hstore *hs)
+int scalio_host_hstore_register_dev(struct scalio_host_hstore *hs)
 {
 	int ret;
 
-	ret = scalio_uring_store_init(hs);
+	ret = scalio_host_uring_store_init(hs);
 	if (ret)
 		return ret;
 	snprintf(hs->misc_name, sizeof(hs->misc_name), "scalio-%s", hs->name);
@@ -164,8 +164,8 @@ int scalio_hstore_register_dev(struct scalio_hstore *hs)
 	hs->misc.name = hs->misc_name;
 	hs->misc.nodename = hs->nodename;
 	hs->misc.mode = 0600;
-	hs->misc.fops = &scalio_store_fops;
-	hs->misc.groups = scalio_hstore_groups;
+	hs->misc.fops = &scalio_host_store_fops;
+	hs->misc.groups = scalio_host_hstore_groups;
 	ret = misc_register(&hs->misc);
 	if (!ret)
 		hs->misc_registered = true;
@@ -175,20 +175,20 @@ int scalio_hstore_register_dev(struct scalio_hstore *hs)
 /* ------------------------------------------------------------------ */
 /* store lifecycle                                                     */
 
-static struct scalio_hstore *scalio_hstore_find(const char *name)
+static struct scalio_host_hstore *scalio_host_hstore_find(const char *name)
 {
-	struct scalio_hstore *hs;
+	struct scalio_host_hstore *hs;
 
-	lockdep_assert_held(&scalio_hstores_lock);
-	list_for_each_entry(hs, &scalio_hstores, entry)
+	lockdep_assert_held(&scalio_host_hstores_lock);
+	list_for_each_entry(hs, &scalio_host_hstores, entry)
 		if (!strcmp(hs->name, name))
 			return hs;
 	return NULL;
 }
 
-static struct scalio_hstore *scalio_hstore_alloc(const char *name)
+static struct scalio_host_hstore *scalio_host_hstore_alloc(const char *name)
 {
-	struct scalio_hstore *hs;
+	struct scalio_host_hstore *hs;
 	int i;
 
 	hs = kzalloc(sizeof(*hs), GFP_KERNEL);
@@ -201,13 +201,13 @@ static struct scalio_hstore *scalio_hstore_alloc(const char *name)
 	spin_lock_init(&hs->clock_lock);
 	for (i = 0; i < SCALIO_HS_NR; i++)
 		atomic64_set(&hs->stats[i], 0);
-	scalio_conn_init(hs);
-	INIT_DELAYED_WORK(&hs->reconnect_work, scalio_reconnect_work);
+	scalio_host_conn_init(hs);
+	INIT_DELAYED_WORK(&hs->reconnect_work, scalio_host_reconnect_work);
 	hs->reconnect_delay = msecs_to_jiffies(SCALIO_RECONNECT_MIN_MS);
 	spin_lock_init(&hs->inval_lock);
 	INIT_LIST_HEAD(&hs->inval_list);
-	INIT_DELAYED_WORK(&hs->inval_work, scalio_inval_work);
-	INIT_DELAYED_WORK(&hs->keepalive_work, scalio_keepalive_work);
+	INIT_DELAYED_WORK(&hs->inval_work, scalio_host_inval_work);
+	INIT_DELAYED_WORK(&hs->keepalive_work, scalio_host_keepalive_work);
 	return hs;
 }
 
@@ -215,7 +215,7 @@ static struct scalio_hstore *scalio_hstore_alloc(const char *name)
  * Undo everything of a store that is off the ioctl paths: no open store
  * device, or it was never created.
  */
-static void scalio_hstore_teardown(struct scalio_hstore *hs)
+static void scalio_host_hstore_teardown(struct scalio_host_hstore *hs)
 {
 	/*
 	 * The store is no longer live: no reconnect gets queued any more
@@ -229,20 +229,20 @@ static void scalio_hstore_teardown(struct scalio_hstore *hs)
 	if (!list_empty(&hs->inval_list) || hs->inval_all)
 		pr_warn("%s: detached owing invalidations: other clients may still hit old values until evicted\n",
 			hs->name);
-	scalio_inval_forget(hs);
+	scalio_host_inval_forget(hs);
 	if (hs->misc_registered) {
 		misc_deregister(&hs->misc);
 		hs->misc_registered = false;
 	}
 	/* No open device: no io_uring command is left in flight. */
-	scalio_uring_store_exit(hs);
-	scalio_conn_destroy(&hs->conn);
-	scalio_ssd_unbind_all(hs);
+	scalio_host_uring_store_exit(hs);
+	scalio_host_conn_destroy(&hs->conn);
+	scalio_host_ssd_unbind_all(hs);
 	kvfree(hs->chunks);
 	hs->chunks = NULL;
 }
 
-static bool scalio_name_ok(const char *s, size_t max)
+static bool scalio_host_name_ok(const char *s, size_t max)
 {
 	size_t len = strnlen(s, max);
 	size_t i;
@@ -260,7 +260,7 @@ static bool scalio_name_ok(const char *s, size_t max)
 	return strcmp(s, ".") && strcmp(s, "..") && strcmp(s, "ctl");
 }
 
-static bool scalio_zero(const void *p, size_t len)
+static bool scalio_host_zero(const void *p, size_t len)
 {
 	return !memchr_inv(p, 0, len);
 }
@@ -269,15 +269,15 @@ static bool scalio_zero(const void *p, size_t len)
  * Copy and check ATTACH's struct scalio_attach_auth into @hs, or give @hs
  * the module's identity when there is none.
  */
-static int scalio_attach_auth(struct scalio_hstore *hs, u64 uptr)
+static int scalio_host_attach_auth(struct scalio_host_hstore *hs, u64 uptr)
 {
 	struct scalio_attach_auth *au;
 	u32 usize;
 	int ret;
 
 	if (!uptr) {
-		strscpy(hs->hostnqn, scalio_hostnqn, sizeof(hs->hostnqn));
-		memcpy(hs->host_id, scalio_hostid, sizeof(hs->host_id));
+		strscpy(hs->hostnqn, scalio_host_hostnqn, sizeof(hs->hostnqn));
+		memcpy(hs->host_id, scalio_host_hostid, sizeof(hs->host_id));
 		return 0;
 	}
 	if (get_user(usize, (u32 __user *)u64_to_user_ptr(uptr)))
@@ -295,16 +295,16 @@ static int scalio_attach_auth(struct scalio_hstore *hs, u64 uptr)
 	ret = -EINVAL;
 	if ((au->secret_len && (au->secret_len < SCALIO_SECRET_MIN ||
 				au->secret_len > SCALIO_SECRET_MAX)) ||
-	    !scalio_zero(au->reserved, sizeof(au->reserved)) ||
-	    !scalio_zero(au->secret + au->secret_len,
+	    !scalio_host_zero(au->reserved, sizeof(au->reserved)) ||
+	    !scalio_host_zero(au->secret + au->secret_len,
 			 sizeof(au->secret) - au->secret_len) ||
 	    (au->hostnqn[0] &&
 	     !scalio_nqn_valid(au->hostnqn, sizeof(au->hostnqn))))
 		goto out;
-	strscpy(hs->hostnqn, au->hostnqn[0] ? au->hostnqn : scalio_hostnqn,
+	strscpy(hs->hostnqn, au->hostnqn[0] ? au->hostnqn : scalio_host_hostnqn,
 		sizeof(hs->hostnqn));
-	if (scalio_zero(au->host_id, sizeof(au->host_id)))
-		memcpy(hs->host_id, scalio_hostid, sizeof(hs->host_id));
+	if (scalio_host_zero(au->host_id, sizeof(au->host_id)))
+		memcpy(hs->host_id, scalio_host_hostid, sizeof(hs->host_id));
 	else
 		memcpy(hs->host_id, au->host_id, sizeof(hs->host_id));
 	memcpy(hs->secret, au->secret, au->secret_len);
@@ -315,10 +315,10 @@ out:
 	return ret;
 }
 
-static int scalio_ioctl_attach(void __user *argp)
+static int scalio_host_ioctl_attach(void __user *argp)
 {
 	struct scalio_attach a;
-	struct scalio_hstore *hs;
+	struct scalio_host_hstore *hs;
 	u32 port, timeout;
 	size_t alen;
 	int ret;
@@ -326,9 +326,9 @@ static int scalio_ioctl_attach(void __user *argp)
 	if (copy_from_user(&a, argp, sizeof(a)))
 		return -EFAULT;
 	alen = strnlen(a.traddr, sizeof(a.traddr));
-	if (!scalio_name_ok(a.store, sizeof(a.store)) || !alen ||
+	if (!scalio_host_name_ok(a.store, sizeof(a.store)) || !alen ||
 	    alen == sizeof(a.traddr) || a.flags || a.reserved0 ||
-	    !scalio_zero(a.reserved, sizeof(a.reserved)) ||
+	    !scalio_host_zero(a.reserved, sizeof(a.reserved)) ||
 	    a.trsvcid > 65535)
 		return -EINVAL;
 	port = a.trsvcid ? a.trsvcid : SCALIO_DEFAULT_PORT;
@@ -336,46 +336,46 @@ static int scalio_ioctl_attach(void __user *argp)
 	if (timeout > 600000)
 		return -EINVAL;
 
-	hs = scalio_hstore_alloc(a.store);
+	hs = scalio_host_hstore_alloc(a.store);
 	if (!hs)
 		return -ENOMEM;
-	ret = scalio_attach_auth(hs, a.auth);
+	ret = scalio_host_attach_auth(hs, a.auth);
 	if (ret) {
 		kfree_sensitive(hs);
 		return ret;
 	}
-	mutex_lock(&scalio_hstores_lock);
-	if (scalio_hstore_find(a.store)) {
-		mutex_unlock(&scalio_hstores_lock);
+	mutex_lock(&scalio_host_hstores_lock);
+	if (scalio_host_hstore_find(a.store)) {
+		mutex_unlock(&scalio_host_hstores_lock);
 		kfree_sensitive(hs);
 		return -EEXIST;
 	}
 	/* Listed while connecting, so that the name stays reserved. */
-	list_add_tail(&hs->entry, &scalio_hstores);
-	mutex_unlock(&scalio_hstores_lock);
+	list_add_tail(&hs->entry, &scalio_host_hstores);
+	mutex_unlock(&scalio_host_hstores_lock);
 
 	strscpy(hs->traddr, a.traddr, sizeof(hs->traddr));
 	hs->trsvcid = port;
 	hs->timeout_ms = timeout;
-	ret = scalio_conn_connect(hs, a.traddr, port, timeout);
+	ret = scalio_host_conn_connect(hs, a.traddr, port, timeout);
 	if (ret)
 		goto fail;
-	ret = scalio_conn_handshake(hs, false);
+	ret = scalio_host_conn_handshake(hs, false);
 	if (ret) {
 		pr_err("%s: handshake failed: %d\n", hs->name, ret);
 		goto fail;
 	}
-	ret = scalio_hstore_register_dev(hs);
+	ret = scalio_host_hstore_register_dev(hs);
 	if (ret)
 		goto fail;
 
-	mutex_lock(&scalio_hstores_lock);
+	mutex_lock(&scalio_host_hstores_lock);
 	hs->state = SCALIO_HS_LIVE;
 	/* Lost before it went live: nobody queued the reconnect. */
-	if (scalio_conn_dead(&hs->conn))
-		scalio_reconnect_schedule(hs);
-	scalio_keepalive_schedule(hs);
-	mutex_unlock(&scalio_hstores_lock);
+	if (scalio_host_conn_dead(&hs->conn))
+		scalio_host_reconnect_schedule(hs);
+	scalio_host_keepalive_schedule(hs);
+	mutex_unlock(&scalio_host_hstores_lock);
 	pr_info("%s: attached: %u blocks x %u slots, %u ssd(s), offload_read %d, inline_cache %d\n",
 		hs->name, hs->nr_blocks, hs->slots, hs->nr_ssds,
 		!!(hs->features & SCALIO_F_OFFLOAD_READ),
@@ -383,28 +383,28 @@ static int scalio_ioctl_attach(void __user *argp)
 	return 0;
 
 fail:
-	scalio_hstore_teardown(hs);
-	mutex_lock(&scalio_hstores_lock);
+	scalio_host_hstore_teardown(hs);
+	mutex_lock(&scalio_host_hstores_lock);
 	list_del(&hs->entry);
-	mutex_unlock(&scalio_hstores_lock);
+	mutex_unlock(&scalio_host_hstores_lock);
 	kfree_sensitive(hs);
 	return ret;
 }
 
-static int scalio_ioctl_detach(void __user *argp)
+static int scalio_host_ioctl_detach(void __user *argp)
 {
 	struct scalio_detach d;
-	struct scalio_hstore *hs;
+	struct scalio_host_hstore *hs;
 	int ret = 0;
 
 	if (copy_from_user(&d, argp, sizeof(d)))
 		return -EFAULT;
 	if (!memchr(d.store, '\0', sizeof(d.store)) || !d.store[0] ||
-	    d.flags || !scalio_zero(d.reserved, sizeof(d.reserved)))
+	    d.flags || !scalio_host_zero(d.reserved, sizeof(d.reserved)))
 		return -EINVAL;
 
-	mutex_lock(&scalio_hstores_lock);
-	hs = scalio_hstore_find(d.store);
+	mutex_lock(&scalio_host_hstores_lock);
+	hs = scalio_host_hstore_find(d.store);
 	if (!hs) {
 		ret = -ENOENT;
 	} else if (hs->state != SCALIO_HS_LIVE) {
@@ -419,21 +419,21 @@ static int scalio_ioctl_detach(void __user *argp)
 		if (!ret)
 			hs->state = SCALIO_HS_DETACHING;
 	}
-	mutex_unlock(&scalio_hstores_lock);
+	mutex_unlock(&scalio_host_hstores_lock);
 	if (ret)
 		return ret;
 
-	scalio_hstore_teardown(hs);
-	mutex_lock(&scalio_hstores_lock);
+	scalio_host_hstore_teardown(hs);
+	mutex_lock(&scalio_host_hstores_lock);
 	list_del(&hs->entry);
-	mutex_unlock(&scalio_hstores_lock);
+	mutex_unlock(&scalio_host_hstores_lock);
 	pr_info("%s: detached\n", hs->name);
 	kfree_sensitive(hs);
 	return 0;
 }
 
-static long scalio_ctl_ioctl(struct file *file, unsigned int cmd,
-			     unsigned long arg)
+static long scalio_host_ctl_ioctl(struct file *file, unsigned int cmd,
+				  unsigned long arg)
 {
 	void __user *argp = (void __user *)arg;
 
@@ -441,28 +441,28 @@ static long scalio_ctl_ioctl(struct file *file, unsigned int cmd,
 	case SCALIO_IOC_ATTACH:
 		if (!capable(CAP_SYS_ADMIN))
 			return -EPERM;
-		return scalio_ioctl_attach(argp);
+		return scalio_host_ioctl_attach(argp);
 	case SCALIO_IOC_DETACH:
 		if (!capable(CAP_SYS_ADMIN))
 			return -EPERM;
-		return scalio_ioctl_detach(argp);
+		return scalio_host_ioctl_detach(argp);
 	default:
 		return -ENOTTY;
 	}
 }
 
-static const struct file_operations scalio_ctl_fops = {
+static const struct file_operations scalio_host_ctl_fops = {
 	.owner		= THIS_MODULE,
 	.open		= nonseekable_open,
-	.unlocked_ioctl	= scalio_ctl_ioctl,
+	.unlocked_ioctl	= scalio_host_ctl_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.llseek		= noop_llseek,
 };
 
-static struct miscdevice scalio_ctl_dev = {
+static struct miscdevice scalio_host_ctl_dev = {
 	.minor	= MISC_DYNAMIC_MINOR,
 	.name	= "scalio-ctl",
-	.fops	= &scalio_ctl_fops,
+	.fops	= &scalio_host_ctl_fops,
 	.mode	= 0600,
 };
 
@@ -482,15 +482,15 @@ static int __init scalio_host_identity_init(void)
 		uuid_gen(&id);
 	}
 	BUILD_BUG_ON(sizeof(id) != SCALIO_HOSTID_LEN);
-	memcpy(scalio_hostid, &id, sizeof(scalio_hostid));
+	memcpy(scalio_host_hostid, &id, sizeof(scalio_host_hostid));
 	if (hostnqn_param) {
 		if (!scalio_nqn_valid(hostnqn_param, strlen(hostnqn_param) + 1)) {
 			pr_err("hostnqn=%s is not a valid NQN\n", hostnqn_param);
 			return -EINVAL;
 		}
-		strscpy(scalio_hostnqn, hostnqn_param, sizeof(scalio_hostnqn));
+		strscpy(scalio_host_hostnqn, hostnqn_param, sizeof(scalio_host_hostnqn));
 	} else {
-		snprintf(scalio_hostnqn, sizeof(scalio_hostnqn),
+		snprintf(scalio_host_hostnqn, sizeof(scalio_host_hostnqn),
 			 "nqn.2014-08.org.nvmexpress:uuid:%pUb", &id);
 	}
 	return 0;
@@ -509,60 +509,60 @@ static int __init scalio_host_init(void)
 	BUILD_BUG_ON(sizeof(struct scalio_slot) != SCALIO_SLOT_SIZE);
 
 	/* Also the uring workqueue's max_active: 0 would mean its default. */
-	if (!scalio_queue_depth || scalio_queue_depth > SCALIO_QUEUE_DEPTH_MAX) {
+	if (!scalio_host_queue_depth || scalio_host_queue_depth > SCALIO_QUEUE_DEPTH_MAX) {
 		pr_err("queue_depth=%u is out of range (1..%u)\n",
-		       scalio_queue_depth, SCALIO_QUEUE_DEPTH_MAX);
+		       scalio_host_queue_depth, SCALIO_QUEUE_DEPTH_MAX);
 		return -EINVAL;
 	}
 	ret = scalio_host_identity_init();
 	if (ret)
 		return ret;
-	ret = scalio_ioctl_init();
+	ret = scalio_host_ioctl_init();
 	if (ret)
 		return ret;
-	ret = scalio_ssd_module_init();
+	ret = scalio_host_ssd_module_init();
 	if (ret)
 		goto out_ioctl;
-	ret = scalio_conn_module_init();
+	ret = scalio_host_conn_module_init();
 	if (ret)
 		goto out_ssd;
-	ret = misc_register(&scalio_ctl_dev);
+	ret = misc_register(&scalio_host_ctl_dev);
 	if (ret)
 		goto out_rdma;
 	pr_info("loaded\n");
 	return 0;
 
 out_rdma:
-	scalio_conn_module_exit();
+	scalio_host_conn_module_exit();
 out_ssd:
-	scalio_ssd_module_exit();
+	scalio_host_ssd_module_exit();
 out_ioctl:
-	scalio_ioctl_exit();
+	scalio_host_ioctl_exit();
 	return ret;
 }
 
 static void __exit scalio_host_exit(void)
 {
-	struct scalio_hstore *hs, *tmp;
+	struct scalio_host_hstore *hs, *tmp;
 
-	misc_deregister(&scalio_ctl_dev);
+	misc_deregister(&scalio_host_ctl_dev);
 	/*
 	 * No ctl ioctl can run (the ctl device pinned the module) and no store
 	 * device is open (each pins the module too): detach all.
 	 */
-	mutex_lock(&scalio_hstores_lock);
-	list_for_each_entry_safe(hs, tmp, &scalio_hstores, entry) {
+	mutex_lock(&scalio_host_hstores_lock);
+	list_for_each_entry_safe(hs, tmp, &scalio_host_hstores, entry) {
 		hs->state = SCALIO_HS_DETACHING;
 		hs->removing = true;
-		scalio_hstore_teardown(hs);
+		scalio_host_hstore_teardown(hs);
 		list_del(&hs->entry);
 		pr_info("%s: detached at unload\n", hs->name);
 		kfree_sensitive(hs);
 	}
-	mutex_unlock(&scalio_hstores_lock);
-	scalio_ssd_module_exit();
-	scalio_conn_module_exit();
-	scalio_ioctl_exit();
+	mutex_unlock(&scalio_host_hstores_lock);
+	scalio_host_ssd_module_exit();
+	scalio_host_conn_module_exit();
+	scalio_host_ioctl_exit();
 }
 
 module_init(scalio_host_init);

@@ -4,7 +4,10 @@
  * HELLO (geometry, settings), CHUNKS (where the index lives), SSD_INFO
  * (what to bind), STATS, and the periodic KEEPALIVE.
  * Every reply is checked against its received length and the store's
- * geometry before anything is kept.
+ * geometry before anything is kept, every count against a cap of the
+ * uAPI or of this module before anything is sized by it, and the whole
+ * handshake against SCALIO_HOST_HANDSHAKE_MS (killable when an attach
+ * runs it).
  */
 #define pr_fmt(fmt) "scalio-host: " fmt
 
@@ -20,15 +23,15 @@
  * challenge of this connection.  The target's refusal comes back as the
  * status and is the attach's (or the reconnect's) error.
  */
-static int scalio_admit(struct scalio_hstore *hs)
+static int scalio_host_admit(struct scalio_host_hstore *hs)
 {
-	struct scalio_conn *conn = &hs->conn;
+	struct scalio_host_conn *conn = &hs->conn;
 	struct scalio_msg_admit_req *req;
-	struct scalio_rpc *rpc;
+	struct scalio_host_rpc *rpc;
 	u8 *input = NULL;
 	int ret;
 
-	rpc = scalio_rpc_get(conn);
+	rpc = scalio_host_rpc_get(conn);
 	if (IS_ERR(rpc))
 		return PTR_ERR(rpc);
 	req = rpc->req;
@@ -49,9 +52,10 @@ static int scalio_admit(struct scalio_hstore *hs)
 			goto out;
 		req->flags = cpu_to_le32(SCALIO_ADMIT_F_MAC);
 	}
-	ret = scalio_rpc_exec(conn, rpc, SCALIO_MSG_ADMIT, sizeof(*req));
+	ret = scalio_host_rpc_exec_by(conn, rpc, SCALIO_MSG_ADMIT, sizeof(*req),
+				      hs->handshake_end);
 	if (!ret)
-		ret = scalio_rpc_status(rpc);
+		ret = scalio_host_rpc_status(rpc);
 	switch (ret) {
 	case 0:
 		break;
@@ -74,27 +78,28 @@ static int scalio_admit(struct scalio_hstore *hs)
 	}
 out:
 	kfree(input);
-	scalio_rpc_put(conn, rpc);
+	scalio_host_rpc_put(conn, rpc);
 	return ret;
 }
 
-static int scalio_hello(struct scalio_hstore *hs, bool again)
+static int scalio_host_hello(struct scalio_host_hstore *hs, bool again)
 {
-	struct scalio_conn *conn = &hs->conn;
+	struct scalio_host_conn *conn = &hs->conn;
 	const struct scalio_msg_hello_rep *rep;
-	struct scalio_rpc *rpc;
+	struct scalio_host_rpc *rpc;
 	u32 known = SCALIO_F_OFFLOAD_READ | SCALIO_F_INLINE_CACHE;
 	u32 nr_blocks, slots, nr_ssds, kato;
 	int ret;
 
-	rpc = scalio_rpc_get(conn);
+	rpc = scalio_host_rpc_get(conn);
 	if (IS_ERR(rpc))
 		return PTR_ERR(rpc);
-	ret = scalio_rpc_exec(conn, rpc, SCALIO_MSG_HELLO,
-			      sizeof(struct scalio_msg_hdr));
+	ret = scalio_host_rpc_exec_by(conn, rpc, SCALIO_MSG_HELLO,
+				      sizeof(struct scalio_msg_hdr),
+				      hs->handshake_end);
 	if (ret)
 		goto out;
-	ret = scalio_rpc_status(rpc);
+	ret = scalio_host_rpc_status(rpc);
 	if (ret)
 		goto out;
 	ret = -EPROTO;
@@ -128,10 +133,12 @@ static int scalio_hello(struct scalio_hstore *hs, bool again)
 	WRITE_ONCE(hs->keepalive_ms,
 		   clamp_t(u32, kato, SCALIO_KATO_MIN_MS, SCALIO_KATO_MAX_MS) / 3);
 	if (!hs->nr_blocks || !is_power_of_2(hs->nr_blocks) ||
+	    hs->nr_blocks > SCALIO_NR_BLOCKS_MAX ||
 	    !scalio_slots_valid(hs->slots) ||
 	    hs->block_size != SCALIO_BLOCK_SIZE(hs->slots) ||
 	    !hs->nr_ssds || hs->nr_ssds > SCALIO_MAX_SSDS ||
 	    !hs->nr_chunks || hs->nr_chunks > hs->nr_blocks ||
+	    hs->nr_chunks > SCALIO_HOST_CHUNKS_MAX ||
 	    !hs->lease_ticks || hs->lease_ticks >= (1U << 15) ||
 	    (hs->features & ~known)) {
 		pr_err("%s: HELLO with bad geometry\n", hs->name);
@@ -139,18 +146,30 @@ static int scalio_hello(struct scalio_hstore *hs, bool again)
 	}
 	ret = 0;
 out:
-	scalio_rpc_put(conn, rpc);
+	scalio_host_rpc_put(conn, rpc);
 	return ret;
 }
 
-static int scalio_fetch_chunks(struct scalio_hstore *hs)
+/*
+ * Between two requests of a reconnect's handshake: a detach has begun
+ * (the store is no longer live) and waits for this reconnect to end.
+ */
+static bool scalio_host_handshake_cut(struct scalio_host_hstore *hs, bool again)
 {
-	struct scalio_conn *conn = &hs->conn;
-	struct scalio_hchunk *chunks;
+	return again && READ_ONCE(hs->state) != SCALIO_HS_LIVE;
+}
+
+static int scalio_host_fetch_chunks(struct scalio_host_hstore *hs, bool again)
+{
+	struct scalio_host_conn *conn = &hs->conn;
+	struct scalio_host_hchunk *chunks;
 	u32 got = 0, next_block = 0, i, nr;
 	int ret = 0;
 
-	/* A new array: on a reconnect the old one is in use until the end. */
+	/*
+	 * A new array: on a reconnect the old one is in use until the end.
+	 * HELLO bounded its size by SCALIO_HOST_CHUNKS_MAX.
+	 */
 	chunks = kvcalloc(hs->nr_chunks, sizeof(*chunks), GFP_KERNEL);
 	if (!chunks)
 		return -ENOMEM;
@@ -158,9 +177,13 @@ static int scalio_fetch_chunks(struct scalio_hstore *hs)
 	while (got < hs->nr_chunks) {
 		struct scalio_msg_chunks_req *req;
 		const struct scalio_msg_chunks_rep *rep;
-		struct scalio_rpc *rpc;
+		struct scalio_host_rpc *rpc;
 
-		rpc = scalio_rpc_get(conn);
+		if (scalio_host_handshake_cut(hs, again)) {
+			ret = -ESHUTDOWN;
+			goto fail;
+		}
+		rpc = scalio_host_rpc_get(conn);
 		if (IS_ERR(rpc)) {
 			ret = PTR_ERR(rpc);
 			goto fail;
@@ -168,22 +191,32 @@ static int scalio_fetch_chunks(struct scalio_hstore *hs)
 		req = rpc->req;
 		req->first = cpu_to_le32(got);
 		req->reserved = 0;
-		ret = scalio_rpc_exec(conn, rpc, SCALIO_MSG_CHUNKS,
-				      sizeof(*req));
+		ret = scalio_host_rpc_exec_by(conn, rpc, SCALIO_MSG_CHUNKS,
+					      sizeof(*req), hs->handshake_end);
 		if (!ret)
-			ret = scalio_rpc_status(rpc);
+			ret = scalio_host_rpc_status(rpc);
 		if (ret)
 			goto put;
 		rep = rpc->rsp;
 		nr = le32_to_cpu(rep->nr);
 		ret = -EPROTO;
+		/*
+		 * Full pages: the target sends as many chunks as a message
+		 * holds, so the number of round trips is bounded by
+		 * @hs->nr_chunks, not left to the target.
+		 */
 		if (rpc->rsp_len < struct_size(rep, chunk, nr) ||
-		    le32_to_cpu(rep->first) != got || !nr ||
-		    nr > hs->nr_chunks - got)
+		    le32_to_cpu(rep->first) != got ||
+		    nr != min_t(u32, hs->nr_chunks - got, SCALIO_CHUNKS_PER_MSG)) {
+			pr_err("%s: CHUNKS page at %u: %u chunks, %u expected\n",
+			       hs->name, got, nr,
+			       min_t(u32, hs->nr_chunks - got,
+				     SCALIO_CHUNKS_PER_MSG));
 			goto put;
+		}
 		for (i = 0; i < nr; i++) {
 			const struct scalio_wire_chunk *w = &rep->chunk[i];
-			struct scalio_hchunk *c = &chunks[got + i];
+			struct scalio_host_hchunk *c = &chunks[got + i];
 
 			c->addr = le64_to_cpu(w->addr);
 			c->rkey = le32_to_cpu(w->rkey);
@@ -200,7 +233,7 @@ static int scalio_fetch_chunks(struct scalio_hstore *hs)
 		got += nr;
 		ret = 0;
 put:
-		scalio_rpc_put(conn, rpc);
+		scalio_host_rpc_put(conn, rpc);
 		if (ret)
 			goto fail;
 	}
@@ -217,25 +250,26 @@ fail:
 	return ret;
 }
 
-static int scalio_fetch_ssd_info(struct scalio_hstore *hs, u32 index,
-				 bool again)
+static int scalio_host_fetch_ssd_info(struct scalio_host_hstore *hs, u32 index,
+				      bool again)
 {
-	struct scalio_conn *conn = &hs->conn;
+	struct scalio_host_conn *conn = &hs->conn;
 	struct scalio_msg_ssd_info_req *req;
 	const struct scalio_msg_ssd_info_rep *rep;
-	struct scalio_hssd *ssd = &hs->ssds[index];
-	struct scalio_rpc *rpc;
+	struct scalio_host_hssd *ssd = &hs->ssds[index];
+	struct scalio_host_rpc *rpc;
 	int ret;
 
-	rpc = scalio_rpc_get(conn);
+	rpc = scalio_host_rpc_get(conn);
 	if (IS_ERR(rpc))
 		return PTR_ERR(rpc);
 	req = rpc->req;
 	req->index = cpu_to_le32(index);
 	req->reserved = 0;
-	ret = scalio_rpc_exec(conn, rpc, SCALIO_MSG_SSD_INFO, sizeof(*req));
+	ret = scalio_host_rpc_exec_by(conn, rpc, SCALIO_MSG_SSD_INFO, sizeof(*req),
+				      hs->handshake_end);
 	if (!ret)
-		ret = scalio_rpc_status(rpc);
+		ret = scalio_host_rpc_status(rpc);
 	if (ret)
 		goto out;
 	rep = rpc->rsp;
@@ -259,72 +293,78 @@ static int scalio_fetch_ssd_info(struct scalio_hstore *hs, u32 index,
 	ssd->capacity_sectors = le64_to_cpu(rep->capacity_sectors);
 	ret = 0;
 out:
-	scalio_rpc_put(conn, rpc);
+	scalio_host_rpc_put(conn, rpc);
 	return ret;
 }
 
 /**
- * scalio_conn_handshake() - ADMIT, HELLO, CHUNKS (all), SSD_INFO (each SSD)
+ * scalio_host_conn_handshake() - ADMIT, HELLO, CHUNKS (all), SSD_INFO (each SSD)
  * @hs:		connected store
  * @again:	a reconnect: the geometry and SSDs must be the ones the store
  *		had (-ESTALE otherwise); settings and index chunks are renewed
  *
- * Return: 0 or a negative errno; the caller tears down on failure.
+ * The whole exchange ends within SCALIO_HOST_HANDSHAKE_MS, or with a
+ * fatal signal of the attaching process.
+ *
+ * Return: 0 or a negative errno (-ETIMEDOUT: out of time, -EINTR: killed);
+ * the caller tears down on failure.
  */
-int scalio_conn_handshake(struct scalio_hstore *hs, bool again)
+int scalio_host_conn_handshake(struct scalio_host_hstore *hs, bool again)
 {
-	struct scalio_io *io;
+	struct scalio_host_io *io;
 	u64 now;
 	u32 i;
 	int ret;
 
-	ret = scalio_admit(hs);
+	hs->handshake_end = jiffies + msecs_to_jiffies(SCALIO_HOST_HANDSHAKE_MS);
+	ret = scalio_host_admit(hs);
 	if (ret)
 		return ret;
-	ret = scalio_hello(hs, again);
+	ret = scalio_host_hello(hs, again);
 	if (ret)
 		return ret;
-	ret = scalio_fetch_chunks(hs);
+	ret = scalio_host_fetch_chunks(hs, again);
 	if (ret)
 		return ret;
 	for (i = 0; i < hs->nr_ssds; i++) {
-		ret = scalio_fetch_ssd_info(hs, i, again);
+		if (scalio_host_handshake_cut(hs, again))
+			return -ESHUTDOWN;
+		ret = scalio_host_fetch_ssd_info(hs, i, again);
 		if (ret)
 			return ret;
 	}
 	/* Prove the one-sided path works now rather than on the first GET. */
-	io = scalio_io_get(&hs->conn);
+	io = scalio_host_io_get(&hs->conn);
 	if (!io)
-		return scalio_io_get_err(&hs->conn);
-	ret = scalio_clock_refresh(hs, io, &now);
-	scalio_io_put(&hs->conn, io);
+		return scalio_host_io_get_err(&hs->conn);
+	ret = scalio_host_clock_refresh(hs, io, &now);
+	scalio_host_io_put(&hs->conn, io);
 	return ret;
 }
 
-
 /**
- * scalio_rpc_stats() - fetch the target's counters
+ * scalio_host_rpc_stats() - fetch the target's counters
  * @hs:		store
  * @out:	filled in CPU order
  */
-int scalio_rpc_stats(struct scalio_hstore *hs,
-		     struct scalio_target_stats *out)
+int scalio_host_rpc_stats(struct scalio_host_hstore *hs,
+			  struct scalio_target_stats *out)
 {
-	struct scalio_conn *conn = &hs->conn;
+	struct scalio_host_conn *conn = &hs->conn;
 	const struct scalio_msg_stats_rep *rep;
-	struct scalio_rpc *rpc;
+	struct scalio_host_rpc *rpc;
 	const __le64 *src;
 	u64 *dst = (u64 *)out;
 	size_t i;
 	int ret;
 
-	rpc = scalio_rpc_get(conn);
+	rpc = scalio_host_rpc_get(conn);
 	if (IS_ERR(rpc))
 		return PTR_ERR(rpc);
-	ret = scalio_rpc_exec(conn, rpc, SCALIO_MSG_STATS,
-			      sizeof(struct scalio_msg_hdr));
+	ret = scalio_host_rpc_exec(conn, rpc, SCALIO_MSG_STATS,
+				   sizeof(struct scalio_msg_hdr));
 	if (!ret)
-		ret = scalio_rpc_status(rpc);
+		ret = scalio_host_rpc_status(rpc);
 	if (ret)
 		goto out;
 	ret = -EPROTO;
@@ -338,15 +378,15 @@ int scalio_rpc_stats(struct scalio_hstore *hs,
 		dst[i] = le64_to_cpu(src[i]);
 	ret = 0;
 out:
-	scalio_rpc_put(conn, rpc);
+	scalio_host_rpc_put(conn, rpc);
 	return ret;
 }
 
 /**
- * scalio_keepalive_schedule() - queue the next KEEPALIVE
+ * scalio_host_keepalive_schedule() - queue the next KEEPALIVE
  * @hs:		a live store (or one going live)
  */
-void scalio_keepalive_schedule(struct scalio_hstore *hs)
+void scalio_host_keepalive_schedule(struct scalio_host_hstore *hs)
 {
 	unsigned long period = msecs_to_jiffies(READ_ONCE(hs->keepalive_ms));
 
@@ -355,7 +395,7 @@ void scalio_keepalive_schedule(struct scalio_hstore *hs)
 }
 
 /**
- * scalio_keepalive_work() - tell the target this host is alive
+ * scalio_host_keepalive_work() - tell the target this host is alive
  * @work:	&hs->keepalive_work
  *
  * Every KATO / 3 (hs->keepalive_ms) while the store is live; skipped while
@@ -364,14 +404,14 @@ void scalio_keepalive_schedule(struct scalio_hstore *hs)
  * whole period late says this host is too starved to be sure of keeping
  * its connection: logged, as the target's reaper will log the loss.
  */
-void scalio_keepalive_work(struct work_struct *work)
+void scalio_host_keepalive_work(struct work_struct *work)
 {
-	struct scalio_hstore *hs = container_of(to_delayed_work(work),
-						struct scalio_hstore,
+	struct scalio_host_hstore *hs = container_of(to_delayed_work(work),
+						struct scalio_host_hstore,
 						keepalive_work);
-	struct scalio_conn *conn = &hs->conn;
+	struct scalio_host_conn *conn = &hs->conn;
 	u32 period = READ_ONCE(hs->keepalive_ms);
-	struct scalio_rpc *rpc;
+	struct scalio_host_rpc *rpc;
 	unsigned long late;
 
 	if (READ_ONCE(hs->state) != SCALIO_HS_LIVE)
@@ -381,14 +421,14 @@ void scalio_keepalive_work(struct work_struct *work)
 		pr_warn_ratelimited("%s: keep-alive ran %u ms late: the target disconnects a host silent for %u ms\n",
 				    hs->name, jiffies_to_msecs(late),
 				    3 * period);
-	if (!scalio_conn_enter(conn)) {
-		rpc = scalio_rpc_get(conn);
+	if (!scalio_host_conn_enter(conn)) {
+		rpc = scalio_host_rpc_get(conn);
 		if (!IS_ERR(rpc)) {
-			scalio_rpc_exec(conn, rpc, SCALIO_MSG_KEEPALIVE,
-					sizeof(struct scalio_msg_hdr));
-			scalio_rpc_put(conn, rpc);
+			scalio_host_rpc_exec(conn, rpc, SCALIO_MSG_KEEPALIVE,
+					     sizeof(struct scalio_msg_hdr));
+			scalio_host_rpc_put(conn, rpc);
 		}
-		scalio_conn_exit(conn);
+		scalio_host_conn_exit(conn);
 	}
-	scalio_keepalive_schedule(hs);
+	scalio_host_keepalive_schedule(hs);
 }

@@ -17,9 +17,9 @@
 #include "scalio_host.h"
 
 /* MULTI runs its ops here, all at once. */
-static struct workqueue_struct *scalio_multi_wq;
+static struct workqueue_struct *scalio_host_multi_wq;
 
-static bool scalio_zero(const void *p, size_t len)
+static bool scalio_host_zero(const void *p, size_t len)
 {
 	return !memchr_inv(p, 0, len);
 }
@@ -28,9 +28,9 @@ static bool scalio_zero(const void *p, size_t len)
  * Checks common to every struct scalio_kv; @op is the operation it is
  * used for.  kv->result is an output and is not checked.
  */
-static int scalio_kv_check(const struct scalio_kv *kv, u32 op)
+static int scalio_host_kv_check(const struct scalio_kv *kv, u32 op)
 {
-	if (kv->flags || !scalio_zero(kv->reserved, sizeof(kv->reserved)))
+	if (kv->flags || !scalio_host_zero(kv->reserved, sizeof(kv->reserved)))
 		return -EINVAL;
 	if (!kv->klen || kv->klen > SCALIO_KEY_MAX)
 		return -EINVAL;
@@ -51,8 +51,8 @@ static int scalio_kv_check(const struct scalio_kv *kv, u32 op)
  * Copy key and (PUT) value in and allocate the GET buffer.  On error the
  * op must not run; its result is the error.
  */
-int scalio_kop_prepare(struct scalio_kop *k, struct scalio_hstore *hs,
-			      u32 op, const struct scalio_kv *kv)
+int scalio_host_kop_prepare(struct scalio_host_kop *k, struct scalio_host_hstore *hs,
+			    u32 op, const struct scalio_kv *kv)
 {
 	int ret;
 
@@ -60,7 +60,7 @@ int scalio_kop_prepare(struct scalio_kop *k, struct scalio_hstore *hs,
 	k->op = op;
 	k->value = NULL;
 	k->result = 0;
-	ret = scalio_kv_check(kv, op);
+	ret = scalio_host_kv_check(kv, op);
 	if (ret)
 		return ret;
 	k->klen = kv->klen;
@@ -93,19 +93,19 @@ int scalio_kop_prepare(struct scalio_kop *k, struct scalio_hstore *hs,
 	return 0;
 }
 
-void scalio_kop_run(struct scalio_kop *k)
+void scalio_host_kop_run(struct scalio_host_kop *k)
 {
 	switch (k->op) {
 	case SCALIO_OP_GET:
-		k->result = scalio_get(k->hs, k->key, k->klen, k->value,
-				       &k->vlen);
+		k->result = scalio_host_get(k->hs, k->key, k->klen, k->value,
+					    &k->vlen);
 		break;
 	case SCALIO_OP_PUT:
-		k->result = scalio_put(k->hs, k->key, k->klen, k->value,
-				       k->vlen);
+		k->result = scalio_host_put(k->hs, k->key, k->klen, k->value,
+					    k->vlen);
 		break;
 	case SCALIO_OP_DELETE:
-		k->result = scalio_delete(k->hs, k->key, k->klen);
+		k->result = scalio_host_delete(k->hs, k->key, k->klen);
 		break;
 	default:
 		k->result = -EINVAL;
@@ -117,7 +117,7 @@ void scalio_kop_run(struct scalio_kop *k)
  * Hand a finished op's outcome back into @kv (and, for a GET, the value to
  * the user's buffer).  Return: the op's final result.
  */
-int scalio_kop_finish(struct scalio_kop *k, struct scalio_kv *kv)
+int scalio_host_kop_finish(struct scalio_host_kop *k, struct scalio_kv *kv)
 {
 	int ret = k->result;
 
@@ -133,49 +133,49 @@ int scalio_kop_finish(struct scalio_kop *k, struct scalio_kv *kv)
 	return ret;
 }
 
-void scalio_kop_free(struct scalio_kop *k)
+void scalio_host_kop_free(struct scalio_host_kop *k)
 {
 	kvfree(k->value);
 	k->value = NULL;
 }
 
-static int scalio_ioctl_kv(struct scalio_hstore *hs, u32 op,
-			   struct scalio_kv __user *argp)
+static int scalio_host_ioctl_kv(struct scalio_host_hstore *hs, u32 op,
+				struct scalio_kv __user *argp)
 {
 	struct scalio_kv kv;
-	struct scalio_kop k;
+	struct scalio_host_kop k;
 	int ret;
 
 	if (copy_from_user(&kv, argp, sizeof(kv)))
 		return -EFAULT;
-	ret = scalio_kop_prepare(&k, hs, op, &kv);
+	ret = scalio_host_kop_prepare(&k, hs, op, &kv);
 	if (ret)
 		goto out;
-	scalio_kop_run(&k);
-	ret = scalio_kop_finish(&k, &kv);
+	scalio_host_kop_run(&k);
+	ret = scalio_host_kop_finish(&k, &kv);
 	if (op == SCALIO_OP_GET && (!ret || ret == -EOVERFLOW) &&
 	    put_user(kv.vlen, &argp->vlen))
 		ret = -EFAULT;
 out:
-	scalio_kop_free(&k);
+	scalio_host_kop_free(&k);
 	return ret;
 }
 
-static void scalio_multi_work(struct work_struct *work)
+static void scalio_host_multi_work(struct work_struct *work)
 {
-	struct scalio_kop *k = container_of(work, struct scalio_kop, work);
+	struct scalio_host_kop *k = container_of(work, struct scalio_host_kop, work);
 
-	scalio_kop_run(k);
+	scalio_host_kop_run(k);
 	if (atomic_dec_and_test(k->pending))
 		complete(k->done);
 }
 
-static int scalio_ioctl_multi(struct scalio_hstore *hs,
-			      struct scalio_multi __user *argp)
+static int scalio_host_ioctl_multi(struct scalio_host_hstore *hs,
+				   struct scalio_multi __user *argp)
 {
 	struct scalio_multi m;
 	struct scalio_multi_op *ops;
-	struct scalio_kop *kops;
+	struct scalio_host_kop *kops;
 	DECLARE_COMPLETION_ONSTACK(done);
 	atomic_t pending;
 	u32 i, nr_run = 0;
@@ -183,7 +183,7 @@ static int scalio_ioctl_multi(struct scalio_hstore *hs,
 
 	if (copy_from_user(&m, argp, sizeof(m)))
 		return -EFAULT;
-	if (m.flags || !scalio_zero(m.reserved, sizeof(m.reserved)) ||
+	if (m.flags || !scalio_host_zero(m.reserved, sizeof(m.reserved)) ||
 	    !m.nr || m.nr > SCALIO_MULTI_MAX)
 		return -EINVAL;
 	ops = kvmalloc_array(m.nr, sizeof(*ops), GFP_KERNEL);
@@ -201,28 +201,28 @@ static int scalio_ioctl_multi(struct scalio_hstore *hs,
 	/* Validate and copy in every op; a bad op fails alone. */
 	atomic_set(&pending, 1);
 	for (i = 0; i < m.nr; i++) {
-		struct scalio_kop *k = &kops[i];
+		struct scalio_host_kop *k = &kops[i];
 
 		k->result = ops[i].pad ? -EINVAL :
-			scalio_kop_prepare(k, hs, ops[i].opcode, &ops[i].kv);
+			scalio_host_kop_prepare(k, hs, ops[i].opcode, &ops[i].kv);
 		if (k->result)
 			continue;
 		k->pending = &pending;
 		k->done = &done;
-		INIT_WORK(&k->work, scalio_multi_work);
+		INIT_WORK(&k->work, scalio_host_multi_work);
 		atomic_inc(&pending);
 		nr_run++;
-		queue_work(scalio_multi_wq, &k->work);
+		queue_work(scalio_host_multi_wq, &k->work);
 	}
 	/* Every op is bounded by its own timeouts: this wait ends. */
 	if (!atomic_dec_and_test(&pending))
 		wait_for_completion(&done);
 
 	for (i = 0; i < m.nr; i++) {
-		struct scalio_kop *k = &kops[i];
+		struct scalio_host_kop *k = &kops[i];
 
 		ops[i].kv.result = k->result ? k->result :
-				   scalio_kop_finish(k, &ops[i].kv);
+				   scalio_host_kop_finish(k, &ops[i].kv);
 	}
 	if (copy_to_user(u64_to_user_ptr(m.ops), ops,
 			 array_size(m.nr, sizeof(*ops)))) {
@@ -237,14 +237,14 @@ static int scalio_ioctl_multi(struct scalio_hstore *hs,
 out_free:
 	if (kops)
 		for (i = 0; i < m.nr; i++)
-			scalio_kop_free(&kops[i]);
+			scalio_host_kop_free(&kops[i]);
 	kvfree(kops);
 	kvfree(ops);
 	return ret;
 }
 
-static void scalio_fill_host_stats(struct scalio_hstore *hs,
-				   struct scalio_host_stats *h)
+static void scalio_host_fill_host_stats(struct scalio_host_hstore *hs,
+					struct scalio_host_stats *h)
 {
 	memset(h, 0, sizeof(*h));
 	h->gets = atomic64_read(&hs->stats[SCALIO_HS_GETS]);
@@ -271,8 +271,8 @@ static void scalio_fill_host_stats(struct scalio_hstore *hs,
 		atomic64_read(&hs->stats[SCALIO_HS_SSD_READ_TIMEOUTS]);
 }
 
-static int scalio_ioctl_stats(struct scalio_hstore *hs,
-			      struct scalio_stats __user *argp)
+static int scalio_host_ioctl_stats(struct scalio_host_hstore *hs,
+				   struct scalio_stats __user *argp)
 {
 	struct scalio_stats *st;
 	int ret = 0;
@@ -291,19 +291,19 @@ static int scalio_ioctl_stats(struct scalio_hstore *hs,
 	st->target_valid = 0;
 	memset(&st->target, 0, sizeof(st->target));
 	if (st->flags & SCALIO_STATS_F_TARGET) {
-		struct scalio_conn *conn = &hs->conn;
+		struct scalio_host_conn *conn = &hs->conn;
 
-		ret = scalio_conn_enter(conn);
+		ret = scalio_host_conn_enter(conn);
 		if (!ret) {
-			ret = scalio_rpc_stats(hs, &st->target);
-			scalio_conn_exit(conn);
+			ret = scalio_host_rpc_stats(hs, &st->target);
+			scalio_host_conn_exit(conn);
 		}
 		if (ret)
 			goto out;
 		st->target_valid = 1;
 	}
 	/* Last, so the counters include the STATS RPC's own effects. */
-	scalio_fill_host_stats(hs, &st->host);
+	scalio_host_fill_host_stats(hs, &st->host);
 	if (copy_to_user(argp, st, sizeof(*st)))
 		ret = -EFAULT;
 out:
@@ -311,21 +311,21 @@ out:
 	return ret;
 }
 
-static int scalio_ioctl_ssd_info(struct scalio_hstore *hs,
-				 struct scalio_ssd_info __user *argp)
+static int scalio_host_ioctl_ssd_info(struct scalio_host_hstore *hs,
+				      struct scalio_ssd_info __user *argp)
 {
 	struct scalio_ssd_info si;
-	struct scalio_hssd *ssd;
+	struct scalio_host_hssd *ssd;
 
 	if (copy_from_user(&si, argp, sizeof(si)))
 		return -EFAULT;
-	if (!scalio_zero(si.reserved, sizeof(si.reserved)) ||
+	if (!scalio_host_zero(si.reserved, sizeof(si.reserved)) ||
 	    si.index >= hs->nr_ssds)
 		return -EINVAL;
 	ssd = &hs->ssds[si.index];
 	si.nsid = ssd->nsid;
 	si.nr_ssds = hs->nr_ssds;
-	si.bound = scalio_ssd_bound(hs, si.index);
+	si.bound = scalio_host_ssd_bound(hs, si.index);
 	memcpy(si.nqn, ssd->nqn, sizeof(si.nqn));
 	si.capacity_sectors = ssd->capacity_sectors;
 	if (copy_to_user(argp, &si, sizeof(si)))
@@ -333,8 +333,8 @@ static int scalio_ioctl_ssd_info(struct scalio_hstore *hs,
 	return 0;
 }
 
-static int scalio_ioctl_ssd_bind(struct scalio_hstore *hs,
-				 struct scalio_ssd_bind __user *argp)
+static int scalio_host_ioctl_ssd_bind(struct scalio_host_hstore *hs,
+				      struct scalio_ssd_bind __user *argp)
 {
 	struct scalio_ssd_bind b;
 
@@ -342,11 +342,11 @@ static int scalio_ioctl_ssd_bind(struct scalio_hstore *hs,
 		return -EPERM;
 	if (copy_from_user(&b, argp, sizeof(b)))
 		return -EFAULT;
-	if (b.flags || !scalio_zero(b.reserved, sizeof(b.reserved)) ||
+	if (b.flags || !scalio_host_zero(b.reserved, sizeof(b.reserved)) ||
 	    b.index >= hs->nr_ssds || !b.path[0] ||
 	    !memchr(b.path, '\0', sizeof(b.path)))
 		return -EINVAL;
-	return scalio_ssd_bind(hs, b.index, b.path);
+	return scalio_host_ssd_bind(hs, b.index, b.path);
 }
 
 /*
@@ -355,72 +355,72 @@ static int scalio_ioctl_ssd_bind(struct scalio_hstore *hs,
  * brackets an operation with two calls gets a value no later than the
  * operation's start and one no earlier than its end.
  */
-static int scalio_ioctl_clock(struct scalio_hstore *hs, __u64 __user *argp)
+static int scalio_host_ioctl_clock(struct scalio_host_hstore *hs, __u64 __user *argp)
 {
-	struct scalio_conn *conn = &hs->conn;
-	struct scalio_io *io;
+	struct scalio_host_conn *conn = &hs->conn;
+	struct scalio_host_io *io;
 	u64 now = 0;
 	int ret;
 
-	ret = scalio_conn_enter(conn);
+	ret = scalio_host_conn_enter(conn);
 	if (ret)
 		return ret;
-	io = scalio_io_get(conn);
+	io = scalio_host_io_get(conn);
 	if (!io) {
-		ret = scalio_io_get_err(conn);
+		ret = scalio_host_io_get_err(conn);
 		goto out_unlock;
 	}
-	ret = scalio_clock_refresh(hs, io, &now);
-	scalio_io_put(conn, io);
+	ret = scalio_host_clock_refresh(hs, io, &now);
+	scalio_host_io_put(conn, io);
 out_unlock:
-	scalio_conn_exit(conn);
+	scalio_host_conn_exit(conn);
 	if (!ret && put_user(now, argp))
 		ret = -EFAULT;
 	return ret;
 }
 
 /**
- * scalio_store_ioctl() - unlocked_ioctl of /dev/scalio/<store>
+ * scalio_host_store_ioctl() - unlocked_ioctl of /dev/scalio/<store>
  * @file:	the open store device (private_data: the store)
  * @cmd:	SCALIO_IOC_*
  * @arg:	user pointer to the command's structure
  */
-long scalio_store_ioctl(struct file *file, unsigned int cmd,
-			unsigned long arg)
+long scalio_host_store_ioctl(struct file *file, unsigned int cmd,
+			     unsigned long arg)
 {
-	struct scalio_hstore *hs = file->private_data;
+	struct scalio_host_hstore *hs = file->private_data;
 	void __user *argp = (void __user *)arg;
 
 	switch (cmd) {
 	case SCALIO_IOC_GET:
-		return scalio_ioctl_kv(hs, SCALIO_OP_GET, argp);
+		return scalio_host_ioctl_kv(hs, SCALIO_OP_GET, argp);
 	case SCALIO_IOC_PUT:
-		return scalio_ioctl_kv(hs, SCALIO_OP_PUT, argp);
+		return scalio_host_ioctl_kv(hs, SCALIO_OP_PUT, argp);
 	case SCALIO_IOC_DELETE:
-		return scalio_ioctl_kv(hs, SCALIO_OP_DELETE, argp);
+		return scalio_host_ioctl_kv(hs, SCALIO_OP_DELETE, argp);
 	case SCALIO_IOC_MULTI:
-		return scalio_ioctl_multi(hs, argp);
+		return scalio_host_ioctl_multi(hs, argp);
 	case SCALIO_IOC_STATS:
-		return scalio_ioctl_stats(hs, argp);
+		return scalio_host_ioctl_stats(hs, argp);
 	case SCALIO_IOC_SSD_INFO:
-		return scalio_ioctl_ssd_info(hs, argp);
+		return scalio_host_ioctl_ssd_info(hs, argp);
 	case SCALIO_IOC_SSD_BIND:
-		return scalio_ioctl_ssd_bind(hs, argp);
+		return scalio_host_ioctl_ssd_bind(hs, argp);
 	case SCALIO_IOC_CLOCK:
-		return scalio_ioctl_clock(hs, argp);
+		return scalio_host_ioctl_clock(hs, argp);
 	default:
 		return -ENOTTY;
 	}
 }
 
-int scalio_ioctl_init(void)
+int scalio_host_ioctl_init(void)
 {
 	/* Unbound, one worker per queued op up to the default cap. */
-	scalio_multi_wq = alloc_workqueue("scalio_multi", WQ_UNBOUND, 0);
-	return scalio_multi_wq ? 0 : -ENOMEM;
+	scalio_host_multi_wq = alloc_workqueue("scalio_multi", WQ_UNBOUND, 0);
+	return scalio_host_multi_wq ? 0 : -ENOMEM;
 }
 
-void scalio_ioctl_exit(void)
+void scalio_host_ioctl_exit(void)
 {
-	destroy_workqueue(scalio_multi_wq);
+	destroy_workqueue(scalio_host_multi_wq);
 }

@@ -8,7 +8,7 @@
  *     buffers and are copied into the tag's private buffer before the
  *     receive is reposted;
  *   - one-sided READ, WRITE and compare-and-swap on the target's index,
- *     from DMA-mapped bounce pages (struct scalio_io) taken from a pool.
+ *     from DMA-mapped bounce pages (struct scalio_host_io) taken from a pool.
  * Every work request has its own ib_cqe; completions wake the waiting
  * thread.  A waiter never hangs: RPCs time out, and a lost connection
  * (disconnect, fatal completion, timeout of a one-sided op) moves the QP to
@@ -37,8 +37,8 @@
 /* failure                                                             */
 
 /* Drop one reference of an RPC entry; conn->rpc_lock held. */
-static void __scalio_rpc_unref(struct scalio_conn *conn,
-			       struct scalio_rpc *rpc)
+static void __scalio_host_rpc_unref(struct scalio_host_conn *conn,
+				    struct scalio_host_rpc *rpc)
 {
 	if (WARN_ON_ONCE(atomic_read(&rpc->refs) <= 0))
 		return;
@@ -50,15 +50,15 @@ static void __scalio_rpc_unref(struct scalio_conn *conn,
 }
 
 /**
- * scalio_rpc_fail_all() - fail every RPC still waiting for its response
+ * scalio_host_rpc_fail_all() - fail every RPC still waiting for its response
  * @conn:	connection that is gone (its QP stopped)
  *
  * The waiters get -EPROTO when the target broke the protocol on it
- * (scalio_conn_violation()), else -ENOTCONN.
+ * (scalio_host_conn_violation()), else -ENOTCONN.
  */
-void scalio_rpc_fail_all(struct scalio_conn *conn)
+void scalio_host_rpc_fail_all(struct scalio_host_conn *conn)
 {
-	int err = scalio_conn_dead_err(conn);
+	int err = scalio_host_conn_dead_err(conn);
 	unsigned long flags;
 	u32 i;
 
@@ -66,7 +66,7 @@ void scalio_rpc_fail_all(struct scalio_conn *conn)
 		goto wake;
 	spin_lock_irqsave(&conn->rpc_lock, flags);
 	for (i = 0; i < conn->qd_req; i++) {
-		struct scalio_rpc *rpc = &conn->rpcs[i];
+		struct scalio_host_rpc *rpc = &conn->rpcs[i];
 
 		if (!rpc->rsp_pending)
 			continue;
@@ -76,7 +76,7 @@ void scalio_rpc_fail_all(struct scalio_conn *conn)
 			rpc->state = SCALIO_RPC_DONE;
 			complete(&rpc->done);
 		}
-		__scalio_rpc_unref(conn, rpc);
+		__scalio_host_rpc_unref(conn, rpc);
 	}
 	spin_unlock_irqrestore(&conn->rpc_lock, flags);
 wake:
@@ -85,13 +85,13 @@ wake:
 }
 
 /**
- * scalio_conn_fail() - declare a connection lost (one-shot)
+ * scalio_host_conn_fail() - declare a connection lost (one-shot)
  * @conn:	connection
  *
  * Safe from any context; the work that disconnects and fails the waiters
  * runs in process context.
  */
-void scalio_conn_fail(struct scalio_conn *conn)
+void scalio_host_conn_fail(struct scalio_host_conn *conn)
 {
 	if (test_and_set_bit(SCALIO_CONN_DEAD, &conn->flags))
 		return;
@@ -100,7 +100,7 @@ void scalio_conn_fail(struct scalio_conn *conn)
 }
 
 /**
- * scalio_conn_violation() - fail a connection whose target broke the protocol
+ * scalio_host_conn_violation() - fail a connection whose target broke the protocol
  * @conn:	connection
  * @why:	what the target sent, for the log
  * @val:	a number that goes with it (tag, length)
@@ -111,21 +111,21 @@ void scalio_conn_fail(struct scalio_conn *conn)
  * broken or hostile target keep the host busy; its waiters would wait out
  * the RPC timeout instead of learning at once.
  */
-static void scalio_conn_violation(struct scalio_conn *conn, const char *why,
-				  u64 val)
+static void scalio_host_conn_violation(struct scalio_host_conn *conn, const char *why,
+				       u64 val)
 {
 	pr_warn_ratelimited("%s: protocol violation by the target: %s (%llu)\n",
 			    conn->hs->name, why, val);
 	set_bit(SCALIO_CONN_PROTO_ERR, &conn->flags);
-	scalio_conn_fail(conn);
+	scalio_host_conn_fail(conn);
 }
 
 /* ------------------------------------------------------------------ */
 /* buffers                                                             */
 
 /* Unmap (if mapped) and free one buffer of the connection. */
-static void scalio_buf_free(struct scalio_conn *conn, u64 dma, void *buf,
-			    size_t len, enum dma_data_direction dir)
+static void scalio_host_buf_free(struct scalio_host_conn *conn, u64 dma, void *buf,
+				 size_t len, enum dma_data_direction dir)
 {
 	if (dma)
 		ib_dma_unmap_single(conn->dev, dma, len, dir);
@@ -133,21 +133,21 @@ static void scalio_buf_free(struct scalio_conn *conn, u64 dma, void *buf,
 }
 
 /* Free every buffer of the connection; nothing may reference them. */
-void scalio_conn_free_bufs(struct scalio_conn *conn)
+void scalio_host_conn_free_bufs(struct scalio_host_conn *conn)
 {
 	u32 i;
 
 	for (i = 0; conn->rpcs && i < conn->qd_req; i++) {
-		scalio_buf_free(conn, conn->rpcs[i].req_dma, conn->rpcs[i].req,
-				SCALIO_MSG_SIZE, DMA_TO_DEVICE);
+		scalio_host_buf_free(conn, conn->rpcs[i].req_dma, conn->rpcs[i].req,
+				     SCALIO_MSG_SIZE, DMA_TO_DEVICE);
 		kfree(conn->rpcs[i].rsp);
 	}
 	for (i = 0; conn->recvs && i < conn->qd_req; i++)
-		scalio_buf_free(conn, conn->recvs[i].dma, conn->recvs[i].buf,
-				SCALIO_MSG_SIZE, DMA_FROM_DEVICE);
+		scalio_host_buf_free(conn, conn->recvs[i].dma, conn->recvs[i].buf,
+				     SCALIO_MSG_SIZE, DMA_FROM_DEVICE);
 	for (i = 0; conn->ios && i < SCALIO_HOST_NR_IO; i++)
-		scalio_buf_free(conn, conn->ios[i].dma, conn->ios[i].buf,
-				SCALIO_IO_SIZE, DMA_BIDIRECTIONAL);
+		scalio_host_buf_free(conn, conn->ios[i].dma, conn->ios[i].buf,
+				     SCALIO_IO_SIZE, DMA_BIDIRECTIONAL);
 	kfree(conn->rpcs);
 	conn->rpcs = NULL;
 	kfree(conn->recvs);
@@ -158,11 +158,11 @@ void scalio_conn_free_bufs(struct scalio_conn *conn)
 	INIT_LIST_HEAD(&conn->io_free);
 }
 
-static void scalio_send_done(struct ib_cq *cq, struct ib_wc *wc);
-static void scalio_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+static void scalio_host_send_done(struct ib_cq *cq, struct ib_wc *wc);
+static void scalio_host_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 
-static int scalio_map(struct scalio_conn *conn, void *buf, size_t len,
-		      enum dma_data_direction dir, u64 *dma)
+static int scalio_host_map(struct scalio_host_conn *conn, void *buf, size_t len,
+			   enum dma_data_direction dir, u64 *dma)
 {
 	*dma = ib_dma_map_single(conn->dev, buf, len, dir);
 	if (ib_dma_mapping_error(conn->dev, *dma)) {
@@ -173,13 +173,13 @@ static int scalio_map(struct scalio_conn *conn, void *buf, size_t len,
 }
 
 /**
- * scalio_conn_alloc_bufs() - allocate and map the tag table, the receive
+ * scalio_host_conn_alloc_bufs() - allocate and map the tag table, the receive
  * buffers and the bounce pages for conn->qd_req tags
  * @conn:	connection with its device set
  *
  * Return: 0 or -ENOMEM (nothing left allocated).
  */
-int scalio_conn_alloc_bufs(struct scalio_conn *conn)
+int scalio_host_conn_alloc_bufs(struct scalio_host_conn *conn)
 {
 	u32 i;
 	int ret;
@@ -191,40 +191,40 @@ int scalio_conn_alloc_bufs(struct scalio_conn *conn)
 		goto nomem;
 
 	for (i = 0; i < conn->qd_req; i++) {
-		struct scalio_rpc *rpc = &conn->rpcs[i];
-		struct scalio_recv *rv = &conn->recvs[i];
+		struct scalio_host_rpc *rpc = &conn->rpcs[i];
+		struct scalio_host_recv *rv = &conn->recvs[i];
 
 		rpc->conn = conn;
 		rpc->idx = i;
-		rpc->send_cqe.done = scalio_send_done;
+		rpc->send_cqe.done = scalio_host_send_done;
 		init_completion(&rpc->done);
 		rpc->req = kzalloc(SCALIO_MSG_SIZE, GFP_KERNEL);
 		rpc->rsp = kzalloc(SCALIO_MSG_SIZE, GFP_KERNEL);
 		if (!rpc->req || !rpc->rsp)
 			goto nomem;
-		ret = scalio_map(conn, rpc->req, SCALIO_MSG_SIZE,
-				 DMA_TO_DEVICE, &rpc->req_dma);
+		ret = scalio_host_map(conn, rpc->req, SCALIO_MSG_SIZE,
+				      DMA_TO_DEVICE, &rpc->req_dma);
 		if (ret)
 			goto nomem;
 
 		rv->conn = conn;
-		rv->cqe.done = scalio_recv_done;
+		rv->cqe.done = scalio_host_recv_done;
 		rv->buf = kzalloc(SCALIO_MSG_SIZE, GFP_KERNEL);
 		if (!rv->buf)
 			goto nomem;
-		ret = scalio_map(conn, rv->buf, SCALIO_MSG_SIZE,
-				 DMA_FROM_DEVICE, &rv->dma);
+		ret = scalio_host_map(conn, rv->buf, SCALIO_MSG_SIZE,
+				      DMA_FROM_DEVICE, &rv->dma);
 		if (ret)
 			goto nomem;
 	}
 	for (i = 0; i < SCALIO_HOST_NR_IO; i++) {
-		struct scalio_io *io = &conn->ios[i];
+		struct scalio_host_io *io = &conn->ios[i];
 
 		io->buf = kzalloc(SCALIO_IO_SIZE, GFP_KERNEL);
 		if (!io->buf)
 			goto nomem;
-		ret = scalio_map(conn, io->buf, SCALIO_IO_SIZE,
-				 DMA_BIDIRECTIONAL, &io->dma);
+		ret = scalio_host_map(conn, io->buf, SCALIO_IO_SIZE,
+				      DMA_BIDIRECTIONAL, &io->dma);
 		if (ret)
 			goto nomem;
 		list_add_tail(&io->entry, &conn->io_free);
@@ -232,12 +232,12 @@ int scalio_conn_alloc_bufs(struct scalio_conn *conn)
 	return 0;
 
 nomem:
-	scalio_conn_free_bufs(conn);
+	scalio_host_conn_free_bufs(conn);
 	return -ENOMEM;
 }
 
 /* Post (or repost) one receive buffer. */
-int scalio_post_recv(struct scalio_conn *conn, struct scalio_recv *rv)
+int scalio_host_post_recv(struct scalio_host_conn *conn, struct scalio_host_recv *rv)
 {
 	struct ib_sge sge = {
 		.addr	= rv->dma,
@@ -258,21 +258,21 @@ int scalio_post_recv(struct scalio_conn *conn, struct scalio_recv *rv)
 /* ------------------------------------------------------------------ */
 /* RPC                                                                 */
 
-static void scalio_send_done(struct ib_cq *cq, struct ib_wc *wc)
+static void scalio_host_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct scalio_rpc *rpc = container_of(wc->wr_cqe, struct scalio_rpc,
+	struct scalio_host_rpc *rpc = container_of(wc->wr_cqe, struct scalio_host_rpc,
 					      send_cqe);
-	struct scalio_conn *conn = rpc->conn;
+	struct scalio_host_conn *conn = rpc->conn;
 	unsigned long flags;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
 			pr_err("%s: SEND failed: %s\n", conn->hs->name,
 			       ib_wc_status_msg(wc->status));
-		scalio_conn_fail(conn);
+		scalio_host_conn_fail(conn);
 	}
 	spin_lock_irqsave(&conn->rpc_lock, flags);
-	__scalio_rpc_unref(conn, rpc);
+	__scalio_host_rpc_unref(conn, rpc);
 	spin_unlock_irqrestore(&conn->rpc_lock, flags);
 }
 
@@ -281,18 +281,18 @@ static void scalio_send_done(struct ib_cq *cq, struct ib_wc *wc)
  * response names (tag index, use count, opcode) is checked against the
  * table before anything is written.
  */
-static void scalio_rpc_deliver(struct scalio_conn *conn, const void *buf,
-			       u32 len)
+static void scalio_host_rpc_deliver(struct scalio_host_conn *conn, const void *buf,
+				    u32 len)
 {
 	const struct scalio_msg_hdr *hdr = buf;
 	u64 tag = le64_to_cpu(hdr->tag);
 	u32 idx = tag & ((1U << SCALIO_TAG_IDX_BITS) - 1);
 	u64 seq = tag >> SCALIO_TAG_IDX_BITS;
-	struct scalio_rpc *rpc;
+	struct scalio_host_rpc *rpc;
 	unsigned long flags;
 
 	if (idx >= conn->qd_req) {
-		scalio_conn_violation(conn, "response with bad tag", tag);
+		scalio_host_conn_violation(conn, "response with bad tag", tag);
 		return;
 	}
 	rpc = &conn->rpcs[idx];
@@ -300,7 +300,7 @@ static void scalio_rpc_deliver(struct scalio_conn *conn, const void *buf,
 	if (!rpc->rsp_pending || rpc->seq != seq ||
 	    rpc->opcode != le16_to_cpu(hdr->opcode)) {
 		spin_unlock_irqrestore(&conn->rpc_lock, flags);
-		scalio_conn_violation(conn, "unexpected response, tag", tag);
+		scalio_host_conn_violation(conn, "unexpected response, tag", tag);
 		return;
 	}
 	rpc->rsp_pending = false;
@@ -311,22 +311,22 @@ static void scalio_rpc_deliver(struct scalio_conn *conn, const void *buf,
 		rpc->state = SCALIO_RPC_DONE;
 		complete(&rpc->done);
 	}
-	__scalio_rpc_unref(conn, rpc);
+	__scalio_host_rpc_unref(conn, rpc);
 	spin_unlock_irqrestore(&conn->rpc_lock, flags);
 }
 
-static void scalio_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+static void scalio_host_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct scalio_recv *rv = container_of(wc->wr_cqe, struct scalio_recv,
+	struct scalio_host_recv *rv = container_of(wc->wr_cqe, struct scalio_host_recv,
 					      cqe);
-	struct scalio_conn *conn = rv->conn;
+	struct scalio_host_conn *conn = rv->conn;
 	int ret;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR) {
 			pr_err("%s: RECV failed: %s\n", conn->hs->name,
 			       ib_wc_status_msg(wc->status));
-			scalio_conn_fail(conn);
+			scalio_host_conn_fail(conn);
 		}
 		return;
 	}
@@ -334,49 +334,49 @@ static void scalio_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 				   DMA_FROM_DEVICE);
 	if (wc->opcode != IB_WC_RECV) {
 		/* It took a receive but filled nothing: the buffer is old. */
-		scalio_conn_violation(conn, "RDMA WRITE with immediate",
-				      wc->byte_len);
+		scalio_host_conn_violation(conn, "RDMA WRITE with immediate",
+					   wc->byte_len);
 	} else if (wc->byte_len < sizeof(struct scalio_msg_hdr) ||
 		   wc->byte_len > SCALIO_MSG_SIZE) {
-		scalio_conn_violation(conn, "runt or oversized message",
-				      wc->byte_len);
+		scalio_host_conn_violation(conn, "runt or oversized message",
+					   wc->byte_len);
 	} else if (scalio_msg_check(rv->buf, wc->byte_len, true)) {
 		const struct scalio_msg_hdr *hdr = rv->buf;
 
-		scalio_conn_violation(conn, "malformed message, opcode",
-				      le16_to_cpu(hdr->opcode));
+		scalio_host_conn_violation(conn, "malformed message, opcode",
+					   le16_to_cpu(hdr->opcode));
 	} else {
-		scalio_rpc_deliver(conn, rv->buf, wc->byte_len);
+		scalio_host_rpc_deliver(conn, rv->buf, wc->byte_len);
 	}
 
-	if (scalio_conn_dead(conn))
+	if (scalio_host_conn_dead(conn))
 		return;
-	ret = scalio_post_recv(conn, rv);
+	ret = scalio_host_post_recv(conn, rv);
 	if (ret) {
 		pr_err("%s: cannot repost receive: %d\n", conn->hs->name, ret);
-		scalio_conn_fail(conn);
+		scalio_host_conn_fail(conn);
 	}
 }
 
 /**
- * scalio_rpc_get() - take a free tag, waiting for one if necessary
+ * scalio_host_rpc_get() - take a free tag, waiting for one if necessary
  * @conn:	connection
  *
  * Return: the entry, whose ->req buffer the caller fills after the header,
  * or ERR_PTR(-ENOTCONN / -ETIMEDOUT / -EINTR).
  */
-struct scalio_rpc *scalio_rpc_get(struct scalio_conn *conn)
+struct scalio_host_rpc *scalio_host_rpc_get(struct scalio_host_conn *conn)
 {
-	struct scalio_rpc *rpc = NULL;
+	struct scalio_host_rpc *rpc = NULL;
 	unsigned long flags;
 	long left = msecs_to_jiffies(SCALIO_RPC_TIMEOUT_MS);
 
 	for (;;) {
-		if (scalio_conn_dead(conn))
-			return ERR_PTR(scalio_conn_dead_err(conn));
+		if (scalio_host_conn_dead(conn))
+			return ERR_PTR(scalio_host_conn_dead_err(conn));
 		spin_lock_irqsave(&conn->rpc_lock, flags);
 		rpc = list_first_entry_or_null(&conn->rpc_free,
-					       struct scalio_rpc, entry);
+					       struct scalio_host_rpc, entry);
 		if (rpc) {
 			list_del_init(&rpc->entry);
 			atomic_set(&rpc->refs, 1);	/* the caller's */
@@ -386,8 +386,8 @@ struct scalio_rpc *scalio_rpc_get(struct scalio_conn *conn)
 		if (rpc)
 			return rpc;
 		left = wait_event_killable_timeout(conn->rpc_wq,
-				!list_empty(&conn->rpc_free) ||
-				scalio_conn_dead(conn), left);
+						   !list_empty(&conn->rpc_free) ||
+				scalio_host_conn_dead(conn), left);
 		if (left < 0)
 			return ERR_PTR(-EINTR);
 		if (!left)
@@ -396,21 +396,21 @@ struct scalio_rpc *scalio_rpc_get(struct scalio_conn *conn)
 }
 
 /**
- * scalio_kv_rpc_get() - take a tag and start a key-value request in it
+ * scalio_host_kv_rpc_get() - take a tag and start a key-value request in it
  * @conn:	connection
  * @key:	the key (at most SCALIO_KEY_MAX bytes, checked by the caller)
  * @klen:	key length
  *
  * Return: the tag with a zeroed struct scalio_msg_kv_req naming @key in
- * ->req, or what scalio_rpc_get() fails with.
+ * ->req, or what scalio_host_rpc_get() fails with.
  */
-struct scalio_rpc *scalio_kv_rpc_get(struct scalio_conn *conn, const u8 *key,
-				     u32 klen)
+struct scalio_host_rpc *scalio_host_kv_rpc_get(struct scalio_host_conn *conn, const u8 *key,
+					       u32 klen)
 {
 	struct scalio_msg_kv_req *req;
-	struct scalio_rpc *rpc;
+	struct scalio_host_rpc *rpc;
 
-	rpc = scalio_rpc_get(conn);
+	rpc = scalio_host_rpc_get(conn);
 	if (IS_ERR(rpc))
 		return rpc;
 	req = rpc->req;
@@ -421,41 +421,33 @@ struct scalio_rpc *scalio_kv_rpc_get(struct scalio_conn *conn, const u8 *key,
 }
 
 /**
- * scalio_rpc_put() - give a tag back after using its response
+ * scalio_host_rpc_put() - give a tag back after using its response
  * @conn:	connection
- * @rpc:	entry from scalio_rpc_get()
+ * @rpc:	entry from scalio_host_rpc_get()
  */
-void scalio_rpc_put(struct scalio_conn *conn, struct scalio_rpc *rpc)
+void scalio_host_rpc_put(struct scalio_host_conn *conn, struct scalio_host_rpc *rpc)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&conn->rpc_lock, flags);
-	__scalio_rpc_unref(conn, rpc);
+	__scalio_host_rpc_unref(conn, rpc);
 	spin_unlock_irqrestore(&conn->rpc_lock, flags);
 }
 
-/**
- * scalio_rpc_exec() - send the request in @rpc->req and wait for its answer
- * @conn:	connection
- * @rpc:	entry from scalio_rpc_get(), request body filled after the header
- * @opcode:	enum scalio_msg_op
- * @len:	total request length, header included
- *
- * Fills the header.  On success the checked response is in @rpc->rsp
- * (@rpc->rsp_len bytes) until scalio_rpc_put().  The response's own status
- * is the caller's to interpret.
- *
- * Return: 0, -ENOTCONN (connection lost), -EPROTO (lost because the target
- * broke the protocol), -ETIMEDOUT (no answer in time; the connection is
- * failed, and the tag stays reserved until its end).
+/*
+ * Send the request in @rpc->req and wait for its answer for @tmo jiffies,
+ * killably if @killable.  A wait that ends without the answer abandons
+ * the tag and fails the connection.
  */
-int scalio_rpc_exec(struct scalio_conn *conn, struct scalio_rpc *rpc,
-		    u16 opcode, u32 len)
+static int __scalio_host_rpc_exec(struct scalio_host_conn *conn,
+				  struct scalio_host_rpc *rpc, u16 opcode,
+				  u32 len, long tmo, bool killable)
 {
 	struct scalio_msg_hdr *hdr = rpc->req;
 	struct ib_sge sge;
 	struct ib_send_wr wr = {};
 	unsigned long flags;
+	long left;
 	int ret;
 
 	if (WARN_ON_ONCE(len < sizeof(*hdr) || len > SCALIO_MSG_SIZE))
@@ -492,50 +484,107 @@ int scalio_rpc_exec(struct scalio_conn *conn, struct scalio_rpc *rpc,
 	wr.send_flags = IB_SEND_SIGNALED;
 
 	ret = -ENOTCONN;
-	if (!scalio_conn_dead(conn))
+	if (!scalio_host_conn_dead(conn))
 		ret = ib_post_send(conn->qp, &wr, NULL);
 	/* A KV operation's wait (not the control plane's: HELLO, stats...) */
 	if (!ret && (opcode == SCALIO_MSG_GET || opcode == SCALIO_MSG_PUT ||
 		     opcode == SCALIO_MSG_DELETE))
-		scalio_hstat_inc(conn->hs, SCALIO_HS_WAITS);
+		scalio_host_hstat_inc(conn->hs, SCALIO_HS_WAITS);
 	if (ret) {
 		spin_lock_irqsave(&conn->rpc_lock, flags);
 		if (rpc->rsp_pending) {
 			rpc->rsp_pending = false;
-			__scalio_rpc_unref(conn, rpc);
+			__scalio_host_rpc_unref(conn, rpc);
 		}
 		rpc->state = SCALIO_RPC_DONE;
-		__scalio_rpc_unref(conn, rpc);	/* no send completion */
+		__scalio_host_rpc_unref(conn, rpc);	/* no send completion */
 		spin_unlock_irqrestore(&conn->rpc_lock, flags);
 		if (ret != -ENOTCONN)
-			scalio_conn_fail(conn);
-		return scalio_conn_dead_err(conn);
+			scalio_host_conn_fail(conn);
+		return scalio_host_conn_dead_err(conn);
 	}
 
-	if (!wait_for_completion_timeout(&rpc->done,
-				msecs_to_jiffies(SCALIO_RPC_TIMEOUT_MS))) {
+	if (killable)
+		left = wait_for_completion_killable_timeout(&rpc->done, tmo);
+	else
+		left = wait_for_completion_timeout(&rpc->done, tmo);
+	if (left <= 0) {
 		spin_lock_irqsave(&conn->rpc_lock, flags);
 		if (rpc->state == SCALIO_RPC_WAITING) {
 			rpc->state = SCALIO_RPC_ABANDONED;
 			spin_unlock_irqrestore(&conn->rpc_lock, flags);
-			pr_warn_ratelimited("%s: RPC %u timed out\n",
-					    conn->hs->name, opcode);
+			if (!left)
+				pr_warn_ratelimited("%s: RPC %u timed out\n",
+						    conn->hs->name, opcode);
 			/*
 			 * As nvme does on a timeout: start over on a new
 			 * connection.  A write without an answer may still
 			 * commit; the reconnect's HELLO waits until it has,
 			 * and only then are its owed invalidations paid.
 			 */
-			scalio_conn_fail(conn);
-			return -ETIMEDOUT;
+			scalio_host_conn_fail(conn);
+			return left ? -EINTR : -ETIMEDOUT;
 		}
 		spin_unlock_irqrestore(&conn->rpc_lock, flags);
 	}
 	return rpc->status;
 }
 
+/**
+ * scalio_host_rpc_exec() - send the request in @rpc->req and wait for its answer
+ * @conn:	connection
+ * @rpc:	entry from scalio_host_rpc_get(), request body filled after the header
+ * @opcode:	enum scalio_msg_op
+ * @len:	total request length, header included
+ *
+ * Fills the header.  On success the checked response is in @rpc->rsp
+ * (@rpc->rsp_len bytes) until scalio_host_rpc_put().  The response's own status
+ * is the caller's to interpret.
+ *
+ * Return: 0, -ENOTCONN (connection lost), -EPROTO (lost because the target
+ * broke the protocol), -ETIMEDOUT (no answer in time; the connection is
+ * failed, and the tag stays reserved until its end).
+ */
+int scalio_host_rpc_exec(struct scalio_host_conn *conn, struct scalio_host_rpc *rpc,
+			 u16 opcode, u32 len)
+{
+	return __scalio_host_rpc_exec(conn, rpc, opcode, len,
+				      msecs_to_jiffies(SCALIO_RPC_TIMEOUT_MS),
+				      false);
+}
+
+/**
+ * scalio_host_rpc_exec_by() - a control request of the handshake
+ * @conn:	connection
+ * @rpc:	entry from scalio_host_rpc_get(), request body filled after the header
+ * @opcode:	enum scalio_msg_op
+ * @len:	total request length, header included
+ * @end:	jiffies by which the whole exchange this request is part of
+ *		must be over
+ *
+ * As scalio_host_rpc_exec(), but the wait is killable and ends at @end if
+ * that comes before the request's own timeout: a target that answers each
+ * request just in time cannot stretch an attach or a reconnect without
+ * bound.
+ *
+ * Return: as scalio_host_rpc_exec(), or -EINTR (a fatal signal: the
+ * connection is failed as on a timeout); -ETIMEDOUT, without sending,
+ * if @end has passed.
+ */
+int scalio_host_rpc_exec_by(struct scalio_host_conn *conn, struct scalio_host_rpc *rpc,
+			    u16 opcode, u32 len, unsigned long end)
+{
+	long tmo = msecs_to_jiffies(SCALIO_RPC_TIMEOUT_MS);
+
+	if (!time_before(jiffies, end))
+		return -ETIMEDOUT;
+	tmo = min_t(long, tmo, end - jiffies);
+	return __scalio_host_rpc_exec(conn, rpc, opcode, len, max(tmo, 1L),
+				      true);
+}
+
 /* The response's status: 0 or a negative errno in range, else -EPROTO. */
-int scalio_rpc_status(const struct scalio_rpc *rpc)
+int scalio_host_rpc_status(const struct scalio_host_rpc *rpc)
 {
 	const struct scalio_msg_hdr *hdr = rpc->rsp;
 	s32 st = (s32)le32_to_cpu(hdr->status);
@@ -549,21 +598,21 @@ int scalio_rpc_status(const struct scalio_rpc *rpc)
 /* one-sided operations                                                */
 
 /**
- * scalio_io_get() - take a bounce page from the pool
+ * scalio_host_io_get() - take a bounce page from the pool
  * @conn:	connection
  *
  * Return: the page or NULL if the connection is dead (or we were killed).
  */
-struct scalio_io *scalio_io_get(struct scalio_conn *conn)
+struct scalio_host_io *scalio_host_io_get(struct scalio_host_conn *conn)
 {
-	struct scalio_io *io = NULL;
+	struct scalio_host_io *io = NULL;
 
 	for (;;) {
-		if (scalio_conn_dead(conn))
+		if (scalio_host_conn_dead(conn))
 			return NULL;
 		spin_lock(&conn->io_lock);
 		io = list_first_entry_or_null(&conn->io_free,
-					      struct scalio_io, entry);
+					      struct scalio_host_io, entry);
 		if (io)
 			list_del_init(&io->entry);
 		spin_unlock(&conn->io_lock);
@@ -571,12 +620,12 @@ struct scalio_io *scalio_io_get(struct scalio_conn *conn)
 			return io;
 		if (wait_event_killable(conn->io_wq,
 					!list_empty(&conn->io_free) ||
-					scalio_conn_dead(conn)))
+					scalio_host_conn_dead(conn)))
 			return NULL;
 	}
 }
 
-void scalio_io_put(struct scalio_conn *conn, struct scalio_io *io)
+void scalio_host_io_put(struct scalio_host_conn *conn, struct scalio_host_io *io)
 {
 	spin_lock(&conn->io_lock);
 	list_add(&io->entry, &conn->io_free);
@@ -590,9 +639,9 @@ void scalio_io_put(struct scalio_conn *conn, struct scalio_io *io)
  * completes here; the waiter wakes when the last one has.  The first
  * failure is kept: the QP flushes everything after it.
  */
-static void scalio_chain_done(struct ib_cq *cq, struct ib_wc *wc)
+static void scalio_host_chain_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct scalio_chain *ch = container_of(wc->wr_cqe, struct scalio_chain,
+	struct scalio_host_chain *ch = container_of(wc->wr_cqe, struct scalio_host_chain,
 					       cqe);
 
 	if (wc->status != IB_WC_SUCCESS && ch->status == IB_WC_SUCCESS)
@@ -602,13 +651,13 @@ static void scalio_chain_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /**
- * scalio_chain_init() - start an empty chain of one-sided operations
+ * scalio_host_chain_init() - start an empty chain of one-sided operations
  * @ch:		the chain (on the caller's stack)
  * @conn:	connection (io_rwsem held for reading by the caller)
  * @io:		bounce page the operations read into and write from
  */
-void scalio_chain_init(struct scalio_chain *ch, struct scalio_conn *conn,
-		       struct scalio_io *io)
+void scalio_host_chain_init(struct scalio_host_chain *ch, struct scalio_host_conn *conn,
+			    struct scalio_host_io *io)
 {
 	ch->conn = conn;
 	ch->io = io;
@@ -618,11 +667,11 @@ void scalio_chain_init(struct scalio_chain *ch, struct scalio_conn *conn,
 }
 
 /* Append a request (its opcode-specific fields are the caller's). */
-static union scalio_chain_wr *scalio_chain_add(struct scalio_chain *ch,
-					       enum ib_wr_opcode op, u32 off,
+static union scalio_host_chain_wr *scalio_host_chain_add(struct scalio_host_chain *ch,
+							 enum ib_wr_opcode op, u32 off,
 					       u32 len, int flags)
 {
-	union scalio_chain_wr *cw = &ch->wr[ch->n];
+	union scalio_host_chain_wr *cw = &ch->wr[ch->n];
 	struct ib_sge *sge = &ch->sge[ch->n];
 	struct ib_send_wr *wr = &cw->rdma.wr;
 
@@ -651,7 +700,7 @@ static union scalio_chain_wr *scalio_chain_add(struct scalio_chain *ch,
 }
 
 /**
- * scalio_chain_read() - add an RDMA READ of @len bytes at @raddr into the
+ * scalio_host_chain_read() - add an RDMA READ of @len bytes at @raddr into the
  * bounce page at @off
  * @ch:		chain
  * @off:	offset in the bounce page
@@ -661,10 +710,10 @@ static union scalio_chain_wr *scalio_chain_add(struct scalio_chain *ch,
  * @fence:	start only after every earlier READ and atomic of the chain
  *		completed (IB_SEND_FENCE)
  */
-void scalio_chain_read(struct scalio_chain *ch, u32 off, u32 len, u64 raddr,
-		       u32 rkey, bool fence)
+void scalio_host_chain_read(struct scalio_host_chain *ch, u32 off, u32 len, u64 raddr,
+			    u32 rkey, bool fence)
 {
-	union scalio_chain_wr *cw = scalio_chain_add(ch, IB_WR_RDMA_READ, off,
+	union scalio_host_chain_wr *cw = scalio_host_chain_add(ch, IB_WR_RDMA_READ, off,
 						     len, fence ?
 						     IB_SEND_FENCE : 0);
 
@@ -672,11 +721,11 @@ void scalio_chain_read(struct scalio_chain *ch, u32 off, u32 len, u64 raddr,
 		return;
 	cw->rdma.remote_addr = raddr;
 	cw->rdma.rkey = rkey;
-	scalio_hstat_inc(ch->conn->hs, SCALIO_HS_RDMA_READS);
+	scalio_host_hstat_inc(ch->conn->hs, SCALIO_HS_RDMA_READS);
 }
 
 /**
- * scalio_chain_write() - add an RDMA WRITE of @len bytes of the bounce
+ * scalio_host_chain_write() - add an RDMA WRITE of @len bytes of the bounce
  * page at @off to @raddr
  * @ch:		chain
  * @off:	offset in the bounce page
@@ -684,10 +733,10 @@ void scalio_chain_read(struct scalio_chain *ch, u32 off, u32 len, u64 raddr,
  * @raddr:	remote address
  * @rkey:	its rkey
  */
-void scalio_chain_write(struct scalio_chain *ch, u32 off, u32 len, u64 raddr,
-			u32 rkey)
+void scalio_host_chain_write(struct scalio_host_chain *ch, u32 off, u32 len, u64 raddr,
+			     u32 rkey)
 {
-	union scalio_chain_wr *cw = scalio_chain_add(ch, IB_WR_RDMA_WRITE, off,
+	union scalio_host_chain_wr *cw = scalio_host_chain_add(ch, IB_WR_RDMA_WRITE, off,
 						     len, 0);
 
 	if (!cw)
@@ -697,19 +746,19 @@ void scalio_chain_write(struct scalio_chain *ch, u32 off, u32 len, u64 raddr,
 }
 
 /**
- * scalio_chain_cas() - end the chain with a remote 64-bit compare-and-swap
+ * scalio_host_chain_cas() - end the chain with a remote 64-bit compare-and-swap
  * @ch:		chain
  * @raddr:	remote address (8-byte aligned)
  * @rkey:	its rkey
  * @compare:	expected value
  * @swap:	new value
  *
- * The value found is scalio_chain_cas_old() after scalio_chain_exec().
+ * The value found is scalio_host_chain_cas_old() after scalio_host_chain_exec().
  */
-void scalio_chain_cas(struct scalio_chain *ch, u64 raddr, u32 rkey,
-		      u64 compare, u64 swap)
+void scalio_host_chain_cas(struct scalio_host_chain *ch, u64 raddr, u32 rkey,
+			   u64 compare, u64 swap)
 {
-	union scalio_chain_wr *cw = scalio_chain_add(ch,
+	union scalio_host_chain_wr *cw = scalio_host_chain_add(ch,
 						     IB_WR_ATOMIC_CMP_AND_SWP,
 						     SCALIO_IO_ATOMIC_OFF,
 						     sizeof(u64), 0);
@@ -722,7 +771,7 @@ void scalio_chain_cas(struct scalio_chain *ch, u64 raddr, u32 rkey,
 	cw->atomic.swap = swap;
 	ch->cas = true;
 	ch->compare = compare;
-	scalio_hstat_inc(ch->conn->hs, SCALIO_HS_RDMA_CAS);
+	scalio_host_hstat_inc(ch->conn->hs, SCALIO_HS_RDMA_CAS);
 }
 
 /*
@@ -731,7 +780,7 @@ void scalio_chain_cas(struct scalio_chain *ch, u64 raddr, u32 rkey,
  * which requests were waiting, and whether one was fenced, is the first
  * thing to know about it.
  */
-static void scalio_chain_report(const struct scalio_chain *ch)
+static void scalio_host_chain_report(const struct scalio_host_chain *ch)
 {
 	char ops[SCALIO_CHAIN_MAX * 8 + 1];
 	unsigned int i, len = 0;
@@ -752,7 +801,7 @@ static void scalio_chain_report(const struct scalio_chain *ch)
 }
 
 /**
- * scalio_chain_exec() - post the chain as one list and wait for it once
+ * scalio_host_chain_exec() - post the chain as one list and wait for it once
  * @ch:		chain of at least one operation
  *
  * The responder executes the chain's requests in order (one RC QP), so a
@@ -766,9 +815,9 @@ static void scalio_chain_report(const struct scalio_chain *ch)
  * -EPROTO (the connection was failed for the target's protocol violation),
  * -ETIMEDOUT, or -EINVAL for a chain that was built wrong.
  */
-int scalio_chain_exec(struct scalio_chain *ch)
+int scalio_host_chain_exec(struct scalio_host_chain *ch)
 {
-	struct scalio_conn *conn = ch->conn;
+	struct scalio_host_conn *conn = ch->conn;
 	const struct ib_send_wr *bad = NULL;
 	struct ib_send_wr *wr;
 	unsigned int i, posted;
@@ -776,10 +825,10 @@ int scalio_chain_exec(struct scalio_chain *ch)
 
 	if (WARN_ON_ONCE(!ch->n) || ch->broken)
 		return -EINVAL;
-	if (scalio_conn_dead(conn))
-		return scalio_conn_dead_err(conn);
-	scalio_hstat_inc(conn->hs, SCALIO_HS_WAITS);
-	ch->cqe.done = scalio_chain_done;
+	if (scalio_host_conn_dead(conn))
+		return scalio_host_conn_dead_err(conn);
+	scalio_host_hstat_inc(conn->hs, SCALIO_HS_WAITS);
+	ch->cqe.done = scalio_host_chain_done;
 	ch->status = IB_WC_SUCCESS;
 	atomic_set(&ch->pending, ch->n);
 	init_completion(&ch->done);
@@ -787,7 +836,7 @@ int scalio_chain_exec(struct scalio_chain *ch)
 	if (ret) {
 		pr_err_ratelimited("%s: post failed: %d\n", conn->hs->name,
 				   ret);
-		scalio_conn_fail(conn);
+		scalio_host_conn_fail(conn);
 		posted = 0;
 		for (wr = &ch->wr[0].rdma.wr; wr && wr != bad; wr = wr->next)
 			posted++;
@@ -796,14 +845,14 @@ int scalio_chain_exec(struct scalio_chain *ch)
 			complete(&ch->done);
 		if (posted)
 			wait_for_completion(&ch->done);
-		return scalio_conn_dead_err(conn);
+		return scalio_host_conn_dead_err(conn);
 	}
 	if (!wait_for_completion_timeout(&ch->done,
-				msecs_to_jiffies(SCALIO_RPC_TIMEOUT_MS))) {
+					 msecs_to_jiffies(SCALIO_RPC_TIMEOUT_MS))) {
 		struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 
-		scalio_chain_report(ch);
-		scalio_conn_fail(conn);
+		scalio_host_chain_report(ch);
+		scalio_host_conn_fail(conn);
 		/*
 		 * Flush the requests ourselves rather than rely on the failure
 		 * work, which may wait for teardown_lock held by a reconnect
@@ -818,8 +867,8 @@ int scalio_chain_exec(struct scalio_chain *ch)
 			pr_err_ratelimited("%s: one-sided op failed: %s\n",
 					   conn->hs->name,
 					   ib_wc_status_msg(ch->status));
-		scalio_conn_fail(conn);
-		return scalio_conn_dead_err(conn);
+		scalio_host_conn_fail(conn);
+		return scalio_host_conn_dead_err(conn);
 	}
 	for (i = 0; i < ch->n; i++)
 		if (ch->wr[i].rdma.wr.opcode != IB_WR_RDMA_WRITE)
@@ -827,25 +876,25 @@ int scalio_chain_exec(struct scalio_chain *ch)
 						   ch->sge[i].addr,
 						   ch->sge[i].length,
 						   DMA_FROM_DEVICE);
-	if (ch->cas && scalio_chain_cas_old(ch) != ch->compare)
-		scalio_hstat_inc(conn->hs, SCALIO_HS_CAS_FAILURES);
+	if (ch->cas && scalio_host_chain_cas_old(ch) != ch->compare)
+		scalio_host_hstat_inc(conn->hs, SCALIO_HS_CAS_FAILURES);
 	return 0;
 }
 
 /**
- * scalio_chain_cas_old() - the value the chain's CAS found
- * @ch:		an executed chain ending with scalio_chain_cas()
+ * scalio_host_chain_cas_old() - the value the chain's CAS found
+ * @ch:		an executed chain ending with scalio_host_chain_cas()
  *
  * The swap happened iff this equals the compare value.
  */
-u64 scalio_chain_cas_old(const struct scalio_chain *ch)
+u64 scalio_host_chain_cas_old(const struct scalio_host_chain *ch)
 {
 	/* The atomic result is in the responder's (little-endian) order. */
 	return le64_to_cpu(*(__le64 *)(ch->io->buf + SCALIO_IO_ATOMIC_OFF));
 }
 
 /**
- * scalio_rdma_read() - RDMA READ @len bytes at @raddr into @io at @off, and
+ * scalio_host_rdma_read() - RDMA READ @len bytes at @raddr into @io at @off, and
  * wait for it
  * @conn:	connection
  * @io:		bounce page
@@ -854,18 +903,18 @@ u64 scalio_chain_cas_old(const struct scalio_chain *ch)
  * @raddr:	remote address
  * @rkey:	its rkey
  */
-int scalio_rdma_read(struct scalio_conn *conn, struct scalio_io *io,
-		     u32 off, u32 len, u64 raddr, u32 rkey)
+int scalio_host_rdma_read(struct scalio_host_conn *conn, struct scalio_host_io *io,
+			  u32 off, u32 len, u64 raddr, u32 rkey)
 {
-	struct scalio_chain ch;
+	struct scalio_host_chain ch;
 
-	scalio_chain_init(&ch, conn, io);
-	scalio_chain_read(&ch, off, len, raddr, rkey, false);
-	return scalio_chain_exec(&ch);
+	scalio_host_chain_init(&ch, conn, io);
+	scalio_host_chain_read(&ch, off, len, raddr, rkey, false);
+	return scalio_host_chain_exec(&ch);
 }
 
 /**
- * scalio_rdma_write() - RDMA WRITE @len bytes of @io at @off to @raddr, and
+ * scalio_host_rdma_write() - RDMA WRITE @len bytes of @io at @off to @raddr, and
  * wait for it
  * @conn:	connection
  * @io:		bounce page
@@ -874,18 +923,18 @@ int scalio_rdma_read(struct scalio_conn *conn, struct scalio_io *io,
  * @raddr:	remote address
  * @rkey:	its rkey
  */
-int scalio_rdma_write(struct scalio_conn *conn, struct scalio_io *io,
-		      u32 off, u32 len, u64 raddr, u32 rkey)
+int scalio_host_rdma_write(struct scalio_host_conn *conn, struct scalio_host_io *io,
+			   u32 off, u32 len, u64 raddr, u32 rkey)
 {
-	struct scalio_chain ch;
+	struct scalio_host_chain ch;
 
-	scalio_chain_init(&ch, conn, io);
-	scalio_chain_write(&ch, off, len, raddr, rkey);
-	return scalio_chain_exec(&ch);
+	scalio_host_chain_init(&ch, conn, io);
+	scalio_host_chain_write(&ch, off, len, raddr, rkey);
+	return scalio_host_chain_exec(&ch);
 }
 
 /**
- * scalio_rdma_cas() - remote 64-bit compare-and-swap, waited for
+ * scalio_host_rdma_cas() - remote 64-bit compare-and-swap, waited for
  * @conn:	connection
  * @io:		bounce page; the old value lands at SCALIO_IO_ATOMIC_OFF
  * @raddr:	remote address (8-byte aligned)
@@ -896,42 +945,42 @@ int scalio_rdma_write(struct scalio_conn *conn, struct scalio_io *io,
  *
  * Return: 0 or a transport error.
  */
-int scalio_rdma_cas(struct scalio_conn *conn, struct scalio_io *io,
-		    u64 raddr, u32 rkey, u64 compare, u64 swap, u64 *old)
+int scalio_host_rdma_cas(struct scalio_host_conn *conn, struct scalio_host_io *io,
+			 u64 raddr, u32 rkey, u64 compare, u64 swap, u64 *old)
 {
-	struct scalio_chain ch;
+	struct scalio_host_chain ch;
 	int ret;
 
-	scalio_chain_init(&ch, conn, io);
-	scalio_chain_cas(&ch, raddr, rkey, compare, swap);
-	ret = scalio_chain_exec(&ch);
+	scalio_host_chain_init(&ch, conn, io);
+	scalio_host_chain_cas(&ch, raddr, rkey, compare, swap);
+	ret = scalio_host_chain_exec(&ch);
 	if (!ret)
-		*old = scalio_chain_cas_old(&ch);
+		*old = scalio_host_chain_cas_old(&ch);
 	return ret;
 }
 
-struct scalio_ts_write {
+struct scalio_host_ts_write {
 	struct ib_cqe		cqe;
-	struct scalio_conn	*conn;
+	struct scalio_host_conn	*conn;
 	__le64			ts;
 	u64			dma;
 };
 
-static void scalio_ts_done(struct ib_cq *cq, struct ib_wc *wc)
+static void scalio_host_ts_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct scalio_ts_write *t = container_of(wc->wr_cqe,
-						 struct scalio_ts_write, cqe);
-	struct scalio_conn *conn = t->conn;
+	struct scalio_host_ts_write *t = container_of(wc->wr_cqe,
+						 struct scalio_host_ts_write, cqe);
+	struct scalio_host_conn *conn = t->conn;
 
 	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR)
-		scalio_conn_fail(conn);
+		scalio_host_conn_fail(conn);
 	ib_dma_unmap_single(conn->dev, t->dma, sizeof(t->ts), DMA_TO_DEVICE);
 	kfree(t);
 	atomic_dec(&conn->ts_inflight);
 }
 
 /**
- * scalio_rdma_write_ts() - fire-and-forget RDMA WRITE of a slot's last_ts
+ * scalio_host_rdma_write_ts() - fire-and-forget RDMA WRITE of a slot's last_ts
  * @conn:	connection (io_rwsem held for reading by the caller)
  * @raddr:	remote address of the last_ts word
  * @rkey:	its rkey
@@ -939,14 +988,14 @@ static void scalio_ts_done(struct ib_cq *cq, struct ib_wc *wc)
  *
  * Only an LRU hint: skipped when too many are in flight or memory is short.
  */
-void scalio_rdma_write_ts(struct scalio_conn *conn, u64 raddr, u32 rkey,
-			  u64 ts)
+void scalio_host_rdma_write_ts(struct scalio_host_conn *conn, u64 raddr, u32 rkey,
+			       u64 ts)
 {
-	struct scalio_ts_write *t;
+	struct scalio_host_ts_write *t;
 	struct ib_sge sge;
 	struct ib_rdma_wr wr = {};
 
-	if (scalio_conn_dead(conn))
+	if (scalio_host_conn_dead(conn))
 		return;
 	if (atomic_inc_return(&conn->ts_inflight) > SCALIO_HOST_TS_MAX)
 		goto out_dec;
@@ -954,9 +1003,9 @@ void scalio_rdma_write_ts(struct scalio_conn *conn, u64 raddr, u32 rkey,
 	if (!t)
 		goto out_dec;
 	t->conn = conn;
-	t->cqe.done = scalio_ts_done;
+	t->cqe.done = scalio_host_ts_done;
 	t->ts = cpu_to_le64(ts);
-	if (scalio_map(conn, &t->ts, sizeof(t->ts), DMA_TO_DEVICE, &t->dma))
+	if (scalio_host_map(conn, &t->ts, sizeof(t->ts), DMA_TO_DEVICE, &t->dma))
 		goto out_free;
 	sge.addr = t->dma;
 	sge.length = sizeof(t->ts);
@@ -984,14 +1033,14 @@ out_dec:
 /* verbs resources                                                     */
 
 /**
- * scalio_conn_create_qp() - allocate the PD, the CQ and the QP on the
+ * scalio_host_conn_create_qp() - allocate the PD, the CQ and the QP on the
  * device the CM id resolved to
  * @conn:	connection whose cm_id has a route
  *
  * Return: 0 or a negative errno (what was created is released by
  * the connection's teardown).
  */
-int scalio_conn_create_qp(struct scalio_conn *conn)
+int scalio_host_conn_create_qp(struct scalio_host_conn *conn)
 {
 	struct ib_qp_init_attr attr = {};
 	/*

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * GET: the one-sided read path and the slot consistency protocol of
- * DESIGN.md section 3, built on the pure decisions of common/scalio_slot.c.
+ * GET: the one-sided read path and the slot consistency protocol, built
+ * on the pure decisions of common/scalio_slot.c.
  *
  *   1. RDMA READ the block; a consistent C copy of the key is the answer.
  *   2. a live B of the key's fingerprint: back off and re-read; a torn C
@@ -28,6 +28,7 @@
 #include <linux/slab.h>
 
 #include "scalio_host.h"
+#include "trace.h"
 
 #ifdef SCALIO_TEST_HOOKS
 /*
@@ -39,26 +40,26 @@
  * lease only makes fills abandon and retry.  The lease is not renewed
  * during this sleep (it stands for a stalled filler).
  */
-static unsigned int scalio_debug_fill_delay_ms;
-module_param_named(debug_fill_delay_ms, scalio_debug_fill_delay_ms, uint,
+static unsigned int scalio_host_debug_fill_delay_ms;
+module_param_named(debug_fill_delay_ms, scalio_host_debug_fill_delay_ms, uint,
 		   0644);
 MODULE_PARM_DESC(debug_fill_delay_ms,
 		 "TESTING ONLY: hold a B lock until this many ms after its lease started, before reading the SSD");
 
 /* ... plus a random 0..this many ms, so that concurrent fills interleave. */
-static unsigned int scalio_debug_fill_jitter_ms;
-module_param_named(debug_fill_jitter_ms, scalio_debug_fill_jitter_ms, uint,
+static unsigned int scalio_host_debug_fill_jitter_ms;
+module_param_named(debug_fill_jitter_ms, scalio_host_debug_fill_jitter_ms, uint,
 		   0644);
 MODULE_PARM_DESC(debug_fill_jitter_ms,
 		 "TESTING ONLY: add a random 0..N ms to debug_fill_delay_ms");
 
 /*
- * The broken variant of issue 13: a GET skips an expired B of its key
+ * A known-broken variant, for the suite to show it is caught: a GET skips an expired B of its key
  * (lookup and double-read) instead of reclaiming it by CAS, so that a late
  * filler can still publish an old value.
  */
-bool scalio_debug_skip_reclaim;
-module_param_named(debug_skip_reclaim, scalio_debug_skip_reclaim, bool,
+bool scalio_host_debug_skip_reclaim;
+module_param_named(debug_skip_reclaim, scalio_host_debug_skip_reclaim, bool,
 		   0644);
 MODULE_PARM_DESC(debug_skip_reclaim,
 		 "TESTING ONLY: skip expired locks without reclaiming them (breaks linearizability)");
@@ -70,25 +71,25 @@ MODULE_PARM_DESC(debug_skip_reclaim,
  * slots: the race the double-read exists for (31-lin-broken's
  * skip_double_read variant).  Correct code only sees more failed CASes.
  */
-static unsigned int scalio_debug_lock_delay_ms;
-module_param_named(debug_lock_delay_ms, scalio_debug_lock_delay_ms, uint,
+static unsigned int scalio_host_debug_lock_delay_ms;
+module_param_named(debug_lock_delay_ms, scalio_host_debug_lock_delay_ms, uint,
 		   0644);
 MODULE_PARM_DESC(debug_lock_delay_ms,
 		 "TESTING ONLY: sleep a random 0..N ms between a miss's block READ and its lock CAS");
 
-static unsigned int scalio_fill_delay_ms(void)
+static unsigned int scalio_host_fill_delay_ms(void)
 {
-	unsigned int delay = READ_ONCE(scalio_debug_fill_delay_ms);
-	unsigned int jitter = READ_ONCE(scalio_debug_fill_jitter_ms);
+	unsigned int delay = READ_ONCE(scalio_host_debug_fill_delay_ms);
+	unsigned int jitter = READ_ONCE(scalio_host_debug_fill_jitter_ms);
 
 	if (jitter)
 		delay += get_random_u32_below(min(jitter, 600000U) + 1);
 	return min(delay, 600000U);
 }
 
-static void scalio_lock_delay(void)
+static void scalio_host_lock_delay(void)
 {
-	unsigned int max = min(READ_ONCE(scalio_debug_lock_delay_ms), 600000U);
+	unsigned int max = min(READ_ONCE(scalio_host_debug_lock_delay_ms), 600000U);
 
 	if (max)
 		msleep_interruptible(get_random_u32_below(max + 1));
@@ -101,17 +102,17 @@ static void scalio_lock_delay(void)
  * different slots of one block: with debug_skip_double_read, two copies
  * of one key.  Any victim is correct: eviction is always allowed.
  */
-static bool scalio_debug_random_victim;
-module_param_named(debug_random_victim, scalio_debug_random_victim, bool,
+static bool scalio_host_debug_random_victim;
+module_param_named(debug_random_victim, scalio_host_debug_random_victim, bool,
 		   0644);
 MODULE_PARM_DESC(debug_random_victim,
 		 "TESTING ONLY: evict a random A or C slot instead of the first A or the LRU C");
 
-static bool scalio_victim_random(const struct scalio_block_view *v, u32 *idx)
+static bool scalio_host_victim_random(const struct scalio_block_view *v, u32 *idx)
 {
 	u32 i = get_random_u32_below(v->slots), n;
 
-	if (!READ_ONCE(scalio_debug_random_victim))
+	if (!READ_ONCE(scalio_host_debug_random_victim))
 		return false;
 	for (n = 0; n < v->slots; n++, i = (i + 1) % v->slots) {
 		u8 st = scalio_ctl_state(le64_to_cpu(scalio_view_slot(v, i)->ctl));
@@ -124,28 +125,28 @@ static bool scalio_victim_random(const struct scalio_block_view *v, u32 *idx)
 	return false;
 }
 #else
-static unsigned int scalio_fill_delay_ms(void)
+static unsigned int scalio_host_fill_delay_ms(void)
 {
 	return 0;
 }
 
-static void scalio_lock_delay(void)
+static void scalio_host_lock_delay(void)
 {
 }
 
-static bool scalio_victim_random(const struct scalio_block_view *v, u32 *idx)
+static bool scalio_host_victim_random(const struct scalio_block_view *v, u32 *idx)
 {
 	return false;
 }
 #endif
 
-/* scalio_fill() result: start the GET again from step 1. */
+/* scalio_host_fill() result: start the GET again from step 1. */
 #define SCALIO_RESTART		1
 /* Segment header mismatches tolerated in one fill before giving up. */
 #define SCALIO_SEG_RETRIES	16
 
 /**
- * struct scalio_get - one GET in progress
+ * struct scalio_host_get - one GET in progress
  * @hs:		store
  * @io:		bounce page
  * @key:	the key
@@ -157,10 +158,12 @@ static bool scalio_victim_random(const struct scalio_block_view *v, u32 *idx)
  * @value:	out, SCALIO_VALUE_MAX bytes
  * @vlen:	out
  * @end:	jiffies when the GET's time (SCALIO_OP_TIMEOUT_MS) is up
+ * @hit:	answered from a cached slot (for its trace event)
+ * @retries:	block re-reads so far (for its trace event)
  */
-struct scalio_get {
-	struct scalio_hstore	*hs;
-	struct scalio_io	*io;
+struct scalio_host_get {
+	struct scalio_host_hstore	*hs;
+	struct scalio_host_io	*io;
 	const u8		*key;
 	u32			klen;
 	u16			fp;
@@ -170,11 +173,13 @@ struct scalio_get {
 	u8			*value;
 	u32			vlen;
 	unsigned long		end;
+	bool			hit;
+	u32			retries;
 };
 
 /* The chunk holding @block (< nr_blocks). */
-static const struct scalio_hchunk *scalio_chunk_of(struct scalio_hstore *hs,
-						   u32 block)
+static const struct scalio_host_hchunk *scalio_host_chunk_of(struct scalio_host_hstore *hs,
+							     u32 block)
 {
 	u32 lo = 0, hi = hs->nr_chunks;
 
@@ -191,37 +196,37 @@ static const struct scalio_hchunk *scalio_chunk_of(struct scalio_hstore *hs,
 }
 
 /**
- * scalio_block_locate() - remote address and rkey of a hash block
+ * scalio_host_block_locate() - remote address and rkey of a hash block
  * @hs:		store
  * @block:	block number (< nr_blocks)
  * @raddr:	out
  * @rkey:	out
  */
-int scalio_block_locate(struct scalio_hstore *hs, u32 block, u64 *raddr,
-			u32 *rkey)
+int scalio_host_block_locate(struct scalio_host_hstore *hs, u32 block, u64 *raddr,
+			     u32 *rkey)
 {
-	const struct scalio_hchunk *c;
+	const struct scalio_host_hchunk *c;
 
 	if (block >= hs->nr_blocks)
 		return -EINVAL;
-	c = scalio_chunk_of(hs, block);
+	c = scalio_host_chunk_of(hs, block);
 	*raddr = c->addr + (u64)(block - c->first_block) * hs->block_size;
 	*rkey = c->rkey;
 	return 0;
 }
 
 /* Add a READ of the target's clock word (into the word area) to @ch. */
-static void scalio_chain_clock(struct scalio_chain *ch)
+static void scalio_host_chain_clock(struct scalio_host_chain *ch)
 {
-	struct scalio_hstore *hs = ch->conn->hs;
+	struct scalio_host_hstore *hs = ch->conn->hs;
 
-	scalio_chain_read(ch, SCALIO_IO_WORD_OFF, sizeof(u64), hs->hdr_addr +
+	scalio_host_chain_read(ch, SCALIO_IO_WORD_OFF, sizeof(u64), hs->hdr_addr +
 			  offsetof(struct scalio_index_hdr, clock),
 			  hs->hdr_rkey, false);
 }
 
 /* The clock word a chain just read: note it, and return it. */
-static u64 scalio_clock_got(struct scalio_hstore *hs, struct scalio_io *io)
+static u64 scalio_host_clock_got(struct scalio_host_hstore *hs, struct scalio_host_io *io)
 {
 	u64 now = le64_to_cpu(*(__le64 *)(io->buf + SCALIO_IO_WORD_OFF));
 
@@ -236,27 +241,27 @@ static u64 scalio_clock_got(struct scalio_hstore *hs, struct scalio_io *io)
 }
 
 /**
- * scalio_clock_refresh() - read the target's clock word
+ * scalio_host_clock_refresh() - read the target's clock word
  * @hs:		store
  * @io:		bounce page (its word area is used)
  * @now:	out: the clock
  */
-int scalio_clock_refresh(struct scalio_hstore *hs, struct scalio_io *io,
-			 u64 *now)
+int scalio_host_clock_refresh(struct scalio_host_hstore *hs, struct scalio_host_io *io,
+			      u64 *now)
 {
-	struct scalio_chain ch;
+	struct scalio_host_chain ch;
 	int ret;
 
-	scalio_chain_init(&ch, &hs->conn, io);
-	scalio_chain_clock(&ch);
-	ret = scalio_chain_exec(&ch);
+	scalio_host_chain_init(&ch, &hs->conn, io);
+	scalio_host_chain_clock(&ch);
+	ret = scalio_host_chain_exec(&ch);
 	if (!ret)
-		*now = scalio_clock_got(hs, io);
+		*now = scalio_host_clock_got(hs, io);
 	return ret;
 }
 
 /**
- * scalio_clock_now() - estimate of the target clock without a round trip
+ * scalio_host_clock_now() - estimate of the target clock without a round trip
  * @hs:	store
  *
  * The last clock read plus the local time elapsed since.  Used where a
@@ -264,7 +269,7 @@ int scalio_clock_refresh(struct scalio_hstore *hs, struct scalio_io *io,
  * close to its end? last_ts hints); lock deadlines are always computed from
  * a fresh read.
  */
-u64 scalio_clock_now(struct scalio_hstore *hs)
+u64 scalio_host_clock_now(struct scalio_host_hstore *hs)
 {
 	u64 clock;
 	unsigned long j;
@@ -278,22 +283,22 @@ u64 scalio_clock_now(struct scalio_hstore *hs)
 }
 
 /* The lease a fill takes, in target clock ticks (capped, see protocol.rst). */
-static u32 scalio_lease_ticks(struct scalio_hstore *hs)
+static u32 scalio_host_lease_ticks(struct scalio_host_hstore *hs)
 {
 	return clamp_t(u32, hs->lease_ticks, 1, SCALIO_LEASE_MAX_TICKS);
 }
 
-static unsigned long scalio_ticks_to_jiffies(u64 ticks)
+static unsigned long scalio_host_ticks_to_jiffies(u64 ticks)
 {
 	return msecs_to_jiffies(div_u64(ticks * 1000, SCALIO_CLOCK_HZ));
 }
 
 /**
- * scalio_backoff() - sleep before retrying: exponential, with jitter,
+ * scalio_host_backoff() - sleep before retrying: exponential, with jitter,
  * bounded (10 us doubling up to 5 ms)
  * @attempt:	retries so far
  */
-void scalio_backoff(unsigned int attempt)
+void scalio_host_backoff(unsigned int attempt)
 {
 	unsigned int d = 10U << min(attempt, 9U);
 	unsigned int lo;
@@ -309,51 +314,51 @@ void scalio_backoff(unsigned int attempt)
  * kept there).  @fence: start only after the chain's earlier READs
  * returned.  The word lands in the bounce page's word area.
  */
-static void scalio_chain_seg(struct scalio_chain *ch, struct scalio_get *g,
-			     bool fence)
+static void scalio_host_chain_seg(struct scalio_host_chain *ch, struct scalio_host_get *g,
+				  bool fence)
 {
-	const struct scalio_hchunk *c = scalio_chunk_of(g->hs, g->block);
+	const struct scalio_host_hchunk *c = scalio_host_chunk_of(g->hs, g->block);
 
-	scalio_chain_read(ch, SCALIO_IO_WORD_OFF, sizeof(u64), c->seg_addr +
+	scalio_host_chain_read(ch, SCALIO_IO_WORD_OFF, sizeof(u64), c->seg_addr +
 			  (u64)(g->block - c->first_block) * sizeof(u64),
 			  c->seg_rkey, fence);
 }
 
-static u64 scalio_seg_got(struct scalio_get *g)
+static u64 scalio_host_seg_got(struct scalio_host_get *g)
 {
 	return le64_to_cpu(*(__le64 *)(g->io->buf + SCALIO_IO_WORD_OFF));
 }
 
-static int scalio_read_seg(struct scalio_get *g, u64 *seg)
+static int scalio_host_read_seg(struct scalio_host_get *g, u64 *seg)
 {
-	struct scalio_chain ch;
+	struct scalio_host_chain ch;
 	int ret;
 
-	scalio_chain_init(&ch, &g->hs->conn, g->io);
-	scalio_chain_seg(&ch, g, false);
-	ret = scalio_chain_exec(&ch);
+	scalio_host_chain_init(&ch, &g->hs->conn, g->io);
+	scalio_host_chain_seg(&ch, g, false);
+	ret = scalio_host_chain_exec(&ch);
 	if (!ret)
-		*seg = scalio_seg_got(g);
+		*seg = scalio_host_seg_got(g);
 	return ret;
 }
 
 /* GET by RPC: the target reads its own seg and segment. */
-static int scalio_get_rpc(struct scalio_get *g)
+static int scalio_host_get_rpc(struct scalio_host_get *g)
 {
-	struct scalio_hstore *hs = g->hs;
+	struct scalio_host_hstore *hs = g->hs;
 	const struct scalio_msg_kv_rep *rep;
-	struct scalio_rpc *rpc;
+	struct scalio_host_rpc *rpc;
 	u32 vlen;
 	int ret;
 
-	rpc = scalio_kv_rpc_get(&hs->conn, g->key, g->klen);
+	rpc = scalio_host_kv_rpc_get(&hs->conn, g->key, g->klen);
 	if (IS_ERR(rpc))
 		return PTR_ERR(rpc);
-	scalio_hstat_inc(hs, SCALIO_HS_RPC_GETS);
-	ret = scalio_rpc_exec(&hs->conn, rpc, SCALIO_MSG_GET,
-			      sizeof(struct scalio_msg_kv_req));
+	scalio_host_hstat_inc(hs, SCALIO_HS_RPC_GETS);
+	ret = scalio_host_rpc_exec(&hs->conn, rpc, SCALIO_MSG_GET,
+				   sizeof(struct scalio_msg_kv_req));
 	if (!ret)
-		ret = scalio_rpc_status(rpc);
+		ret = scalio_host_rpc_status(rpc);
 	if (ret)
 		goto out;
 	ret = -EPROTO;
@@ -367,7 +372,7 @@ static int scalio_get_rpc(struct scalio_get *g)
 	g->vlen = vlen;
 	ret = 0;
 out:
-	scalio_rpc_put(&hs->conn, rpc);
+	scalio_host_rpc_put(&hs->conn, rpc);
 	return ret;
 }
 
@@ -377,9 +382,9 @@ out:
  * A header that does not match means the segment moved or was rewritten
  * since our seg read: read seg again and retry.
  */
-static int scalio_get_ssd(struct scalio_get *g, u64 seg)
+static int scalio_host_get_ssd(struct scalio_host_get *g, u64 seg)
 {
-	struct scalio_hstore *hs = g->hs;
+	struct scalio_host_hstore *hs = g->hs;
 	struct scalio_rec rec;
 	unsigned int tries;
 	void *buf;
@@ -391,9 +396,9 @@ static int scalio_get_ssd(struct scalio_get *g, u64 seg)
 		if (scalio_seg_ssd(seg) >= hs->nr_ssds || !scalio_seg_len(seg))
 			ret = -EBADMSG;	/* a seg word we cannot use */
 		else
-			ret = scalio_ssd_read_seg(hs, seg, g->end, &buf);
+			ret = scalio_host_ssd_read_seg(hs, seg, g->end, &buf);
 		if (ret == -ENODEV)	/* that SSD is not bound */
-			return scalio_get_rpc(g);
+			return scalio_host_get_rpc(g);
 		if (!ret) {
 			ret = scalio_seg_check(buf, (size_t)scalio_seg_len(seg)
 					       << SCALIO_UNIT_SHIFT, g->block,
@@ -407,58 +412,58 @@ static int scalio_get_ssd(struct scalio_get *g, u64 seg)
 					g->vlen = rec.vlen;
 				}
 			}
-			scalio_ssd_free_seg(buf, seg);
+			scalio_host_ssd_free_seg(buf, seg);
 			if (ret != -EBADMSG && ret != -ESTALE)
 				return ret;
 		} else if (ret != -EBADMSG) {
 			return ret;
 		}
-		scalio_hstat_inc(hs, SCALIO_HS_HEADER_MISMATCHES);
+		scalio_host_hstat_inc(hs, SCALIO_HS_HEADER_MISMATCHES);
 		if (tries >= SCALIO_SEG_RETRIES) {
 			pr_warn_ratelimited("%s: block %u: segment never matched seg %llx\n",
 					    hs->name, g->block, seg);
 			return -EIO;
 		}
-		ret = scalio_read_seg(g, &seg);
+		ret = scalio_host_read_seg(g, &seg);
 		if (ret)
 			return ret;
 	}
 }
 
 /* Is the direct SSD path usable for this GET's block? */
-static bool scalio_get_direct(struct scalio_get *g)
+static bool scalio_host_get_direct(struct scalio_host_get *g)
 {
-	struct scalio_hstore *hs = g->hs;
+	struct scalio_host_hstore *hs = g->hs;
 
 	return (hs->features & SCALIO_F_OFFLOAD_READ) &&
-	       scalio_ssd_bound(hs, scalio_block_ssd(g->block, hs->nr_ssds));
+	       scalio_host_ssd_bound(hs, scalio_block_ssd(g->block, hs->nr_ssds));
 }
 
 /* Step 5 without the inline cache: seg, then the segment (or an RPC). */
-static int scalio_get_fetch(struct scalio_get *g)
+static int scalio_host_get_fetch(struct scalio_host_get *g)
 {
 	u64 seg;
 	int ret;
 
-	if (!scalio_get_direct(g))
-		return scalio_get_rpc(g);
-	ret = scalio_read_seg(g, &seg);
+	if (!scalio_host_get_direct(g))
+		return scalio_host_get_rpc(g);
+	ret = scalio_host_read_seg(g, &seg);
 	if (ret)
 		return ret;
-	return scalio_get_ssd(g, seg);
+	return scalio_host_get_ssd(g, seg);
 }
 
 /* CAS slot @slot's ctl word; *@cur gets the value found. */
-static int scalio_cas_ctl(struct scalio_get *g, u32 slot, u64 old, u64 new,
-			  u64 *cur)
+static int scalio_host_cas_ctl(struct scalio_host_get *g, u32 slot, u64 old, u64 new,
+			       u64 *cur)
 {
-	return scalio_rdma_cas(&g->hs->conn, g->io,
+	return scalio_host_rdma_cas(&g->hs->conn, g->io,
 			       g->raddr + scalio_slot_offset(slot), g->rkey,
 			       old, new, cur);
 }
 
 /* Is @cur the D a writer made of our lock @mine (owner, fp, next version)? */
-static bool scalio_is_our_d(struct scalio_get *g, u64 cur, u64 mine)
+static bool scalio_host_is_our_d(struct scalio_host_get *g, u64 cur, u64 mine)
 {
 	u32 mask = (1U << SCALIO_CTL_VER_BITS) - 1;
 
@@ -472,22 +477,22 @@ static bool scalio_is_our_d(struct scalio_get *g, u64 cur, u64 mine)
  * Give up our lock: B -> A.  If a writer turned it into D meanwhile, D -> A.
  * If it was reclaimed, there is nothing left of ours to release.
  */
-static int scalio_unlock(struct scalio_get *g, u32 slot, u64 mine)
+static int scalio_host_unlock(struct scalio_host_get *g, u32 slot, u64 mine)
 {
 	u64 cur, cur2;
 	int ret;
 
-	ret = scalio_cas_ctl(g, slot, mine, scalio_ctl_release(mine), &cur);
+	ret = scalio_host_cas_ctl(g, slot, mine, scalio_ctl_release(mine), &cur);
 	if (ret || cur == mine)
 		return ret;
-	if (scalio_is_our_d(g, cur, mine))
-		ret = scalio_cas_ctl(g, slot, cur, scalio_ctl_release(cur),
-				     &cur2);
+	if (scalio_host_is_our_d(g, cur, mine))
+		ret = scalio_host_cas_ctl(g, slot, cur, scalio_ctl_release(cur),
+					  &cur2);
 	return ret;
 }
 
 /**
- * scalio_reclaim() - clear an expired (or dead) lock: CAS it to A
+ * scalio_host_reclaim() - clear an expired (or dead) lock: CAS it to A
  * @g:		the GET
  * @slot:	the slot
  * @ctl:	its ctl word as read
@@ -496,25 +501,26 @@ static int scalio_unlock(struct scalio_get *g, u32 slot, u64 mine)
  * The version bump makes the late owner's renewal and publish CASes fail,
  * which is what lets anyone treat the key as absent afterwards.
  */
-static int scalio_reclaim(struct scalio_get *g, u32 slot, u64 ctl, bool *done)
+static int scalio_host_reclaim(struct scalio_host_get *g, u32 slot, u64 ctl, bool *done)
 {
 	u64 cur;
 	int ret;
 
-	ret = scalio_cas_ctl(g, slot, ctl, scalio_ctl_release(ctl), &cur);
+	ret = scalio_host_cas_ctl(g, slot, ctl, scalio_ctl_release(ctl), &cur);
 	if (ret)
 		return ret;
 	*done = cur == ctl;
 	if (*done)
-		scalio_hstat_inc(g->hs, SCALIO_HS_LEASE_RECLAIMS);
+		scalio_host_hstat_inc(g->hs, SCALIO_HS_LEASE_RECLAIMS);
+	trace_scalio_host_slot_reclaim(g->hs, g->block, slot, *done);
 	return 0;
 }
 
 /**
- * struct scalio_renewal - keeps a filler's lease alive across slow I/O
+ * struct scalio_host_renewal - keeps a filler's lease alive across slow I/O
  * @work:	renews every half lease while the fill reads the segment
  * @g:		the GET; the atomic word of its bounce page belongs to @work
- *		until scalio_renewal_stop()
+ *		until scalio_host_renewal_stop()
  * @slot:	our slot
  * @mine:	our lock as last renewed
  * @deadline:	its deadline (target clock)
@@ -527,9 +533,9 @@ static int scalio_reclaim(struct scalio_get *g, u32 slot, u64 ctl, bool *done)
  * CAS B -> B with a later deadline and a new version: once anyone has
  * reclaimed or invalidated the lock it fails, and the filler abandons.
  */
-struct scalio_renewal {
+struct scalio_host_renewal {
 	struct delayed_work	work;
-	struct scalio_get	*g;
+	struct scalio_host_get	*g;
 	u32			slot;
 	u64			mine;
 	u64			deadline;
@@ -538,12 +544,12 @@ struct scalio_renewal {
 };
 
 /* Time until the lease is half over (renew then). */
-static unsigned long scalio_renewal_delay(struct scalio_renewal *r)
+static unsigned long scalio_host_renewal_delay(struct scalio_host_renewal *r)
 {
 	s64 left = (s64)(r->deadline - r->lease / 2 -
-			 scalio_clock_now(r->g->hs));
+			 scalio_host_clock_now(r->g->hs));
 
-	return left > 0 ? scalio_ticks_to_jiffies(left) : 0;
+	return left > 0 ? scalio_host_ticks_to_jiffies(left) : 0;
 }
 
 /*
@@ -553,35 +559,40 @@ static unsigned long scalio_renewal_delay(struct scalio_renewal *r)
  * key for every reader on every host for as long as it stalls.  The lock
  * then expires and is reclaimed; this GET fails with -ETIMEDOUT anyway.
  */
-static bool scalio_renewal_renew(struct scalio_renewal *r)
+static bool scalio_host_renewal_renew(struct scalio_host_renewal *r)
 {
 	u64 deadline, next, cur;
 
 	if (time_after(jiffies, r->g->end)) {
-		scalio_hstat_inc(r->g->hs, SCALIO_HS_LEASE_GIVEUPS);
+		scalio_host_hstat_inc(r->g->hs, SCALIO_HS_LEASE_GIVEUPS);
+		trace_scalio_host_slot_renew(r->g->hs, r->g->block, r->slot,
+					     false);
 		return false;
 	}
-	deadline = scalio_clock_now(r->g->hs) + r->lease;
+	deadline = scalio_host_clock_now(r->g->hs) + r->lease;
 	next = scalio_ctl_renew(r->mine, (u16)deadline);
-	if (scalio_cas_ctl(r->g, r->slot, r->mine, next, &cur) ||
+	if (scalio_host_cas_ctl(r->g, r->slot, r->mine, next, &cur) ||
 	    cur != r->mine) {
 		r->lost = true;
+		trace_scalio_host_slot_renew(r->g->hs, r->g->block, r->slot,
+					     false);
 		return false;
 	}
 	r->mine = next;
 	r->deadline = deadline;
-	scalio_hstat_inc(r->g->hs, SCALIO_HS_LEASE_RENEWALS);
+	scalio_host_hstat_inc(r->g->hs, SCALIO_HS_LEASE_RENEWALS);
+	trace_scalio_host_slot_renew(r->g->hs, r->g->block, r->slot, true);
 	return true;
 }
 
-static void scalio_renewal_work(struct work_struct *work)
+static void scalio_host_renewal_work(struct work_struct *work)
 {
-	struct scalio_renewal *r = container_of(to_delayed_work(work),
-						struct scalio_renewal, work);
+	struct scalio_host_renewal *r = container_of(to_delayed_work(work),
+						struct scalio_host_renewal, work);
 
-	if (scalio_renewal_renew(r))
+	if (scalio_host_renewal_renew(r))
 		queue_delayed_work(system_long_wq, &r->work,
-				   scalio_renewal_delay(r));
+				   scalio_host_renewal_delay(r));
 }
 
 /*
@@ -590,23 +601,23 @@ static void scalio_renewal_work(struct work_struct *work)
  * needs no I/O (an absent key) would cancel it unrun and the fill would
  * then abandon a lock that nobody had taken from it.
  */
-static void scalio_renewal_start(struct scalio_renewal *r)
+static void scalio_host_renewal_start(struct scalio_host_renewal *r)
 {
-	INIT_DELAYED_WORK_ONSTACK(&r->work, scalio_renewal_work);
-	if (!scalio_renewal_delay(r) && !scalio_renewal_renew(r))
+	INIT_DELAYED_WORK_ONSTACK(&r->work, scalio_host_renewal_work);
+	if (!scalio_host_renewal_delay(r) && !scalio_host_renewal_renew(r))
 		return;
-	queue_delayed_work(system_long_wq, &r->work, scalio_renewal_delay(r));
+	queue_delayed_work(system_long_wq, &r->work, scalio_host_renewal_delay(r));
 }
 
 /* After this, r->mine, r->deadline and r->lost are the fill's again. */
-static void scalio_renewal_stop(struct scalio_renewal *r)
+static void scalio_host_renewal_stop(struct scalio_host_renewal *r)
 {
 	cancel_delayed_work_sync(&r->work);
 	destroy_delayed_work_on_stack(&r->work);
 }
 
 /**
- * scalio_fill() - steps 3 to 6 of GET after a miss
+ * scalio_host_fill() - steps 3 to 6 of GET after a miss
  * @g:		the GET (its bounce page holds the block copy of step 1)
  * @attempt:	retries so far (for back-off)
  * @now:	the target clock, read in step 1's chain
@@ -618,21 +629,21 @@ static void scalio_renewal_stop(struct scalio_renewal *r)
  *
  * Return: 0 (value filled), -ENOENT, SCALIO_RESTART, or an error.
  */
-static int scalio_fill(struct scalio_get *g, unsigned int attempt, u64 now)
+static int scalio_host_fill(struct scalio_host_get *g, unsigned int attempt, u64 now)
 {
-	struct scalio_hstore *hs = g->hs;
-	struct scalio_conn *conn = &hs->conn;
+	struct scalio_host_hstore *hs = g->hs;
+	struct scalio_host_conn *conn = &hs->conn;
 	struct scalio_block_view v = {
 		.buf	= g->io->buf + SCALIO_IO_BLOCK_OFF,
 		.slots	= hs->slots,
 	};
 	struct scalio_slot *ws = g->io->buf + SCALIO_IO_SLOT_OFF;
-	struct scalio_renewal r = { .g = g, .lease = scalio_lease_ticks(hs) };
+	struct scalio_host_renewal r = { .g = g, .lease = scalio_host_lease_ticks(hs) };
 	enum scalio_collision coll = SCALIO_COLL_NONE;
-	bool direct = scalio_get_direct(g);
+	bool direct = scalio_host_get_direct(g);
 	u64 old, mine, pub, cur, ctl_addr, seg = 0;
 	bool reclaim, present, cache, done;
-	struct scalio_chain ch;
+	struct scalio_host_chain ch;
 	unsigned int delay;
 	u32 victim, idx;
 	int ret;
@@ -641,10 +652,10 @@ static int scalio_fill(struct scalio_get *g, unsigned int attempt, u64 now)
 	 * 3. victim, lock with a lease from step 1's clock read (at most one
 	 * round trip old: the deadline can only be early, never late)
 	 */
-	scalio_lock_delay();
-	if (!scalio_victim_random(&v, &victim) &&
+	scalio_host_lock_delay();
+	if (!scalio_host_victim_random(&v, &victim) &&
 	    !scalio_victim_choose(&v, now, &victim)) {
-		scalio_backoff(attempt);
+		scalio_host_backoff(attempt);
 		return SCALIO_RESTART;	/* every slot live-locked */
 	}
 	old = le64_to_cpu(scalio_view_slot(&v, victim)->ctl);
@@ -653,25 +664,27 @@ static int scalio_fill(struct scalio_get *g, unsigned int attempt, u64 now)
 	r.deadline = now + r.lease;
 	mine = scalio_ctl_lock(old, conn->client_id, (u16)r.deadline, g->fp);
 	ctl_addr = g->raddr + scalio_slot_offset(victim);
-	ret = scalio_cas_ctl(g, victim, old, mine, &cur);
+	ret = scalio_host_cas_ctl(g, victim, old, mine, &cur);
 	if (ret)
 		return ret;
 	if (cur != old)
 		return SCALIO_RESTART;
-	if (reclaim)	/* locking an expired B or D is its reclaim */
-		scalio_hstat_inc(hs, SCALIO_HS_LEASE_RECLAIMS);
+	if (reclaim) {	/* locking an expired B or D is its reclaim */
+		scalio_host_hstat_inc(hs, SCALIO_HS_LEASE_RECLAIMS);
+		trace_scalio_host_slot_reclaim(hs, g->block, victim, true);
+	}
 
 	/*
 	 * ... and write the key before the double-read: one chain of the key
 	 * WRITE, the double-read READ (the responder runs them in order: the
 	 * READ sees our key) and the seg READ, fenced so that it starts only
-	 * once the double-read returned (DESIGN.md section 3, step 4).
+	 * once the double-read returned.
 	 */
 	memset(ws, 0, sizeof(*ws));
 	ws->klen = g->klen;
 	memcpy(ws->key, g->key, g->klen);
-	scalio_chain_init(&ch, conn, g->io);
-	scalio_chain_write(&ch, SCALIO_IO_SLOT_OFF +
+	scalio_host_chain_init(&ch, conn, g->io);
+	scalio_host_chain_write(&ch, SCALIO_IO_SLOT_OFF +
 			   offsetof(struct scalio_slot, klen),
 			   offsetof(struct scalio_slot, value) -
 			   offsetof(struct scalio_slot, klen),
@@ -685,30 +698,30 @@ static int scalio_fill(struct scalio_get *g, unsigned int attempt, u64 now)
 	 * owner could still publish.
 	 */
 	for (;;) {
-		if (!scalio_debug_skip_double_read)
-			scalio_chain_read(&ch, SCALIO_IO_BLOCK_OFF,
-					  hs->block_size, g->raddr, g->rkey,
+		if (!scalio_host_debug_skip_double_read)
+			scalio_host_chain_read(&ch, SCALIO_IO_BLOCK_OFF,
+					       hs->block_size, g->raddr, g->rkey,
 					  false);
 		if (direct)
-			scalio_chain_seg(&ch, g, true);
+			scalio_host_chain_seg(&ch, g, true);
 		if (ch.n) {
-			ret = scalio_chain_exec(&ch);
+			ret = scalio_host_chain_exec(&ch);
 			if (ret)
 				return ret;
 		}
-		seg = direct ? scalio_seg_got(g) : 0;
-		if (scalio_debug_skip_double_read)
+		seg = direct ? scalio_host_seg_got(g) : 0;
+		if (scalio_host_debug_skip_double_read)
 			break;
 		coll = scalio_block_collision(&v, victim, mine, g->key, g->klen,
-					      g->fp, scalio_clock_now(hs), &idx);
+					      g->fp, scalio_host_clock_now(hs), &idx);
 		if (coll != SCALIO_COLL_RECLAIM)
 			break;
-		if (scalio_debug_skip_reclaim) {
+		if (scalio_host_debug_skip_reclaim) {
 			coll = SCALIO_COLL_NONE;	/* the broken variant */
 			break;
 		}
-		ret = scalio_reclaim(g, idx,
-				     le64_to_cpu(scalio_view_slot(&v, idx)->ctl),
+		ret = scalio_host_reclaim(g, idx,
+					  le64_to_cpu(scalio_view_slot(&v, idx)->ctl),
 				     &done);
 		if (ret)
 			return ret;
@@ -716,24 +729,24 @@ static int scalio_fill(struct scalio_get *g, unsigned int attempt, u64 now)
 			coll = SCALIO_COLL_YES;	/* it changed: start over */
 			break;
 		}
-		scalio_chain_init(&ch, conn, g->io);
+		scalio_host_chain_init(&ch, conn, g->io);
 	}
 	if (coll == SCALIO_COLL_YES) {
-		ret = scalio_unlock(g, victim, mine);
+		ret = scalio_host_unlock(g, victim, mine);
 		if (ret)
 			return ret;
-		scalio_backoff(attempt);
+		scalio_host_backoff(attempt);
 		return SCALIO_RESTART;
 	}
 
-	delay = scalio_fill_delay_ms();
+	delay = scalio_host_fill_delay_ms();
 	if (delay) {
 		/*
 		 * Counted from the lease's start (step 1's clock), so that
 		 * which locks expire mid-fill depends on the delay and the
 		 * lease, not on the bed's round-trip times.
 		 */
-		u64 held = div_u64((scalio_clock_now(hs) - now) * 1000,
+		u64 held = div_u64((scalio_host_clock_now(hs) - now) * 1000,
 				   SCALIO_CLOCK_HZ);
 
 		if (held < delay)
@@ -746,15 +759,15 @@ static int scalio_fill(struct scalio_get *g, unsigned int attempt, u64 now)
 	 */
 	r.slot = victim;
 	r.mine = mine;
-	scalio_renewal_start(&r);
+	scalio_host_renewal_start(&r);
 	if (r.lost)	/* taken from us while we stalled: abandon below */
 		ret = 0;
 	else
-		ret = direct ? scalio_get_ssd(g, seg) : scalio_get_rpc(g);
-	scalio_renewal_stop(&r);
+		ret = direct ? scalio_host_get_ssd(g, seg) : scalio_host_get_rpc(g);
+	scalio_host_renewal_stop(&r);
 	mine = r.mine;
 	if (ret && ret != -ENOENT) {
-		scalio_unlock(g, victim, mine);
+		scalio_host_unlock(g, victim, mine);
 		return ret;
 	}
 	present = !ret;
@@ -765,11 +778,11 @@ static int scalio_fill(struct scalio_get *g, unsigned int attempt, u64 now)
 	 * anyway once anyone reclaimed the lock, and nobody treats a lock as
 	 * absent without reclaiming it.
 	 */
-	if (r.lost || scalio_clock_now(hs) + r.lease / 4 >= r.deadline) {
-		ret = scalio_unlock(g, victim, mine);
+	if (r.lost || scalio_host_clock_now(hs) + r.lease / 4 >= r.deadline) {
+		ret = scalio_host_unlock(g, victim, mine);
 		if (ret)
 			return ret;
-		scalio_backoff(attempt);
+		scalio_host_backoff(attempt);
 		return SCALIO_RESTART;
 	}
 
@@ -778,7 +791,7 @@ static int scalio_fill(struct scalio_get *g, unsigned int attempt, u64 now)
 	 * value WRITE and the CAS in one chain (the CAS lands after the WRITE)
 	 */
 	cache = present && g->vlen <= SCALIO_INLINE_MAX;
-	scalio_chain_init(&ch, conn, g->io);
+	scalio_host_chain_init(&ch, conn, g->io);
 	if (cache) {
 		pub = scalio_ctl_publish(mine);
 		ws->vlen = g->vlen;
@@ -790,8 +803,8 @@ static int scalio_fill(struct scalio_get *g, unsigned int attempt, u64 now)
 		 * last_ts too: a new entry inherits the evicted one's (or an
 		 * empty slot's 0) otherwise, and is the next LRU victim
 		 */
-		ws->last_ts = cpu_to_le64(scalio_clock_now(hs));
-		scalio_chain_write(&ch, SCALIO_IO_SLOT_OFF +
+		ws->last_ts = cpu_to_le64(scalio_host_clock_now(hs));
+		scalio_host_chain_write(&ch, SCALIO_IO_SLOT_OFF +
 				   offsetof(struct scalio_slot, last_ts),
 				   SCALIO_SLOT_SIZE -
 				   offsetof(struct scalio_slot, last_ts),
@@ -801,11 +814,13 @@ static int scalio_fill(struct scalio_get *g, unsigned int attempt, u64 now)
 	} else {
 		pub = scalio_ctl_release(mine);
 	}
-	scalio_chain_cas(&ch, ctl_addr, g->rkey, mine, pub);
-	ret = scalio_chain_exec(&ch);
+	scalio_host_chain_cas(&ch, ctl_addr, g->rkey, mine, pub);
+	ret = scalio_host_chain_exec(&ch);
 	if (ret)
 		return ret;
-	cur = scalio_chain_cas_old(&ch);
+	cur = scalio_host_chain_cas_old(&ch);
+	trace_scalio_host_slot_fill(hs, g->block, victim, present ? g->vlen : 0,
+				    cur == mine && cache, cur != mine);
 	if (cur == mine)
 		return present ? 0 : -ENOENT;
 
@@ -814,13 +829,13 @@ static int scalio_fill(struct scalio_get *g, unsigned int attempt, u64 now)
 	 * before refilling: the writer that made the D may still be
 	 * invalidating, and refilling at once only races it again.
 	 */
-	if (scalio_is_our_d(g, cur, mine)) {
-		ret = scalio_cas_ctl(g, victim, cur, scalio_ctl_release(cur),
-				     &old);
+	if (scalio_host_is_our_d(g, cur, mine)) {
+		ret = scalio_host_cas_ctl(g, victim, cur, scalio_ctl_release(cur),
+					  &old);
 		if (ret)
 			return ret;
 	}
-	scalio_backoff(attempt);
+	scalio_host_backoff(attempt);
 	return SCALIO_RESTART;
 }
 
@@ -831,8 +846,8 @@ static int scalio_fill(struct scalio_get *g, unsigned int attempt, u64 now)
  * exact ctl word we saw) is always safe, as eviction of the LRU victim is:
  * do it, so that readers of the key do not spin on it until they time out.
  */
-static int scalio_evict_torn(struct scalio_get *g,
-			     const struct scalio_block_view *v)
+static int scalio_host_evict_torn(struct scalio_host_get *g,
+				  const struct scalio_block_view *v)
 {
 	u64 ctl, cur;
 	u32 i;
@@ -844,7 +859,7 @@ static int scalio_evict_torn(struct scalio_get *g,
 		if (!scalio_slot_torn(s, g->key, g->klen, g->fp))
 			continue;
 		ctl = le64_to_cpu(s->ctl);
-		ret = scalio_cas_ctl(g, i, ctl, scalio_ctl_release(ctl), &cur);
+		ret = scalio_host_cas_ctl(g, i, ctl, scalio_ctl_release(ctl), &cur);
 		if (ret)
 			return ret;
 	}
@@ -852,15 +867,15 @@ static int scalio_evict_torn(struct scalio_get *g,
 }
 
 /* GET with the inline cache: the whole slot protocol. */
-static int scalio_get_cached(struct scalio_get *g)
+static int scalio_host_get_cached(struct scalio_host_get *g)
 {
-	struct scalio_hstore *hs = g->hs;
+	struct scalio_host_hstore *hs = g->hs;
 	struct scalio_block_view v = {
 		.buf	= g->io->buf + SCALIO_IO_BLOCK_OFF,
 		.slots	= hs->slots,
 	};
 	const struct scalio_slot *s;
-	struct scalio_chain ch;
+	struct scalio_host_chain ch;
 	unsigned int attempt, torn = 0;
 	unsigned long busy_since = 0;
 	enum scalio_lookup res;
@@ -871,7 +886,8 @@ static int scalio_get_cached(struct scalio_get *g)
 
 	for (attempt = 0;; attempt++) {
 		if (attempt) {
-			scalio_hstat_inc(hs, SCALIO_HS_RETRIES);
+			scalio_host_hstat_inc(hs, SCALIO_HS_RETRIES);
+			g->retries++;
 			if (time_after(jiffies, g->end))
 				return -ETIMEDOUT;
 			if (fatal_signal_pending(current))
@@ -882,32 +898,33 @@ static int scalio_get_cached(struct scalio_get *g)
 		 * are judged, and a miss's lock deadline is set, by a fresh
 		 * clock at no extra wait
 		 */
-		scalio_chain_init(&ch, &hs->conn, g->io);
-		scalio_chain_read(&ch, SCALIO_IO_BLOCK_OFF, hs->block_size,
-				  g->raddr, g->rkey, false);
-		scalio_chain_clock(&ch);
-		ret = scalio_chain_exec(&ch);
+		scalio_host_chain_init(&ch, &hs->conn, g->io);
+		scalio_host_chain_read(&ch, SCALIO_IO_BLOCK_OFF, hs->block_size,
+				       g->raddr, g->rkey, false);
+		scalio_host_chain_clock(&ch);
+		ret = scalio_host_chain_exec(&ch);
 		if (ret)
 			return ret;
-		now = scalio_clock_got(hs, g->io);
+		now = scalio_host_clock_got(hs, g->io);
 		res = scalio_block_lookup(&v, g->key, g->klen, g->fp, now, &idx);
 		switch (res) {
 		case SCALIO_LOOKUP_HIT:
 			s = scalio_view_slot(&v, idx);
 			g->vlen = s->vlen;
 			memcpy(g->value, s->value, s->vlen);
-			scalio_hstat_inc(hs, SCALIO_HS_CACHE_HITS);
-			scalio_rdma_write_ts(&hs->conn, g->raddr +
+			scalio_host_hstat_inc(hs, SCALIO_HS_CACHE_HITS);
+			g->hit = true;
+			scalio_host_rdma_write_ts(&hs->conn, g->raddr +
 					     scalio_slot_offset(idx) +
 					     offsetof(struct scalio_slot,
 						      last_ts),
 					     g->rkey, now);
 			return 0;
 		case SCALIO_LOOKUP_RECLAIM:
-			if (scalio_debug_skip_reclaim)
+			if (scalio_host_debug_skip_reclaim)
 				break;		/* the broken variant: a miss */
 			/* an expired lock of the key: reclaim, then re-read */
-			ret = scalio_reclaim(g, idx, le64_to_cpu(
+			ret = scalio_host_reclaim(g, idx, le64_to_cpu(
 					scalio_view_slot(&v, idx)->ctl), &done);
 			if (ret)
 				return ret;
@@ -924,41 +941,41 @@ static int scalio_get_cached(struct scalio_get *g)
 				busy_ctl = ctl;
 				busy_since = jiffies;
 			} else if (time_after(jiffies, busy_since +
-					      scalio_ticks_to_jiffies(
-					      scalio_lease_ticks(hs) * 9 / 8) +
+					      scalio_host_ticks_to_jiffies(
+					      scalio_host_lease_ticks(hs) * 9 / 8) +
 					      msecs_to_jiffies(10))) {
-				ret = scalio_reclaim(g, idx, ctl, &done);
+				ret = scalio_host_reclaim(g, idx, ctl, &done);
 				if (ret)
 					return ret;
 				continue;
 			}
-			scalio_backoff(attempt);
+			scalio_host_backoff(attempt);
 			continue;
 		case SCALIO_LOOKUP_TORN:
 			/* re-read at once: a fill or a write was in flight */
 			if (++torn < 8)
 				continue;
 			torn = 0;
-			ret = scalio_evict_torn(g, &v);
+			ret = scalio_host_evict_torn(g, &v);
 			if (ret)
 				return ret;
-			scalio_backoff(attempt);
+			scalio_host_backoff(attempt);
 			continue;
 		case SCALIO_LOOKUP_MISS:
 			break;
 		}
-		ret = scalio_fill(g, attempt, now);
+		ret = scalio_host_fill(g, attempt, now);
 		if (ret == SCALIO_RESTART)
 			continue;
 		/* answered by the fill: this GET is a miss (hits: above) */
 		if (!ret || ret == -ENOENT)
-			scalio_hstat_inc(hs, SCALIO_HS_CACHE_MISSES);
+			scalio_host_hstat_inc(hs, SCALIO_HS_CACHE_MISSES);
 		return ret;
 	}
 }
 
 /**
- * scalio_get() - look a key up
+ * scalio_host_get() - look a key up
  * @hs:		store
  * @key:	key, 1..SCALIO_KEY_MAX bytes (checked by the caller)
  * @klen:	key length
@@ -967,53 +984,57 @@ static int scalio_get_cached(struct scalio_get *g)
  *
  * Return: 0, -ENOENT, -ENOTCONN, -ETIMEDOUT, -EIO, -EINTR...
  */
-int scalio_get(struct scalio_hstore *hs, const u8 *key, u32 klen,
-	       u8 *value, u32 *vlen)
+int scalio_host_get(struct scalio_host_hstore *hs, const u8 *key, u32 klen,
+		    u8 *value, u32 *vlen)
 {
-	struct scalio_conn *conn = &hs->conn;
-	struct scalio_get g = {
+	struct scalio_host_conn *conn = &hs->conn;
+	struct scalio_host_get g = {
 		.hs	= hs,
 		.key	= key,
 		.klen	= klen,
 		.value	= value,
 	};
 	u64 hash = scalio_key_hash(hs->hash_seed, key, klen);
+	u64 t0 = ktime_get_ns();
 	int ret;
 
 	g.block = scalio_hash_block(hash, hs->nr_blocks);
 	g.fp = scalio_hash_fp(hash);
-	scalio_hstat_inc(hs, SCALIO_HS_GETS);
+	scalio_host_hstat_inc(hs, SCALIO_HS_GETS);
+	trace_scalio_host_get_issue(hs, hash, 0);
 
-	ret = scalio_conn_enter(conn);
+	ret = scalio_host_conn_enter(conn);
 	if (ret)
 		goto out;
 	if (!(hs->features & SCALIO_F_INLINE_CACHE) &&
 	    !(hs->features & SCALIO_F_OFFLOAD_READ)) {
 		/* the baseline: a plain RPC */
-		ret = scalio_get_rpc(&g);
+		ret = scalio_host_get_rpc(&g);
 		goto out_unlock;
 	}
-	ret = scalio_block_locate(hs, g.block, &g.raddr, &g.rkey);
+	ret = scalio_host_block_locate(hs, g.block, &g.raddr, &g.rkey);
 	if (ret)
 		goto out_unlock;
-	g.io = scalio_io_get(conn);
+	g.io = scalio_host_io_get(conn);
 	if (!g.io) {
-		ret = scalio_io_get_err(conn);
+		ret = scalio_host_io_get_err(conn);
 		goto out_unlock;
 	}
 	/* the whole GET's time, on either path (SSD reads wait until then) */
 	g.end = jiffies + msecs_to_jiffies(SCALIO_OP_TIMEOUT_MS);
 	if (hs->features & SCALIO_F_INLINE_CACHE)
-		ret = scalio_get_cached(&g);
+		ret = scalio_host_get_cached(&g);
 	else
-		ret = scalio_get_fetch(&g);
-	scalio_io_put(conn, g.io);
+		ret = scalio_host_get_fetch(&g);
+	scalio_host_io_put(conn, g.io);
 out_unlock:
-	scalio_conn_exit(conn);
+	scalio_host_conn_exit(conn);
 out:
 	if (!ret)
 		*vlen = g.vlen;
 	else if (ret != -ENOENT)
-		scalio_hstat_inc(hs, SCALIO_HS_ERRORS);
+		scalio_host_hstat_inc(hs, SCALIO_HS_ERRORS);
+	trace_scalio_host_get_done(hs, hash, ret, ret ? 0 : g.vlen, g.hit,
+				   g.retries, ktime_get_ns() - t0);
 	return ret;
 }

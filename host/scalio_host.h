@@ -12,12 +12,12 @@
  *            pays owed invalidations), RDMA device removal
  *   handshake.c HELLO, CHUNKS, SSD_INFO and STATS
  *   uring.c  the store device's io_uring commands (asynchronous ioctls)
- *   read.c   GET: the one-sided slot protocol (DESIGN.md section 3)
+ *   read.c   GET: the one-sided slot protocol
  *   write.c  PUT/DELETE by RPC, then slot invalidation
  *   ssd.c    SSD binding and segment reads with bios
  *
  * Locking:
- *   scalio_hstores_lock (mutex) protects the list of stores and their
+ *   scalio_host_hstores_lock (mutex) protects the list of stores and their
  *   ->state transitions.
  *   hs->open_lock (mutex) protects ->opens and ->removing; DETACH refuses
  *   while the store device is open.
@@ -62,13 +62,30 @@
 #define SCALIO_RPC_TIMEOUT_MS		10000
 #define SCALIO_OP_TIMEOUT_MS		30000	/* whole GET retry budget */
 #define SCALIO_ATTACH_TIMEOUT_MS	5000
+/*
+ * The whole handshake (ADMIT, HELLO, every CHUNKS page, every SSD_INFO)
+ * of an attach or a reconnect, however the target paces its answers: a
+ * target answering each request just under SCALIO_RPC_TIMEOUT_MS cannot
+ * hold the attach, or a reconnect and the locks it holds, any longer.  A
+ * real target's handshake is a few round trips of a few ms (its HELLO may
+ * wait up to 5 s for the commits of a lost connection).
+ */
+#define SCALIO_HOST_HANDSHAKE_MS	30000
+/*
+ * Index chunks a HELLO may announce.  The host keeps 32 bytes per chunk
+ * (2 MiB at most, from kvcalloc) and fetches them in at most
+ * SCALIO_HOST_CHUNKS_MAX / SCALIO_CHUNKS_PER_MSG (258) CHUNKS pages.  The
+ * target cuts its index in chunks of about 2 MiB: SCALIO_NR_BLOCKS_MAX
+ * blocks of SCALIO_SLOTS_MAX slots make about 17,000 of them.
+ */
+#define SCALIO_HOST_CHUNKS_MAX		(1U << 16)
 #define SCALIO_RECONNECT_MIN_MS		500	/* first retry after a loss */
 #define SCALIO_RECONNECT_MAX_MS		10000	/* retry interval cap */
 /* Keys remembered for a deferred invalidation before falling back to a sweep. */
 #define SCALIO_INVAL_DEFER_MAX		1024
 #define SCALIO_INVAL_RETRY_MS		200	/* retry of a deferred one, live conn */
 
-/* Layout of one bounce page (struct scalio_io). */
+/* Layout of one bounce page (struct scalio_host_io). */
 #define SCALIO_IO_BLOCK_OFF	0	/* a block copy, up to 2112 bytes */
 #define SCALIO_IO_ATOMIC_OFF	2304	/* 8 bytes: CAS result */
 #define SCALIO_IO_WORD_OFF	2312	/* 8 bytes: seg or clock word */
@@ -76,7 +93,7 @@
 #define SCALIO_IO_SIZE		PAGE_SIZE
 
 /* Counters of struct scalio_host_stats, in its field order. */
-enum scalio_hstat {
+enum scalio_host_hstat {
 	SCALIO_HS_GETS,
 	SCALIO_HS_PUTS,
 	SCALIO_HS_DELETES,
@@ -100,7 +117,7 @@ enum scalio_hstat {
 	SCALIO_HS_NR,
 };
 
-enum scalio_rpc_state {
+enum scalio_host_rpc_state {
 	SCALIO_RPC_FREE,
 	SCALIO_RPC_WAITING,	/* sent, waiter sleeping */
 	SCALIO_RPC_DONE,	/* response copied, or failed */
@@ -108,7 +125,7 @@ enum scalio_rpc_state {
 };
 
 /**
- * struct scalio_rpc - one entry of the tag table
+ * struct scalio_host_rpc - one entry of the tag table
  * @send_cqe:	completion of the SEND
  * @conn:	owner
  * @entry:	on conn->rpc_free while free
@@ -116,7 +133,7 @@ enum scalio_rpc_state {
  * @seq:	bumped on every use (high bits of the wire tag): a late
  *		response to an earlier use of the entry never matches
  * @opcode:	request opcode; the response must carry the same
- * @state:	enum scalio_rpc_state, under conn->rpc_lock
+ * @state:	enum scalio_host_rpc_state, under conn->rpc_lock
  * @rsp_pending: a response (or the connection's failure) is still due
  * @refs:	waiter + send completion + response; freed at zero
  * @status:	0, or -ENOTCONN when the connection failed
@@ -126,14 +143,14 @@ enum scalio_rpc_state {
  * @rsp_len:	its length
  * @done:	completed when the response arrives or the connection fails
  */
-struct scalio_rpc {
+struct scalio_host_rpc {
 	struct ib_cqe		send_cqe;
-	struct scalio_conn	*conn;
+	struct scalio_host_conn	*conn;
 	struct list_head	entry;
 	u16			idx;
 	u16			opcode;
 	u32			seq;
-	enum scalio_rpc_state	state;
+	enum scalio_host_rpc_state	state;
 	bool			rsp_pending;
 	atomic_t		refs;
 	int			status;
@@ -145,22 +162,22 @@ struct scalio_rpc {
 };
 
 /**
- * struct scalio_recv - one posted receive buffer
+ * struct scalio_host_recv - one posted receive buffer
  */
-struct scalio_recv {
+struct scalio_host_recv {
 	struct ib_cqe		cqe;
-	struct scalio_conn	*conn;
+	struct scalio_host_conn	*conn;
 	void			*buf;
 	u64			dma;
 };
 
 /**
- * struct scalio_io - a DMA-mapped bounce page for one-sided operations
+ * struct scalio_host_io - a DMA-mapped bounce page for one-sided operations
  * @entry:	on conn->io_free while free
  * @buf:	SCALIO_IO_SIZE bytes (layout: SCALIO_IO_*_OFF)
  * @dma:	mapping (bidirectional)
  */
-struct scalio_io {
+struct scalio_host_io {
 	struct list_head	entry;
 	void			*buf;
 	u64			dma;
@@ -170,14 +187,14 @@ struct scalio_io {
 #define SCALIO_CHAIN_MAX	4
 
 /* One request of a chain; both start with their struct ib_send_wr. */
-union scalio_chain_wr {
+union scalio_host_chain_wr {
 	struct ib_rdma_wr	rdma;
 	struct ib_atomic_wr	atomic;
 };
 
 /**
- * struct scalio_chain - one-sided operations posted as one list and waited
- * for once (rdma.c: scalio_chain_*)
+ * struct scalio_host_chain - one-sided operations posted as one list and waited
+ * for once (rdma.c: scalio_host_chain_*)
  * @conn:	connection
  * @io:		bounce page
  * @n:		operations added
@@ -191,9 +208,9 @@ union scalio_chain_wr {
  * @sge:	one per request
  * @wr:		the requests
  */
-struct scalio_chain {
-	struct scalio_conn	*conn;
-	struct scalio_io	*io;
+struct scalio_host_chain {
+	struct scalio_host_conn	*conn;
+	struct scalio_host_io	*io;
 	unsigned int		n;
 	bool			cas;
 	bool			broken;
@@ -203,7 +220,7 @@ struct scalio_chain {
 	enum ib_wc_status	status;
 	struct completion	done;
 	struct ib_sge		sge[SCALIO_CHAIN_MAX];
-	union scalio_chain_wr	wr[SCALIO_CHAIN_MAX];
+	union scalio_host_chain_wr	wr[SCALIO_CHAIN_MAX];
 };
 
 /* Connection state bits (conn->flags). */
@@ -216,10 +233,10 @@ enum {
 };
 
 /**
- * struct scalio_conn - the RC connection of one attached store
+ * struct scalio_host_conn - the RC connection of one attached store
  */
-struct scalio_conn {
-	struct scalio_hstore	*hs;
+struct scalio_host_conn {
+	struct scalio_host_hstore	*hs;
 	struct rdma_cm_id	*cm_id;
 	struct ib_device	*dev;
 	struct ib_pd		*pd;
@@ -237,15 +254,15 @@ struct scalio_conn {
 	u8			challenge[SCALIO_CHALLENGE_LEN]; /* for ADMIT */
 
 	/* RPC tag table */
-	struct scalio_rpc	*rpcs;
+	struct scalio_host_rpc	*rpcs;
 	spinlock_t		rpc_lock;
 	struct list_head	rpc_free;
 	wait_queue_head_t	rpc_wq;
 	u32			rpc_seq;
-	struct scalio_recv	*recvs;
+	struct scalio_host_recv	*recvs;
 
 	/* one-sided bounce buffers */
-	struct scalio_io	*ios;
+	struct scalio_host_io	*ios;
 	spinlock_t		io_lock;
 	struct list_head	io_free;
 	wait_queue_head_t	io_wq;
@@ -257,7 +274,7 @@ struct scalio_conn {
 };
 
 /**
- * struct scalio_hchunk - one registered piece of the remote index
+ * struct scalio_host_hchunk - one registered piece of the remote index
  * @addr:	remote address of block @first_block
  * @rkey:	its rkey (read, write, atomic)
  * @first_block: first block of the chunk
@@ -265,7 +282,7 @@ struct scalio_conn {
  * @seg_addr:	remote address of the seg word of block @first_block
  * @seg_rkey:	rkey of the seg table chunk (read only)
  */
-struct scalio_hchunk {
+struct scalio_host_hchunk {
 	u64	addr;
 	u32	rkey;
 	u32	first_block;
@@ -275,14 +292,14 @@ struct scalio_hchunk {
 };
 
 /**
- * struct scalio_hssd - what the target exports for one SSD, and its binding
+ * struct scalio_host_hssd - what the target exports for one SSD, and its binding
  * @nqn:	NVMe-oF subsystem NQN
  * @nsid:	namespace id
  * @capacity_sectors: size on the target
  * @bdev:	the bound block device (valid when @bound)
  * @bound:	set (release) once @bdev is usable; never cleared before detach
  */
-struct scalio_hssd {
+struct scalio_host_hssd {
 	char			nqn[SCALIO_NQN_MAX];
 	u32			nsid;
 	u64			capacity_sectors;
@@ -290,17 +307,17 @@ struct scalio_hssd {
 	bool			bound;
 };
 
-enum scalio_hstore_state {
+enum scalio_host_hstore_state {
 	SCALIO_HS_ATTACHING,
 	SCALIO_HS_LIVE,
 	SCALIO_HS_DETACHING,
 };
 
 /**
- * struct scalio_hstore - one attached store
- * @entry:	on scalio_hstores
+ * struct scalio_host_hstore - one attached store
+ * @entry:	on scalio_host_hstores
  * @name:	store name
- * @state:	enum scalio_hstore_state, under scalio_hstores_lock
+ * @state:	enum scalio_host_hstore_state, under scalio_host_hstores_lock
  * @conn:	the connection
  * @nr_blocks, @slots, @block_size, @nr_ssds, @features, @lease_ticks:
  *		geometry and settings from HELLO
@@ -316,21 +333,22 @@ enum scalio_hstore_state {
  * @traddr, @trsvcid, @timeout_ms: where the store was attached, for
  *		reconnecting
  * @reconnect_work: re-establishes a lost connection while the store is
- *		live (scalio_reconnect_work())
+ *		live (scalio_host_reconnect_work())
  * @reconnect_delay: the next retry's delay, in jiffies
  * @inval_lock:	protects @inval_list and @inval_all
  * @inval_list:	keys written whose invalidation is still owed (struct
- *		scalio_inval_key): the write's outcome was unknown, or its
+ *		scalio_host_inval_key): the write's outcome was unknown, or its
  *		invalidation failed
  * @inval_all:	too many were owed: sweep every block instead
  * @inval_work:	pays the debt while the connection is up
- *		(scalio_inval_work()); a reconnect pays it before the store
+ *		(scalio_host_inval_work()); a reconnect pays it before the store
  *		serves anything again
  * @hostnqn:	the NQN this host is admitted as
  * @host_id:	its stable identity (the same in every connection)
  * @secret:	@secret_len bytes proven at admission; never sent
  * @keepalive_ms: KEEPALIVE period: the store's KATO (HELLO) / 3
  * @keepalive_due: jiffies the queued KEEPALIVE is due at
+ * @handshake_end: jiffies the running handshake must be over by
  * @keepalive_work: a KEEPALIVE every @keepalive_ms while live
  * @misc:	the store device
  * @misc_name:	"scalio-<store>"
@@ -339,13 +357,13 @@ enum scalio_hstore_state {
  * @uring_wq:	runs the store's io_uring commands (uring.c), at most
  *		queue_depth at once
  * @uring_inflight: io_uring commands accepted and not yet completed
- * @stats:	host counters (enum scalio_hstat)
+ * @stats:	host counters (enum scalio_host_hstat)
  */
-struct scalio_hstore {
+struct scalio_host_hstore {
 	struct list_head	entry;
 	char			name[SCALIO_NAME_MAX];
-	enum scalio_hstore_state state;
-	struct scalio_conn	conn;
+	enum scalio_host_hstore_state state;
+	struct scalio_host_conn	conn;
 
 	u32			nr_blocks;
 	u32			slots;
@@ -356,11 +374,12 @@ struct scalio_hstore {
 	u64			hash_seed;
 	u32			keepalive_ms;
 	unsigned long		keepalive_due;
+	unsigned long		handshake_end;
 	u64			hdr_addr;
 	u32			hdr_rkey;
 	u32			nr_chunks;
-	struct scalio_hchunk	*chunks;
-	struct scalio_hssd	ssds[SCALIO_MAX_SSDS];
+	struct scalio_host_hchunk	*chunks;
+	struct scalio_host_hssd	ssds[SCALIO_MAX_SSDS];
 	atomic_t		writes_out[SCALIO_MAX_SSDS];
 	struct mutex		bind_lock;
 
@@ -399,62 +418,62 @@ struct scalio_hstore {
 	atomic64_t		stats[SCALIO_HS_NR];
 };
 
-static inline void scalio_hstat_inc(struct scalio_hstore *hs,
-				    enum scalio_hstat i)
+static inline void scalio_host_hstat_inc(struct scalio_host_hstore *hs,
+					 enum scalio_host_hstat i)
 {
 	atomic64_inc(&hs->stats[i]);
 }
 
-static inline bool scalio_conn_dead(struct scalio_conn *conn)
+static inline bool scalio_host_conn_dead(struct scalio_host_conn *conn)
 {
 	return test_bit(SCALIO_CONN_DEAD, &conn->flags);
 }
 
 /* Why a dead connection takes no request: the target's violation or not. */
-static inline int scalio_conn_dead_err(struct scalio_conn *conn)
+static inline int scalio_host_conn_dead_err(struct scalio_host_conn *conn)
 {
 	return test_bit(SCALIO_CONN_PROTO_ERR, &conn->flags) ? -EPROTO :
 							       -ENOTCONN;
 }
 
-/* Why scalio_io_get() gave no bounce page: the connection died, or a signal. */
-static inline int scalio_io_get_err(struct scalio_conn *conn)
+/* Why scalio_host_io_get() gave no bounce page: the connection died, or a signal. */
+static inline int scalio_host_io_get_err(struct scalio_host_conn *conn)
 {
-	return scalio_conn_dead(conn) ? scalio_conn_dead_err(conn) : -EINTR;
+	return scalio_host_conn_dead(conn) ? scalio_host_conn_dead_err(conn) : -EINTR;
 }
 
 /**
- * scalio_conn_enter() - start an operation that uses the connection
+ * scalio_host_conn_enter() - start an operation that uses the connection
  * @conn:	connection
  *
  * Takes io_rwsem for reading (teardown and reconnect take it for writing,
- * so the connection stays whole until scalio_conn_exit()).  A connection
+ * so the connection stays whole until scalio_host_conn_exit()).  A connection
  * that is down, or being re-established, fails the operation at once
  * instead of making it wait for the target to come back.
  *
- * Return: 0 (call scalio_conn_exit() when done), -ENOTCONN, -EPROTO (the
+ * Return: 0 (call scalio_host_conn_exit() when done), -ENOTCONN, -EPROTO (the
  * connection died of the target's protocol violation), or -EINTR (fatal
  * signal while waiting).
  */
-static inline int scalio_conn_enter(struct scalio_conn *conn)
+static inline int scalio_host_conn_enter(struct scalio_host_conn *conn)
 {
 	if (!down_read_trylock(&conn->io_rwsem)) {
 		/* Teardown or a reconnect holds or wants it: don't queue up. */
-		if (scalio_conn_dead(conn))
-			return scalio_conn_dead_err(conn);
+		if (scalio_host_conn_dead(conn))
+			return scalio_host_conn_dead_err(conn);
 		if (test_bit(SCALIO_CONN_RECONNECTING, &conn->flags))
 			return -ENOTCONN;
 		if (down_read_killable(&conn->io_rwsem))
 			return -EINTR;
 	}
-	if (scalio_conn_dead(conn)) {
+	if (scalio_host_conn_dead(conn)) {
 		up_read(&conn->io_rwsem);
-		return scalio_conn_dead_err(conn);
+		return scalio_host_conn_dead_err(conn);
 	}
 	return 0;
 }
 
-static inline void scalio_conn_exit(struct scalio_conn *conn)
+static inline void scalio_host_conn_exit(struct scalio_host_conn *conn)
 {
 	up_read(&conn->io_rwsem);
 }
@@ -467,17 +486,17 @@ static inline void scalio_conn_exit(struct scalio_conn *conn)
  * compiled out.
  */
 #ifdef SCALIO_TEST_HOOKS
-extern bool scalio_debug_skip_double_read;	/* core.c */
-extern bool scalio_debug_skip_invalidate;	/* core.c */
-extern bool scalio_debug_skip_reclaim;		/* read.c */
+extern bool scalio_host_debug_skip_double_read;	/* core.c */
+extern bool scalio_host_debug_skip_invalidate;	/* core.c */
+extern bool scalio_host_debug_skip_reclaim;		/* read.c */
 #else
-#define scalio_debug_skip_double_read	false
-#define scalio_debug_skip_invalidate	false
-#define scalio_debug_skip_reclaim	false
+#define scalio_host_debug_skip_double_read	false
+#define scalio_host_debug_skip_invalidate	false
+#define scalio_host_debug_skip_reclaim	false
 #endif
 
 /**
- * struct scalio_kop - one operation on kernel buffers
+ * struct scalio_host_kop - one operation on kernel buffers
  * @hs:		store
  * @op:		enum scalio_opcode
  * @key:	copied key
@@ -485,12 +504,12 @@ extern bool scalio_debug_skip_reclaim;		/* read.c */
  * @value:	GET: SCALIO_VALUE_MAX bytes out; PUT: the copied value
  * @vlen:	PUT: in; GET: out
  * @result:	0 or a negative errno
- * @work:	MULTI, io_uring: runs scalio_kop_run()
+ * @work:	MULTI, io_uring: runs scalio_host_kop_run()
  * @pending:	MULTI: ops still running
  * @done:	MULTI: completed by the last op
  */
-struct scalio_kop {
-	struct scalio_hstore	*hs;
+struct scalio_host_kop {
+	struct scalio_host_hstore	*hs;
 	u32			op;
 	u8			key[SCALIO_KEY_MAX];
 	u32			klen;
@@ -503,110 +522,112 @@ struct scalio_kop {
 };
 
 /* Module parameters (core.c). */
-extern unsigned int scalio_queue_depth;
-extern char scalio_hostnqn[SCALIO_NQN_MAX];
-extern u8 scalio_hostid[SCALIO_HOSTID_LEN];
+extern unsigned int scalio_host_queue_depth;
+extern char scalio_host_hostnqn[SCALIO_NQN_MAX];
+extern u8 scalio_host_hostid[SCALIO_HOSTID_LEN];
 
 /* core.c */
-extern struct mutex scalio_hstores_lock;
-extern struct list_head scalio_hstores;
-int scalio_hstore_register_dev(struct scalio_hstore *hs);
+extern struct mutex scalio_host_hstores_lock;
+extern struct list_head scalio_host_hstores;
+int scalio_host_hstore_register_dev(struct scalio_host_hstore *hs);
 
 /* ioctl.c */
-int scalio_ioctl_init(void);
-void scalio_ioctl_exit(void);
-long scalio_store_ioctl(struct file *file, unsigned int cmd,
-			unsigned long arg);
-int scalio_kop_prepare(struct scalio_kop *k, struct scalio_hstore *hs,
-		       u32 op, const struct scalio_kv *kv);
-void scalio_kop_run(struct scalio_kop *k);
-int scalio_kop_finish(struct scalio_kop *k, struct scalio_kv *kv);
-void scalio_kop_free(struct scalio_kop *k);
+int scalio_host_ioctl_init(void);
+void scalio_host_ioctl_exit(void);
+long scalio_host_store_ioctl(struct file *file, unsigned int cmd,
+			     unsigned long arg);
+int scalio_host_kop_prepare(struct scalio_host_kop *k, struct scalio_host_hstore *hs,
+			    u32 op, const struct scalio_kv *kv);
+void scalio_host_kop_run(struct scalio_host_kop *k);
+int scalio_host_kop_finish(struct scalio_host_kop *k, struct scalio_kv *kv);
+void scalio_host_kop_free(struct scalio_host_kop *k);
 
 /* uring.c */
-int scalio_uring_store_init(struct scalio_hstore *hs);
-void scalio_uring_store_exit(struct scalio_hstore *hs);
-int scalio_store_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags);
+int scalio_host_uring_store_init(struct scalio_host_hstore *hs);
+void scalio_host_uring_store_exit(struct scalio_host_hstore *hs);
+int scalio_host_store_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags);
 
 /* rdma.c: the transport */
-void scalio_conn_fail(struct scalio_conn *conn);
-void scalio_rpc_fail_all(struct scalio_conn *conn);
-int scalio_conn_create_qp(struct scalio_conn *conn);
-int scalio_conn_alloc_bufs(struct scalio_conn *conn);
-void scalio_conn_free_bufs(struct scalio_conn *conn);
-int scalio_post_recv(struct scalio_conn *conn, struct scalio_recv *rv);
-struct scalio_rpc *scalio_rpc_get(struct scalio_conn *conn);
-struct scalio_rpc *scalio_kv_rpc_get(struct scalio_conn *conn, const u8 *key,
-				     u32 klen);
-int scalio_rpc_exec(struct scalio_conn *conn, struct scalio_rpc *rpc,
-		    u16 opcode, u32 len);
-void scalio_rpc_put(struct scalio_conn *conn, struct scalio_rpc *rpc);
-int scalio_rpc_status(const struct scalio_rpc *rpc);
-struct scalio_io *scalio_io_get(struct scalio_conn *conn);
-void scalio_io_put(struct scalio_conn *conn, struct scalio_io *io);
-void scalio_chain_init(struct scalio_chain *ch, struct scalio_conn *conn,
-		       struct scalio_io *io);
-void scalio_chain_read(struct scalio_chain *ch, u32 off, u32 len, u64 raddr,
-		       u32 rkey, bool fence);
-void scalio_chain_write(struct scalio_chain *ch, u32 off, u32 len, u64 raddr,
-			u32 rkey);
-void scalio_chain_cas(struct scalio_chain *ch, u64 raddr, u32 rkey,
-		      u64 compare, u64 swap);
-int scalio_chain_exec(struct scalio_chain *ch);
-u64 scalio_chain_cas_old(const struct scalio_chain *ch);
-int scalio_rdma_read(struct scalio_conn *conn, struct scalio_io *io,
-		     u32 off, u32 len, u64 raddr, u32 rkey);
-int scalio_rdma_write(struct scalio_conn *conn, struct scalio_io *io,
-		      u32 off, u32 len, u64 raddr, u32 rkey);
-int scalio_rdma_cas(struct scalio_conn *conn, struct scalio_io *io,
-		    u64 raddr, u32 rkey, u64 compare, u64 swap, u64 *old);
-void scalio_rdma_write_ts(struct scalio_conn *conn, u64 raddr, u32 rkey,
-			  u64 ts);
+void scalio_host_conn_fail(struct scalio_host_conn *conn);
+void scalio_host_rpc_fail_all(struct scalio_host_conn *conn);
+int scalio_host_conn_create_qp(struct scalio_host_conn *conn);
+int scalio_host_conn_alloc_bufs(struct scalio_host_conn *conn);
+void scalio_host_conn_free_bufs(struct scalio_host_conn *conn);
+int scalio_host_post_recv(struct scalio_host_conn *conn, struct scalio_host_recv *rv);
+struct scalio_host_rpc *scalio_host_rpc_get(struct scalio_host_conn *conn);
+struct scalio_host_rpc *scalio_host_kv_rpc_get(struct scalio_host_conn *conn, const u8 *key,
+					       u32 klen);
+int scalio_host_rpc_exec(struct scalio_host_conn *conn, struct scalio_host_rpc *rpc,
+			 u16 opcode, u32 len);
+int scalio_host_rpc_exec_by(struct scalio_host_conn *conn, struct scalio_host_rpc *rpc,
+			    u16 opcode, u32 len, unsigned long end);
+void scalio_host_rpc_put(struct scalio_host_conn *conn, struct scalio_host_rpc *rpc);
+int scalio_host_rpc_status(const struct scalio_host_rpc *rpc);
+struct scalio_host_io *scalio_host_io_get(struct scalio_host_conn *conn);
+void scalio_host_io_put(struct scalio_host_conn *conn, struct scalio_host_io *io);
+void scalio_host_chain_init(struct scalio_host_chain *ch, struct scalio_host_conn *conn,
+			    struct scalio_host_io *io);
+void scalio_host_chain_read(struct scalio_host_chain *ch, u32 off, u32 len, u64 raddr,
+			    u32 rkey, bool fence);
+void scalio_host_chain_write(struct scalio_host_chain *ch, u32 off, u32 len, u64 raddr,
+			     u32 rkey);
+void scalio_host_chain_cas(struct scalio_host_chain *ch, u64 raddr, u32 rkey,
+			   u64 compare, u64 swap);
+int scalio_host_chain_exec(struct scalio_host_chain *ch);
+u64 scalio_host_chain_cas_old(const struct scalio_host_chain *ch);
+int scalio_host_rdma_read(struct scalio_host_conn *conn, struct scalio_host_io *io,
+			  u32 off, u32 len, u64 raddr, u32 rkey);
+int scalio_host_rdma_write(struct scalio_host_conn *conn, struct scalio_host_io *io,
+			   u32 off, u32 len, u64 raddr, u32 rkey);
+int scalio_host_rdma_cas(struct scalio_host_conn *conn, struct scalio_host_io *io,
+			 u64 raddr, u32 rkey, u64 compare, u64 swap, u64 *old);
+void scalio_host_rdma_write_ts(struct scalio_host_conn *conn, u64 raddr, u32 rkey,
+			       u64 ts);
 
 /* conn.c: the connection lifecycle */
-int scalio_conn_module_init(void);
-void scalio_conn_module_exit(void);
-void scalio_conn_init(struct scalio_hstore *hs);
-int scalio_conn_connect(struct scalio_hstore *hs, const char *traddr,
-			u32 trsvcid, u32 timeout_ms);
-void scalio_conn_destroy(struct scalio_conn *conn);
-int scalio_conn_reconnect(struct scalio_hstore *hs);
-void scalio_reconnect_work(struct work_struct *work);
-void scalio_reconnect_schedule(struct scalio_hstore *hs);
+int scalio_host_conn_module_init(void);
+void scalio_host_conn_module_exit(void);
+void scalio_host_conn_init(struct scalio_host_hstore *hs);
+int scalio_host_conn_connect(struct scalio_host_hstore *hs, const char *traddr,
+			     u32 trsvcid, u32 timeout_ms);
+void scalio_host_conn_destroy(struct scalio_host_conn *conn);
+int scalio_host_conn_reconnect(struct scalio_host_hstore *hs);
+void scalio_host_reconnect_work(struct work_struct *work);
+void scalio_host_reconnect_schedule(struct scalio_host_hstore *hs);
 
 /* handshake.c */
-int scalio_conn_handshake(struct scalio_hstore *hs, bool again);
-void scalio_keepalive_schedule(struct scalio_hstore *hs);
-void scalio_keepalive_work(struct work_struct *work);
-int scalio_rpc_stats(struct scalio_hstore *hs,
-		     struct scalio_target_stats *out);
+int scalio_host_conn_handshake(struct scalio_host_hstore *hs, bool again);
+void scalio_host_keepalive_schedule(struct scalio_host_hstore *hs);
+void scalio_host_keepalive_work(struct work_struct *work);
+int scalio_host_rpc_stats(struct scalio_host_hstore *hs,
+			  struct scalio_target_stats *out);
 
 /* read.c */
-int scalio_get(struct scalio_hstore *hs, const u8 *key, u32 klen,
-	       u8 *value, u32 *vlen);
-int scalio_block_locate(struct scalio_hstore *hs, u32 block, u64 *raddr,
-			u32 *rkey);
-int scalio_clock_refresh(struct scalio_hstore *hs, struct scalio_io *io,
-			 u64 *now);
-u64 scalio_clock_now(struct scalio_hstore *hs);
-void scalio_backoff(unsigned int attempt);
+int scalio_host_get(struct scalio_host_hstore *hs, const u8 *key, u32 klen,
+		    u8 *value, u32 *vlen);
+int scalio_host_block_locate(struct scalio_host_hstore *hs, u32 block, u64 *raddr,
+			     u32 *rkey);
+int scalio_host_clock_refresh(struct scalio_host_hstore *hs, struct scalio_host_io *io,
+			      u64 *now);
+u64 scalio_host_clock_now(struct scalio_host_hstore *hs);
+void scalio_host_backoff(unsigned int attempt);
 
 /* write.c */
-int scalio_inval_flush(struct scalio_hstore *hs);
-void scalio_inval_work(struct work_struct *work);
-void scalio_inval_forget(struct scalio_hstore *hs);
-int scalio_put(struct scalio_hstore *hs, const u8 *key, u32 klen,
-	       const u8 *value, u32 vlen);
-int scalio_delete(struct scalio_hstore *hs, const u8 *key, u32 klen);
+int scalio_host_inval_flush(struct scalio_host_hstore *hs);
+void scalio_host_inval_work(struct work_struct *work);
+void scalio_host_inval_forget(struct scalio_host_hstore *hs);
+int scalio_host_put(struct scalio_host_hstore *hs, const u8 *key, u32 klen,
+		    const u8 *value, u32 vlen);
+int scalio_host_delete(struct scalio_host_hstore *hs, const u8 *key, u32 klen);
 
 /* ssd.c */
-int scalio_ssd_bind(struct scalio_hstore *hs, u32 index, const char *path);
-void scalio_ssd_unbind_all(struct scalio_hstore *hs);
-bool scalio_ssd_bound(struct scalio_hstore *hs, u32 index);
-int scalio_ssd_read_seg(struct scalio_hstore *hs, u64 seg, unsigned long end,
-			void **bufp);
-int scalio_ssd_module_init(void);
-void scalio_ssd_module_exit(void);
-void scalio_ssd_free_seg(void *buf, u64 seg);
+int scalio_host_ssd_bind(struct scalio_host_hstore *hs, u32 index, const char *path);
+void scalio_host_ssd_unbind_all(struct scalio_host_hstore *hs);
+bool scalio_host_ssd_bound(struct scalio_host_hstore *hs, u32 index);
+int scalio_host_ssd_read_seg(struct scalio_host_hstore *hs, u64 seg, unsigned long end,
+			     void **bufp);
+int scalio_host_ssd_module_init(void);
+void scalio_host_ssd_module_exit(void);
+void scalio_host_ssd_free_seg(void *buf, u64 seg);
 
 #endif /* _SCALIO_HOST_H */

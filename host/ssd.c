@@ -27,13 +27,13 @@
 #define SCALIO_SEG_PAGES_ORDER	3
 
 /**
- * scalio_ssd_bound() - is a block device bound for SSD @index?
+ * scalio_host_ssd_bound() - is a block device bound for SSD @index?
  * @hs:		store
  * @index:	SSD index
  */
-bool scalio_ssd_bound(struct scalio_hstore *hs, u32 index)
+bool scalio_host_ssd_bound(struct scalio_host_hstore *hs, u32 index)
 {
-	/* Pairs with the release in scalio_ssd_bind(): ->bdev is set. */
+	/* Pairs with the release in scalio_host_ssd_bind(): ->bdev is set. */
 	return index < hs->nr_ssds && smp_load_acquire(&hs->ssds[index].bound);
 }
 
@@ -45,8 +45,8 @@ bool scalio_ssd_bound(struct scalio_hstore *hs, u32 index)
  * otherwise only show as GETs that fail their segment checks.
  * Return: 0, -EINVAL (not that SSD), -ENOMEM, -EIO.
  */
-static int scalio_ssd_check_sb(struct scalio_hstore *hs, u32 index,
-			       struct block_device *bdev, const char *path)
+static int scalio_host_ssd_check_sb(struct scalio_host_hstore *hs, u32 index,
+				    struct block_device *bdev, const char *path)
 {
 	const struct scalio_sb *sb;
 	struct bio_vec bv;
@@ -95,7 +95,7 @@ static int scalio_ssd_check_sb(struct scalio_hstore *hs, u32 index,
 }
 
 /**
- * scalio_ssd_bind() - bind a connected NVMe-oF namespace to SSD @index
+ * scalio_host_ssd_bind() - bind a connected NVMe-oF namespace to SSD @index
  * @hs:		store
  * @index:	SSD index (checked by the caller against nr_ssds)
  * @path:	block device path, NUL-terminated
@@ -108,9 +108,9 @@ static int scalio_ssd_check_sb(struct scalio_hstore *hs, u32 index,
  * SSD of this store), -EIO, -ENOMEM, or the open's error (-ENOENT,
  * -ENOTBLK...).
  */
-int scalio_ssd_bind(struct scalio_hstore *hs, u32 index, const char *path)
+int scalio_host_ssd_bind(struct scalio_host_hstore *hs, u32 index, const char *path)
 {
-	struct scalio_hssd *ssd = &hs->ssds[index];
+	struct scalio_host_hssd *ssd = &hs->ssds[index];
 	struct scalio_bdev bdev = {};
 	sector_t nr;
 	int ret;
@@ -134,7 +134,7 @@ int scalio_ssd_bind(struct scalio_hstore *hs, u32 index, const char *path)
 		ret = -EINVAL;
 		goto close;
 	}
-	ret = scalio_ssd_check_sb(hs, index, bdev.bdev, path);
+	ret = scalio_host_ssd_check_sb(hs, index, bdev.bdev, path);
 	if (ret)
 		goto close;
 	ssd->bdev = bdev;
@@ -151,16 +151,16 @@ unlock:
 }
 
 /**
- * scalio_ssd_unbind_all() - close every bound device (detach: no GET left;
+ * scalio_host_ssd_unbind_all() - close every bound device (detach: no GET left;
  * a read a GET gave up on keeps its disk pinned until it completes)
  * @hs:	store
  */
-void scalio_ssd_unbind_all(struct scalio_hstore *hs)
+void scalio_host_ssd_unbind_all(struct scalio_host_hstore *hs)
 {
 	u32 i;
 
 	for (i = 0; i < SCALIO_MAX_SSDS; i++) {
-		struct scalio_hssd *ssd = &hs->ssds[i];
+		struct scalio_host_hssd *ssd = &hs->ssds[i];
 
 		if (!ssd->bound)
 			continue;
@@ -169,7 +169,7 @@ void scalio_ssd_unbind_all(struct scalio_hstore *hs)
 	}
 }
 
-static void *scalio_seg_alloc(size_t bytes)
+static void *scalio_host_seg_alloc(size_t bytes)
 {
 	unsigned int order = get_order(bytes);
 
@@ -179,11 +179,11 @@ static void *scalio_seg_alloc(size_t bytes)
 }
 
 /**
- * scalio_ssd_free_seg() - free a buffer from scalio_ssd_read_seg()
+ * scalio_host_ssd_free_seg() - free a buffer from scalio_host_ssd_read_seg()
  * @buf:	the buffer
  * @seg:	the seg word it was read for (gives its size)
  */
-void scalio_ssd_free_seg(void *buf, u64 seg)
+void scalio_host_ssd_free_seg(void *buf, u64 seg)
 {
 	if (is_vmalloc_addr(buf))
 		vfree(buf);
@@ -199,9 +199,9 @@ void scalio_ssd_free_seg(void *buf, u64 seg)
  * until ctrl_loss_tmo: 600 s by default) must not hold the connection's
  * io_rwsem, and with it detach and reconnect, for that long.  A waiter
  * that gives up leaves buffer and bio to the completion, which has them
- * freed by scalio_ssd_wq; @state says who owns them.
+ * freed by scalio_host_ssd_wq; @state says who owns them.
  */
-struct scalio_ssd_read {
+struct scalio_host_ssd_read {
 	struct completion	done;
 	atomic_t		state;		/* SCALIO_SSD_READ_* */
 	int			status;
@@ -225,26 +225,26 @@ enum {
  */
 #define SCALIO_SSD_ABANDONED_MAX	32
 
-static atomic_t scalio_ssd_abandoned = ATOMIC_INIT(0);
-static struct workqueue_struct *scalio_ssd_wq;
+static atomic_t scalio_host_ssd_abandoned = ATOMIC_INIT(0);
+static struct workqueue_struct *scalio_host_ssd_wq;
 
-static void scalio_ssd_read_free_work(struct work_struct *work)
+static void scalio_host_ssd_read_free_work(struct work_struct *work)
 {
-	struct scalio_ssd_read *rd = container_of(work, struct scalio_ssd_read,
+	struct scalio_host_ssd_read *rd = container_of(work, struct scalio_host_ssd_read,
 						  free_work);
 
-	scalio_ssd_free_seg(rd->buf, rd->seg);
+	scalio_host_ssd_free_seg(rd->buf, rd->seg);
 	bio_put(rd->bio);
 	put_disk(rd->disk);
 	kfree(rd);
-	atomic_dec(&scalio_ssd_abandoned);
-	/* Module exit flushes scalio_ssd_wq: this returns before it frees. */
+	atomic_dec(&scalio_host_ssd_abandoned);
+	/* Module exit flushes scalio_host_ssd_wq: this returns before it frees. */
 	module_put(THIS_MODULE);
 }
 
-static void scalio_ssd_read_end(struct bio *bio)
+static void scalio_host_ssd_read_end(struct bio *bio)
 {
-	struct scalio_ssd_read *rd = bio->bi_private;
+	struct scalio_host_ssd_read *rd = bio->bi_private;
 
 	rd->status = blk_status_to_errno(bio->bi_status);
 	if (atomic_cmpxchg(&rd->state, SCALIO_SSD_READ_INFLIGHT,
@@ -259,51 +259,51 @@ static void scalio_ssd_read_end(struct bio *bio)
 		 * synchronize_rcu() when we run in interrupt context, not
 		 * from a preempted kworker: a window of a few instructions.
 		 */
-		queue_work(scalio_ssd_wq, &rd->free_work);
+		queue_work(scalio_host_ssd_wq, &rd->free_work);
 	}
 }
 
 /**
- * scalio_ssd_module_init() - set up what SSD reads need
+ * scalio_host_ssd_module_init() - set up what SSD reads need
  *
  * Return: 0 or -ENOMEM.
  */
-int scalio_ssd_module_init(void)
+int scalio_host_ssd_module_init(void)
 {
-	scalio_ssd_wq = alloc_workqueue("scalio_ssd", WQ_MEM_RECLAIM, 0);
-	return scalio_ssd_wq ? 0 : -ENOMEM;
+	scalio_host_ssd_wq = alloc_workqueue("scalio_ssd", WQ_MEM_RECLAIM, 0);
+	return scalio_host_ssd_wq ? 0 : -ENOMEM;
 }
 
 /**
- * scalio_ssd_module_exit() - undo scalio_ssd_module_init()
+ * scalio_host_ssd_module_exit() - undo scalio_host_ssd_module_init()
  *
  * No read is abandoned any more (each held a module reference until its
  * buffer was freed); the flush waits for the last free work to return.
  */
-void scalio_ssd_module_exit(void)
+void scalio_host_ssd_module_exit(void)
 {
-	destroy_workqueue(scalio_ssd_wq);
+	destroy_workqueue(scalio_host_ssd_wq);
 }
 
 /*
  * The GET's time is up, or it got a fatal signal: leave the read to its
  * completion unless that already came.  True if it did not.
  */
-static bool scalio_ssd_read_abandon(struct scalio_ssd_read *rd,
-				    struct block_device *bdev)
+static bool scalio_host_ssd_read_abandon(struct scalio_host_ssd_read *rd,
+					 struct block_device *bdev)
 {
 	/* Pin what the completion uses; the store may be detached first. */
 	__module_get(THIS_MODULE);
 	rd->disk = bdev->bd_disk;
 	get_device(disk_to_dev(rd->disk));
-	atomic_inc(&scalio_ssd_abandoned);
-	INIT_WORK(&rd->free_work, scalio_ssd_read_free_work);
+	atomic_inc(&scalio_host_ssd_abandoned);
+	INIT_WORK(&rd->free_work, scalio_host_ssd_read_free_work);
 	if (atomic_cmpxchg(&rd->state, SCALIO_SSD_READ_INFLIGHT,
 			   SCALIO_SSD_READ_ABANDONED) ==
 	    SCALIO_SSD_READ_INFLIGHT)
 		return true;
 	/* It completed meanwhile: ours after all. */
-	atomic_dec(&scalio_ssd_abandoned);
+	atomic_dec(&scalio_host_ssd_abandoned);
 	put_disk(rd->disk);
 	module_put(THIS_MODULE);
 	wait_for_completion(&rd->done);
@@ -311,12 +311,12 @@ static bool scalio_ssd_read_abandon(struct scalio_ssd_read *rd,
 }
 
 /**
- * scalio_ssd_read_seg() - read the segment a seg word names
+ * scalio_host_ssd_read_seg() - read the segment a seg word names
  * @hs:		store
  * @seg:	seg word (non-zero, SSD index < nr_ssds, length >= 1)
  * @end:	the GET's end (jiffies): wait for the read until then
  * @bufp:	out: the segment bytes (scalio_seg_len(seg) units), to be
- *		freed with scalio_ssd_free_seg()
+ *		freed with scalio_host_ssd_free_seg()
  *
  * A read still running at @end, or when the caller gets a fatal signal,
  * is left to complete on its own (the store may be detached meanwhile;
@@ -329,20 +329,20 @@ static bool scalio_ssd_read_abandon(struct scalio_ssd_read *rd,
  * -EBADMSG (the seg word points outside the device: a stale or damaged
  * word), -ENOMEM, -EIO, -ETIMEDOUT (still running at @end), -EINTR.
  */
-int scalio_ssd_read_seg(struct scalio_hstore *hs, u64 seg, unsigned long end,
-			void **bufp)
+int scalio_host_ssd_read_seg(struct scalio_host_hstore *hs, u64 seg, unsigned long end,
+			     void **bufp)
 {
 	u32 index = scalio_seg_ssd(seg), units = scalio_seg_len(seg), i;
 	size_t bytes = (size_t)units << SCALIO_UNIT_SHIFT;
 	sector_t sector = (sector_t)scalio_seg_unit(seg) *
 			  SCALIO_SECTORS_PER_UNIT;
-	struct scalio_ssd_read *rd;
+	struct scalio_host_ssd_read *rd;
 	struct block_device *bdev;
 	long left;
 	int ret;
 
-	if (!scalio_ssd_bound(hs, index) ||
-	    atomic_read(&scalio_ssd_abandoned) >= SCALIO_SSD_ABANDONED_MAX)
+	if (!scalio_host_ssd_bound(hs, index) ||
+	    atomic_read(&scalio_host_ssd_abandoned) >= SCALIO_SSD_ABANDONED_MAX)
 		return -ENODEV;
 	bdev = hs->ssds[index].bdev.bdev;
 	if (!units || sector + (bytes >> SECTOR_SHIFT) > bdev_nr_sectors(bdev))
@@ -353,7 +353,7 @@ int scalio_ssd_read_seg(struct scalio_hstore *hs, u64 seg, unsigned long end,
 	rd = kzalloc(sizeof(*rd), GFP_NOIO);
 	if (!rd)
 		return -ENOMEM;
-	rd->buf = scalio_seg_alloc(bytes);
+	rd->buf = scalio_host_seg_alloc(bytes);
 	if (!rd->buf) {
 		kfree(rd);
 		return -ENOMEM;
@@ -364,7 +364,7 @@ int scalio_ssd_read_seg(struct scalio_hstore *hs, u64 seg, unsigned long end,
 	rd->bio = bio_alloc(bdev, units, REQ_OP_READ, GFP_NOIO);
 	rd->bio->bi_iter.bi_sector = sector;
 	rd->bio->bi_private = rd;
-	rd->bio->bi_end_io = scalio_ssd_read_end;
+	rd->bio->bi_end_io = scalio_host_ssd_read_end;
 	for (i = 0; i < units; i++) {
 		void *p = rd->buf + ((size_t)i << SCALIO_UNIT_SHIFT);
 		struct page *page = is_vmalloc_addr(p) ? vmalloc_to_page(p) :
@@ -376,13 +376,13 @@ int scalio_ssd_read_seg(struct scalio_hstore *hs, u64 seg, unsigned long end,
 			goto out_free;
 		}
 	}
-	scalio_hstat_inc(hs, SCALIO_HS_SSD_READS);
+	scalio_host_hstat_inc(hs, SCALIO_HS_SSD_READS);
 	submit_bio(rd->bio);
 
 	left = wait_for_completion_killable_timeout(&rd->done,
-			max_t(long, (long)(end - jiffies), 1));
-	if (left <= 0 && scalio_ssd_read_abandon(rd, bdev)) {
-		scalio_hstat_inc(hs, SCALIO_HS_SSD_READ_TIMEOUTS);
+						    max_t(long, (long)(end - jiffies), 1));
+	if (left <= 0 && scalio_host_ssd_read_abandon(rd, bdev)) {
+		scalio_host_hstat_inc(hs, SCALIO_HS_SSD_READ_TIMEOUTS);
 		pr_warn_ratelimited("%s: ssd %u: read at sector %llu still running at its GET's end: left to finish on its own\n",
 				    hs->name, index,
 				    (unsigned long long)sector);
@@ -399,7 +399,7 @@ int scalio_ssd_read_seg(struct scalio_hstore *hs, u64 seg, unsigned long end,
 	}
 out_free:
 	if (ret)
-		scalio_ssd_free_seg(rd->buf, seg);
+		scalio_host_ssd_free_seg(rd->buf, seg);
 	else
 		*bufp = rd->buf;
 	bio_put(rd->bio);

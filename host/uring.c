@@ -6,10 +6,10 @@
  * Life of a command:
  *   1. ->uring_cmd(), in the submitter's context: check the payload, copy
  *      the struct scalio_kv, the key and a PUT's value in (the ioctls'
- *      scalio_kop_prepare(), so the same checks and errnos), queue the op
+ *      scalio_host_kop_prepare(), so the same checks and errnos), queue the op
  *      on the store's workqueue and return -EIOCBQUEUED;
- *   2. the work runs the synchronous op (scalio_get(), scalio_put(),
- *      scalio_delete()), which its own timeouts bound, then has io_uring
+ *   2. the work runs the synchronous op (scalio_host_get(), scalio_host_put(),
+ *      scalio_host_delete()), which its own timeouts bound, then has io_uring
  *      call step 3 in the submitting task (io_uring_cmd_complete_in_task());
  *   3. there a GET's value and kv.vlen / kv.result are copied out, the op
  *      is freed and the CQE posted (io_uring_cmd_done()).
@@ -46,29 +46,29 @@
 	(2 * sizeof(struct io_uring_sqe) - offsetof(struct io_uring_sqe, cmd))
 
 /**
- * struct scalio_uop - one io_uring command in flight
+ * struct scalio_host_uop - one io_uring command in flight
  * @k:		the op on kernel buffers; k.work runs it
  * @cmd:	the io_uring command
  * @ukv:	the user's struct scalio_kv
  * @kv:		the copy of it taken at submission
  */
-struct scalio_uop {
-	struct scalio_kop	k;
+struct scalio_host_uop {
+	struct scalio_host_kop	k;
 	struct io_uring_cmd	*cmd;
 	struct scalio_kv __user	*ukv;
 	struct scalio_kv	kv;
 };
 
-int scalio_uring_store_init(struct scalio_hstore *hs)
+int scalio_host_uring_store_init(struct scalio_host_hstore *hs)
 {
 	atomic_set(&hs->uring_inflight, 0);
 	hs->uring_wq = alloc_workqueue("scalio_uring", WQ_UNBOUND,
-				       scalio_queue_depth);
+				       scalio_host_queue_depth);
 	return hs->uring_wq ? 0 : -ENOMEM;
 }
 
 /* The store device is closed: no command is in flight. */
-void scalio_uring_store_exit(struct scalio_hstore *hs)
+void scalio_host_uring_store_exit(struct scalio_host_hstore *hs)
 {
 	if (!hs->uring_wq)
 		return;
@@ -77,11 +77,11 @@ void scalio_uring_store_exit(struct scalio_hstore *hs)
 	hs->uring_wq = NULL;
 }
 
-static void scalio_uop_free(struct scalio_uop *u)
+static void scalio_host_uop_free(struct scalio_host_uop *u)
 {
-	struct scalio_hstore *hs = u->k.hs;
+	struct scalio_host_hstore *hs = u->k.hs;
 
-	scalio_kop_free(&u->k);
+	scalio_host_kop_free(&u->k);
 	kfree(u);
 	atomic_dec(&hs->uring_inflight);
 }
@@ -91,10 +91,10 @@ static void scalio_uop_free(struct scalio_uop *u)
  * The uop is freed before the CQE is posted: io_uring_cmd_done() may
  * release the file and with it the module.
  */
-static void scalio_uop_complete(struct io_uring_cmd *cmd,
-				unsigned int issue_flags)
+static void scalio_host_uop_complete(struct io_uring_cmd *cmd,
+				     unsigned int issue_flags)
 {
-	struct scalio_uop *u = *scalio_uring_pdu(cmd);
+	struct scalio_host_uop *u = *scalio_uring_pdu(cmd);
 	bool get = u->k.op == SCALIO_OP_GET;
 	int ret = u->k.result;
 	u32 vlen = 0;
@@ -102,7 +102,7 @@ static void scalio_uop_complete(struct io_uring_cmd *cmd,
 	/* An exiting task (or a kworker standing in for it): no copy-out. */
 	if (!(current->flags & (PF_EXITING | PF_KTHREAD))) {
 		if (!ret)
-			ret = scalio_kop_finish(&u->k, &u->kv);
+			ret = scalio_host_kop_finish(&u->k, &u->kv);
 		if (get && (!ret || ret == -EOVERFLOW)) {
 			vlen = u->kv.vlen;
 			if (put_user(vlen, &u->ukv->vlen))
@@ -111,17 +111,17 @@ static void scalio_uop_complete(struct io_uring_cmd *cmd,
 		if (put_user(ret, &u->ukv->result))
 			ret = -EFAULT;
 	}
-	scalio_uop_free(u);
+	scalio_host_uop_free(u);
 	io_uring_cmd_done(cmd, get && !ret ? vlen : ret, vlen, issue_flags);
 }
 
 /* Step 2. */
-static void scalio_uop_work(struct work_struct *work)
+static void scalio_host_uop_work(struct work_struct *work)
 {
-	struct scalio_uop *u = container_of(work, struct scalio_uop, k.work);
+	struct scalio_host_uop *u = container_of(work, struct scalio_host_uop, k.work);
 
-	scalio_kop_run(&u->k);
-	io_uring_cmd_complete_in_task(u->cmd, scalio_uop_complete);
+	scalio_host_kop_run(&u->k);
+	io_uring_cmd_complete_in_task(u->cmd, scalio_host_uop_complete);
 }
 
 /*
@@ -130,20 +130,20 @@ static void scalio_uop_work(struct work_struct *work)
  * under the ring's lock, like step 3, so the two never race; may be
  * called again for the same command.
  */
-static int scalio_uring_cancel(struct io_uring_cmd *cmd,
-			       unsigned int issue_flags)
+static int scalio_host_uring_cancel(struct io_uring_cmd *cmd,
+				    unsigned int issue_flags)
 {
-	struct scalio_uop *u = *scalio_uring_pdu(cmd);
+	struct scalio_host_uop *u = *scalio_uring_pdu(cmd);
 
 	if (!cancel_work(&u->k.work))
 		return 0;
-	scalio_uop_free(u);
+	scalio_host_uop_free(u);
 	io_uring_cmd_done(cmd, -ECANCELED, 0, issue_flags);
 	return 0;
 }
 
 /**
- * scalio_store_uring_cmd() - ->uring_cmd of /dev/scalio/<store>
+ * scalio_host_store_uring_cmd() - ->uring_cmd of /dev/scalio/<store>
  * @cmd:	the command (cmd_op SCALIO_URING_CMD_*, payload struct
  *		scalio_uring_cmd)
  * @issue_flags: from io_uring
@@ -153,17 +153,17 @@ static int scalio_uring_cancel(struct io_uring_cmd *cmd,
  * reserved fields or kv fields; -E2BIG value too long; -EFAULT bad
  * pointers; -EBUSY too many commands in flight; -ENOMEM.
  */
-int scalio_store_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
+int scalio_host_store_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 {
-	struct scalio_hstore *hs = cmd->file->private_data;
+	struct scalio_host_hstore *hs = cmd->file->private_data;
 	struct scalio_uring_cmd uc;
 	const u8 *payload;
-	struct scalio_uop *u;
+	struct scalio_host_uop *u;
 	u32 op;
 	int ret;
 
 	if (issue_flags & SCALIO_URING_F_CANCEL)
-		return scalio_uring_cancel(cmd, issue_flags);
+		return scalio_host_uring_cancel(cmd, issue_flags);
 
 	switch (cmd->cmd_op) {
 	case SCALIO_URING_CMD_GET:
@@ -202,14 +202,14 @@ int scalio_store_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 	u->k.hs = hs;
 	u->ukv = u64_to_user_ptr(uc.kv);
 	ret = copy_from_user(&u->kv, u->ukv, sizeof(u->kv)) ? -EFAULT :
-	      scalio_kop_prepare(&u->k, hs, op, &u->kv);
+	      scalio_host_kop_prepare(&u->k, hs, op, &u->kv);
 	if (ret) {
-		scalio_uop_free(u);
+		scalio_host_uop_free(u);
 		return ret;
 	}
 	u->cmd = cmd;
 	*scalio_uring_pdu(cmd) = u;
-	INIT_WORK(&u->k.work, scalio_uop_work);
+	INIT_WORK(&u->k.work, scalio_host_uop_work);
 	scalio_uring_mark_cancelable(cmd, issue_flags);
 	queue_work(hs->uring_wq, &u->k.work);
 	return -EIOCBQUEUED;

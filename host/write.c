@@ -2,9 +2,9 @@
 /*
  * PUT and DELETE: a two-sided RPC to the target, which group-commits the
  * write and updates the block's seg word before it answers; then the
- * invalidation of every slot that may cache the key (DESIGN.md section 3,
- * PUT/DELETE step 3).  Only then does the operation return: that is what
- * makes a later GET's cache hit unable to return the old value.
+ * invalidation of every slot that may cache the key.  Only then does the
+ * operation return: that is what makes a later GET's cache hit unable to
+ * return the old value.
  */
 #define pr_fmt(fmt) "scalio-host: " fmt
 
@@ -15,6 +15,7 @@
 #include <linux/slab.h>
 
 #include "scalio_host.h"
+#include "trace.h"
 
 #ifdef SCALIO_TEST_HOOKS
 /*
@@ -24,8 +25,8 @@
  * already read the new one.  Correct for any delay (the write returns only
  * after the invalidation).
  */
-static unsigned int scalio_debug_write_delay_ms;
-module_param_named(debug_write_delay_ms, scalio_debug_write_delay_ms, uint,
+static unsigned int scalio_host_debug_write_delay_ms;
+module_param_named(debug_write_delay_ms, scalio_host_debug_write_delay_ms, uint,
 		   0644);
 MODULE_PARM_DESC(debug_write_delay_ms,
 		 "TESTING ONLY: sleep this many ms between a write's commit and its invalidation");
@@ -35,24 +36,24 @@ MODULE_PARM_DESC(debug_write_delay_ms,
  * acknowledgement and its invalidation, as a network failure at the worst
  * moment would.  The invalidation is then owed and paid by the reconnect.
  */
-static bool scalio_debug_lose_conn_after_write;
+static bool scalio_host_debug_lose_conn_after_write;
 module_param_named(debug_lose_conn_after_write,
-		   scalio_debug_lose_conn_after_write, bool, 0644);
+		   scalio_host_debug_lose_conn_after_write, bool, 0644);
 MODULE_PARM_DESC(debug_lose_conn_after_write,
 		 "TESTING ONLY: the next write loses the connection between its commit and its invalidation");
 
 /* The test hooks between a write's commit and its invalidation. */
-static void scalio_write_hooks(struct scalio_conn *conn)
+static void scalio_host_write_hooks(struct scalio_host_conn *conn)
 {
-	unsigned int delay = READ_ONCE(scalio_debug_write_delay_ms);
+	unsigned int delay = READ_ONCE(scalio_host_debug_write_delay_ms);
 
 	if (delay)
 		msleep_interruptible(min(delay, 60000U));
-	if (xchg(&scalio_debug_lose_conn_after_write, false))
-		scalio_conn_fail(conn);
+	if (xchg(&scalio_host_debug_lose_conn_after_write, false))
+		scalio_host_conn_fail(conn);
 }
 #else
-static void scalio_write_hooks(struct scalio_conn *conn)
+static void scalio_host_write_hooks(struct scalio_host_conn *conn)
 {
 }
 #endif
@@ -63,18 +64,18 @@ static void scalio_write_hooks(struct scalio_conn *conn)
  * outstanding (itself included), so its commit thread waits for exactly
  * that company and a lone write not at all (protocol.rst, "Group commit").
  */
-static int scalio_write_rpc(struct scalio_hstore *hs, u16 op, const u8 *key,
-			    u32 klen, const u8 *value, u32 vlen)
+static int scalio_host_write_rpc(struct scalio_host_hstore *hs, u16 op, const u8 *key,
+				 u32 klen, const u8 *value, u32 vlen)
 {
 	u32 block = scalio_hash_block(scalio_key_hash(hs->hash_seed, key, klen),
 				      hs->nr_blocks);
 	atomic_t *out = &hs->writes_out[scalio_block_ssd(block, hs->nr_ssds)];
 	struct scalio_msg_kv_req *req;
-	struct scalio_rpc *rpc;
+	struct scalio_host_rpc *rpc;
 	u32 inflight;
 	int ret;
 
-	rpc = scalio_kv_rpc_get(&hs->conn, key, klen);
+	rpc = scalio_host_kv_rpc_get(&hs->conn, key, klen);
 	if (IS_ERR(rpc))
 		return PTR_ERR(rpc);
 	req = rpc->req;
@@ -84,23 +85,23 @@ static int scalio_write_rpc(struct scalio_hstore *hs, u16 op, const u8 *key,
 	/*
 	 * Each outstanding write holds a tag, so this is at most qd; the
 	 * clamp only guards that.  qd and peer_minor cannot change under us:
-	 * scalio_write() holds io_rwsem, which a reconnect takes to write.
+	 * scalio_host_write() holds io_rwsem, which a reconnect takes to write.
 	 */
 	inflight = min_t(u32, atomic_inc_return(out), READ_ONCE(hs->conn.qd));
 	if (READ_ONCE(hs->conn.peer_minor) >= 1)
 		req->inflight = cpu_to_le16(inflight);
-	ret = scalio_rpc_exec(&hs->conn, rpc, op, sizeof(*req) + vlen);
+	ret = scalio_host_rpc_exec(&hs->conn, rpc, op, sizeof(*req) + vlen);
 	atomic_dec(out);
 	if (!ret)
-		ret = scalio_rpc_status(rpc);
+		ret = scalio_host_rpc_status(rpc);
 	if (!ret && rpc->rsp_len < sizeof(struct scalio_msg_kv_rep))
 		ret = -EPROTO;
-	scalio_rpc_put(&hs->conn, rpc);
+	scalio_host_rpc_put(&hs->conn, rpc);
 	return ret;
 }
 
 /**
- * scalio_invalidate_block() - turn every slot of a block that may hold a key
+ * scalio_host_invalidate_block() - turn every slot of a block that may hold a key
  *	unusable
  * @hs:		store
  * @block:	the key's block
@@ -114,29 +115,29 @@ static int scalio_write_rpc(struct scalio_hstore *hs, u16 op, const u8 *key,
  * slots before it are done: a fill that locks one of them now reads the
  * new seg), so that busy readers of one slot cannot make the writer redo
  * the whole block over and over.
- * The caller holds the connection (scalio_conn_enter() or a reconnect).
+ * The caller holds the connection (scalio_host_conn_enter() or a reconnect).
  *
  * Return: 0, or an error (the write itself is durable either way).
  */
-static int scalio_invalidate_block(struct scalio_hstore *hs, u32 block,
-				   const u8 *key, u32 klen, u16 fp)
+static int scalio_host_invalidate_block(struct scalio_host_hstore *hs, u32 block,
+					const u8 *key, u32 klen, u16 fp)
 {
-	struct scalio_conn *conn = &hs->conn;
+	struct scalio_host_conn *conn = &hs->conn;
 	unsigned long end = jiffies + msecs_to_jiffies(SCALIO_OP_TIMEOUT_MS);
 	struct scalio_block_view v;
-	struct scalio_io *io;
+	struct scalio_host_io *io;
 	unsigned int attempt;
 	u64 raddr, old, new, cur;
 	u32 rkey, idx, start;
 	bool again;
 	int ret;
 
-	ret = scalio_block_locate(hs, block, &raddr, &rkey);
+	ret = scalio_host_block_locate(hs, block, &raddr, &rkey);
 	if (ret)
 		return ret;
-	io = scalio_io_get(conn);
+	io = scalio_host_io_get(conn);
 	if (!io)
-		return scalio_io_get_err(conn);
+		return scalio_host_io_get_err(conn);
 	v.buf = io->buf + SCALIO_IO_BLOCK_OFF;
 	v.slots = hs->slots;
 	start = 0;
@@ -148,15 +149,15 @@ static int scalio_invalidate_block(struct scalio_hstore *hs, u32 block,
 			ret = -ETIMEDOUT;
 			break;
 		}
-		ret = scalio_rdma_read(conn, io, SCALIO_IO_BLOCK_OFF,
-				       hs->block_size, raddr, rkey);
+		ret = scalio_host_rdma_read(conn, io, SCALIO_IO_BLOCK_OFF,
+					    hs->block_size, raddr, rkey);
 		if (ret)
 			break;
 		again = false;
 		while (scalio_invalidate_next(&v, key, klen, fp, start, &idx,
 					      &new)) {
 			old = le64_to_cpu(scalio_view_slot(&v, idx)->ctl);
-			ret = scalio_rdma_cas(conn, io, raddr +
+			ret = scalio_host_rdma_cas(conn, io, raddr +
 					      scalio_slot_offset(idx), rkey,
 					      old, new, &cur);
 			if (ret)
@@ -166,26 +167,26 @@ static int scalio_invalidate_block(struct scalio_hstore *hs, u32 block,
 				start = idx;
 				break;
 			}
-			scalio_hstat_inc(hs, SCALIO_HS_INVALIDATIONS);
+			scalio_host_hstat_inc(hs, SCALIO_HS_INVALIDATIONS);
 			start = idx + 1;
 		}
 		if (!again)
 			break;
 		if (attempt > 2)
-			scalio_backoff(attempt);
+			scalio_host_backoff(attempt);
 	}
 out:
-	scalio_io_put(conn, io);
+	scalio_host_io_put(conn, io);
 	return ret;
 }
 
 /* Invalidate every slot that may hold @key (writer's step 3). */
-static int scalio_invalidate(struct scalio_hstore *hs, const u8 *key,
-			     u32 klen)
+static int scalio_host_invalidate(struct scalio_host_hstore *hs, const u8 *key,
+				  u32 klen)
 {
 	u64 hash = scalio_key_hash(hs->hash_seed, key, klen);
 
-	return scalio_invalidate_block(hs, scalio_hash_block(hash, hs->nr_blocks),
+	return scalio_host_invalidate_block(hs, scalio_hash_block(hash, hs->nr_blocks),
 				       key, klen, scalio_hash_fp(hash));
 }
 
@@ -195,17 +196,17 @@ static int scalio_invalidate(struct scalio_hstore *hs, const u8 *key,
  * invalidation failed.  Until it is paid, another client may still hit the
  * old value in a C slot while fills read the new one.
  */
-struct scalio_inval_key {
+struct scalio_host_inval_key {
 	struct list_head	entry;
 	u32			klen;
 	u8			key[SCALIO_KEY_MAX];
 };
 
-/* Remember that @key's slots must still be invalidated; see scalio_inval_flush(). */
-static void scalio_inval_defer(struct scalio_hstore *hs, const u8 *key,
-			       u32 klen)
+/* Remember that @key's slots must still be invalidated; see scalio_host_inval_flush(). */
+static void scalio_host_inval_defer(struct scalio_host_hstore *hs, const u8 *key,
+				    u32 klen)
 {
-	struct scalio_inval_key *ik, *pos;
+	struct scalio_host_inval_key *ik, *pos;
 	unsigned int n = 0;
 	bool owed = false;
 
@@ -232,14 +233,14 @@ static void scalio_inval_defer(struct scalio_hstore *hs, const u8 *key,
 	kfree(ik);
 	pr_info_ratelimited("%s: invalidation deferred\n", hs->name);
 	/* With the connection lost, the reconnect pays instead. */
-	if (!scalio_conn_dead(&hs->conn))
+	if (!scalio_host_conn_dead(&hs->conn))
 		mod_delayed_work(system_long_wq, &hs->inval_work,
 				 msecs_to_jiffies(SCALIO_INVAL_RETRY_MS));
 }
 
 /**
- * scalio_inval_flush() - pay every invalidation this client still owes
- * @hs:	store; the caller holds the connection (scalio_conn_enter(), or a
+ * scalio_host_inval_flush() - pay every invalidation this client still owes
+ * @hs:	store; the caller holds the connection (scalio_host_conn_enter(), or a
  *	reconnect with io_rwsem held for writing)
  *
  * Deferred keys are invalidated one by one; after an overflow every block is
@@ -247,9 +248,9 @@ static void scalio_inval_defer(struct scalio_hstore *hs, const u8 *key,
  *
  * Return: 0 when nothing is owed any more, else the first error.
  */
-int scalio_inval_flush(struct scalio_hstore *hs)
+int scalio_host_inval_flush(struct scalio_host_hstore *hs)
 {
-	struct scalio_inval_key *ik, *tmp;
+	struct scalio_host_inval_key *ik, *tmp;
 	LIST_HEAD(done);
 	bool all;
 	u32 block;
@@ -265,7 +266,7 @@ int scalio_inval_flush(struct scalio_hstore *hs)
 	spin_unlock(&hs->inval_lock);
 
 	for (block = 0; all && block < hs->nr_blocks; block++) {
-		ret = scalio_invalidate_block(hs, block, NULL, 0, 0);
+		ret = scalio_host_invalidate_block(hs, block, NULL, 0, 0);
 		if (ret) {
 			spin_lock(&hs->inval_lock);
 			hs->inval_all = true;
@@ -282,13 +283,13 @@ int scalio_inval_flush(struct scalio_hstore *hs)
 	for (;;) {
 		spin_lock(&hs->inval_lock);
 		ik = list_first_entry_or_null(&hs->inval_list,
-					      struct scalio_inval_key, entry);
+					      struct scalio_host_inval_key, entry);
 		if (ik)
 			list_del(&ik->entry);
 		spin_unlock(&hs->inval_lock);
 		if (!ik)
 			return 0;
-		ret = scalio_invalidate(hs, ik->key, ik->klen);
+		ret = scalio_host_invalidate(hs, ik->key, ik->klen);
 		if (ret) {
 			spin_lock(&hs->inval_lock);
 			list_add(&ik->entry, &hs->inval_list);
@@ -300,34 +301,34 @@ int scalio_inval_flush(struct scalio_hstore *hs)
 }
 
 /**
- * scalio_inval_work() - pay deferred invalidations while connected
+ * scalio_host_inval_work() - pay deferred invalidations while connected
  * @work:	&hs->inval_work
  *
  * Retries while the connection is up; once it is lost the reconnect pays
- * (scalio_conn_reconnect()) before the store serves anything again.
+ * (scalio_host_conn_reconnect()) before the store serves anything again.
  */
-void scalio_inval_work(struct work_struct *work)
+void scalio_host_inval_work(struct work_struct *work)
 {
-	struct scalio_hstore *hs = container_of(to_delayed_work(work),
-						struct scalio_hstore,
+	struct scalio_host_hstore *hs = container_of(to_delayed_work(work),
+						struct scalio_host_hstore,
 						inval_work);
 	int ret;
 
 	if (READ_ONCE(hs->state) != SCALIO_HS_LIVE ||
-	    scalio_conn_enter(&hs->conn))
+	    scalio_host_conn_enter(&hs->conn))
 		return;
-	ret = scalio_inval_flush(hs);
-	scalio_conn_exit(&hs->conn);
-	if (ret && !scalio_conn_dead(&hs->conn) &&
+	ret = scalio_host_inval_flush(hs);
+	scalio_host_conn_exit(&hs->conn);
+	if (ret && !scalio_host_conn_dead(&hs->conn) &&
 	    READ_ONCE(hs->state) == SCALIO_HS_LIVE)
 		mod_delayed_work(system_long_wq, &hs->inval_work,
 				 msecs_to_jiffies(SCALIO_INVAL_RETRY_MS));
 }
 
 /* Drop what is still owed: the store is going away. */
-void scalio_inval_forget(struct scalio_hstore *hs)
+void scalio_host_inval_forget(struct scalio_host_hstore *hs)
 {
-	struct scalio_inval_key *ik, *tmp;
+	struct scalio_host_inval_key *ik, *tmp;
 
 	list_for_each_entry_safe(ik, tmp, &hs->inval_list, entry)
 		kfree(ik);
@@ -340,24 +341,24 @@ void scalio_inval_forget(struct scalio_hstore *hs)
  * (connection lost, no answer in time, a garbled answer) it may have been
  * committed, and its invalidation is owed.
  */
-static bool scalio_write_outcome_unknown(int ret)
+static bool scalio_host_write_outcome_unknown(int ret)
 {
 	return ret == -ENOTCONN || ret == -ETIMEDOUT || ret == -EPROTO ||
 	       ret == -EINTR || ret == -ECONNRESET;
 }
 
-static int scalio_write(struct scalio_hstore *hs, u16 op, const u8 *key,
-			u32 klen, const u8 *value, u32 vlen)
+static int scalio_host_write(struct scalio_host_hstore *hs, u16 op, const u8 *key,
+			     u32 klen, const u8 *value, u32 vlen)
 {
-	struct scalio_conn *conn = &hs->conn;
+	struct scalio_host_conn *conn = &hs->conn;
 	int ret;
 
-	ret = scalio_conn_enter(conn);
+	ret = scalio_host_conn_enter(conn);
 	if (ret)
 		goto out;
-	ret = scalio_write_rpc(hs, op, key, klen, value, vlen);
+	ret = scalio_host_write_rpc(hs, op, key, klen, value, vlen);
 	if (!(hs->features & SCALIO_F_INLINE_CACHE) ||
-	    scalio_debug_skip_invalidate) {
+	    scalio_host_debug_skip_invalidate) {
 		/* nothing cached, or the broken variant the tests reject */
 	} else if (!ret || ret == -ENOENT) {
 		/*
@@ -367,24 +368,24 @@ static int scalio_write(struct scalio_hstore *hs, u16 op, const u8 *key,
 		 */
 		int iret;
 
-		scalio_write_hooks(conn);
-		iret = scalio_invalidate(hs, key, klen);
+		scalio_host_write_hooks(conn);
+		iret = scalio_host_invalidate(hs, key, klen);
 		if (iret) {
-			scalio_inval_defer(hs, key, klen);
+			scalio_host_inval_defer(hs, key, klen);
 			ret = iret;
 		}
-	} else if (scalio_write_outcome_unknown(ret)) {
-		scalio_inval_defer(hs, key, klen);
+	} else if (scalio_host_write_outcome_unknown(ret)) {
+		scalio_host_inval_defer(hs, key, klen);
 	}
-	scalio_conn_exit(conn);
+	scalio_host_conn_exit(conn);
 out:
 	if (ret && ret != -ENOENT)
-		scalio_hstat_inc(hs, SCALIO_HS_ERRORS);
+		scalio_host_hstat_inc(hs, SCALIO_HS_ERRORS);
 	return ret;
 }
 
 /**
- * scalio_put() - store a key/value pair durably
+ * scalio_host_put() - store a key/value pair durably
  * @hs:		store
  * @key:	key (checked by the caller)
  * @klen:	key length
@@ -394,23 +395,45 @@ out:
  * Return: 0 once durable and no slot can serve an older value; or -ENOSPC,
  * -EIO, -ENOTCONN, -ETIMEDOUT...
  */
-int scalio_put(struct scalio_hstore *hs, const u8 *key, u32 klen,
-	       const u8 *value, u32 vlen)
+int scalio_host_put(struct scalio_host_hstore *hs, const u8 *key, u32 klen,
+		    const u8 *value, u32 vlen)
 {
-	scalio_hstat_inc(hs, SCALIO_HS_PUTS);
-	return scalio_write(hs, SCALIO_MSG_PUT, key, klen, value, vlen);
+	u64 hash = 0, t0 = 0;
+	int ret;
+
+	scalio_host_hstat_inc(hs, SCALIO_HS_PUTS);
+	if (trace_scalio_host_put_issue_enabled() ||
+	    trace_scalio_host_put_done_enabled()) {
+		hash = scalio_key_hash(hs->hash_seed, key, klen);
+		t0 = ktime_get_ns();
+	}
+	trace_scalio_host_put_issue(hs, hash, vlen);
+	ret = scalio_host_write(hs, SCALIO_MSG_PUT, key, klen, value, vlen);
+	trace_scalio_host_put_done(hs, hash, ret, ktime_get_ns() - t0);
+	return ret;
 }
 
 /**
- * scalio_delete() - remove a key durably
+ * scalio_host_delete() - remove a key durably
  * @hs:		store
  * @key:	key
  * @klen:	key length
  *
  * Return: 0, -ENOENT if the key did not exist, or an error.
  */
-int scalio_delete(struct scalio_hstore *hs, const u8 *key, u32 klen)
+int scalio_host_delete(struct scalio_host_hstore *hs, const u8 *key, u32 klen)
 {
-	scalio_hstat_inc(hs, SCALIO_HS_DELETES);
-	return scalio_write(hs, SCALIO_MSG_DELETE, key, klen, NULL, 0);
+	u64 hash = 0, t0 = 0;
+	int ret;
+
+	scalio_host_hstat_inc(hs, SCALIO_HS_DELETES);
+	if (trace_scalio_host_delete_issue_enabled() ||
+	    trace_scalio_host_delete_done_enabled()) {
+		hash = scalio_key_hash(hs->hash_seed, key, klen);
+		t0 = ktime_get_ns();
+	}
+	trace_scalio_host_delete_issue(hs, hash, 0);
+	ret = scalio_host_write(hs, SCALIO_MSG_DELETE, key, klen, NULL, 0);
+	trace_scalio_host_delete_done(hs, hash, ret, ktime_get_ns() - t0);
+	return ret;
 }

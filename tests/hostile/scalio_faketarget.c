@@ -32,6 +32,16 @@
  *   chunks-gap chunks-overlap chunks-short-cover chunks-nr-big
  *   chunks-first chunks-len chunks-zero
  *                  a CHUNKS answer that does not tile the table
+ *   hello-nblocks-big  2^25 blocks: above SCALIO_NR_BLOCKS_MAX
+ *   hello-nchunks-huge 2^31 blocks in 2^31 chunks (64 GiB of host chunk
+ *                  table if the host believed it)
+ *   hello-nchunks-many 2^24 blocks in 2^17 chunks of 128: a well-formed
+ *                  index with more chunks than the host's cap
+ *   chunks-one     64 chunks of one block, one chunk per CHUNKS answer,
+ *                  each answer 4 s late
+ *   chunks-slow chunks-kill
+ *                  2^16 chunks of one block in full CHUNKS answers, each
+ *                  4 s late: 257 answers, 17 minutes
  *   chunks-rkey    a well-formed store whose second chunk's rkey is wrong:
  *                  the attach succeeds, and a GET's RDMA READ of a block
  *                  of that chunk fails with a remote access error (last:
@@ -96,6 +106,7 @@ struct ft {
 	uint16_t qd, qd_req;
 	const char *sc;		/* scenario */
 	struct rdma_cm_event *pending;	/* the next scenario's request */
+	uint32_t nblocks, nchunks;	/* what HELLO told */
 	unsigned long keepalives, requests;
 	bool gone;
 };
@@ -198,11 +209,27 @@ static void do_hello(struct ft *f, const struct scalio_msg_hdr *req)
 
 	memset(m, 0, sizeof(m));
 	rsp_hdr(&r->hdr, req, len, 0);
-	r->nr_blocks = cpu_to_le32(NR_BLOCKS);
+	f->nblocks = NR_BLOCKS;
+	f->nchunks = 2;
+	if (is(f, "hello-nblocks-big")) {
+		f->nblocks = 1U << 25;
+	} else if (is(f, "hello-nchunks-huge")) {
+		f->nblocks = 1U << 31;
+		f->nchunks = 1U << 31;
+	} else if (is(f, "hello-nchunks-many")) {
+		f->nblocks = 1U << 24;
+		f->nchunks = 1U << 17;
+	} else if (is(f, "chunks-one")) {
+		f->nchunks = NR_BLOCKS;
+	} else if (is(f, "chunks-slow") || is(f, "chunks-kill")) {
+		f->nblocks = 1U << 16;
+		f->nchunks = 1U << 16;
+	}
+	r->nr_blocks = cpu_to_le32(f->nblocks);
 	r->slots_per_block = cpu_to_le32(SLOTS);
 	r->block_size = cpu_to_le32(BSIZE);
 	r->nr_ssds = cpu_to_le32(1);
-	r->nr_chunks = cpu_to_le32(2);
+	r->nr_chunks = cpu_to_le32(f->nchunks);
 	r->features = cpu_to_le32(SCALIO_F_OFFLOAD_READ | SCALIO_F_INLINE_CACHE);
 	r->hdr_addr = cpu_to_le64((uintptr_t)f->region + HDR_OFF);
 	r->hdr_rkey = cpu_to_le32(f->rmr->rkey);
@@ -244,28 +271,38 @@ static void do_hello(struct ft *f, const struct scalio_msg_hdr *req)
 		send_msg(f, m, len);
 }
 
-/* Two chunks of 32 blocks (the lies bend the second). */
+/*
+ * The chunks HELLO told, as many per answer as a message holds (chunks-one:
+ * one): two of 32 blocks for most scenarios (the lies bend the second).
+ */
 static void do_chunks(struct ft *f, const struct scalio_msg_hdr *req)
 {
 	static uint8_t m[MSG];
 	const struct scalio_msg_chunks_req *cr = (const void *)req;
 	struct scalio_msg_chunks_rep *r = (void *)m;
-	uint32_t first = le32_to_cpu(cr->first), nr = 0, i;
+	uint32_t first = le32_to_cpu(cr->first), nr = 0, i, end, per;
 	uint32_t len;
 
 	memset(m, 0, sizeof(m));
-	for (i = first; i < 2; i++, nr++) {
+	per = f->nchunks ? f->nblocks / f->nchunks : 32;
+	end = first + (is(f, "chunks-one") ? 1 : SCALIO_CHUNKS_PER_MSG);
+	if (end > f->nchunks || end < first)
+		end = f->nchunks;
+	/* Each answer just in time for the host's 10 s request timeout. */
+	if (is(f, "chunks-one") || is(f, "chunks-slow") || is(f, "chunks-kill"))
+		sleep(4);
+	for (i = first; i < end; i++, nr++) {
 		struct scalio_wire_chunk *c = &r->chunk[nr];
-		uint32_t fb = i * 32;
+		uint32_t fb = i * per;
 
 		c->addr = cpu_to_le64((uintptr_t)f->region + BLK_OFF +
 				      (uint64_t)fb * BSIZE);
 		c->rkey = cpu_to_le32(f->rmr->rkey);
-		c->nr_blocks = cpu_to_le32(32);
+		c->nr_blocks = cpu_to_le32(per);
 		c->first_block = cpu_to_le32(fb);
 		c->seg_rkey = cpu_to_le32(f->rmr->rkey);
 		c->seg_addr = cpu_to_le64((uintptr_t)f->region + SEG_OFF +
-					  fb * 8);
+					  (uint64_t)fb * 8);
 	}
 	len = sizeof(*r) + nr * sizeof(r->chunk[0]);
 	r->first = cpu_to_le32(first);

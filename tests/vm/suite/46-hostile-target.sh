@@ -27,6 +27,18 @@
 #   target sends any of it, so the host fails the connection at once
 #   rather than waiting out the request's timeout), leave no
 #   /dev/scalio/fake, and name the reason in the host's log;
+#   hello-nblocks-big, hello-nchunks-huge, hello-nchunks-many: a table
+#             above SCALIO_NR_BLOCKS_MAX, 2^31 chunks (a 64 GiB chunk
+#             table: kvcalloc would WARN), a well-formed index of more
+#             chunks than the host's cap: refused at HELLO, nothing sized
+#             by them
+#   chunks-one  one chunk per CHUNKS answer, each 4 s late: refused at the
+#             first short answer (EPROTO within 10 s, not 64 x 4 s later)
+#   chunks-slow full CHUNKS answers, each 4 s late, 257 of them: the
+#             handshake's total bound (30 s) ends the attach with
+#             ETIMEDOUT within 45 s
+#   chunks-kill the same, and the attaching process is sent SIGKILL after
+#             3 s: it is gone within 3 s more (the waits are killable)
 #   kato-tiny HELLO tells a 1 ms keep-alive timeout: the host clamps it to
 #             3 s and sends at most one KEEPALIVE a second.
 #   chunks-rkey (last) a well-formed store whose second index chunk has a
@@ -74,6 +86,8 @@ ALL="ok cm-none cm-magic cm-major cm-qd0 cm-qd-big cm-cid0 cm-cid-big
 	hello-short hello-nblocks0 hello-nblocks3 hello-slots5 hello-bsize
 	hello-nssds0 hello-nssds-big hello-nchunks0 hello-nchunks-big
 	hello-lease0 hello-lease-big hello-features
+	hello-nblocks-big hello-nchunks-huge hello-nchunks-many
+	chunks-one chunks-slow chunks-kill
 	chunks-gap chunks-overlap chunks-short-cover chunks-nr-big chunks-first
 	chunks-len chunks-zero ssd-short ssd-nqn-unterminated ssd-index
 	ssd-nqn-bad oversize noise-tag noise-stale noise-replay noise-op
@@ -189,6 +203,60 @@ done
 for sc in hello-lease0 hello-lease-big hello-features; do
 	must_fail $sc "HELLO with bad geometry"
 done
+for sc in hello-nblocks-big hello-nchunks-huge hello-nchunks-many; do
+	must_fail $sc "HELLO with bad geometry"
+done
+# One chunk per answer, each 4 s late: refused at the first answer.
+t0=$(date +%s)
+must_fail chunks-one "CHUNKS page at 0: 1 chunks, 64 expected"
+want chunks-one && { dt=$(($(date +%s) - t0))
+	[ $dt -le $((10 * F)) ] && ok "chunks-one: refused in ${dt}s" ||
+		bad "chunks-one: refused after ${dt}s (more than $((10 * F)))"; }
+# Full answers, each 4 s late: 257 of them would take 17 minutes; the
+# handshake's bound (30 s, plus one request's timeout at most) ends it.
+# The attach runs under timeout(1) so that a missing bound fails the test
+# rather than hanging it (SIGTERM is fatal to scalioctl).
+if want chunks-slow; then
+	nrun=$((nrun + 1)) ran="$ran chunks-slow"
+	echo "== chunks-slow"
+	mark
+	t0=$(date +%s)
+	out=$(timeout 150 scalioctl attach fake --addr "$A" --port $P 2>&1)
+	rc=$?
+	dt=$(($(date +%s) - t0))
+	echo "$out" | sed 's/^/   | /'
+	if [ $rc = 124 ]; then
+		bad "chunks-slow: attach still running after ${dt}s"
+	elif echo "$out" | grep -q "SCALIO_IOC_ATTACH: Connection timed out" &&
+	     [ $dt -le 45 ]; then
+		ok "chunks-slow: attach timed out after ${dt}s"
+	else
+		bad "chunks-slow: attach ended after ${dt}s with rc $rc"
+	fi
+	[ -e /dev/scalio/fake ] && { bad "chunks-slow: /dev/scalio/fake exists"; scalioctl detach fake; }
+	newlog | grep -q 'fake: handshake failed: -110' &&
+		ok "chunks-slow: host log: handshake failed: -110" ||
+		{ bad "chunks-slow: host log lacks -110"; newlog | tail -n 5; }
+fi
+# The same target, and the attaching process is killed after 3 s.
+if want chunks-kill; then
+	nrun=$((nrun + 1)) ran="$ran chunks-kill"
+	echo "== chunks-kill"
+	scalioctl attach fake --addr "$A" --port $P > /dev/null 2>&1 &
+	pid=$!
+	sleep 3
+	kill -KILL $pid 2> /dev/null
+	t0=$(date +%s)
+	gone=0
+	for i in $(seq 1 30); do
+		kill -0 $pid 2> /dev/null || { gone=1; break; }
+		sleep 0.1
+	done
+	[ $gone = 1 ] && ok "chunks-kill: the killed attach ended at once" ||
+		bad "chunks-kill: the killed attach still runs 3 s later ($(cat /proc/$pid/stat 2> /dev/null | cut -d' ' -f3))"
+	wait $pid 2> /dev/null
+	[ -e /dev/scalio/fake ] && { bad "chunks-kill: /dev/scalio/fake exists"; scalioctl detach fake; }
+fi
 for sc in chunks-gap chunks-overlap chunks-short-cover chunks-nr-big \
 	  chunks-first; do
 	must_fail $sc "fake: handshake failed: -71"
@@ -281,7 +349,7 @@ scalioctl put "${SCALIO_STORE:-kv0}" ht.k v && [ "$(scalioctl get "${SCALIO_STOR
 if [ -n "$ONLY" ]; then
 	want=$(echo $ONLY | wc -w)
 else
-	want=43
+	want=49
 fi
 [ "$nrun" = "$want" ] && ok "$nrun scenarios ran" ||
 	bad "$nrun scenarios ran, $want expected"

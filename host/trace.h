@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * scalio-host tracepoints: one key-value operation from issue to
+ * completion, the slot protocol's fills, reclaims and lease renewals, and
+ * reconnects.  Keys are never traced, only their 64-bit hash under the
+ * store's seed (the one that places them: equal keys, equal hashes).
+ *
+ * Enable with tracefs (events/scalio_host/), trace-cmd or perf trace; see
+ * Documentation/admin-guide.rst, "Tracing".
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM scalio_host
+
+#if !defined(_SCALIO_HOST_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _SCALIO_HOST_TRACE_H
+
+#include <linux/tracepoint.h>
+#include <linux/string.h>
+
+#include "scalio_host.h"
+
+DECLARE_EVENT_CLASS(scalio_host_kv_issue,
+	TP_PROTO(const struct scalio_host_hstore *hs, u64 hash, u32 vlen),
+	TP_ARGS(hs, hash, vlen),
+	TP_STRUCT__entry(
+		__array(char, store, SCALIO_NAME_MAX)
+		__field(u64, hash)
+		__field(u32, vlen)
+	),
+	TP_fast_assign(
+		strscpy(__entry->store, hs->name, SCALIO_NAME_MAX);
+		__entry->hash = hash;
+		__entry->vlen = vlen;
+	),
+	TP_printk("store=%s hash=%016llx vlen=%u", __entry->store,
+		  __entry->hash, __entry->vlen)
+);
+
+/* A GET starts (vlen 0). */
+DEFINE_EVENT(scalio_host_kv_issue, scalio_host_get_issue,
+	TP_PROTO(const struct scalio_host_hstore *hs, u64 hash, u32 vlen),
+	TP_ARGS(hs, hash, vlen));
+/* A PUT of @vlen bytes starts. */
+DEFINE_EVENT(scalio_host_kv_issue, scalio_host_put_issue,
+	TP_PROTO(const struct scalio_host_hstore *hs, u64 hash, u32 vlen),
+	TP_ARGS(hs, hash, vlen));
+/* A DELETE starts (vlen 0). */
+DEFINE_EVENT(scalio_host_kv_issue, scalio_host_delete_issue,
+	TP_PROTO(const struct scalio_host_hstore *hs, u64 hash, u32 vlen),
+	TP_ARGS(hs, hash, vlen));
+
+/*
+ * A GET ends: @result 0 (found, @vlen bytes), -ENOENT or an error; @hit:
+ * answered from a slot of the one-sided cache (the cache_hits counter);
+ * @retries: block re-reads after a back-off or a torn copy (the retries
+ * counter); @latency_ns from its issue.
+ */
+TRACE_EVENT(scalio_host_get_done,
+	TP_PROTO(const struct scalio_host_hstore *hs, u64 hash, int result,
+		 u32 vlen, bool hit, u32 retries, u64 latency_ns),
+	TP_ARGS(hs, hash, result, vlen, hit, retries, latency_ns),
+	TP_STRUCT__entry(
+		__array(char, store, SCALIO_NAME_MAX)
+		__field(u64, hash)
+		__field(int, result)
+		__field(u32, vlen)
+		__field(bool, hit)
+		__field(u32, retries)
+		__field(u64, latency_ns)
+	),
+	TP_fast_assign(
+		strscpy(__entry->store, hs->name, SCALIO_NAME_MAX);
+		__entry->hash = hash;
+		__entry->result = result;
+		__entry->vlen = vlen;
+		__entry->hit = hit;
+		__entry->retries = retries;
+		__entry->latency_ns = latency_ns;
+	),
+	TP_printk("store=%s hash=%016llx result=%d vlen=%u hit=%d retries=%u latency_ns=%llu",
+		  __entry->store, __entry->hash, __entry->result,
+		  __entry->vlen, __entry->hit, __entry->retries,
+		  __entry->latency_ns)
+);
+
+DECLARE_EVENT_CLASS(scalio_host_write_done,
+	TP_PROTO(const struct scalio_host_hstore *hs, u64 hash, int result,
+		 u64 latency_ns),
+	TP_ARGS(hs, hash, result, latency_ns),
+	TP_STRUCT__entry(
+		__array(char, store, SCALIO_NAME_MAX)
+		__field(u64, hash)
+		__field(int, result)
+		__field(u64, latency_ns)
+	),
+	TP_fast_assign(
+		strscpy(__entry->store, hs->name, SCALIO_NAME_MAX);
+		__entry->hash = hash;
+		__entry->result = result;
+		__entry->latency_ns = latency_ns;
+	),
+	TP_printk("store=%s hash=%016llx result=%d latency_ns=%llu",
+		  __entry->store, __entry->hash, __entry->result,
+		  __entry->latency_ns)
+);
+
+/*
+ * A PUT or DELETE ends: @result 0 once durable and invalidated (DELETE:
+ * -ENOENT for a missing key), or an error; @latency_ns from its issue
+ * (the RPC, its commit on the target, and the invalidation).
+ */
+DEFINE_EVENT(scalio_host_write_done, scalio_host_put_done,
+	TP_PROTO(const struct scalio_host_hstore *hs, u64 hash, int result,
+		 u64 latency_ns),
+	TP_ARGS(hs, hash, result, latency_ns));
+DEFINE_EVENT(scalio_host_write_done, scalio_host_delete_done,
+	TP_PROTO(const struct scalio_host_hstore *hs, u64 hash, int result,
+		 u64 latency_ns),
+	TP_ARGS(hs, hash, result, latency_ns));
+
+/*
+ * A GET that missed filled slot @slot of @block: @vlen bytes read from the
+ * SSD or by RPC, @cached: the value was published in the slot (else the
+ * slot was released: the key is absent or its value is too long to
+ * cache), @lost: the lock was reclaimed or invalidated meanwhile and
+ * nothing was published (the GET starts over).
+ */
+TRACE_EVENT(scalio_host_slot_fill,
+	TP_PROTO(const struct scalio_host_hstore *hs, u32 block, u32 slot,
+		 u32 vlen, bool cached, bool lost),
+	TP_ARGS(hs, block, slot, vlen, cached, lost),
+	TP_STRUCT__entry(
+		__array(char, store, SCALIO_NAME_MAX)
+		__field(u32, block)
+		__field(u32, slot)
+		__field(u32, vlen)
+		__field(bool, cached)
+		__field(bool, lost)
+	),
+	TP_fast_assign(
+		strscpy(__entry->store, hs->name, SCALIO_NAME_MAX);
+		__entry->block = block;
+		__entry->slot = slot;
+		__entry->vlen = vlen;
+		__entry->cached = cached;
+		__entry->lost = lost;
+	),
+	TP_printk("store=%s block=%u slot=%u vlen=%u cached=%d lost=%d",
+		  __entry->store, __entry->block, __entry->slot,
+		  __entry->vlen, __entry->cached, __entry->lost)
+);
+
+DECLARE_EVENT_CLASS(scalio_host_slot_lock,
+	TP_PROTO(const struct scalio_host_hstore *hs, u32 block, u32 slot,
+		 bool done),
+	TP_ARGS(hs, block, slot, done),
+	TP_STRUCT__entry(
+		__array(char, store, SCALIO_NAME_MAX)
+		__field(u32, block)
+		__field(u32, slot)
+		__field(bool, done)
+	),
+	TP_fast_assign(
+		strscpy(__entry->store, hs->name, SCALIO_NAME_MAX);
+		__entry->block = block;
+		__entry->slot = slot;
+		__entry->done = done;
+	),
+	TP_printk("store=%s block=%u slot=%u done=%d", __entry->store,
+		  __entry->block, __entry->slot, __entry->done)
+);
+
+/*
+ * A GET reclaimed an expired fill lock on slot @slot of @block; @done:
+ * its CAS won (the lease_reclaims counter), else someone changed the
+ * slot first.
+ */
+DEFINE_EVENT(scalio_host_slot_lock, scalio_host_slot_reclaim,
+	TP_PROTO(const struct scalio_host_hstore *hs, u32 block, u32 slot,
+		 bool done),
+	TP_ARGS(hs, block, slot, done));
+/*
+ * A filler renewed its lease on slot @slot of @block; @done: renewed
+ * (the lease_renewals counter), else the lock was lost or the GET's time
+ * was up.
+ */
+DEFINE_EVENT(scalio_host_slot_lock, scalio_host_slot_renew,
+	TP_PROTO(const struct scalio_host_hstore *hs, u32 block, u32 slot,
+		 bool done),
+	TP_ARGS(hs, block, slot, done));
+
+/*
+ * A reconnect attempt of a live store ended: @result 0 (the reconnects
+ * counter) or its error; @next_ms: the delay before the next attempt (0:
+ * none).
+ */
+TRACE_EVENT(scalio_host_reconnect,
+	TP_PROTO(const struct scalio_host_hstore *hs, int result, u32 next_ms),
+	TP_ARGS(hs, result, next_ms),
+	TP_STRUCT__entry(
+		__array(char, store, SCALIO_NAME_MAX)
+		__field(int, result)
+		__field(u32, next_ms)
+	),
+	TP_fast_assign(
+		strscpy(__entry->store, hs->name, SCALIO_NAME_MAX);
+		__entry->result = result;
+		__entry->next_ms = next_ms;
+	),
+	TP_printk("store=%s result=%d next_ms=%u", __entry->store,
+		  __entry->result, __entry->next_ms)
+);
+
+#endif /* _SCALIO_HOST_TRACE_H */
+
+/* The module is built out of tree: this header is found through -I. */
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE trace
+#include <trace/define_trace.h>

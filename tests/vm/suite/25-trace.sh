@@ -1,0 +1,155 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# 25-trace: the host module's tracepoints (host/trace.h) tell the same
+# story as its counters.  In host1, with kv0 attached, every scalio_host
+# event is enabled through tracefs during a small workload: N PUTs from
+# one process, then 4 processes each PUTting and GETting their own keys at
+# once, two GET passes over every key (misses that fill, then hits), GETs
+# of absent keys, DELETEs of present and absent keys.  Then, against the
+# deltas of `scalioctl stats --host-only` and what the workload saw:
+#   - every ring buffer kept every event (no overrun);
+#   - get_issue = get_done = gets; get_done with hit=1 = cache_hits;
+#     slot_fill with lost=0 = cache_misses (a miss is answered by its
+#     fill); slot_reclaim done=1 = lease_reclaims; slot_renew done=1 =
+#     lease_renewals;
+#   - put_issue = put_done = puts, and put_done result=0 = the PUTs the
+#     workload saw acknowledged; delete_done = deletes, result=0 for the
+#     present keys and -2 (ENOENT) for the absent ones;
+#   - get_done result=-2 = the GETs of absent keys that said "not found";
+#   - fields: store=kv0 everywhere, a non-zero latency_ns on every
+#     completion, one distinct hash per distinct key PUT (N + 4 x M), each
+#     GET's hash is a PUT's hash or an absent key's.
+# Kernel logs must be clean.
+# Usage: 25-trace.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+# shellcheck source=tests/vm/lib.sh
+. "$top/tests/vm/lib.sh"
+suite_kver "$@"
+suite_share trace
+
+cat > "$share/trace.sh" << 'EOF'
+set -u
+S=${SCALIO_STORE:-kv0}
+T=/sys/kernel/tracing
+N=40	# keys of the single-process part
+M=15	# keys of each of the 4 concurrent processes
+nfail=0
+ok() { echo "ok: $*"; }
+bad() { echo "FAIL: $*"; nfail=$((nfail + 1)); }
+hstat() {
+	scalioctl stats --json --host-only "$S" | sed -n "s/.*\"$1\": \([0-9]*\).*/\1/p"
+}
+mountpoint -q $T || mount -t tracefs nodev $T || { echo "FAIL: no tracefs"; exit 1; }
+[ -d $T/events/scalio_host ] || { echo "FAIL: no scalio_host events in $T/events"; exit 1; }
+echo "# events: $(cd $T/events/scalio_host && echo scalio_host_*)"
+echo 0 > $T/tracing_on
+echo > $T/trace
+echo 8192 > $T/buffer_size_kb
+echo 1 > $T/events/scalio_host/enable
+C="gets puts deletes cache_hits cache_misses lease_reclaims lease_renewals"
+for c in $C; do eval "b_$c=\$(hstat $c)"; done
+echo 1 > $T/tracing_on
+
+# --- the workload
+acked=0
+i=0
+while [ $i -lt $N ]; do
+	scalioctl put "$S" "tr.k$i" "v$i" > /dev/null && acked=$((acked + 1))
+	i=$((i + 1))
+done
+# 4 processes at once, each its own keys: PUT, GET, GET
+for p in 1 2 3 4; do
+	(
+		a=0 j=0
+		while [ $j -lt $M ]; do
+			scalioctl put "$S" "tr.p$p.$j" "w$p.$j" > /dev/null && a=$((a + 1))
+			scalioctl get "$S" "tr.p$p.$j" > /dev/null
+			scalioctl get "$S" "tr.p$p.$j" > /dev/null
+			j=$((j + 1))
+		done
+		echo $a > /tmp/tr.acked.$p
+	) &
+done
+wait
+for p in 1 2 3 4; do acked=$((acked + $(cat /tmp/tr.acked.$p))); done
+# two passes: misses that fill, then hits
+for pass in 1 2; do
+	i=0
+	while [ $i -lt $N ]; do
+		[ "$(scalioctl get "$S" "tr.k$i")" = "v$i" ] || bad "GET tr.k$i (pass $pass)"
+		i=$((i + 1))
+	done
+done
+absent=0
+for i in 1 2 3 4 5 6; do
+	scalioctl get "$S" "tr.absent$i" > /dev/null 2>&1
+	[ $? = 1 ] && absent=$((absent + 1))
+done
+dok=0
+for i in 0 1 2 3 4; do
+	scalioctl del "$S" "tr.k$i" > /dev/null 2>&1 && dok=$((dok + 1))
+done
+scalioctl del "$S" tr.absent1 > /dev/null 2>&1
+[ $? = 1 ] && dabs=1 || dabs=0
+
+echo 0 > $T/tracing_on
+for c in $C; do eval "d_$c=\$(( \$(hstat $c) - b_$c ))"; done
+echo 0 > $T/events/scalio_host/enable
+grep -v '^#' $T/trace > /tmp/tr.txt
+overrun=$(cat $T/per_cpu/cpu*/stats | awk '/^overrun:/ { s += $2 } END { print s + 0 }')
+echo > $T/trace
+echo "# $(wc -l < /tmp/tr.txt) events; counter deltas:$(for c in $C; do eval "printf ' %s=%s' $c \$d_$c"; done)"
+echo "# PUTs acknowledged $acked, GETs not found $absent, DELETEs done $dok + $dabs not found"
+for e in get_issue get_done put_issue put_done delete_issue delete_done slot_fill slot_reclaim slot_renew reconnect; do
+	grep "scalio_host_$e:" /tmp/tr.txt | head -n 1 | sed 's/^ *//; s/^/# sample: /'
+done
+
+# n EVENT [FIELD=VALUE...]: events of that name whose fields all match
+n() {
+	local e=$1
+	shift
+	grep "scalio_host_$e: " /tmp/tr.txt | {
+		f=cat
+		for kv in "$@"; do f="$f | grep -- ' $kv\\( \\|\$\\)'"; done
+		eval "$f"
+	} | wc -l
+}
+eq() {	# eq WHAT GOT WANT
+	[ "$2" = "$3" ] && ok "$1: $2" || bad "$1: $2, expected $3"
+}
+eq "ring buffer overruns" "$overrun" 0
+eq "get_issue events = gets" "$(n get_issue)" "$d_gets"
+eq "get_done events = gets" "$(n get_done)" "$d_gets"
+eq "get_done hit=1 = cache_hits" "$(n get_done hit=1)" "$d_cache_hits"
+eq "slot_fill lost=0 = cache_misses" "$(n slot_fill lost=0)" "$d_cache_misses"
+eq "slot_reclaim done=1 = lease_reclaims" "$(n slot_reclaim done=1)" "$d_lease_reclaims"
+eq "slot_renew done=1 = lease_renewals" "$(n slot_renew done=1)" "$d_lease_renewals"
+eq "get_done result=-2 = GETs not found" "$(n get_done result=-2)" "$absent"
+eq "put_issue events = puts" "$(n put_issue)" "$d_puts"
+eq "put_done events = puts" "$(n put_done)" "$d_puts"
+eq "put_done result=0 = PUTs acknowledged" "$(n put_done result=0)" "$acked"
+eq "PUTs acknowledged" "$acked" $((N + 4 * M))
+eq "delete_done events = deletes" "$(n delete_done)" "$d_deletes"
+eq "delete_done result=0 = DELETEs done" "$(n delete_done result=0)" "$dok"
+eq "delete_done result=-2 = DELETEs not found" "$(n delete_done result=-2)" "$dabs"
+[ "$d_cache_hits" -ge $N ] && ok "the second pass hit ($d_cache_hits hits)" ||
+	bad "only $d_cache_hits cache hits: the workload did not reach the cache"
+eq "events of another store" "$(grep 'scalio_host_' /tmp/tr.txt | grep -vc " store=$S ")" 0
+eq "completions with latency_ns=0" "$(grep -E 'scalio_host_(get|put|delete)_done:' /tmp/tr.txt | grep -c ' latency_ns=0$')" 0
+hashes() { grep "scalio_host_$1: " /tmp/tr.txt | sed -n 's/.* hash=\([0-9a-f]*\) .*/\1/p' | sort -u; }
+hashes put_issue > /tmp/tr.put
+eq "distinct hashes PUT" "$(wc -l < /tmp/tr.put)" $((N + 4 * M))
+eq "GET hashes of no PUT (the 6 absent keys)" \
+	"$(hashes get_done | comm -23 - /tmp/tr.put | wc -l)" 6
+[ $nfail = 0 ] || { echo "TRACE TEST FAILED: $nfail check(s)"; exit 1; }
+echo "TRACE TEST PASSED"
+EOF
+
+"$top/tests/vm/run" --kver "$kver" --ssds 1 --share "$share" \
+	-- 'sh /share/trace.sh'
+rc=$?
+[ $rc = 0 ] || { echo "FAIL: tests/vm/run exited $rc"; exit 1; }
+echo "PASS: the host's trace events agree with its counters"
+exit 0
