@@ -20,6 +20,12 @@
 #   - fields: store=kv0 everywhere, a non-zero latency_ns on every
 #     completion, one distinct hash per distinct key PUT (N + 4 x M), each
 #     GET's hash is a PUT's hash or an absent key's.
+# The target's events (target/trace.h, trace system scalio_target) are
+# enabled in the target VM over the same workload plus a detach and attach
+# of host1, and checked against the target's counters: batch_committed
+# events with ret=0 = the batches delta, their ops summed = batched_ops,
+# one batch_formed per batch_committed, a non-zero latency_ns on each, and
+# an admit event with ret=0 for host1's NQN (the attach).
 # Kernel logs must be clean.
 # Usage: 25-trace.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
 set -uo pipefail
@@ -50,6 +56,15 @@ echo 8192 > $T/buffer_size_kb
 echo 1 > $T/events/scalio_host/enable
 C="gets puts deletes cache_hits cache_misses lease_reclaims lease_renewals"
 for c in $C; do eval "b_$c=\$(hstat $c)"; done
+# The target's side: its own tracefs, its counters through the host's stats.
+tstat() {
+	scalioctl stats --json "$S" | sed -n "s/.*\"target_$1\": \([0-9]*\).*/\1/p"
+}
+vmctl exec-target "mountpoint -q $T || mount -t tracefs nodev $T; echo 0 > $T/tracing_on;
+	echo > $T/trace; echo 8192 > $T/buffer_size_kb; echo 1 > $T/events/scalio_target/enable;
+	echo 1 > $T/tracing_on" || { echo "FAIL: enabling the target's events"; exit 1; }
+tb_batches=$(tstat batches)
+tb_ops=$(tstat batched_ops)
 echo 1 > $T/tracing_on
 
 # --- the workload
@@ -96,6 +111,14 @@ scalioctl del "$S" tr.absent1 > /dev/null 2>&1
 
 echo 0 > $T/tracing_on
 for c in $C; do eval "d_$c=\$(( \$(hstat $c) - b_$c ))"; done
+td_batches=$(( $(tstat batches) - tb_batches ))
+td_ops=$(( $(tstat batched_ops) - tb_ops ))
+# a new attach: the target's admit event
+scalioctl detach "$S" && scalioctl attach "$S" --addr "${SCALIO_TARGET_ADDR:-10.77.0.1}" > /dev/null ||
+	bad "detach and attach"
+vmctl exec-target "echo 0 > $T/tracing_on; echo 0 > $T/events/scalio_target/enable;
+	grep -v '^#' $T/trace; echo > $T/trace" > /tmp/tt.txt ||
+	{ echo "FAIL: reading the target's trace"; exit 1; }
 echo 0 > $T/events/scalio_host/enable
 grep -v '^#' $T/trace > /tmp/tr.txt
 overrun=$(cat $T/per_cpu/cpu*/stats | awk '/^overrun:/ { s += $2 } END { print s + 0 }')
@@ -143,6 +166,23 @@ hashes put_issue > /tmp/tr.put
 eq "distinct hashes PUT" "$(wc -l < /tmp/tr.put)" $((N + 4 * M))
 eq "GET hashes of no PUT (the 6 absent keys)" \
 	"$(hashes get_done | comm -23 - /tmp/tr.put | wc -l)" 6
+
+# the target's events
+echo "# target: $(wc -l < /tmp/tt.txt) events; batches +$td_batches, batched_ops +$td_ops"
+for e in batch_formed batch_committed admit; do
+	grep "scalio_tgt_$e:" /tmp/tt.txt | head -n 1 | sed 's/^ *//; s/^/# sample: /'
+done
+tn() { grep -c "scalio_tgt_$1: .*$2" /tmp/tt.txt; }
+committed=$(grep 'scalio_tgt_batch_committed: ' /tmp/tt.txt | grep ' ret=0 ')
+eq "target batch_committed ret=0 = batches" "$(echo "$committed" | grep -c .)" "$td_batches"
+eq "target batch_committed ops summed = batched_ops" \
+	"$(echo "$committed" | sed -n 's/.* ops=\([0-9]*\) .*/\1/p' | awk '{ s += $1 } END { print s + 0 }')" "$td_ops"
+eq "target batch_formed = batch_committed" "$(tn batch_formed)" "$(tn batch_committed)"
+eq "target batch_committed with latency_ns=0" "$(echo "$committed" | grep -c ' latency_ns=0$')" 0
+[ "$td_batches" -gt 0 ] && ok "the workload committed $td_batches batches" || bad "no batch committed"
+nqn=$(cat /etc/nvme/hostnqn 2> /dev/null)
+[ "$(tn admit " host=$nqn proof=[0-9-]* ret=0")" -ge 1 ] && ok "target admit event for $nqn" ||
+	bad "no admit event with ret=0 for host1 ($nqn)"
 [ $nfail = 0 ] || { echo "TRACE TEST FAILED: $nfail check(s)"; exit 1; }
 echo "TRACE TEST PASSED"
 EOF
@@ -151,5 +191,5 @@ EOF
 	-- 'sh /share/trace.sh'
 rc=$?
 [ $rc = 0 ] || { echo "FAIL: tests/vm/run exited $rc"; exit 1; }
-echo "PASS: the host's trace events agree with its counters"
+echo "PASS: the host's and the target's trace events agree with their counters"
 exit 0

@@ -152,7 +152,7 @@ echo "== 2a. a refusal's answer outruns its disconnect, $NREFUSE times"
 # the DISCONNECTED event can be handled before the answer's receive
 # completion is polled.  The host must still report the answer (EACCES),
 # never the lost connection (ENOTCONN): it drains its QP before failing
-# its waiters (host/conn.c scalio_conn_stop()).  Seen once in CI before
+# its waiters (host/conn.c scalio_host_conn_stop()).  Seen once in CI before
 # that drain, in step 4.  A busy host (a CPU hog per vCPU) widens the race.
 h2 "rm -f /tmp/hog.pids; for i in \$(seq \$(nproc)); do sh -c 'while :; do :; done' < /dev/null > /dev/null 2>&1 & echo \$! >> /tmp/hog.pids; done"
 nenotconn=0
