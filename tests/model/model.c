@@ -135,8 +135,8 @@ static bool variant_correct(int v)
 }
 
 struct config {
-	char	ops[2][NOPS + 1]; /* W1, W2: 'p' PUT, 'b' PUT too large for
-				   * a slot, 'd' DELETE */
+	/* W1, W2: 'p' PUT, 'b' PUT too large for a slot, 'd' DELETE */
+	char	ops[2][NOPS + 1];
 	int	gets[3];	/* GETs by R1, R2 (key K) and R3 (key K2) */
 	int	ticks;		/* clock ticks available (lease expiries) */
 	int	attempts;	/* lock CASes per GET before giving up */
@@ -719,6 +719,19 @@ static bool cas(struct state *s, int i, u64 old, u64 new)
 	return true;
 }
 
+/* Does another fill of @pi's client in flight on its slot hold @lock? */
+static bool same_token(const struct state *s, int pi, u64 lock)
+{
+	int q;
+
+	for (q = 1; q < NPROC; q++)
+		if (q != pi && !is_writer(q) &&
+		    owner_of(q) == owner_of(pi) && s->p[q].my_ctl == lock &&
+		    s->p[q].mine == s->p[pi].mine)
+			return true;
+	return false;
+}
+
 /*
  * A lease renewal CAS (scalio_renewal_renew(), from scalio_renewal_start()
  * and the renewal work, any time while the segment is fetched): at most
@@ -730,6 +743,11 @@ static int reader_renew(struct state *s, int pi)
 	struct proc *p = &s->p[pi];
 	u64 next = vw(scalio_ctl_renew(p->my_ctl, est(s, pi)));
 
+	/* the fill token's host rule covers the renewed word too */
+	if (cfg.variant == V_FILL_TOKEN && same_token(s, pi, next)) {
+		EVENT(EV_TOKEN_RULE);
+		next = vw(scalio_ctl_renew(p->my_ctl, (u16)(est(s, pi) - 1)));
+	}
 	p->renewed++;
 	if (cas(s, p->mine, p->my_ctl, next)) {
 		EVENT(EV_RENEW);
@@ -747,19 +765,6 @@ static int reader_renew(struct state *s, int pi)
 static bool can_renew(const struct proc *p)
 {
 	return p->renewed < cfg.renew;
-}
-
-/* Does another fill of @pi's client in flight on its slot hold @lock? */
-static bool same_token(const struct state *s, int pi, u64 lock)
-{
-	int q;
-
-	for (q = 1; q < NPROC; q++)
-		if (q != pi && !is_writer(q) &&
-		    owner_of(q) == owner_of(pi) && s->p[q].my_ctl == lock &&
-		    s->p[q].mine == s->p[pi].mine)
-			return true;
-	return false;
 }
 
 /* Returns 0 if not enabled, 1 if applied, -1 if applied and violating. */
@@ -1644,7 +1649,7 @@ static struct result walk(void)
 			r.transitions++;
 			if (ret < 0) {
 				if (!r.violations && cfg.trace) {
-					printf("# walk seed %ld:\n", seed);
+					printf("# random walk, seed %ld:\n", seed);
 					print_trace(stack, d, en[k]);
 				}
 				r.violations++;
@@ -1767,9 +1772,9 @@ static const struct suite_case suite[] = {
 	CASE(V_NONE, "p", "", 1, 0, 1, 0, 1, CACHED | FULL | FPCOL, 0, 0, 0,
 	     20, SEE(EV_EVICT) | SEE(EV_COLLISION) | SEE(EV_INVAL)),
 	/* renewals (2 a fill) from a clock estimate that lags */
-	CASE(V_NONE, "p", "", 1, 0, 1, 1, 1, 0, 2, 0, 1, 20,
+	CASE(V_NONE, "p", "", 2, 0, 0, 2, 1, 0, 2, 0, 1, 20,
 	     SEE(EV_RENEW) | SEE(EV_RENEW_FAIL) | SEE(EV_LAGGED) |
-	     SEE(EV_ABANDON)),
+	     SEE(EV_ABANDON) | SEE(EV_HIT)),
 	/* a 1-bit version: the fill token keeps a wrapped fill out */
 	CASE(V_FILL_TOKEN, "p", "", 2, 1, 0, 1, 1, 0, 0, 0, 0, 1,
 	     SEE(EV_WRAP) | SEE(EV_LATE_WRITE) | SEE(EV_TORN) |
@@ -1801,6 +1806,9 @@ static const struct suite_case suite[] = {
 
 static const struct suite_case suite_long[] = {
 	/* moved from the standard suite (20 to 200 s of CPU each) */
+	CASE(V_NONE, "p", "", 1, 0, 1, 1, 1, 0, 2, 0, 1, 20,
+	     SEE(EV_RENEW) | SEE(EV_RENEW_FAIL) | SEE(EV_LAGGED) |
+	     SEE(EV_ABANDON)),
 	/* two PUTs with leases */
 	CORRECT("pp", 1, 1, 0, 1, 1, CACHED, 0, SEE(EV_LOOKUP_RECLAIM) |
 		SEE(EV_PUB_D) | SEE(EV_INVAL_FAIL) | SEE(EV_ABANDON)),
