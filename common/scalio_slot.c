@@ -56,6 +56,36 @@ u32 scalio_slot_csum(u32 version, const u8 *key, u32 klen,
 	return ~crc;
 }
 
+/*
+ * scalio_slot_csum_tok() - checksum of a slot published with a fill token
+ *
+ * See scalio_slot.h.  ~crc32c(~0, S) over S = le64(@ctl) || le32(klen) ||
+ * le32(vlen) || key || value.  The token is the lock's owner and lease
+ * deadline, which scalio_ctl_publish_tok() keeps in the C word: a stale
+ * filler (its lease long gone, its slot's version wrapped while it stalled)
+ * binds its own owner and deadline, so its WRITE cannot complete a C word
+ * that another fill published.  Two fills of one slot can only share a
+ * token if they share the owner, hence the host-side rule that a client
+ * never installs a lock word equal to one of its own fills still in flight.
+ */
+u32 scalio_slot_csum_tok(u64 ctl, const u8 *key, u32 klen,
+			 const u8 *value, u32 vlen)
+{
+	__le64 word = cpu_to_le64(ctl);
+	__le32 lens[2];
+	u32 crc;
+
+	lens[0] = cpu_to_le32(klen);
+	lens[1] = cpu_to_le32(vlen);
+	crc = crc32c(~0U, &word, sizeof(word));
+	crc = crc32c(crc, lens, sizeof(lens));
+	if (klen)
+		crc = crc32c(crc, key, klen);
+	if (vlen)
+		crc = crc32c(crc, value, vlen);
+	return ~crc;
+}
+
 static bool scalio_slot_has_key(const struct scalio_slot *s, const u8 *key,
 				u32 klen)
 {
@@ -74,6 +104,15 @@ bool scalio_slot_valid(const struct scalio_slot *s, const u8 *key, u32 klen)
 		return false;
 	if (key && !scalio_slot_has_key(s, key, klen))
 		return false;
+	/*
+	 * A C word naming an owner was published by scalio_ctl_publish_tok()
+	 * (scalio_ctl_publish() clears the owner): its checksum binds the
+	 * whole word.
+	 */
+	if (scalio_ctl_owner(ctl))
+		return le32_to_cpu(s->csum) ==
+		       scalio_slot_csum_tok(ctl, s->key, s->klen, s->value,
+					    s->vlen);
 	return le32_to_cpu(s->csum) ==
 	       scalio_slot_csum(scalio_ctl_version(ctl), s->key, s->klen,
 				s->value, s->vlen);
@@ -345,6 +384,22 @@ u64 scalio_ctl_publish(u64 locked)
 {
 	return scalio_ctl_make(SCALIO_SLOT_C, scalio_ctl_version(locked) + 1,
 			       0, 0, scalio_ctl_fp(locked));
+}
+
+/**
+ * scalio_ctl_publish_tok() - B -> C, keeping the fill token
+ * @locked:	the filler's lock
+ *
+ * Owner, lease deadline and fingerprint kept, version + 1.  The filler
+ * checksums its value with scalio_slot_csum_tok() of this word, and
+ * scalio_slot_valid() checks a C word that names an owner that way.
+ */
+u64 scalio_ctl_publish_tok(u64 locked)
+{
+	return scalio_ctl_make(SCALIO_SLOT_C, scalio_ctl_version(locked) + 1,
+			       scalio_ctl_owner(locked),
+			       scalio_ctl_lease(locked),
+			       scalio_ctl_fp(locked));
 }
 
 /* B, C or D -> A: everything cleared but the version, + 1. */

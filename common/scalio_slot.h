@@ -44,8 +44,9 @@ static inline u32 scalio_slot_offset(u32 i)
  * scalio_slot_valid() - is slot @s a consistent C-state copy of @key?
  *
  * True iff its ctl is in state C, klen/vlen are in range, the key matches
- * (when @key is non-NULL) and the checksum matches ctl's version: a torn
- * read fails this test and must be re-read.
+ * (when @key is non-NULL) and the checksum matches ctl's version (a C
+ * word that names an owner: matches the whole word, scalio_slot_csum_tok()):
+ * a torn read fails this test and must be re-read.
  */
 bool scalio_slot_valid(const struct scalio_slot *s, const u8 *key, u32 klen);
 
@@ -151,10 +152,26 @@ bool scalio_invalidate_next(const struct scalio_block_view *v,
 			    const u8 *key, u32 klen, u16 fp, u32 start,
 			    u32 *idx, u64 *new_ctl);
 
+/**
+ * scalio_slot_csum_tok() - checksum of a slot published with a fill token
+ * @ctl:	the whole C-state ctl word the slot is published with
+ *		(scalio_ctl_publish_tok() of the filler's lock)
+ * @key, @klen:	the key
+ * @value, @vlen: the value
+ *
+ * Binds all 64 bits of @ctl (version, owner, lease deadline, fingerprint),
+ * not only the version: a filler's late value WRITE validates only under
+ * the C word of its own fill, never under one published by another fill
+ * whose version wrapped to the same 20 bits.
+ */
+u32 scalio_slot_csum_tok(u64 ctl, const u8 *key, u32 klen,
+			 const u8 *value, u32 vlen);
+
 /* The ctl values of the protocol's transitions (all bump the version). */
 u64 scalio_ctl_lock(u64 old, u32 owner, u16 lease_deadline, u16 fp);
 u64 scalio_ctl_renew(u64 locked, u16 lease_deadline);	/* B -> B */
 u64 scalio_ctl_publish(u64 locked);	/* B -> C */
+u64 scalio_ctl_publish_tok(u64 locked);	/* B -> C, fill token kept */
 u64 scalio_ctl_release(u64 cur);	/* B -> A, D -> A, C -> A */
 u64 scalio_ctl_invalidate(u64 cur);	/* B -> D, C -> A */
 

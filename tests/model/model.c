@@ -5,23 +5,28 @@
  *
  * World: one hash block of 2 slots in "target memory", two keys K and K2
  * of that block whose values live in the block's on-SSD segment (the seg
- * word names the segment; segment g holds K = v_g and K2 = w0, and is
- * immutable).  Processes:
+ * word names a segment generation; each commit writes a new one, K2 = w0
+ * in all of them).  Processes:
  *
- *   writer  W: PUT(K, v1) [, PUT(K, v2)]: commit (durable write + seg
+ *   writers W1, W2: PUT(K), PUT(K, too large for a slot), DELETE(K)
+ *              (--w1, --w2; --puts N): commit (durable write + seg
  *              update, one target step), then the invalidation loop;
  *   readers R1, R2: GETs of K (--gets1, --gets2 of them);
  *   reader  R3: GETs of K2 (--gets3): victim pressure, it evicts K's C
- *              slots and locks, reclaims and fills slots K also wants.
+ *              slots and locks, reclaims and fills slots K also wants;
+ *   cleaner:   relocates the live segment (--cleans N times) and lets
+ *              later batches overwrite freed units (header mismatches).
  *
  * Each GET takes the code's steps (host/read.c) as the code takes them:
  * block READ and lookup (HIT returns; RECLAIM: CAS the expired lock to A
  * and re-read; BUSY / TORN: re-read), victim choice, lock CAS, key WRITE,
- * double-read READ and collision check (RECLAIM: CAS, then double-read
- * again; collision: release), optional lease renewal CASes while the
- * segment is read, seg + segment read, the lease check, the value WRITE,
- * and the publish CAS: three separate steps, so the clock may pass the
- * deadline and the slot be reclaimed between any two of them.
+ * double-read READ, the seg READ fenced behind it (a step of its own),
+ * collision check (RECLAIM: CAS, then double-read again; collision:
+ * release), segment read with its header check (a mismatch reads seg
+ * again), lease renewal CASes while the segment is read (--renew N), the
+ * lease check, the value WRITE, and the publish CAS (B -> A for a value
+ * absent or too large): separate steps, so the clock may pass the deadline
+ * and the slot be reclaimed between any two of them.
  *
  * Every RDMA READ of the block is NOT atomic: each part of each slot (the
  * ctl word; the data: klen, key, vlen, value, csum) is read at its own
@@ -31,10 +36,13 @@
  *
  * Leases: a global target clock advances by nondeterministic "tick" steps
  * (at most --ticks of them).  A lock's lease deadline is the clock at lock
- * (or renewal) time, so one tick later it has expired.  With --busy-reclaim
- * a reader that finds a live lock of its key may also reclaim it at once
- * (a clock estimate running ahead, or the host's "unchanged for longer
- * than any lease" rule): reclaim at any moment.  A crashed client is a
+ * (or renewal) time, so one tick later it has expired.  --lag N: a
+ * reader's clock estimate lags by up to N ticks until it reads the clock
+ * again.  With --busy-reclaim a reader that finds a live lock of its key
+ * may also reclaim it at once (a clock estimate running ahead, or the
+ * host's "unchanged for longer than any lease" rule): reclaim at any
+ * moment.  --fp-collide gives K2 and K3 K's fingerprint.  --vbits N cuts
+ * every ctl version to N bits, so versions wrap.  A crashed client is a
  * process that is never scheduled again; every prefix of every
  * interleaving is explored and checked (the checker is online).
  *
@@ -56,11 +64,24 @@
  *                    value it read (after clearing the D) instead of retrying
  *   skip-reclaim     lookup and double-read skip an expired B of the key
  *                    instead of reclaiming it by CAS (issue 13)
+ *   wrap             the design as built, run with a small --vbits: a
+ *                    filler stalled across a wrap publishes a stale value
+ *   token-no-rule    the fill token without its host rule (--same-owner:
+ *                    one client's two fills may share a lock word)
+ * and the fix of the version wrap must not:
+ *   fill-token       C keeps the lock's owner and deadline, the checksum
+ *                    binds the whole C word (scalio_ctl_publish_tok(),
+ *                    scalio_slot_csum_tok()), and a client never locks
+ *                    with the word of one of its own fills in flight
  *
- * Usage: model [--puts N] [--gets1 N] [--gets2 N] [--gets3 N] [--ticks N]
- *              [--attempts N] [--cached] [--full] [--renew] [--busy-reclaim]
- *              [--bitstate LOG2BITS] [--variant V] [--first] [--no-trace]
+ * Usage: model [--puts N | --w1 OPS] [--w2 OPS] [--gets1 N] [--gets2 N]
+ *              [--gets3 N] [--ticks N] [--attempts N] [--cached] [--full]
+ *              [--renew N] [--busy-reclaim] [--cleans N] [--lag N]
+ *              [--fp-collide] [--same-owner] [--vbits N]
+ *              [--bitstate LOG2BITS | --walks N [--depth N]]
+ *              [--variant V] [--first] [--no-trace]
  *        model --tap        the standard suite as KTAP (used by make run)
+ *        model --tap-long   the long suite (make -C tests/model long)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,11 +90,18 @@
 #include "common/scalio_slot.h"
 
 #define NSLOTS		2
-#define NPROC		4	/* 0 = writer, 1 and 2 read K, 3 reads K2 */
-#define NVAL		3	/* v0 (initial), v1, v2 */
-#define W0		NVAL	/* value id of K2's only value */
-
-#define X3		(NVAL + 1)	/* value id of K3's (never read) */
+#define NPROC		5	/* 0, 4 write K; 1 and 2 read K, 3 reads K2 */
+#define NOPS		2	/* operations per writer */
+/*
+ * Value ids: 0 = v0 (initial); writer w's operation j writes 1 + 2w + j
+ * (v1, v2 by W1; v3, v4 by W2), or ABSENT (a DELETE); W0 is K2's only
+ * value, X3 K3's (never read).
+ */
+#define ABSENT		5
+#define NREG		6	/* register values of K: v0..v4, ABSENT */
+#define W0		6
+#define X3		7
+#define NGEN		8	/* segment generations: 1 + commits + cleans */
 
 /* Key ids as stored in a slot's data: 0 none, 1 K, 2 K2, 3 K3. */
 static const u8 *const keys[4] = { NULL, (const u8 *)"model-key",
@@ -88,27 +116,46 @@ enum variant {
 	V_SEG_EARLY,
 	V_RETURN_AFTER_D,
 	V_SKIP_RECLAIM,
+	V_WRAP,
+	V_FILL_TOKEN,
+	V_TOKEN_NO_RULE,
 	V_NR,
 };
 
 static const char *const variant_names[V_NR] = {
 	"correct", "no-double-read", "no-invalidation", "seg-early",
-	"return-after-d", "skip-reclaim",
+	"return-after-d", "skip-reclaim", "wrap", "fill-token",
+	"token-no-rule",
 };
 
+/* The variants that model a correct design (no violation expected). */
+static bool variant_correct(int v)
+{
+	return v == V_NONE || v == V_FILL_TOKEN;
+}
+
 struct config {
-	int	puts;		/* PUTs by the writer: 0..2 */
+	/* W1, W2: 'p' PUT, 'b' PUT too large for a slot, 'd' DELETE */
+	char	ops[2][NOPS + 1];
 	int	gets[3];	/* GETs by R1, R2 (key K) and R3 (key K2) */
 	int	ticks;		/* clock ticks available (lease expiries) */
 	int	attempts;	/* lock CASes per GET before giving up */
 	bool	cached;		/* slot 0 starts as a valid C of v0 */
 	bool	full;		/* slot 1 starts as a valid C of K3 */
-	bool	renew;		/* fillers may renew their lease (once a fill) */
+	int	renew;		/* lease renewals per fill */
 	bool	busy_reclaim;	/* readers may reclaim a live lock of their key */
+	int	cleans;		/* cleaner relocations of the segment */
+	int	lag;		/* a reader's clock may lag the target's by this */
+	bool	fp_collide;	/* K2 and K3 share K's fingerprint */
+	bool	same_owner;	/* R1 and R2: two threads of one client */
+	int	vbits;		/* ctl version width (20: the real one) */
 	int	bitstate;	/* 0: hash compaction; else log2 of the bits */
 	enum variant variant;
 	bool	first;		/* stop at the first violation */
 	bool	trace;		/* print the first violating trace */
+	/* bounded random walk instead of the exhaustive search */
+	long	walks;		/* number of walks (seeds 1..walks) */
+	int	depth;		/* steps per walk */
 };
 
 static struct config cfg;
@@ -135,10 +182,12 @@ enum pc {
 	R_DRECLAIM,		/* CAS an expired B seen by the double-read */
 	R_RELEASE,		/* CAS our B back to A (collision, abandon) */
 	R_UNLOCK_D,		/* ... it was our D: CAS D -> A */
+	R_SEGRD,		/* the seg READ fenced behind the double-read */
 	R_SEG,			/* renew, or read the segment (step 5) */
+	R_SEGRE,		/* renew, or read seg again (header mismatch) */
 	R_WVAL,			/* lease check */
 	R_WVAL2,		/* RDMA WRITE of key, value and csum */
-	R_PUB,			/* CAS B -> C */
+	R_PUB,			/* CAS B -> C (B -> A if not cached) */
 	R_DCLEAR,		/* publish found our D: CAS D -> A */
 	W_COMMIT,		/* target: durable write, seg update */
 	W_SCAN,			/* writer's invalidation READ */
@@ -152,24 +201,40 @@ struct proc {
 	u8	mask;		/* parts read by the current READ */
 	u8	mine;		/* slot locked, or victim / slot to invalidate */
 	u8	value;		/* value id read from the SSD */
-	u8	seg;		/* seg-early: seg word read in the READ */
+	u8	seg;		/* seg word (a generation) as read */
 	u8	other;		/* slot to reclaim; writer: scan start */
 	u8	renewed;	/* renewals in this fill */
-	u8	pad[7];
+	u8	lag;		/* clock estimate = target clock - lag */
+	u8	pad[6];
 	u64	expect;		/* ctl a CAS expects */
 	u64	target;		/* ctl a CAS installs (writer) */
 	u64	my_ctl;		/* our lock */
 	struct aslot snap[NSLOTS];
 };
 
+/*
+ * A configuration of the linearizability check: the register's value, for
+ * each writer whether its pending operation took effect, for each reader
+ * of K 0 (pending) or the value its GET took + 1.  Values are numbered
+ * densely (lin_idx[]) among those the configuration's operations can
+ * write, and unused fields have radix 1: the set takes only the words the
+ * bounds need (conf_init()), and only those are hashed.
+ */
+#define NCONF	(NREG * 2 * 2 * 7 * 7)
+#define LINW	((NCONF + 63) / 64)
+
 struct state {
 	struct aslot slot[NSLOTS];
-	u8	seg;		/* value id of the segment the seg word names */
+	u8	seg;		/* the seg word: generation it names */
+	u8	ngen;		/* generations written so far */
+	u8	gone;		/* generations whose units were reused */
 	u8	clock;
 	u8	ticks_left;
-	u8	pad[5];
-	u64	lin[4];		/* set of configurations, 200 bits */
+	u8	cleans_left;
+	u8	pad[2];
+	u8	segval[NGEN];	/* K's value in each generation */
 	struct proc p[NPROC];
+	u64	lin[LINW];	/* set of configurations: lin_words used */
 };
 
 static int proc_key(int pi)
@@ -177,24 +242,104 @@ static int proc_key(int pi)
 	return pi == 3 ? 2 : 1;
 }
 
-/* ---- linearizability: configuration sets ------------------------------ */
-
-/* config = reg + 4 * (wlin + 2 * (r1 + 5 * r2)); r = 0 pending, else v+1 */
-#define NCONF	(4 * 2 * 5 * 5)
-
-static int conf_enc(int reg, int wlin, int r1, int r2)
+static bool is_writer(int pi)
 {
-	return reg + 4 * (wlin + 2 * (r1 + 5 * r2));
+	return pi == 0 || pi == 4;
 }
 
-static void conf_dec(int c, int *reg, int *wlin, int *r1, int *r2)
+/* The client id a reader locks with. */
+static u32 owner_of(int pi)
 {
-	*reg = c % 4;
-	c /= 4;
-	*wlin = c % 2;
-	c /= 2;
-	*r1 = c % 5;
-	*r2 = c / 5;
+	return cfg.same_owner && pi == 2 ? 1 : pi;
+}
+
+static bool token_design(void)
+{
+	return cfg.variant == V_FILL_TOKEN || cfg.variant == V_TOKEN_NO_RULE;
+}
+
+/* Value id written by writer @w's operation @j. */
+static int op_val(int w, int j)
+{
+	return cfg.ops[w][j] == 'd' ? ABSENT : 1 + 2 * w + j;
+}
+
+static int nops(int w)
+{
+	return strlen(cfg.ops[w]);
+}
+
+/* Too large for a slot: read, returned, never cached. */
+static bool val_big(int v)
+{
+	return v >= 1 && v <= 4 && cfg.ops[(v - 1) / 2][(v - 1) % 2] == 'b';
+}
+
+/*
+ * The ctl word as a design with a cfg.vbits-bit version would hold it:
+ * every ctl the real functions return goes through this, so versions wrap
+ * after 2^vbits transitions of a slot instead of 2^20.
+ */
+static u64 vw(u64 ctl)
+{
+	u64 m = (((1ULL << SCALIO_CTL_VER_BITS) - 1) ^
+		 ((1ULL << cfg.vbits) - 1)) << SCALIO_CTL_VER_SHIFT;
+
+	return ctl & ~m;
+}
+
+/* ---- linearizability: configuration sets ------------------------------ */
+
+static int lin_idx[NREG];	/* value id -> dense index */
+static int lin_val[NREG];	/* dense index -> value id */
+static int nreg, rad_w1, rad_w2, rad_r1, rad_r2, nconf, lin_words;
+
+static void conf_init(void)
+{
+	int w, j, v;
+
+	nreg = 0;
+	for (v = 0; v < NREG; v++)
+		lin_idx[v] = -1;
+	lin_idx[0] = nreg;
+	lin_val[nreg++] = 0;
+	for (w = 0; w < 2; w++) {
+		for (j = 0; j < nops(w); j++) {
+			v = op_val(w, j);
+			if (lin_idx[v] < 0) {
+				lin_idx[v] = nreg;
+				lin_val[nreg++] = v;
+			}
+		}
+	}
+	rad_w1 = nops(0) ? 2 : 1;
+	rad_w2 = nops(1) ? 2 : 1;
+	rad_r1 = cfg.gets[0] ? nreg + 1 : 1;
+	rad_r2 = cfg.gets[1] ? nreg + 1 : 1;
+	nconf = nreg * rad_w1 * rad_w2 * rad_r1 * rad_r2;
+	lin_words = (nconf + 63) / 64;
+}
+
+/*
+ * @reg: a value id; @w1, @w2: writer linearized; @r1, @r2: 0 pending,
+ * else the dense index of the value taken + 1.
+ */
+static int conf_enc(int reg, int w1, int w2, int r1, int r2)
+{
+	return lin_idx[reg] + nreg * (w1 + rad_w1 * (w2 + rad_w2 *
+						     (r1 + rad_r1 * r2)));
+}
+
+static void conf_dec(int c, int *reg, int *w1, int *w2, int *r1, int *r2)
+{
+	*reg = lin_val[c % nreg];
+	c /= nreg;
+	*w1 = c % rad_w1;
+	c /= rad_w1;
+	*w2 = c % rad_w2;
+	c /= rad_w2;
+	*r1 = c % rad_r1;
+	*r2 = c / rad_r1;
 }
 
 static bool lin_has(const struct state *s, int c)
@@ -218,35 +363,31 @@ static bool op_pending(const struct state *s, int p)
 static void lin_close(struct state *s)
 {
 	bool changed = true;
-	int c, reg, w, r1, r2;
+	int c, reg, w1, w2, r1, r2, n[4], k;
 
 	while (changed) {
 		changed = false;
-		for (c = 0; c < NCONF; c++) {
-			int n;
-
+		for (c = 0; c < nconf; c++) {
 			if (!lin_has(s, c))
 				continue;
-			conf_dec(c, &reg, &w, &r1, &r2);
-			if (op_pending(s, 0) && !w) {
-				/* PUT number done+1 writes value id done+1 */
-				n = conf_enc(s->p[0].done + 1, 1, r1, r2);
-				if (!lin_has(s, n)) {
-					lin_add(s, n);
-					changed = true;
-				}
-			}
-			if (op_pending(s, 1) && !r1) {
-				n = conf_enc(reg, w, reg + 1, r2);
-				if (!lin_has(s, n)) {
-					lin_add(s, n);
-					changed = true;
-				}
-			}
-			if (op_pending(s, 2) && !r2) {
-				n = conf_enc(reg, w, r1, reg + 1);
-				if (!lin_has(s, n)) {
-					lin_add(s, n);
+			conf_dec(c, &reg, &w1, &w2, &r1, &r2);
+			for (k = 0; k < 4; k++)
+				n[k] = -1;
+			if (op_pending(s, 0) && !w1)
+				n[0] = conf_enc(op_val(0, s->p[0].done), 1, w2,
+						r1, r2);
+			if (op_pending(s, 4) && !w2)
+				n[1] = conf_enc(op_val(1, s->p[4].done), w1, 1,
+						r1, r2);
+			if (op_pending(s, 1) && !r1)
+				n[2] = conf_enc(reg, w1, w2, lin_idx[reg] + 1,
+						r2);
+			if (op_pending(s, 2) && !r2)
+				n[3] = conf_enc(reg, w1, w2, r1,
+						lin_idx[reg] + 1);
+			for (k = 0; k < 4; k++) {
+				if (n[k] >= 0 && !lin_has(s, n[k])) {
+					lin_add(s, n[k]);
 					changed = true;
 				}
 			}
@@ -257,22 +398,27 @@ static void lin_close(struct state *s)
 /* Response of process @p (GET returning value id @v).  False: violation. */
 static bool lin_respond(struct state *s, int p, int v)
 {
-	u64 out[4] = { 0 };
-	int c, reg, w, r1, r2, n;
+	u64 out[LINW] = { 0 };
+	int c, reg, w1, w2, r1, r2, n;
 	bool any = false;
 
 	if (p == 3)		/* K2 is never written */
 		return v == W0;
-	for (c = 0; c < NCONF; c++) {
+	/* a value no operation wrote cannot be linearized */
+	if (v >= NREG || lin_idx[v] < 0)
+		return false;
+	for (c = 0; c < nconf; c++) {
 		if (!lin_has(s, c))
 			continue;
-		conf_dec(c, &reg, &w, &r1, &r2);
-		if (p == 0 && w)
-			n = conf_enc(reg, 0, r1, r2);
-		else if (p == 1 && r1 == v + 1)
-			n = conf_enc(reg, w, 0, r2);
-		else if (p == 2 && r2 == v + 1)
-			n = conf_enc(reg, w, r1, 0);
+		conf_dec(c, &reg, &w1, &w2, &r1, &r2);
+		if (p == 0 && w1)
+			n = conf_enc(reg, 0, w2, r1, r2);
+		else if (p == 4 && w2)
+			n = conf_enc(reg, w1, 0, r1, r2);
+		else if (p == 1 && r1 == lin_idx[v] + 1)
+			n = conf_enc(reg, w1, w2, 0, r2);
+		else if (p == 2 && r2 == lin_idx[v] + 1)
+			n = conf_enc(reg, w1, w2, r1, 0);
 		else
 			continue;
 		out[n / 64] |= 1ULL << (n % 64);
@@ -288,6 +434,18 @@ static void value_bytes(int v, u8 out[2])
 {
 	out[0] = v == X3 ? 'x' : v == W0 ? 'w' : 'v';
 	out[1] = v == X3 ? '3' : v == W0 ? '0' : '0' + v;
+}
+
+/* The checksum a filler stores for value @v of key @kid under C word @pub. */
+static u32 fill_csum(u64 pub, int kid, int v)
+{
+	u8 vb[2];
+
+	value_bytes(v, vb);
+	if (token_design())
+		return scalio_slot_csum_tok(pub, keys[kid], KLEN, vb, 2);
+	return scalio_slot_csum(scalio_ctl_version(pub), keys[kid], KLEN, vb,
+				2);
 }
 
 static void materialize(struct scalio_slot *out, const struct aslot *a)
@@ -347,14 +505,18 @@ enum event {
 	EV_HIT, EV_BUSY, EV_TORN, EV_NO_VICTIM, EV_LOCK_FAIL, EV_COLLISION,
 	EV_RECLAIM, EV_LOOKUP_RECLAIM, EV_DREAD_RECLAIM, EV_BUSY_RECLAIM,
 	EV_EVICT, EV_RENEW, EV_RENEW_FAIL, EV_ABANDON, EV_PUB, EV_PUB_D,
-	EV_PUB_LOST, EV_INVAL, EV_INVAL_FAIL, EV_NR,
+	EV_PUB_LOST, EV_INVAL, EV_INVAL_FAIL, EV_HDR_MISMATCH, EV_UNCACHED,
+	EV_CLEAN, EV_REUSE, EV_WRAP, EV_LATE_WRITE, EV_LAGGED, EV_TOKEN_RULE,
+	EV_NR,
 };
 
 static const char *const event_names[EV_NR] = {
 	"hit", "busy", "torn", "no-victim", "lock-fail", "collision",
 	"victim-reclaim", "lookup-reclaim", "dread-reclaim", "busy-reclaim",
 	"evict", "renew", "renew-fail", "abandon", "publish", "publish-saw-D",
-	"publish-lost", "invalidate", "invalidate-fail",
+	"publish-lost", "invalidate", "invalidate-fail", "header-mismatch",
+	"uncached", "clean", "reuse", "wrap", "late-write",
+	"lagged-decision", "token-rule",
 };
 
 static unsigned long events[EV_NR];
@@ -385,7 +547,6 @@ static void read_part(struct state *s, struct proc *p, int part)
 static void clear_read(struct proc *p)
 {
 	p->mask = 0;
-	p->seg = 0;
 	memset(p->snap, 0, sizeof(p->snap));
 }
 
@@ -393,32 +554,59 @@ static void restart_get(struct proc *p)
 {
 	clear_read(p);
 	p->expect = p->my_ctl = 0;
-	p->mine = p->value = p->other = p->renewed = 0;
+	p->mine = p->value = p->other = p->renewed = p->seg = 0;
 	p->pc = R_LOOKUP;
+}
+
+static int total_ops(int pi)
+{
+	if (is_writer(pi))
+		return nops(pi == 4);
+	return cfg.gets[pi - 1];
 }
 
 static bool finish(struct state *s, int pi, int value)
 {
-	u8 done = s->p[pi].done;
-	int total = pi ? cfg.gets[pi - 1] : cfg.puts;
+	u8 done = s->p[pi].done, lag = s->p[pi].lag;
 	bool ok = lin_respond(s, pi, value);
 
 	memset(&s->p[pi], 0, sizeof(s->p[pi]));
 	s->p[pi].done = done + 1;
-	s->p[pi].pc = done + 1 >= total ? P_DONE : P_IDLE;
+	s->p[pi].lag = lag;
+	s->p[pi].pc = done + 1 >= total_ops(pi) ? P_DONE : P_IDLE;
 	return ok;
 }
 
-static bool expired(const struct state *s, u64 ctl)
+/*
+ * Process @pi's estimate of the target clock (scalio_clock_now(): the
+ * clock word read in step 1's chain, extrapolated): it lags the target's
+ * clock by up to cfg.lag ticks until the process reads the clock again.
+ */
+static u8 est(const struct state *s, int pi)
 {
-	return scalio_lease_expired(s->clock, scalio_ctl_lease(ctl));
+	if (s->p[pi].lag)
+		EVENT(EV_LAGGED);
+	return s->clock - s->p[pi].lag;
+}
+
+/* Has the lease of @ctl passed, by process @pi's clock? */
+static bool expired(const struct state *s, int pi, u64 ctl)
+{
+	return scalio_lease_expired(est(s, pi), scalio_ctl_lease(ctl));
 }
 
 static const char *vname(int v)
 {
-	static const char *const n[] = { "v0", "v1", "v2", "w0", "x3" };
+	static const char *const n[] = { "v0", "v1", "v2", "v3", "v4",
+					 "absent", "w0", "x3" };
 
 	return n[v];
+}
+
+/* The value K2 or K has in generation @g of the segment. */
+static int seg_value(const struct state *s, int kid, int g)
+{
+	return kid == 2 ? W0 : s->segval[g];
 }
 
 /* R_LOOKUP: the READ is complete; classify it as host/read.c does. */
@@ -430,7 +618,7 @@ static int reader_lookup(struct state *s, int pi)
 	enum scalio_lookup res;
 	u32 idx;
 
-	res = scalio_block_lookup(v, keys[kid], KLEN, key_fp[kid], s->clock,
+	res = scalio_block_lookup(v, keys[kid], KLEN, key_fp[kid], est(s, pi),
 				  &idx);
 	if (res == SCALIO_LOOKUP_RECLAIM && cfg.variant == V_SKIP_RECLAIM)
 		res = SCALIO_LOOKUP_MISS;	/* the old, broken behaviour */
@@ -467,7 +655,7 @@ static int reader_lookup(struct state *s, int pi)
 	case SCALIO_LOOKUP_MISS:
 		break;
 	}
-	if (!scalio_victim_choose(v, s->clock, &idx)) {
+	if (!scalio_victim_choose(v, est(s, pi), &idx)) {
 		EVENT(EV_NO_VICTIM);
 		SAYMORE(" -> MISS, no victim, retry");
 		clear_read(p);
@@ -481,7 +669,11 @@ static int reader_lookup(struct state *s, int pi)
 	return 1;
 }
 
-/* R_DREAD: the double-read is complete; the collision check. */
+/*
+ * The double-read READ and the seg READ fenced behind it have both
+ * completed (scalio_fill(): one chain, then scalio_block_collision() on
+ * the copy): the collision check, local.
+ */
 static int reader_dread(struct state *s, int pi)
 {
 	struct proc *p = &s->p[pi];
@@ -491,7 +683,7 @@ static int reader_dread(struct state *s, int pi)
 	u32 idx;
 
 	coll = scalio_block_collision(v, p->mine, p->my_ctl, keys[kid], KLEN,
-				      key_fp[kid], s->clock, &idx);
+				      key_fp[kid], est(s, pi), &idx);
 	if (coll == SCALIO_COLL_RECLAIM && cfg.variant == V_SKIP_RECLAIM)
 		coll = SCALIO_COLL_NONE;	/* the old, broken behaviour */
 	switch (coll) {
@@ -512,23 +704,9 @@ static int reader_dread(struct state *s, int pi)
 	case SCALIO_COLL_NONE:
 		break;
 	}
-	SAYMORE(" -> no collision");
-	if (cfg.variant == V_SEG_EARLY) {
-		p->value = kid == 2 ? W0 : p->seg;
-		clear_read(p);
-		p->pc = R_WVAL;
-	} else {
-		/*
-		 * The code's seg READ, fenced behind the double-read in its
-		 * chain: after every part above, before any renewal.  (The
-		 * collision check between them is local.)  The segment it
-		 * names is immutable: reading it later gives this value.
-		 */
-		p->value = kid == 2 ? W0 : s->seg;
-		SAYMORE(", seg -> %s", vname(p->value));
-		clear_read(p);
-		p->pc = R_SEG;
-	}
+	SAYMORE(" -> no collision, segment gen %d", p->seg);
+	clear_read(p);
+	p->pc = R_SEG;
 	return 1;
 }
 
@@ -539,6 +717,54 @@ static bool cas(struct state *s, int i, u64 old, u64 new)
 		return false;
 	s->slot[i].ctl = new;
 	return true;
+}
+
+/* Does another fill of @pi's client in flight on its slot hold @lock? */
+static bool same_token(const struct state *s, int pi, u64 lock)
+{
+	int q;
+
+	for (q = 1; q < NPROC; q++)
+		if (q != pi && !is_writer(q) &&
+		    owner_of(q) == owner_of(pi) && s->p[q].my_ctl == lock &&
+		    s->p[q].mine == s->p[pi].mine)
+			return true;
+	return false;
+}
+
+/*
+ * A lease renewal CAS (scalio_renewal_renew(), from scalio_renewal_start()
+ * and the renewal work, any time while the segment is fetched): at most
+ * cfg.renew of them per fill.  A failed one abandons: scalio_fill() unlocks
+ * once the fetch returns (the fetch touches no slot: one step here).
+ */
+static int reader_renew(struct state *s, int pi)
+{
+	struct proc *p = &s->p[pi];
+	u64 next = vw(scalio_ctl_renew(p->my_ctl, est(s, pi)));
+
+	/* the fill token's host rule covers the renewed word too */
+	if (cfg.variant == V_FILL_TOKEN && same_token(s, pi, next)) {
+		EVENT(EV_TOKEN_RULE);
+		next = vw(scalio_ctl_renew(p->my_ctl, (u16)(est(s, pi) - 1)));
+	}
+	p->renewed++;
+	if (cas(s, p->mine, p->my_ctl, next)) {
+		EVENT(EV_RENEW);
+		p->my_ctl = next;
+		SAY("R%d renew CAS slot%d ok (deadline %d)", pi, p->mine,
+		    scalio_ctl_lease(next));
+		return 1;
+	}
+	EVENT(EV_RENEW_FAIL);
+	SAY("R%d renew CAS slot%d fails: abandon", pi, p->mine);
+	p->pc = R_RELEASE;
+	return 1;
+}
+
+static bool can_renew(const struct proc *p)
+{
+	return p->renewed < cfg.renew;
 }
 
 /* Returns 0 if not enabled, 1 if applied, -1 if applied and violating. */
@@ -560,6 +786,7 @@ static int reader_step(struct state *s, int pi, int choice)
 		return 1;
 
 	case R_LOOKUP:
+		/* scalio_get_cached(): step 1's block READ, part by part */
 		if (choice >= SLOT_PARTS || (p->mask & 1 << choice))
 			return 0;
 		read_part(s, p, choice);
@@ -569,8 +796,9 @@ static int reader_step(struct state *s, int pi, int choice)
 		return reader_lookup(s, pi);
 
 	case R_RECLAIM: {
+		/* scalio_reclaim(): CAS the expired lock to A */
 		u64 old = p->expect;
-		bool live = !expired(s, old) &&
+		bool live = !expired(s, pi, old) &&
 			    scalio_ctl_state(old) == SCALIO_SLOT_B;
 
 		/* A BUSY lock (live): choice 0 re-reads, 1 reclaims it. */
@@ -581,7 +809,7 @@ static int reader_step(struct state *s, int pi, int choice)
 		}
 		if (choice != (live && cfg.busy_reclaim))
 			return 0;
-		if (cas(s, p->other, old, scalio_ctl_release(old))) {
+		if (cas(s, p->other, old, vw(scalio_ctl_release(old)))) {
 			if (live)
 				EVENT(EV_BUSY_RECLAIM);
 			SAY("R%d reclaim CAS slot%d -> A ok%s", pi, p->other,
@@ -594,6 +822,7 @@ static int reader_step(struct state *s, int pi, int choice)
 	}
 
 	case R_LOCK: {
+		/* scalio_fill() step 3: the lock CAS, deadline from "now" */
 		u64 lock;
 
 		if (choice)
@@ -604,13 +833,28 @@ static int reader_step(struct state *s, int pi, int choice)
 			return 1;
 		}
 		p->attempts++;
-		lock = scalio_ctl_lock(p->expect, pi, s->clock, key_fp[kid]);
+		lock = vw(scalio_ctl_lock(p->expect, owner_of(pi),
+					  est(s, pi), key_fp[kid]));
+		/*
+		 * The fill token's host rule: never the lock word of a fill
+		 * of the same client still in flight on this slot (from its
+		 * lock CAS until its publish chain completed): a deadline
+		 * one tick earlier then.
+		 */
+		if (cfg.variant == V_FILL_TOKEN && same_token(s, pi, lock)) {
+			EVENT(EV_TOKEN_RULE);
+			lock = vw(scalio_ctl_lock(p->expect, owner_of(pi),
+						  (u16)(est(s, pi) - 1),
+						  key_fp[kid]));
+		}
 		if (!cas(s, p->mine, p->expect, lock)) {
 			EVENT(EV_LOCK_FAIL);
 			SAY("R%d CAS slot%d -> B fails", pi, p->mine);
 			restart_get(p);
 			return 1;
 		}
+		if (scalio_ctl_version(lock) < scalio_ctl_version(p->expect))
+			EVENT(EV_WRAP);
 		if (scalio_ctl_state(p->expect) == SCALIO_SLOT_B ||
 		    scalio_ctl_state(p->expect) == SCALIO_SLOT_D)
 			EVENT(EV_RECLAIM);
@@ -626,33 +870,57 @@ static int reader_step(struct state *s, int pi, int choice)
 	}
 
 	case R_WKEY:
+		/* the chain's key WRITE (klen..key: vlen and csum written 0) */
 		if (choice)
 			return 0;
-		/* klen..key: vlen and csum are written as 0 */
 		s->slot[p->mine].key = kid;
 		s->slot[p->mine].val = 0;
 		s->slot[p->mine].csum = 0;
-		p->pc = cfg.variant == V_NO_DOUBLE_READ ? R_SEG : R_DREAD;
+		p->pc = cfg.variant == V_NO_DOUBLE_READ ? R_SEGRD : R_DREAD;
 		SAY("R%d write key into slot%d", pi, p->mine);
 		return 1;
 
 	case R_DREAD:
+		/*
+		 * The chain's double-read READ, part by part; seg-early: the
+		 * seg READ not fenced, so in any order with the parts.
+		 */
 		nparts = SLOT_PARTS + (cfg.variant == V_SEG_EARLY);
 		if (choice >= nparts || (p->mask & 1 << choice))
 			return 0;
 		read_part(s, p, choice);
 		if (choice == PART_SEG)
-			SAY("R%d double-read seg -> v%d", pi, p->seg);
+			SAY("R%d double-read seg -> gen %d", pi, p->seg);
 		else
 			SAY("R%d double-read %s", pi, part_names[choice]);
 		if (p->mask != (1 << nparts) - 1)
 			return 1;
+		if (cfg.variant == V_SEG_EARLY)
+			return reader_dread(s, pi);
+		p->pc = R_SEGRD;
+		return 1;
+
+	case R_SEGRD:
+		/*
+		 * scalio_chain_seg(..., fence = true): the seg READ starts
+		 * only once the double-read READ returned, and is a step of
+		 * its own.  scalio_block_collision() runs once both are in.
+		 */
+		if (choice)
+			return 0;
+		p->seg = s->seg;
+		SAY("R%d fenced seg READ -> gen %d", pi, p->seg);
+		if (cfg.variant == V_NO_DOUBLE_READ) {
+			p->pc = R_SEG;
+			return 1;
+		}
 		return reader_dread(s, pi);
 
 	case R_DRECLAIM:
 		if (choice)
 			return 0;
-		if (cas(s, p->other, p->expect, scalio_ctl_release(p->expect))) {
+		if (cas(s, p->other, p->expect,
+			vw(scalio_ctl_release(p->expect)))) {
 			SAY("R%d reclaim CAS slot%d -> A ok, double-read again",
 			    pi, p->other);
 			p->pc = R_DREAD;
@@ -666,13 +934,15 @@ static int reader_step(struct state *s, int pi, int choice)
 		return 1;
 
 	case R_RELEASE: {
+		/* scalio_unlock(): CAS B -> A; our D -> A */
 		u64 cur = s->slot[p->mine].ctl;
 
 		if (choice)
 			return 0;
-		if (cas(s, p->mine, p->my_ctl, scalio_ctl_release(p->my_ctl))) {
+		if (cas(s, p->mine, p->my_ctl,
+			vw(scalio_ctl_release(p->my_ctl)))) {
 			SAY("R%d CAS slot%d B -> A ok", pi, p->mine);
-		} else if (cur == scalio_ctl_invalidate(p->my_ctl)) {
+		} else if (cur == vw(scalio_ctl_invalidate(p->my_ctl))) {
 			SAY("R%d CAS slot%d B -> A fails: our D", pi, p->mine);
 			p->expect = cur;
 			p->pc = R_UNLOCK_D;
@@ -687,52 +957,67 @@ static int reader_step(struct state *s, int pi, int choice)
 	case R_UNLOCK_D:
 		if (choice)
 			return 0;
-		cas(s, p->mine, p->expect, scalio_ctl_release(p->expect));
+		cas(s, p->mine, p->expect, vw(scalio_ctl_release(p->expect)));
 		SAY("R%d CAS slot%d D -> A", pi, p->mine);
 		restart_get(p);
 		return 1;
 
 	case R_SEG:
-		if (choice == 1 && cfg.renew && !p->renewed) {
-			u64 next = scalio_ctl_renew(p->my_ctl, s->clock);
-
-			/* the renewal work, while the segment is read */
-			p->renewed = 1;
-			if (cas(s, p->mine, p->my_ctl, next)) {
-				EVENT(EV_RENEW);
-				p->my_ctl = next;
-				SAY("R%d renew CAS slot%d ok (deadline %d)",
-				    pi, p->mine, s->clock);
-				return 1;
-			}
-			EVENT(EV_RENEW_FAIL);
-			SAY("R%d renew CAS slot%d fails: abandon", pi,
-			    p->mine);
-			p->pc = R_RELEASE;
-			return 1;
-		}
+		/*
+		 * scalio_get_ssd(): read the segment the seg word named and
+		 * check its header (scalio_seg_check(): block and generation).
+		 * The cleaner may have reused its units since: a mismatch
+		 * reads seg again (R_SEGRE).  The real loop gives up with
+		 * -EIO after SCALIO_SEG_RETRIES; the model's is bounded by
+		 * the cleaner's and writers' bounds.
+		 */
+		if (choice == 1 && can_renew(p))
+			return reader_renew(s, pi);
 		if (choice)
 			return 0;
-		/* without the double-read the seg READ is here */
-		if (cfg.variant == V_NO_DOUBLE_READ)
-			p->value = kid == 2 ? W0 : s->seg;
+		if (s->gone & 1 << p->seg) {
+			EVENT(EV_HDR_MISMATCH);
+			SAY("R%d read the segment of gen %d: header mismatch",
+			    pi, p->seg);
+			p->pc = R_SEGRE;
+			return 1;
+		}
+		p->value = seg_value(s, kid, p->seg);
 		p->pc = R_WVAL;
-		SAY("R%d read the segment -> %s", pi, vname(p->value));
+		SAY("R%d read the segment of gen %d -> %s%s", pi, p->seg,
+		    vname(p->value), val_big(p->value) ? " (too large)" : "");
+		return 1;
+
+	case R_SEGRE:
+		/* scalio_read_seg(): a plain READ of the seg word */
+		if (choice == 1 && can_renew(p))
+			return reader_renew(s, pi);
+		if (choice)
+			return 0;
+		p->seg = s->seg;
+		p->pc = R_SEG;
+		SAY("R%d seg READ again -> gen %d", pi, p->seg);
 		return 1;
 
 	case R_WVAL:
 		if (choice)
 			return 0;
 		/*
-		 * The filler checks its lease (against its clock estimate;
-		 * here the clock), then WRITEs, then CASes: three steps.
-		 * Without ticks the check cannot fail and the WRITE is taken
-		 * in the same step (same behaviours, fewer states).
+		 * The filler checks its lease (against its clock estimate),
+		 * then WRITEs, then CASes: three steps.  Without ticks the
+		 * check cannot fail and the WRITE is taken in the same step
+		 * (same behaviours, fewer states).  Not cached (absent, or
+		 * too large for a slot): no WRITE, the CAS releases.
 		 */
-		if (expired(s, p->my_ctl)) {
+		if (expired(s, pi, p->my_ctl)) {
 			EVENT(EV_ABANDON);
 			p->pc = R_RELEASE;
 			SAY("R%d lease nearly over: abandon", pi);
+			return 1;
+		}
+		if (p->value == ABSENT || val_big(p->value)) {
+			p->pc = R_PUB;
+			SAY("R%d lease still valid, not cached", pi);
 			return 1;
 		}
 		if (cfg.ticks) {
@@ -742,17 +1027,22 @@ static int reader_step(struct state *s, int pi, int choice)
 		}
 		fallthrough;
 	case R_WVAL2: {
-		u64 pub = scalio_ctl_publish(p->my_ctl);
-		u8 vb[2];
+		/*
+		 * The publish chain's value WRITE (last_ts..value: key,
+		 * value, checksum of the C word it means to publish).
+		 */
+		u64 pub = vw(token_design() ?
+			     scalio_ctl_publish_tok(p->my_ctl) :
+			     scalio_ctl_publish(p->my_ctl));
 
 		if (choice)
 			return 0;
-		value_bytes(p->value, vb);
+		/* a WRITE landing on a slot whose lock we lost */
+		if (s->slot[p->mine].ctl != p->my_ctl)
+			EVENT(EV_LATE_WRITE);
 		s->slot[p->mine].key = kid;
 		s->slot[p->mine].val = p->value + 1;
-		s->slot[p->mine].csum =
-			scalio_slot_csum(scalio_ctl_version(pub), keys[kid],
-					 KLEN, vb, 2);
+		s->slot[p->mine].csum = fill_csum(pub, kid, p->value);
 		p->pc = R_PUB;
 		SAYMORE("%sR%d write %s + csum into slot%d",
 			desc && desc[0] ? ", " : "", pi, vname(p->value),
@@ -761,19 +1051,28 @@ static int reader_step(struct state *s, int pi, int choice)
 	}
 
 	case R_PUB: {
-		u64 cur = s->slot[p->mine].ctl;
+		/* the publish chain's CAS: B -> C, or B -> A if not cached */
+		bool cache = p->value != ABSENT && !val_big(p->value);
+		u64 cur = s->slot[p->mine].ctl, pub;
 
 		if (choice)
 			return 0;
+		if (!cache)
+			pub = scalio_ctl_release(p->my_ctl);
+		else if (token_design())
+			pub = scalio_ctl_publish_tok(p->my_ctl);
+		else
+			pub = scalio_ctl_publish(p->my_ctl);
 		/* The CAS alone: whatever the clock says now. */
-		if (cas(s, p->mine, p->my_ctl, scalio_ctl_publish(p->my_ctl))) {
-			EVENT(EV_PUB);
-			SAY("R%d CAS slot%d B -> C ok%s, GET returns %s", pi,
-			    p->mine, expired(s, p->my_ctl) ?
+		if (cas(s, p->mine, p->my_ctl, vw(pub))) {
+			EVENT(cache ? EV_PUB : EV_UNCACHED);
+			SAY("R%d CAS slot%d B -> %c ok%s, GET returns %s", pi,
+			    p->mine, cache ? 'C' : 'A',
+			    expired(s, pi, p->my_ctl) ?
 			    " (after its deadline)" : "", vname(p->value));
 			return finish(s, pi, p->value) ? 1 : -1;
 		}
-		if (cur == scalio_ctl_invalidate(p->my_ctl)) {
+		if (cur == vw(scalio_ctl_invalidate(p->my_ctl))) {
 			EVENT(EV_PUB_D);
 			p->expect = cur;
 			p->pc = R_DCLEAR;
@@ -787,9 +1086,10 @@ static int reader_step(struct state *s, int pi, int choice)
 	}
 
 	case R_DCLEAR:
+		/* scalio_is_our_d(): CAS our D -> A, back off, restart */
 		if (choice)
 			return 0;
-		cas(s, p->mine, p->expect, scalio_ctl_release(p->expect));
+		cas(s, p->mine, p->expect, vw(scalio_ctl_release(p->expect)));
 		if (cfg.variant == V_RETURN_AFTER_D) {
 			SAY("R%d CAS slot%d D -> A, GET returns %s (broken)",
 			    pi, p->mine, vname(p->value));
@@ -814,14 +1114,28 @@ static int writer_next(struct proc *p, u32 start)
 		return 0;
 	p->mine = idx;
 	p->expect = p->snap[idx].ctl;
-	p->target = nc;
+	p->target = vw(nc);
 	p->pc = W_CAS;
 	return 1;
 }
 
-static int writer_step(struct state *s, int choice)
+static const char *op_name(int w, int j)
 {
-	struct proc *p = &s->p[0];
+	switch (cfg.ops[w][j]) {
+	case 'd':
+		return "DELETE(K)";
+	case 'b':
+		return "PUT(K, too large)";
+	default:
+		return "PUT(K)";
+	}
+}
+
+/* Writers W1 (@pi 0) and W2 (@pi 4): scalio_write(), PUT and DELETE alike. */
+static int writer_step(struct state *s, int pi, int choice)
+{
+	struct proc *p = &s->p[pi];
+	int w = pi == 4, name = w + 1, g;
 
 	switch (p->pc) {
 	case P_IDLE:
@@ -829,17 +1143,27 @@ static int writer_step(struct state *s, int choice)
 			return 0;
 		p->pc = W_COMMIT;
 		lin_close(s);
-		SAY("W invoke PUT(K, v%d)", p->done + 1);
+		SAY("W%d invoke %s = %s", name, op_name(w, p->done),
+		    vname(op_val(w, p->done)));
 		return 1;
 
 	case W_COMMIT:
+		/*
+		 * scalio_write_rpc() answered: the target's group commit
+		 * (scalio_batch_write()) made the new segment durable, then
+		 * published it (scalio_index_set_seg()): one target step.
+		 * A DELETE's segment holds no K.
+		 */
 		if (choice)
 			return 0;
-		s->seg = p->done + 1;
-		SAY("W commit: segment with v%d durable, seg updated", s->seg);
+		g = s->ngen++;
+		s->segval[g] = op_val(w, p->done);
+		s->seg = g;
+		SAY("W%d commit: gen %d (%s) durable, seg updated", name, g,
+		    vname(s->segval[g]));
 		if (cfg.variant == V_NO_INVALIDATION) {
-			SAYMORE(", PUT returns (broken)");
-			return finish(s, 0, 0) ? 1 : -1;
+			SAYMORE(", returns (broken)");
+			return finish(s, pi, 0) ? 1 : -1;
 		}
 		clear_read(p);
 		p->other = 0;
@@ -847,10 +1171,11 @@ static int writer_step(struct state *s, int choice)
 		return 1;
 
 	case W_SCAN:
+		/* scalio_invalidate_block(): READ the block, part by part */
 		if (choice >= SLOT_PARTS || (p->mask & 1 << choice))
 			return 0;
 		read_part(s, p, choice);
-		SAY("W inval-read %s", part_names[choice]);
+		SAY("W%d inval-read %s", name, part_names[choice]);
 		if (p->mask != ALL_SLOT_PARTS)
 			return 1;
 		/* from the slot whose CAS failed, not from the first */
@@ -858,33 +1183,71 @@ static int writer_step(struct state *s, int choice)
 			SAYMORE(" -> invalidate slot%d", p->mine);
 			return 1;
 		}
-		SAYMORE(" -> nothing to invalidate, PUT returns");
-		return finish(s, 0, 0) ? 1 : -1;
+		SAYMORE(" -> nothing to invalidate, returns");
+		return finish(s, pi, 0) ? 1 : -1;
 
 	case W_CAS:
+		/* scalio_invalidate_block(): CAS B -> D, C -> A */
 		if (choice)
 			return 0;
 		if (!cas(s, p->mine, p->expect, p->target)) {
 			EVENT(EV_INVAL_FAIL);
-			SAY("W CAS slot%d fails, re-read", p->mine);
+			SAY("W%d CAS slot%d fails, re-read", name, p->mine);
 			clear_read(p);
 			p->other = p->mine;
 			p->pc = W_SCAN;
 			return 1;
 		}
 		EVENT(EV_INVAL);
-		SAY("W CAS slot%d -> %c ok", p->mine,
+		SAY("W%d CAS slot%d -> %c ok", name, p->mine,
 		    "ABCD"[scalio_ctl_state(p->target)]);
 		if (writer_next(p, p->mine + 1))
 			return 1;
-		SAYMORE(", PUT returns");
-		return finish(s, 0, 0) ? 1 : -1;
+		SAYMORE(", returns");
+		return finish(s, pi, 0) ? 1 : -1;
 	}
 	return 0;
 }
 
+/*
+ * The cleaner (scalio_cleaner_run(), in the commit thread): a pass
+ * relocates the live segment through the commit engine (a new generation
+ * with the same contents, durable, then seg updated: one step, as a
+ * commit), then checkpoints and frees the old units.  A later batch may
+ * overwrite any freed units ("reuse"): a reader that read an older seg
+ * word then finds another header there.  Choice 0 relocates (at most
+ * cfg.cleans times), choice 1 reuses the units of every generation the seg
+ * word no longer names (only the cleaner frees units: not without it).
+ */
+static int cleaner_step(struct state *s, int choice)
+{
+	u8 garbage = ((1U << s->ngen) - 1) & ~(1U << s->seg) & ~s->gone;
+	int g;
+
+	if (choice == 0) {
+		if (!s->cleans_left)
+			return 0;
+		s->cleans_left--;
+		g = s->ngen++;
+		s->segval[g] = s->segval[s->seg];
+		SAY("cleaner relocates gen %d to gen %d, seg updated", s->seg,
+		    g);
+		s->seg = g;
+		EVENT(EV_CLEAN);
+		return 1;
+	}
+	if (choice != 1 || !garbage || !cfg.cleans)
+		return 0;
+	s->gone |= garbage;
+	EVENT(EV_REUSE);
+	SAY("a batch overwrites the freed units (gone: %#x)", s->gone);
+	return 1;
+}
+
 #define NCHOICE		5
-#define ACT_TICK	(NPROC * NCHOICE)
+#define ACT_CLEAN	(NPROC * NCHOICE)	/* 2 choices */
+#define ACT_REFRESH	(ACT_CLEAN + 2)		/* one per process */
+#define ACT_TICK	(ACT_REFRESH + NPROC)
 #define NACT		(ACT_TICK + 1)
 
 /*
@@ -892,11 +1255,15 @@ static int writer_step(struct state *s, int choice)
  * it: those of B and D slots and the lock a filler holds.  With none of
  * them around a tick changes nothing but the clock's absolute value, and
  * every comparison is relative (a new lock's deadline is the clock then),
- * so ticks are only explored when observable.
+ * so ticks are only explored when observable.  With lagging estimates a
+ * tick also changes how far each reader lags: always observable.
  */
 static bool lease_observable(const struct state *s)
 {
 	int i;
+
+	if (cfg.lag)
+		return true;
 
 	for (i = 0; i < NSLOTS; i++) {
 		enum scalio_slot_state st = scalio_ctl_state(s->slot[i].ctl);
@@ -905,9 +1272,17 @@ static bool lease_observable(const struct state *s)
 			return true;
 	}
 	for (i = 1; i < NPROC; i++)
-		if (s->p[i].my_ctl || s->p[i].expect)
+		if (!is_writer(i) && (s->p[i].my_ctl || s->p[i].expect))
 			return true;
 	return false;
+}
+
+/* A reader may read the clock word again (its estimate catches up). */
+static bool can_refresh(const struct state *s, int pi)
+{
+	u8 pc = s->p[pi].pc;
+
+	return s->p[pi].lag && pc != P_DONE && pc != P_HALT;
 }
 
 /* Cheap pre-check of apply()'s enabling conditions (saves a state copy). */
@@ -918,6 +1293,10 @@ static bool enabled(const struct state *s, int a)
 
 	if (a == ACT_TICK)
 		return s->ticks_left && lease_observable(s);
+	if (a >= ACT_REFRESH)
+		return can_refresh(s, a - ACT_REFRESH);
+	if (a >= ACT_CLEAN)
+		return a == ACT_CLEAN ? s->cleans_left : cfg.cleans && s->ngen > 1;
 	p = &s->p[a / NCHOICE];
 	switch (p->pc) {
 	case P_DONE:
@@ -931,8 +1310,8 @@ static bool enabled(const struct state *s, int a)
 		nparts = SLOT_PARTS + (cfg.variant == V_SEG_EARLY);
 		break;
 	case R_SEG:
-		return choice == 0 ||
-		       (choice == 1 && cfg.renew && !p->renewed);
+	case R_SEGRE:
+		return choice == 0 || (choice == 1 && can_renew(p));
 	case R_RECLAIM:
 		return choice <= 1;	/* reader_step() decides */
 	default:
@@ -944,18 +1323,32 @@ static bool enabled(const struct state *s, int a)
 /* Apply action @a to @s.  0: not enabled; 1: applied; -1: violation. */
 static int apply(struct state *s, int a)
 {
-	int pi = a / NCHOICE, choice = a % NCHOICE;
+	int pi = a / NCHOICE, choice = a % NCHOICE, i;
 
 	if (a == ACT_TICK) {
 		if (!s->ticks_left || !lease_observable(s))
 			return 0;
 		s->ticks_left--;
 		s->clock++;
+		/* every reader's estimate stays behind, up to cfg.lag */
+		for (i = 1; i < NPROC; i++)
+			if (!is_writer(i) && s->p[i].lag < cfg.lag)
+				s->p[i].lag++;
 		SAY("clock tick -> %d", s->clock);
 		return 1;
 	}
-	if (pi == 0)
-		return writer_step(s, choice);
+	if (a >= ACT_REFRESH) {
+		pi = a - ACT_REFRESH;
+		if (!can_refresh(s, pi))
+			return 0;
+		s->p[pi].lag = 0;
+		SAY("R%d reads the clock: %d", pi, s->clock);
+		return 1;
+	}
+	if (a >= ACT_CLEAN)
+		return cleaner_step(s, a - ACT_CLEAN);
+	if (is_writer(pi))
+		return writer_step(s, pi, choice);
 	return reader_step(s, pi, choice);
 }
 
@@ -967,9 +1360,9 @@ static u64 hash_state(const struct state *s)
 	u64 h = 0x9e3779b97f4a7c15ULL, k;
 	size_t i;
 
-	BUILD_BUG_ON(sizeof(*s) % 8);
+	BUILD_BUG_ON(offsetof(struct state, lin) % 8);
 	/* Word-wise multiply-rotate, then the murmur3 finalizer. */
-	for (i = 0; i < sizeof(*s) / 8; i++) {
+	for (i = 0; i < offsetof(struct state, lin) / 8 + lin_words; i++) {
 		k = w[i] * 0x87c37b91114253d5ULL;
 		k = (k << 31) | (k >> 33);
 		h ^= k * 0x4cf5ad432745937fULL;
@@ -1081,8 +1474,11 @@ static void initial(struct state *s)
 	int i;
 
 	memset(s, 0, sizeof(*s));
-	s->seg = 0;
+	s->seg = 0;		/* generation 0 holds v0 (and w0) */
+	s->ngen = 1;
+	s->segval[0] = 0;
 	s->ticks_left = cfg.ticks;
+	s->cleans_left = cfg.cleans;
 	if (cfg.cached) {
 		u64 c = scalio_ctl_make(SCALIO_SLOT_C, 2, 0, 0, key_fp[1]);
 
@@ -1101,10 +1497,9 @@ static void initial(struct state *s)
 		s->slot[1].val = X3 + 1;
 		s->slot[1].csum = scalio_slot_csum(2, keys[3], KLEN, vb, 2);
 	}
-	s->p[0].pc = cfg.puts ? P_IDLE : P_DONE;
-	for (i = 1; i < NPROC; i++)
-		s->p[i].pc = cfg.gets[i - 1] ? P_IDLE : P_DONE;
-	lin_add(s, conf_enc(0, 0, 0, 0));
+	for (i = 0; i < NPROC; i++)
+		s->p[i].pc = total_ops(i) ? P_IDLE : P_DONE;
+	lin_add(s, conf_enc(0, 0, 0, 0, 0));
 }
 
 static bool all_done(const struct state *s)
@@ -1117,18 +1512,28 @@ static bool all_done(const struct state *s)
 	return true;
 }
 
+static void search_init(void)
+{
+	int k;
+
+	for (k = 1; k < 4; k++)
+		key_fp[k] = scalio_hash_fp(scalio_key_hash(SCALIO_HASH_SEED,
+							   keys[k], KLEN));
+	if (cfg.fp_collide)
+		key_fp[2] = key_fp[3] = key_fp[1];
+	memset(events, 0, sizeof(events));
+	conf_init();
+}
+
 static struct result search(void)
 {
 	struct result r = { 0 };
 	struct frame *stack;
-	int depth = 0, cap = 4096, ret, k;
+	int depth = 0, cap = 4096, ret;
 	clock_t t0 = clock();
 	struct state next;
 
-	for (k = 1; k < 4; k++)
-		key_fp[k] = scalio_hash_fp(scalio_key_hash(SCALIO_HASH_SEED, keys[k],
-						       KLEN));
-	memset(events, 0, sizeof(events));
+	search_init();
 	free(table);
 	table = NULL;
 	table_size = table_used = 0;
@@ -1192,15 +1597,108 @@ static struct result search(void)
 	return r;
 }
 
+/* xorshift64*: the walks' own generator, reproducible from the seed. */
+static u64 rng_next(u64 *x)
+{
+	*x ^= *x >> 12;
+	*x ^= *x << 25;
+	*x ^= *x >> 27;
+	return *x * 0x2545f4914f6cdd1dULL;
+}
+
+/*
+ * Bounded random walks (cfg.walks of them, seeds 1..walks): from the
+ * initial state, a uniformly chosen enabled action at every step, for at
+ * most cfg.depth steps or until every process is done.  No state set:
+ * for bounds whose state space no exhaustive search covers in time.  A
+ * violating walk is replayed as a trace.  r.states counts steps taken,
+ * r.complete walks that ended with every operation done.
+ */
+static struct result walk(void)
+{
+	struct result r = { 0 };
+	clock_t t0 = clock();
+	struct frame *stack = malloc((cfg.depth + 2) * sizeof(*stack));
+	int en[NACT], n, k, d, ret;
+	long seed;
+
+	search_init();
+	for (seed = 1; seed <= cfg.walks; seed++) {
+		u64 x = 0x9e3779b97f4a7c15ULL * (u64)seed;
+
+		initial(&stack[0].s);
+		for (d = 0; d < cfg.depth; d++) {
+			struct state next;
+
+			for (n = 0, k = 0; k < NACT; k++)
+				if (enabled(&stack[d].s, k))
+					en[n++] = k;
+			if (!n)
+				break;
+			/* enabled() may over-approximate: try from a random one */
+			for (ret = 0, k = rng_next(&x) % n; n; n--) {
+				next = stack[d].s;
+				ret = apply(&next, en[k]);
+				if (ret)
+					break;
+				en[k] = en[n - 1];
+				k = n > 1 ? rng_next(&x) % (n - 1) : 0;
+			}
+			if (!ret)
+				break;
+			r.transitions++;
+			if (ret < 0) {
+				if (!r.violations && cfg.trace) {
+					printf("# random walk, seed %ld:\n", seed);
+					print_trace(stack, d, en[k]);
+				}
+				r.violations++;
+				break;
+			}
+			stack[d + 1].s = next;
+			stack[d + 1].via = en[k];
+			if (d + 1 > r.max_depth)
+				r.max_depth = d + 1;
+			if (all_done(&next)) {
+				r.complete++;
+				break;
+			}
+		}
+		if (r.violations && cfg.first)
+			break;
+	}
+	r.states = r.transitions;
+	free(stack);
+	r.secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+	return r;
+}
+
 static void describe(char *buf, size_t n)
 {
-	snprintf(buf, n, "%s: puts=%d gets=%d+%d+%d(K2) ticks=%d attempts=%d%s%s%s%s",
-		 variant_names[cfg.variant], cfg.puts, cfg.gets[0], cfg.gets[1],
-		 cfg.gets[2], cfg.ticks, cfg.attempts,
-		 cfg.cached ? (cfg.full ? " cached full" : " cached") :
-		 cfg.full ? " full" : "", cfg.renew ? " renew" : "",
-		 cfg.busy_reclaim ? " busy-reclaim" : "",
-		 cfg.bitstate ? " bitstate" : "");
+	int len;
+
+	len = snprintf(buf, n, "%s: ops=%s/%s gets=%d+%d+%d(K2) ticks=%d attempts=%d",
+		       variant_names[cfg.variant],
+		       cfg.ops[0][0] ? cfg.ops[0] : "-",
+		       cfg.ops[1][0] ? cfg.ops[1] : "-", cfg.gets[0],
+		       cfg.gets[1], cfg.gets[2], cfg.ticks, cfg.attempts);
+	len += snprintf(buf + len, n - len, "%s%s%s%s%s%s",
+			cfg.cached ? " cached" : "", cfg.full ? " full" : "",
+			cfg.busy_reclaim ? " busy-reclaim" : "",
+			cfg.fp_collide ? " fp-collide" : "",
+			cfg.same_owner ? " same-owner" : "",
+			cfg.bitstate ? " bitstate" : "");
+	if (cfg.renew)
+		len += snprintf(buf + len, n - len, " renew=%d", cfg.renew);
+	if (cfg.cleans)
+		len += snprintf(buf + len, n - len, " cleans=%d", cfg.cleans);
+	if (cfg.lag)
+		len += snprintf(buf + len, n - len, " lag=%d", cfg.lag);
+	if (cfg.vbits != SCALIO_CTL_VER_BITS)
+		len += snprintf(buf + len, n - len, " vbits=%d", cfg.vbits);
+	if (cfg.walks)
+		snprintf(buf + len, n - len, " walks=%ld depth=%d", cfg.walks,
+			 cfg.depth);
 }
 
 static void print_events(const char *prefix)
@@ -1217,120 +1715,236 @@ static void print_events(const char *prefix)
 
 struct suite_case {
 	struct config	c;
-	bool		expect_violation;
 	unsigned int	must_see;	/* events (1 << EV_*) that must occur */
 };
 
 #define SEE(e)	(1U << (e))
-/* opts: CACHED, FULL, RENEW, BUSYREC; bits: bitstate log2 */
-#define CFG(v, puts, g1, g2, g3, ticks, att, opts, bits)		\
-	{ puts, { g1, g2, g3 }, ticks, att, (opts) & CACHED,		\
-	  (opts) & FULL, (opts) & RENEW, (opts) & BUSYREC, bits, v,	\
-	  v != V_NONE, true }
-#define CORRECT(puts, g1, g2, g3, ticks, att, opts, bits, see)		\
-	{ CFG(V_NONE, puts, g1, g2, g3, ticks, att, opts, bits), false, see }
-#define BROKEN(v, puts, g1, g2, g3, ticks, att, opts)			\
-	{ CFG(v, puts, g1, g2, g3, ticks, att, opts, 0), true, 0 }
+/* opts: CACHED, FULL, BUSYREC, FPCOL; renew: renewals per fill */
 #define CACHED		1
 #define FULL		2
-#define RENEW		4
-#define BUSYREC		8
+#define BUSYREC		4
+#define FPCOL		8
+#define SAMEOWN		16
+#define CASE(v, w1, w2, g1, g2, g3, ticks, att, opts, renew, cleans, lag, \
+	     vbits, see)						\
+	{ { { w1, w2 }, { g1, g2, g3 }, ticks, att, (opts) & CACHED,	\
+	    (opts) & FULL, renew, (opts) & BUSYREC, cleans, lag,	\
+	    (opts) & FPCOL, (opts) & SAMEOWN, vbits, 0, v, true, true, 0, \
+	    0 }, see }
+#define CORRECT(w1, g1, g2, g3, ticks, att, opts, renew, see)		\
+	CASE(V_NONE, w1, "", g1, g2, g3, ticks, att, opts, renew, 0, 0, 20, \
+	     see)
+#define BROKEN(v, w1, g1, g2, g3, ticks, att, opts)			\
+	CASE(v, w1, "", g1, g2, g3, ticks, att, opts, 0, 0, 0, 20, 0)
 
+/*
+ * The standard suite (make check, about 3 minutes): exhaustive searches.
+ * suite_long (make -C tests/model long): bigger bounds, exhaustive where
+ * they finish, else bounded random walks over many seeds.
+ */
 static const struct suite_case suite[] = {
 	/* The protocol as built: no violation within these bounds. */
-	CORRECT(1, 2, 1, 0, 0, 2, 0, 0, SEE(EV_HIT) | SEE(EV_BUSY) |
+	CORRECT("p", 2, 1, 0, 0, 2, 0, 0, SEE(EV_HIT) | SEE(EV_BUSY) |
 		SEE(EV_TORN) | SEE(EV_COLLISION) | SEE(EV_PUB_D)),
-	CORRECT(1, 2, 1, 0, 0, 2, CACHED, 0, SEE(EV_HIT) | SEE(EV_INVAL)),
-	CORRECT(2, 1, 1, 0, 0, 2, CACHED, 0, SEE(EV_PUB_D) |
+	CORRECT("p", 2, 1, 0, 0, 2, CACHED, 0, SEE(EV_HIT) | SEE(EV_INVAL)),
+	CORRECT("pp", 1, 1, 0, 0, 2, CACHED, 0, SEE(EV_PUB_D) |
 		SEE(EV_INVAL_FAIL)),
 	/* the issue's shape: a lease expiring between check, WRITE and CAS */
-	CORRECT(1, 2, 1, 0, 1, 1, 0, 0, SEE(EV_LOOKUP_RECLAIM) |
+	CORRECT("p", 2, 1, 0, 1, 1, 0, 0, SEE(EV_LOOKUP_RECLAIM) |
 		SEE(EV_DREAD_RECLAIM) | SEE(EV_ABANDON) | SEE(EV_PUB_LOST) |
 		SEE(EV_PUB_D)),
-	/* two PUTs with leases */
-	CORRECT(2, 1, 1, 0, 1, 1, CACHED, 0, SEE(EV_LOOKUP_RECLAIM) |
-		SEE(EV_PUB_D) | SEE(EV_INVAL_FAIL) | SEE(EV_ABANDON)),
 	/* renewal racing a writer and the K2 reader */
-	CORRECT(1, 1, 0, 1, 1, 1, RENEW, 0, SEE(EV_RENEW) |
+	CORRECT("p", 1, 0, 1, 1, 1, 0, 1, SEE(EV_RENEW) |
 		SEE(EV_RENEW_FAIL) | SEE(EV_PUB_D)),
-	/* victim pressure: a full block, K2 evicts K's cached value */
-	CORRECT(1, 1, 0, 1, 1, 2, CACHED | FULL, 0, SEE(EV_EVICT) |
-		SEE(EV_NO_VICTIM) | SEE(EV_INVAL_FAIL)),
 	/* reclaim of a live lock at any moment (clock estimate ahead) */
-	CORRECT(0, 1, 1, 0, 1, 1, RENEW | BUSYREC, 0, SEE(EV_BUSY_RECLAIM) |
+	CORRECT("", 1, 1, 0, 1, 1, BUSYREC, 1, SEE(EV_BUSY_RECLAIM) |
 		SEE(EV_RENEW_FAIL) | SEE(EV_LOOKUP_RECLAIM)),
+	/* the cleaner moves the segment, freed units are overwritten */
+	CASE(V_NONE, "p", "", 1, 1, 0, 0, 1, 0, 0, 1, 0, 20,
+	     SEE(EV_HDR_MISMATCH) | SEE(EV_CLEAN) | SEE(EV_REUSE) |
+	     SEE(EV_PUB_D)),
+	/* two writers: a PUT and a DELETE, then a value too large */
+	CASE(V_NONE, "p", "d", 1, 0, 0, 0, 1, 0, 0, 0, 0, 20,
+	     SEE(EV_UNCACHED) | SEE(EV_PUB_D) | SEE(EV_INVAL)),
+	CASE(V_NONE, "b", "p", 1, 1, 0, 0, 1, CACHED, 0, 0, 0, 20,
+	     SEE(EV_UNCACHED) | SEE(EV_HIT) | SEE(EV_INVAL_FAIL)),
+	/* K2 and K3 share K's fingerprint */
+	CASE(V_NONE, "p", "", 1, 0, 1, 0, 1, CACHED | FULL | FPCOL, 0, 0, 0,
+	     20, SEE(EV_EVICT) | SEE(EV_COLLISION) | SEE(EV_INVAL)),
+	/* renewals (2 a fill) from a clock estimate that lags */
+	CASE(V_NONE, "p", "", 2, 0, 0, 2, 1, 0, 2, 0, 1, 20,
+	     SEE(EV_RENEW) | SEE(EV_RENEW_FAIL) | SEE(EV_LAGGED) |
+	     SEE(EV_ABANDON) | SEE(EV_HIT)),
+	/* a 1-bit version: the fill token keeps a wrapped fill out */
+	CASE(V_FILL_TOKEN, "p", "", 2, 1, 0, 1, 1, 0, 0, 0, 0, 1,
+	     SEE(EV_WRAP) | SEE(EV_LATE_WRITE) | SEE(EV_TORN) |
+	     SEE(EV_PUB_LOST)),
+	/* ... and its host rule, for two fills of one client */
+	CASE(V_FILL_TOKEN, "p", "", 2, 1, 0, 0, 1, BUSYREC | SAMEOWN, 0, 0,
+	     0, 1, SEE(EV_TOKEN_RULE) | SEE(EV_LATE_WRITE) |
+	     SEE(EV_BUSY_RECLAIM)),
 	/* Each broken variant: a violation must be found. */
-	BROKEN(V_NO_DOUBLE_READ, 2, 2, 1, 0, 0, 2, 0),
-	BROKEN(V_NO_INVALIDATION, 1, 1, 1, 0, 0, 2, CACHED),
-	BROKEN(V_SEG_EARLY, 2, 2, 1, 0, 0, 2, 0),
-	BROKEN(V_RETURN_AFTER_D, 2, 2, 1, 0, 0, 2, 0),
-	BROKEN(V_SKIP_RECLAIM, 1, 2, 1, 0, 1, 1, 0),
+	BROKEN(V_NO_DOUBLE_READ, "pp", 2, 1, 0, 0, 2, 0),
+	BROKEN(V_NO_INVALIDATION, "p", 1, 1, 0, 0, 2, CACHED),
+	BROKEN(V_SEG_EARLY, "pp", 2, 1, 0, 0, 2, 0),
+	BROKEN(V_RETURN_AFTER_D, "pp", 2, 1, 0, 0, 2, 0),
+	BROKEN(V_SKIP_RECLAIM, "p", 2, 1, 0, 1, 1, 0),
+	/* the 20-bit version design with a 1-bit version: a stale fill */
+	CASE(V_WRAP, "p", "", 2, 1, 0, 1, 1, 0, 0, 0, 0, 1, 0),
+	/* the fill token without the host rule: one client's two fills */
+	CASE(V_TOKEN_NO_RULE, "p", "", 2, 1, 0, 0, 1, BUSYREC | SAMEOWN, 0,
+	     0, 0, 1, 0),
 };
 
-static int run_suite(void)
+/* Bigger bounds: exhaustive (walks 0) or random walks. */
+#define WALK(v, w1, w2, g1, g2, g3, ticks, att, opts, renew, cleans, lag, \
+	     vbits, walks, depth)					\
+	{ { { w1, w2 }, { g1, g2, g3 }, ticks, att, (opts) & CACHED,	\
+	    (opts) & FULL, renew, (opts) & BUSYREC, cleans, lag,	\
+	    (opts) & FPCOL, (opts) & SAMEOWN, vbits, 0, v, true, true,	\
+	    walks, depth }, 0 }
+
+static const struct suite_case suite_long[] = {
+	/* moved from the standard suite (20 to 200 s of CPU each) */
+	CASE(V_NONE, "p", "", 1, 0, 1, 1, 1, 0, 2, 0, 1, 20,
+	     SEE(EV_RENEW) | SEE(EV_RENEW_FAIL) | SEE(EV_LAGGED) |
+	     SEE(EV_ABANDON)),
+	/* two PUTs with leases */
+	CORRECT("pp", 1, 1, 0, 1, 1, CACHED, 0, SEE(EV_LOOKUP_RECLAIM) |
+		SEE(EV_PUB_D) | SEE(EV_INVAL_FAIL) | SEE(EV_ABANDON)),
+	/* victim pressure: a full block, K2 evicts K's cached value */
+	CORRECT("p", 1, 0, 1, 1, 2, CACHED | FULL, 0, SEE(EV_EVICT) |
+		SEE(EV_NO_VICTIM) | SEE(EV_INVAL_FAIL)),
+	CASE(V_NONE, "p", "d", 1, 1, 0, 0, 1, 0, 0, 0, 0, 20,
+	     SEE(EV_UNCACHED) | SEE(EV_PUB_D) | SEE(EV_INVAL)),
+	CASE(V_NONE, "p", "", 1, 0, 1, 1, 2, CACHED | FULL | FPCOL, 0, 0, 0,
+	     20, SEE(EV_EVICT) | SEE(EV_COLLISION) | SEE(EV_INVAL)),
+	/* exhaustive: the old suite's "2 PUTs, 2+1 GETs, 2 attempts" */
+	CORRECT("pp", 2, 1, 0, 0, 2, 0, 0, SEE(EV_PUB_D)),
+	/* exhaustive: the cleaner with a lease expiry and two writers */
+	CASE(V_NONE, "p", "d", 1, 1, 0, 1, 1, 0, 0, 1, 0, 20,
+	     SEE(EV_HDR_MISMATCH) | SEE(EV_ABANDON) | SEE(EV_UNCACHED)),
+	/* exhaustive: the fill token at 2 version bits, with renewals */
+	CASE(V_FILL_TOKEN, "p", "", 2, 1, 0, 1, 1, 0, 1, 0, 0, 2,
+	     SEE(EV_WRAP) | SEE(EV_LATE_WRITE)),
+	/* exhaustive: the fill token, two writers, a lagging clock */
+	CASE(V_FILL_TOKEN, "p", "b", 1, 1, 0, 1, 1, 0, 0, 0, 1, 1,
+	     SEE(EV_WRAP) | SEE(EV_LAGGED)),
+	/* random walks: everything at once */
+	WALK(V_NONE, "pd", "bp", 2, 2, 1, 3, 3, CACHED | BUSYREC, 2, 2, 1,
+	     20, 200000, 400),
+	WALK(V_NONE, "pp", "dp", 2, 2, 1, 3, 3, FULL | FPCOL, 2, 2, 1, 20,
+	     200000, 400),
+	WALK(V_FILL_TOKEN, "pd", "p", 2, 2, 1, 3, 3, CACHED | BUSYREC |
+	     SAMEOWN, 2, 1, 1, 1, 200000, 400),
+	WALK(V_FILL_TOKEN, "pp", "b", 2, 2, 1, 3, 3, FPCOL | SAMEOWN, 2, 1, 1,
+	     2, 200000, 400),
+	/* the walks find these broken variants too (not wrap, seg-early) */
+	WALK(V_SKIP_RECLAIM, "pp", "d", 2, 2, 1, 3, 3, 0, 2, 1, 1, 20,
+	     200000, 400),
+	WALK(V_NO_DOUBLE_READ, "pp", "d", 2, 2, 1, 3, 3, 0, 2, 1, 1, 20,
+	     200000, 400),
+	WALK(V_RETURN_AFTER_D, "pp", "", 2, 1, 0, 0, 2, 0, 0, 0, 0, 20,
+	     200000, 400),
+	WALK(V_TOKEN_NO_RULE, "pd", "p", 2, 2, 1, 3, 3, BUSYREC | SAMEOWN, 2,
+	     1, 1, 1, 200000, 400),
+};
+
+static int run_cases(const struct suite_case *cases, size_t n)
 {
-	char name[200];
+	char name[300];
 	size_t i;
 	int failed = 0, e;
 
-	printf("KTAP version 1\n1..%zu\n", ARRAY_SIZE(suite));
-	for (i = 0; i < ARRAY_SIZE(suite); i++) {
+	printf("KTAP version 1\n1..%zu\n", n);
+	for (i = 0; i < n; i++) {
+		bool expect = !variant_correct(cases[i].c.variant);
 		struct result r;
 		bool ok;
 
-		cfg = suite[i].c;
+		cfg = cases[i].c;
 		describe(name, sizeof(name));
-		r = search();
-		ok = suite[i].expect_violation ? r.violations > 0 :
-						 r.violations == 0;
-		printf("# %s: %lu states, %lu transitions, %lu complete, depth %d, %lu violations, %.1fs\n",
-		       name, r.states, r.transitions, r.complete, r.max_depth,
-		       r.violations, r.secs);
+		r = cfg.walks ? walk() : search();
+		ok = expect ? r.violations > 0 : r.violations == 0;
+		printf("# %s: %lu %s, %lu transitions, %lu complete, depth %d, %lu violations, %.1fs\n",
+		       name, r.states, cfg.walks ? "steps" : "states",
+		       r.transitions, r.complete, r.max_depth, r.violations,
+		       r.secs);
 		print_events("#   ");
 		for (e = 0; e < EV_NR; e++) {
-			if ((suite[i].must_see & SEE(e)) && !events[e]) {
+			if ((cases[i].must_see & SEE(e)) && !events[e]) {
 				printf("# path '%s' never taken\n",
 				       event_names[e]);
 				ok = false;
 			}
 		}
 		printf("%sok %zu - %s %s\n", ok ? "" : "not ", i + 1, name,
-		       suite[i].expect_violation ? "finds a violation" :
-						   "has no violation");
+		       expect ? "finds a violation" : "has no violation");
 		fflush(stdout);
 		failed += !ok;
 	}
 	return failed ? 1 : 0;
 }
 
+static bool set_ops(char *dst, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (n > NOPS || strspn(src, "pbd") != n)
+		return false;
+	strcpy(dst, src);
+	return true;
+}
+
 int main(int argc, char **argv)
 {
-	char name[200];
+	char name[300];
 	struct result r;
 	int i, v;
 
-	cfg = (struct config){ 1, { 2, 1, 0 }, 0, 2, false, false, false,
-			       false, 0, V_NONE, false, true };
+	cfg = (struct config){ .ops = { "p", "" }, .gets = { 2, 1, 0 },
+			       .attempts = 2, .vbits = SCALIO_CTL_VER_BITS,
+			       .variant = V_NONE, .trace = true,
+			       .depth = 400 };
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *val = i + 1 < argc ? argv[i + 1] : "0";
 
 		if (!strcmp(a, "--tap"))
-			return run_suite();
+			return run_cases(suite, ARRAY_SIZE(suite));
+		if (!strcmp(a, "--tap-long"))
+			return run_cases(suite_long, ARRAY_SIZE(suite_long));
 		if (!strcmp(a, "--cached")) {
 			cfg.cached = true;
 		} else if (!strcmp(a, "--full")) {
 			cfg.full = true;
 		} else if (!strcmp(a, "--renew")) {
-			cfg.renew = true;
+			cfg.renew = atoi(val), i++;
 		} else if (!strcmp(a, "--busy-reclaim")) {
 			cfg.busy_reclaim = true;
+		} else if (!strcmp(a, "--fp-collide")) {
+			cfg.fp_collide = true;
+		} else if (!strcmp(a, "--same-owner")) {
+			cfg.same_owner = true;
 		} else if (!strcmp(a, "--first")) {
 			cfg.first = true;
 		} else if (!strcmp(a, "--no-trace")) {
 			cfg.trace = false;
 		} else if (!strcmp(a, "--puts")) {
-			cfg.puts = atoi(val), i++;
+			int n = atoi(val);
+
+			i++;
+			if (n < 0 || n > NOPS)
+				n = NOPS + 1;
+			memset(cfg.ops[0], 0, sizeof(cfg.ops[0]));
+			memset(cfg.ops[0], 'p', n);
+		} else if (!strcmp(a, "--w1") || !strcmp(a, "--w2")) {
+			if (!set_ops(cfg.ops[a[3] - '1'], val)) {
+				fprintf(stderr, "%s: at most %d of p, b, d\n", a,
+					NOPS);
+				return 2;
+			}
+			i++;
 		} else if (!strcmp(a, "--gets1")) {
 			cfg.gets[0] = atoi(val), i++;
 		} else if (!strcmp(a, "--gets2")) {
@@ -1341,8 +1955,18 @@ int main(int argc, char **argv)
 			cfg.ticks = atoi(val), i++;
 		} else if (!strcmp(a, "--attempts")) {
 			cfg.attempts = atoi(val), i++;
+		} else if (!strcmp(a, "--cleans")) {
+			cfg.cleans = atoi(val), i++;
+		} else if (!strcmp(a, "--lag")) {
+			cfg.lag = atoi(val), i++;
+		} else if (!strcmp(a, "--vbits")) {
+			cfg.vbits = atoi(val), i++;
 		} else if (!strcmp(a, "--bitstate")) {
 			cfg.bitstate = atoi(val), i++;
+		} else if (!strcmp(a, "--walks")) {
+			cfg.walks = atol(val), i++;
+		} else if (!strcmp(a, "--depth")) {
+			cfg.depth = atoi(val), i++;
 		} else if (!strcmp(a, "--variant")) {
 			for (v = 0; v < V_NR; v++)
 				if (!strcmp(val, variant_names[v]))
@@ -1359,18 +1983,22 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (cfg.puts < 0 || cfg.puts > 2 || cfg.gets[0] < 0 ||
-	    cfg.gets[1] < 0 || cfg.gets[2] < 0 || cfg.ticks < 0 ||
-	    cfg.ticks > 100 || cfg.attempts < 1 ||
+	if (strlen(cfg.ops[0]) > NOPS || cfg.gets[0] < 0 || cfg.gets[1] < 0 ||
+	    cfg.gets[2] < 0 || cfg.ticks < 0 || cfg.ticks > 100 ||
+	    cfg.attempts < 1 || cfg.renew < 0 || cfg.renew > 100 ||
+	    cfg.cleans < 0 || cfg.cleans > NGEN - 1 - 2 * NOPS ||
+	    cfg.lag < 0 || cfg.lag > 100 || cfg.vbits < 1 ||
+	    cfg.vbits > SCALIO_CTL_VER_BITS || cfg.walks < 0 ||
+	    cfg.depth < 1 || cfg.depth > 100000 ||
 	    (cfg.bitstate && (cfg.bitstate < 20 || cfg.bitstate > 36))) {
-		fprintf(stderr, "bounds: puts 0..2, gets >= 0, ticks 0..100, attempts >= 1, bitstate 20..36\n");
+		fprintf(stderr, "bounds: puts 0..2, gets >= 0, ticks 0..100, attempts >= 1, renew 0..100, cleans 0..3, lag 0..100, vbits 1..20, depth 1..100000, bitstate 20..36\n");
 		return 2;
 	}
 	describe(name, sizeof(name));
-	r = search();
-	printf("%s: %lu states, %lu transitions, %lu complete, depth %d, %lu violations, %.1fs\n",
-	       name, r.states, r.transitions, r.complete, r.max_depth,
-	       r.violations, r.secs);
+	r = cfg.walks ? walk() : search();
+	printf("%s: %lu %s, %lu transitions, %lu complete, depth %d, %lu violations, %.1fs\n",
+	       name, r.states, cfg.walks ? "steps" : "states", r.transitions,
+	       r.complete, r.max_depth, r.violations, r.secs);
 	print_events("");
 	return r.violations ? 1 : 0;
 }

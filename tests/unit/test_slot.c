@@ -639,6 +639,118 @@ static void fill_sequence(void)
 	view.slots = SLOTS;
 }
 
+/*
+ * The value WRITE of a filler (key, value and checksum for the C word it
+ * means to publish) as it lands in slot @i, at whatever moment: an RDMA
+ * WRITE is not conditional on the lock.  @tok: the fill-token design.
+ */
+static void fill_write(u32 i, u64 lock, const char *value, bool tok)
+{
+	struct scalio_slot *s = slot(i);
+	u32 vlen = strlen(value);
+	u64 pub = tok ? scalio_ctl_publish_tok(lock) :
+			scalio_ctl_publish(lock);
+
+	s->klen = KLEN;
+	s->vlen = vlen;
+	memset(s->key, 0, sizeof(s->key));
+	memcpy(s->key, K, KLEN);
+	memcpy(s->value, value, vlen);
+	s->csum = cpu_to_le32(tok ?
+		scalio_slot_csum_tok(pub, K, KLEN, (const u8 *)value, vlen) :
+		scalio_slot_csum(scalio_ctl_version(pub), K, KLEN,
+				 (const u8 *)value, vlen));
+}
+
+/*
+ * Filler F locks slot 0, reads "old" from the SSD and stalls before its
+ * value WRITE.  Its lease runs out; other fills (client 5, or F's own
+ * client @same_owner with another deadline) take the slot through a full
+ * wrap of the 20-bit version and publish "new" at the very version F's
+ * publish would have had.  Then F's WRITE lands.  Return what a lookup of
+ * the key finds afterwards (and the slot in @idx).
+ */
+static enum scalio_lookup wrap_stale_fill(bool tok, bool same_owner,
+					  u32 *idx)
+{
+	u32 owner = same_owner ? 3 : 5;
+	u64 f_lock, f_pub, cur, g_lock, g_pub;
+	unsigned long n = 0;
+
+	blk_clear();
+	view.slots = 2;
+	f_lock = scalio_ctl_lock(0, 3, EXPIRED, FP);
+	f_pub = tok ? scalio_ctl_publish_tok(f_lock) :
+		      scalio_ctl_publish(f_lock);
+	/* F's lease passed: a reader reclaims it (B -> A) */
+	cur = scalio_ctl_release(f_lock);
+	/* lock + release cycles, until a lock would publish at f_pub's version */
+	do {
+		cur = scalio_ctl_release(scalio_ctl_lock(cur, owner, LIVE, FP));
+		n++;
+	} while (((scalio_ctl_version(cur) + 2) &
+		  ((1U << SCALIO_CTL_VER_BITS) - 1)) !=
+		 scalio_ctl_version(f_pub) && n <= 1UL << SCALIO_CTL_VER_BITS);
+	CHECK_EQ(n, (1UL << (SCALIO_CTL_VER_BITS - 1)) - 1);	/* a wrap */
+	g_lock = scalio_ctl_lock(cur, owner, LIVE, FP);
+	g_pub = tok ? scalio_ctl_publish_tok(g_lock) :
+		      scalio_ctl_publish(g_lock);
+	CHECK_EQ(scalio_ctl_version(g_pub), scalio_ctl_version(f_pub));
+	slot(0)->ctl = cpu_to_le64(g_lock);
+	fill_write(0, g_lock, "new", tok);
+	slot(0)->ctl = cpu_to_le64(g_pub);
+	CHECK_EQ(lookup(idx), SCALIO_LOOKUP_HIT);
+	CHECK(!memcmp(slot(0)->value, "new", 3));
+	/* F wakes up: its WRITE lands (its publish CAS then fails) */
+	fill_write(0, f_lock, "old", tok);
+	CHECK(le64_to_cpu(slot(0)->ctl) != f_lock);
+	return lookup(idx);
+}
+
+static void version_wrap(void)
+{
+	u64 lock = scalio_ctl_lock(scalio_ctl_make(SCALIO_SLOT_A, 9, 0, 0, 0),
+				   7, LIVE, FP);
+	u64 pub = scalio_ctl_publish_tok(lock);
+	enum scalio_lookup res;
+	u32 idx;
+
+	/* the token: owner and deadline kept, version + 1 */
+	CHECK_EQ(pub, scalio_ctl_make(SCALIO_SLOT_C, 11, 7, LIVE, FP));
+	CHECK_EQ(scalio_ctl_invalidate(pub),
+		 scalio_ctl_make(SCALIO_SLOT_A, 12, 0, 0, 0));
+	/* a tokened C validates under its own word only */
+	blk_clear();
+	view.slots = 2;
+	slot(0)->ctl = cpu_to_le64(pub);
+	fill_write(0, lock, "value", true);
+	CHECK(scalio_slot_valid(slot(0), K, KLEN));
+	CHECK_EQ(lookup(&idx), SCALIO_LOOKUP_HIT);
+	slot(0)->ctl = cpu_to_le64(scalio_ctl_make(SCALIO_SLOT_C, 11, 7,
+						   LIVE + 1, FP));
+	CHECK(!scalio_slot_valid(slot(0), K, KLEN));
+	slot(0)->ctl = cpu_to_le64(scalio_ctl_make(SCALIO_SLOT_C, 11, 8,
+						   LIVE, FP));
+	CHECK(!scalio_slot_valid(slot(0), K, KLEN));
+	CHECK_EQ(lookup(&idx), SCALIO_LOOKUP_TORN);
+	/* the untokened (owner 0) format is checked as before */
+	slot(0)->ctl = cpu_to_le64(scalio_ctl_make(SCALIO_SLOT_C, 11, 0, 0,
+						   FP));
+	CHECK(!scalio_slot_valid(slot(0), K, KLEN));
+	fill_write(0, lock, "value", false);
+	CHECK(scalio_slot_valid(slot(0), K, KLEN));
+
+	/* The 20-bit version design: the stale value is a HIT (the bug). */
+	res = wrap_stale_fill(false, false, &idx);
+	CHECK_EQ(res, SCALIO_LOOKUP_HIT);
+	CHECK(!memcmp(slot(idx)->value, "old", 3));
+	/* With the fill token it is torn: re-read, then evicted. */
+	CHECK_EQ(wrap_stale_fill(true, false, &idx), SCALIO_LOOKUP_TORN);
+	/* the same client, a later deadline: still another token */
+	CHECK_EQ(wrap_stale_fill(true, true, &idx), SCALIO_LOOKUP_TORN);
+	view.slots = SLOTS;
+}
+
 static const struct t_case cases[] = {
 	T_CASE(ctl_encoding),
 	T_CASE(ctl_transitions),
@@ -652,6 +764,7 @@ static const struct t_case cases[] = {
 	T_CASE(collision_scenarios),
 	T_CASE(invalidate_scenarios),
 	T_CASE(fill_sequence),
+	T_CASE(version_wrap),
 };
 
 T_MAIN(cases)
