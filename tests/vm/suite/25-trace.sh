@@ -139,8 +139,8 @@ n() {
 		eval "$f"
 	} | wc -l
 }
-eq() {	# eq WHAT GOT WANT
-	[ "$2" = "$3" ] && ok "$1: $2" || bad "$1: $2, expected $3"
+eq() {	# eq WHAT GOT WANT (two numbers)
+	[ -n "$2" ] && [ "$2" = "$3" ] && ok "$1: $2" || bad "$1: '$2', expected '$3'"
 }
 eq "ring buffer overruns" "$overrun" 0
 eq "get_issue events = gets" "$(n get_issue)" "$d_gets"
@@ -172,7 +172,7 @@ echo "# target: $(wc -l < /tmp/tt.txt) events; batches +$td_batches, batched_ops
 for e in batch_formed batch_committed admit; do
 	grep "scalio_tgt_$e:" /tmp/tt.txt | head -n 1 | sed 's/^ *//; s/^/# sample: /'
 done
-tn() { grep -c "scalio_tgt_$1: .*$2" /tmp/tt.txt; }
+tn() { grep -c "scalio_tgt_$1: .*${2:-}" /tmp/tt.txt; }
 committed=$(grep 'scalio_tgt_batch_committed: ' /tmp/tt.txt | grep ' ret=0 ')
 eq "target batch_committed ret=0 = batches" "$(echo "$committed" | grep -c .)" "$td_batches"
 eq "target batch_committed ops summed = batched_ops" \
