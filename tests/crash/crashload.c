@@ -45,6 +45,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -72,7 +73,7 @@ static struct params P = {
 };
 
 static char dev_path[64];
-static volatile int stop_now;
+static atomic_int stop_now;
 
 static uint64_t mix(uint64_t x)
 {
@@ -486,19 +487,45 @@ int main(int argc, char **argv)
 	optind = 2;
 	while ((c = getopt(argc, argv, "l:H:S:t:k:d:V:v:s:m:a:b:")) != -1) {
 		switch (c) {
-		case 'l': P.dir = optarg; break;
-		case 'H': P.host = num(optarg, 0, 255); break;
-		case 'S': P.stop = optarg; break;
-		case 't': P.threads = num(optarg, 1, 64); break;
-		case 'k': P.keys = num(optarg, 1, 1000); break;
-		case 'd': P.del_pct = num(optarg, 0, 100); break;
-		case 'V': P.vmin = num(optarg, VAL_HDR, SCALIO_VALUE_MAX); break;
-		case 'v': P.vmax = num(optarg, VAL_HDR, SCALIO_VALUE_MAX); break;
-		case 's': P.store = optarg; break;
-		case 'm': P.marks = optarg; break;
-		case 'a': P.ackmark = *optarg ? optarg : NULL; break;
-		case 'b': P.boundmark = *optarg ? optarg : NULL; break;
-		default: usage(stderr); return 2;
+		case 'l':
+			P.dir = optarg;
+			break;
+		case 'H':
+			P.host = num(optarg, 0, 255);
+			break;
+		case 'S':
+			P.stop = optarg;
+			break;
+		case 't':
+			P.threads = num(optarg, 1, 64);
+			break;
+		case 'k':
+			P.keys = num(optarg, 1, 1000);
+			break;
+		case 'd':
+			P.del_pct = num(optarg, 0, 100);
+			break;
+		case 'V':
+			P.vmin = num(optarg, VAL_HDR, SCALIO_VALUE_MAX);
+			break;
+		case 'v':
+			P.vmax = num(optarg, VAL_HDR, SCALIO_VALUE_MAX);
+			break;
+		case 's':
+			P.store = optarg;
+			break;
+		case 'm':
+			P.marks = optarg;
+			break;
+		case 'a':
+			P.ackmark = *optarg ? optarg : NULL;
+			break;
+		case 'b':
+			P.boundmark = *optarg ? optarg : NULL;
+			break;
+		default:
+			usage(stderr);
+			return 2;
 		}
 	}
 	if (!P.dir || P.vmin > P.vmax || optind != argc) {

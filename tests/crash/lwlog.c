@@ -46,6 +46,7 @@
 #define LW_MARK		(1 << 3)
 #define LW_META		(1 << 4)
 #define LW_BS_MAX	65536
+#define __packed	__attribute__((packed))
 
 /* On the log device, little-endian (drivers/md/dm-log-writes.c). */
 struct lw_super {
@@ -53,14 +54,14 @@ struct lw_super {
 	uint64_t version;
 	uint64_t nr_entries;
 	uint32_t sectorsize;
-} __attribute__((packed));
+} __packed;
 
 struct lw_entry {
 	uint64_t sector;
 	uint64_t nr_sectors;
 	uint64_t flags;
 	uint64_t data_len;
-} __attribute__((packed));
+} __packed;
 
 struct lw_log {
 	int fd;

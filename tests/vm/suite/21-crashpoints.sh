@@ -153,40 +153,10 @@ ls=$(sed -n 's/^geometry.* log_start=\([0-9]*\).*/\1/p' /share/ondisk.out)
 T "$LW list \$2" > /share/entries || fail "lwlog list"
 head -n 1 /share/entries
 
-# The states: "ENTRY ACKMARK BOUNDMARK KIND" (- for no mark).
-awk -v n="$STATES" -v ls="$ls" '
-	NR == 1 { next }
-	$4 ~ /M/ { mk[++nm] = $5; mi[nm] = $1; next }
-	$4 ~ /[FU]/ {
-		c[++nc] = $1
-		if (nm && mk[nm] == "formatted" && !aft) { aft = $1; kind[$1] = "formatted" }
-		# A checkpoint slot: units 2 .. log_start.
-		if ($2 < ls * 8 && $2 + $3 > 16) {
-			if (nc > 1 && !kind[c[nc - 1]]) kind[c[nc - 1]] = "pre-ckpt"
-			kind[$1] = "ckpt"; nck++
-		}
-	}
-	END {
-		kind[c[nc]] = "last"
-		for (e in kind) nreq++
-		k = n - nreq
-		for (j = 0; k > 0 && j < k; j++) {
-			x = c[1 + int(j * (nc - 1) / (k > 1 ? k - 1 : 1))]
-			if (!kind[x]) kind[x] = "spread"
-		}
-		if (n >= nc) for (j = 1; j <= nc; j++) if (!kind[c[j]]) kind[c[j]] = "spread"
-		printf "# %d flush/FUA entries, %d marks, %d checkpoint writes\n", nc, nm, nck > "/dev/stderr"
-		m = 1
-		for (j = 1; j <= nc; j++) {
-			e = c[j]
-			if (!kind[e]) continue
-			while (m <= nm && mi[m] < e) m++
-			# mk[m - 1]: the last mark before e; mk[m]: the first after.
-			a = m > 1 ? mk[m - 1] : "-"
-			b = m + 1 <= nm ? mk[m + 1] : "-"
-			print e, a, b, kind[e]
-		}
-	}' /share/entries > /share/states 2> /share/states.info || fail "choosing the states"
+# The states: "ENTRY ACKMARK BOUNDMARK KIND" (tests/crash/pickstates.awk).
+awk -v n="$STATES" -v ls="$ls" -f /scalio/tests/crash/pickstates.awk \
+	/share/marks /share/entries > /share/states 2> /share/states.info ||
+	fail "choosing the states"
 cat /share/states.info
 step "$(wc -l < /share/states) states to check (log_start $ls)"
 
