@@ -209,9 +209,12 @@ done < /share/states
 step "$nst states checked: $up came up, $refused refused, $(wc -l < /share/failed) failed"
 
 step "negative control: the checker fed a forged acknowledgement"
-# The last state is up.  One key gets an acknowledged PUT of a version
-# that was never issued: the store must be found to have lost it.
-if [ ! -s /share/failed ] && [ "$(tail -n 1 /share/states | cut -d' ' -f4)" = last ]; then
+# The last state (the store is still up with it, when nothing failed).
+# One key gets an acknowledged PUT of a version that was never issued:
+# the store must be found to have lost it.
+if [ -s /share/failed ]; then
+	echo "# skipped: states failed (the check can fail already)"
+else
 	rm -rf /share/neg && cp -r /share/cl /share/neg || fail "copy"
 	f=$(ls /share/neg | head -n 1)
 	set -- $(awk '$1 == "A" { k = $2; v = $3 } END { print k, v + 1 }' "/share/neg/$f")
