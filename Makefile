@@ -13,8 +13,9 @@
 #                        recorded in tests/vm/debug-lane.passed; FIRST="40-x
 #                        45-y" runs those suite tests first)
 #   make check-crash     the long crash-point sweep: 21-crashpoints at
-#                        CRASH_STATES=240 replayed states, CRASH_CLEANS=3
-#                        cleaner passes (Documentation/testing.rst)
+#                        CRASH_STATES=240 replayed states, CRASH_MARKS=40
+#                        marks, CRASH_CLEANS=3 cleaner runs at least
+#                        (Documentation/testing.rst)
 #   make coccicheck      the kernel's coccinelle reports over the modules
 #   make demo            boot the test bed and run a short YCSB mix
 #   make bench           the benchmark of Documentation/benchmarks.rst
@@ -97,11 +98,12 @@ check-debug:
 
 CRASH_STATES ?= 240
 CRASH_CLEANS ?= 3
+CRASH_MARKS ?= 40
 
 check-crash:
 	@scripts/need-deps.sh || scripts/install-deps.sh
 	CRASH_STATES=$(CRASH_STATES) CRASH_CLEANS=$(CRASH_CLEANS) \
-		tests/vm/suite/21-crashpoints.sh --kver $(CHECK_KVER)
+		CRASH_MARKS=$(CRASH_MARKS) tests/vm/suite/21-crashpoints.sh --kver $(CHECK_KVER)
 
 demo:
 	@scripts/need-deps.sh || scripts/install-deps.sh
@@ -118,4 +120,4 @@ clean:
 	rm -rf build
 
 help:
-	@sed -n '3,23p' Makefile
+	@sed -n '3,24p' Makefile

@@ -10,7 +10,8 @@
 # every write reaching it is recorded in the order it became durable.
 # Two hosts run tests/crash/crashload (4 writers each, PUT and DELETE of
 # their own keys, every acknowledgement logged to /share) until the
-# cleaner has run CRASH_CLEANS times.  Meanwhile host1 takes marks: it
+# cleaner has run CRASH_CLEANS times and CRASH_MARKS marks were taken
+# (about 1,000 operations apart).  Meanwhile host1 takes marks: it
 # records the size of every acknowledgement log, then inserts a
 # dm-log-writes mark (`dmsetup message lw 0 mark mN`).  An operation
 # acknowledged within a mark's sizes was durable, and logged, before the
@@ -35,9 +36,9 @@
 # against logs with one forged acknowledgement (a later PUT of a key that
 # was never issued), must fail on that key.
 #
-# make check: CRASH_STATES=24, CRASH_CLEANS=1 (about 7 minutes on 6.1);
-# make check-crash: CRASH_STATES=240, CRASH_CLEANS=3 (both can be set in
-# the environment).  A target/ patch that breaks recovery is in
+# make check: CRASH_STATES=24, CRASH_CLEANS=1, CRASH_MARKS=10 (about 7
+# minutes on 6.1); make check-crash: CRASH_STATES=240, CRASH_CLEANS=3,
+# CRASH_MARKS=40 (all can be set in the environment).  A target/ patch that breaks recovery is in
 # tests/vm/controls/21-crashpoints.*.patch.
 # Usage: 21-crashpoints.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
 set -uo pipefail
@@ -58,13 +59,14 @@ make -C "$top/tests/crash" > /dev/null ||
 
 states=${CRASH_STATES:-24}
 cleans=${CRASH_CLEANS:-1}
-[[ $states =~ ^[1-9][0-9]*$ && $cleans =~ ^[1-9][0-9]*$ ]] ||
-	{ echo "FAIL: CRASH_STATES and CRASH_CLEANS must be positive integers"; exit 1; }
+marks=${CRASH_MARKS:-10}
+[[ $states =~ ^[1-9][0-9]*$ && $cleans =~ ^[1-9][0-9]*$ && $marks =~ ^[1-9][0-9]*$ ]] ||
+	{ echo "FAIL: CRASH_STATES, CRASH_CLEANS and CRASH_MARKS must be positive integers"; exit 1; }
 
 suite_share crashpoints
 mkdir -p "$share/disks"
 {
-	echo "STATES=$states CLEANS=$cleans"
+	echo "STATES=$states CLEANS=$cleans MARKS=$marks"
 	cat << 'EOF'
 set -u
 # shellcheck source=tests/vm/guest/wait.sh
@@ -129,10 +131,10 @@ while :; do
 	kill -0 $p1 2> /dev/null && kill -0 $p2 2> /dev/null ||
 		{ cat /share/run1.out /share/run2.out; fail "a writer stopped"; }
 	mark "m$i"
-	[ $i -ge 10 ] && [ "$(stat cleaner_runs)" -ge "$CLEANS" ] && break
+	[ $i -ge "$MARKS" ] && [ "$(stat cleaner_runs)" -ge "$CLEANS" ] && break
 	# A bound on marks, not on time: about 2,000 PUTs between marks
 	# would be needed for the cleaner not to have run by then.
-	[ $i -le 3000 ] || fail "the cleaner has not run $CLEANS times after $i marks"
+	[ $i -le $((MARKS + 3000)) ] || fail "the cleaner has not run $CLEANS times after $i marks"
 done
 touch /share/cl.stop
 wait $p1; r1=$?
@@ -148,6 +150,9 @@ mark final
 T "dmsetup remove lw && dmsetup create --noudevsync fin --table \"0 $SZ linear \$1 0\" &&
 	dmsetup mknodes fin && $OD /dev/mapper/fin && dmsetup remove fin" > /share/ondisk.out ||
 	fail "scalio_ondisk of the final state"
+# dm-log-writes stops logging when its log device is full.
+T "! dmesg | grep 'log-writes.*Ran out of space'" ||
+	fail "ssd2 is too small for the log of this workload"
 ls=$(sed -n 's/^geometry.* log_start=\([0-9]*\).*/\1/p' /share/ondisk.out)
 [ -n "$ls" ] || { cat /share/ondisk.out; fail "no log_start"; }
 T "$LW list \$2" > /share/entries || fail "lwlog list"
@@ -239,7 +244,9 @@ step "CRASHPOINTS TEST PASSED"
 EOF
 } > "$share/crashpoints.sh"
 
-"$top/tests/vm/run" --kver "$kver" --hosts 2 --ssds 2 --ssd-size 256M \
+# ssd2 holds the log: about 5 MiB per mark (sparse images).
+"$top/tests/vm/run" --kver "$kver" --hosts 2 --ssds 2 \
+	--ssd-size $((128 + 8 * marks))M \
 	--disks "$share/disks" --no-setup --share "$share" \
 	--timeout $((1800 + 30 * states)) -- 'sh /share/crashpoints.sh'
 rc=$?
