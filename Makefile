@@ -12,6 +12,10 @@
 #                        RESUME=1 skips tests passed on this same clean tree,
 #                        recorded in tests/vm/debug-lane.passed; FIRST="40-x
 #                        45-y" runs those suite tests first)
+#   make check-crash     the long crash-point sweep: 21-crashpoints at
+#                        CRASH_STATES=240 replayed states, CRASH_MARKS=40
+#                        marks, CRASH_CLEANS=3 cleaner runs at least
+#                        (Documentation/testing.rst)
 #   make coccicheck      the kernel's coccinelle reports over the modules
 #   make demo            boot the test bed and run a short YCSB mix
 #   make bench           the benchmark of Documentation/benchmarks.rst
@@ -36,8 +40,8 @@ CHECK_KVER ?= $(if $(KVER),$(KVER),6.1)
 
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all modules tools unit clean deps check check-debug coccicheck demo bench \
-	checkpatch sparse help man-check dkms-deb install soak
+.PHONY: all modules tools unit clean deps check check-debug check-crash coccicheck \
+	demo bench checkpatch sparse help man-check dkms-deb install soak
 
 all: modules tools
 
@@ -97,6 +101,15 @@ check-debug:
 	@scripts/need-deps.sh || scripts/install-deps.sh
 	tests/check.sh --kver 6.1-debug $(if $(RESUME),--resume) $(if $(FIRST),--first "$(FIRST)")
 
+CRASH_STATES ?= 240
+CRASH_CLEANS ?= 3
+CRASH_MARKS ?= 40
+
+check-crash:
+	@scripts/need-deps.sh || scripts/install-deps.sh
+	CRASH_STATES=$(CRASH_STATES) CRASH_CLEANS=$(CRASH_CLEANS) \
+		CRASH_MARKS=$(CRASH_MARKS) tests/vm/suite/21-crashpoints.sh --kver $(CHECK_KVER)
+
 demo:
 	@scripts/need-deps.sh || scripts/install-deps.sh
 	tests/demo.sh --kver $(CHECK_KVER)
@@ -116,4 +129,4 @@ clean:
 	rm -rf build
 
 help:
-	@sed -n '3,23p' Makefile
+	@sed -n '3,27p' Makefile
