@@ -60,7 +60,7 @@ done
 
 # ---- scalio.7 against the module and the uapi
 src=$(plain "$man/scalio.7")
-feats=$(sed -n '/scalio_store_features\[\] = {/,/};/p' "$top/target/configfs.c" |
+feats=$(sed -n '/scalio_tgt_store_features\[\] = {/,/};/p' "$top/target/configfs.c" |
 	grep -oE '"[a-z_]+"' | tr -d '"' | grep -vx ssds)
 missing=
 for a in $feats; do
