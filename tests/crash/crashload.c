@@ -55,6 +55,7 @@
 #include <unistd.h>
 
 #include "../../uapi/scalio.h"
+#include "sel_util.h"
 
 #define VAL_HDR		12	/* "CLD1", version, key hash (le32 each) */
 #define MAX_FILES	64
@@ -74,16 +75,6 @@ static struct params P = {
 
 static char dev_path[64];
 static atomic_int stop_now;
-
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
 
 static uint32_t key_hash(const char *key)
 {
@@ -111,7 +102,7 @@ static uint32_t get_le32(const unsigned char *p)
 static uint32_t make_value(const char *key, uint32_t v, unsigned char *buf)
 {
 	uint32_t kh = key_hash(key);
-	uint64_t s = mix(((uint64_t)kh << 32) | v);
+	uint64_t s = sel_mix64(((uint64_t)kh << 32) | v);
 	uint32_t len = P.vmin + (uint32_t)(s % (P.vmax - P.vmin + 1)), i;
 
 	memcpy(buf, "CLD1", 4);
@@ -119,7 +110,7 @@ static uint32_t make_value(const char *key, uint32_t v, unsigned char *buf)
 	put_le32(buf + 8, kh);
 	for (i = VAL_HDR; i < len; i++) {
 		if (!(i & 7))
-			s = mix(s + i);
+			s = sel_mix64(s + i);
 		buf[i] = (unsigned char)(s >> ((i & 7) * 8));
 	}
 	return len;
@@ -148,7 +139,7 @@ static void *writer_main(void *arg)
 	unsigned char *buf = malloc(SCALIO_VALUE_MAX);
 	uint32_t *ver = calloc(P.keys, sizeof(*ver));
 	char path[4096], key[SCALIO_KEY_MAX + 1];
-	uint64_t rnd = mix(((uint64_t)P.host << 32) | w->idx) | 1;
+	uint64_t rnd = sel_mix64(((uint64_t)P.host << 32) | w->idx) | 1;
 	int fd, log;
 	unsigned int k = 0;
 
@@ -168,7 +159,7 @@ static void *writer_main(void *arg)
 		char op;
 		int ret;
 
-		rnd = mix(rnd);
+		rnd = sel_mix64(rnd);
 		del = rnd % 100 < P.del_pct;
 		op = del ? 'D' : 'P';
 		snprintf(key, sizeof(key), "h%u.%u.%u", P.host, w->idx, k);

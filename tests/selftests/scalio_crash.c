@@ -102,16 +102,6 @@ struct writer {
 	unsigned char *buf;
 };
 
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
 static uint32_t key_hash(const char *key, uint32_t klen)
 {
 	uint32_t h = 2166136261u, i;
@@ -126,12 +116,12 @@ static uint32_t make_value(const struct key_state *k, uint32_t version,
 			   unsigned char *out)
 {
 	uint32_t kh = key_hash(k->name, k->klen);
-	uint64_t h = mix(((uint64_t)version << 32) | kh);
+	uint64_t h = sel_mix64(((uint64_t)version << 32) | kh);
 	uint32_t len = P.vmin + (uint32_t)(h % (P.vmax - P.vmin + 1)), i;
 
 	for (i = VAL_HDR; i < len; i++) {
 		if ((i - VAL_HDR) % 8 == 0)
-			h = mix(h + i);
+			h = sel_mix64(h + i);
 		out[i] = (unsigned char)(h >> (8 * ((i - VAL_HDR) % 8)));
 	}
 	memcpy(out, "SCR1", 4);

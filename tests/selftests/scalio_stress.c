@@ -93,21 +93,11 @@ static uint64_t rnd(uint64_t *s)
 	return *s * 2685821657736338717ULL;
 }
 
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
 /* The value of (key, version): length and bytes follow from both. */
 static uint32_t make_value(const struct key_model *k, uint32_t version,
 			   unsigned char *out)
 {
-	uint64_t h = mix(((uint64_t)version << 32) ^ k->klen ^
+	uint64_t h = sel_mix64(((uint64_t)version << 32) ^ k->klen ^
 			 ((uint64_t)(unsigned char)k->key[k->klen - 1] << 8) ^
 			 ((uint64_t)(unsigned char)k->key[k->klen / 2] << 16));
 	uint32_t len, i;
@@ -120,7 +110,7 @@ static uint32_t make_value(const struct key_model *k, uint32_t version,
 		len = (uint32_t)((h >> 8) % (P.vmax + 1));
 	for (i = 0; i < len; i++) {
 		if (i % 8 == 0)
-			h = mix(h + i);
+			h = sel_mix64(h + i);
 		out[i] = (unsigned char)(h >> (8 * (i % 8)));
 	}
 	/* Name the key and version in the first bytes, for reports. */
@@ -343,7 +333,7 @@ int main(int argc, char **argv)
 		       dev_path);
 		return KSFT_SKIP;
 	}
-	run_id = (unsigned int)mix(P.seed) & 0xffffff;
+	run_id = (unsigned int)sel_mix64(P.seed) & 0xffffff;
 	printf("# %u threads x %lu ops (GET %u%% PUT %u%% DELETE %u%%), %u private + %u common keys each, values <= %u bytes, seed %" PRIu64 "\n",
 	       P.threads, P.ops, P.get_pct, P.put_pct,
 	       100 - P.get_pct - P.put_pct, P.priv_keys, P.common_keys, P.vmax,
@@ -358,7 +348,7 @@ int main(int argc, char **argv)
 		struct thread *t = &th[i];
 
 		t->idx = i;
-		t->rng = mix(P.seed + i + 1) | 1;
+		t->rng = sel_mix64(P.seed + i + 1) | 1;
 		t->nr_keys = P.priv_keys + P.common_keys;
 		t->keys = calloc(t->nr_keys, sizeof(*t->keys));
 		t->buf = malloc(SCALIO_VALUE_MAX);

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers shared by the scalio selftest programs: argument parsing and a
- * monotonic clock.
+ * Helpers shared by the scalio selftest programs (and tests/crash):
+ * argument parsing, a monotonic clock and a 64-bit mixer.
  */
 #ifndef _SCALIO_SEL_UTIL_H
 #define _SCALIO_SEL_UTIL_H
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -35,6 +36,20 @@ static inline double sel_now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * A 64-bit mixer (splitmix64's finalizer): derives well-spread values
+ * from a key and a version, so a value read back names them.
+ */
+static inline uint64_t sel_mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
 }
 
 #endif /* _SCALIO_SEL_UTIL_H */

@@ -206,3 +206,11 @@ step "soak done: $r rounds"
 echo "$r" > /share/rounds
 EOF
 
+
+start=$(date +%s)
+"$top/tests/vm/run" --kver "$kver" --hosts 2 --ssds 2 --ssd-size 64M --share "$share" \
+	--logdir "$out/vm" --timeout $((duration * 2 + 1800)) -- 'sh /share/soak.sh' \
+	2>&1 | tee "$out/run.log"
+rc=${PIPESTATUS[0]}
+secs=$(($(date +%s) - start))
+report
