@@ -8,8 +8,8 @@
 # checkpoints run all the time) and two host VMs.  Rounds of about
 # SOAK_ROUND seconds until --duration has passed; in each round:
 #   - both hosts run scalio-ycsb (workload A, Zipfian, SOAK_DEPTH in flight
-#     per thread through io_uring) for the round, host1 also a durability
-#     ledger (tests/selftests/scalio_crash write: every acknowledged PUT
+#     per thread through io_uring) in runs of 1000 operations for the
+#     whole round, host1 also a durability ledger (tests/selftests/scalio_crash write: every acknowledged PUT
 #     logged before it goes on);
 #   - in the middle of the round, one fault, in turn: a target crash
 #     (vmctl kill-target, start-target: recovery), a detach and attach of
@@ -67,7 +67,7 @@ report() {
 	import glob, json, os, sys
 	acc = {}
 	for f in glob.glob(os.path.join(sys.argv[1], "y.*.json")):
-	    seed = int(f.split(".")[-2])
+	    seed = int(f.split(".")[-2]) // 1000
 	    kind = ["none", "target crash", "detach+attach", "partition"][(seed // 10) % 4]
 	    run = json.load(open(f))["phases"]["run"]
 	    a = acc.setdefault(kind, [0, 0, 0.0])
@@ -139,36 +139,29 @@ hreconnects() {
 }
 # serving: a PUT goes through (the host module reconnected by itself)
 serving() { scalioctl put "$S" soak.probe "$(date +%s)" > /dev/null 2>&1; }
-# ycsb on host $1 in the background: $2 operations, seed $3
+# ycsb on host $1 for $2 seconds (by that host's clock: the VMs' clocks
+# differ), in runs of 1000 operations, each with its own seed
+# $3 * 1000 + run (its JSON: /share/y.SEED.json)
 ycsb() {
-	c="scalio-ycsb --store $S --run --workload a --records 2000 --threads 2 --depth $DEPTH --ops $2 --seed $3 --value-size 512 --json /share/y.$3.json > /share/y.$3.out 2>&1"
+	c="i=0; e=\$((\$(date +%s) + $2)); while [ \$(date +%s) -lt \$e ]; do i=\$((i + 1)); s=\$(($3 * 1000 + i));
+		scalio-ycsb --store $S --run --workload a --records 2000 --threads 2 --depth $DEPTH --ops 1000 --seed \$s --value-size 512 --json /share/y.\$s.json > /share/y.\$s.out 2>&1; done"
 	if [ "$1" = 1 ]; then
 		sh -c "$c"
 	else
 		vmctl exec-host 2 "$c"
 	fi
 }
-# ops for about ROUND seconds at the rate host1 last ran at (ycsb counts
-# operations, not time)
-ops_for_round() {
-	t=$(sed -n 's/.*"throughput_ops_per_s": \([0-9]*\).*/\1/p' "$1" 2> /dev/null | head -n 1)
-	n=$(( ${t:-20} * ROUND ))
-	[ $n -ge 500 ] || n=500
-	echo $n
-}
 mem 0
 step "load"
 scalio-ycsb --store "$S" --load --records 2000 --value-size 512 --quiet ||
 	{ echo "FAIL: load"; exit 1; }
 r=0
-last=none
 while [ "$(date +%s)" -lt $END ]; do
 	r=$((r + 1))
 	f=$((r % 4))
-	n=$(ops_for_round "$last")
-	step "round $r: fault $f, $n ops per host"
-	ycsb 1 $n $((r * 10 + 1)) & p1=$!
-	ycsb 2 $n $((r * 10 + 2)) & p2=$!
+	step "round $r: fault $f"
+	ycsb 1 $ROUND $((r * 10 + 1)) & p1=$!
+	ycsb 2 $ROUND $((r * 10 + 2)) & p2=$!
 	$CR write $LEDGER -T $ROUND > /share/ledger.$r.out 2>&1 & pl=$!
 	sleep $((ROUND / 2))
 	case $f in
@@ -180,7 +173,6 @@ while [ "$(date +%s)" -lt $END ]; do
 			sleep $PART; tc qdisc del dev eth0 root" ;;
 	esac
 	wait $p1 $p2 $pl
-	[ $f = 0 ] && last=/share/y.$((r * 10 + 1)).json
 	# Detach needs the device closed: host2 is idle now.
 	if [ $f = 2 ]; then
 		step "host2 detach + attach"
