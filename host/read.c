@@ -995,7 +995,7 @@ int scalio_host_get(struct scalio_host_hstore *hs, const u8 *key, u32 klen,
 		.value	= value,
 	};
 	u64 hash = scalio_key_hash(hs->hash_seed, key, klen);
-	u64 t0 = ktime_get_ns();
+	u64 t0 = scalio_host_trace_t0(trace_scalio_host_get_done_enabled());
 	int ret;
 
 	g.block = scalio_hash_block(hash, hs->nr_blocks);
@@ -1034,7 +1034,9 @@ out:
 		*vlen = g.vlen;
 	else if (ret != -ENOENT)
 		scalio_host_hstat_inc(hs, SCALIO_HS_ERRORS);
-	trace_scalio_host_get_done(hs, hash, ret, ret ? 0 : g.vlen, g.hit,
-				   g.retries, ktime_get_ns() - t0);
+	if (trace_scalio_host_get_done_enabled())
+		trace_scalio_host_get_done(hs, hash, ret, ret ? 0 : g.vlen,
+					   g.hit, g.retries,
+					   scalio_host_trace_since(t0));
 	return ret;
 }

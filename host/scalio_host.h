@@ -45,6 +45,7 @@
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
 #include <linux/spinlock.h>
+#include <linux/timekeeping.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
@@ -629,5 +630,20 @@ int scalio_host_ssd_read_seg(struct scalio_host_hstore *hs, u64 seg, unsigned lo
 int scalio_host_ssd_module_init(void);
 void scalio_host_ssd_module_exit(void);
 void scalio_host_ssd_free_seg(void *buf, u64 seg);
+
+/*
+ * An operation's latency for its trace event, with the clock read only
+ * while the event is on (the hot path pays nothing otherwise): @t0 is 0
+ * when the event was off as the operation began.
+ */
+static inline u64 scalio_host_trace_t0(bool on)
+{
+	return on ? ktime_get_ns() : 0;
+}
+
+static inline u64 scalio_host_trace_since(u64 t0)
+{
+	return t0 ? ktime_get_ns() - t0 : 0;
+}
 
 #endif /* _SCALIO_HOST_H */

@@ -405,11 +405,13 @@ int scalio_host_put(struct scalio_host_hstore *hs, const u8 *key, u32 klen,
 	if (trace_scalio_host_put_issue_enabled() ||
 	    trace_scalio_host_put_done_enabled()) {
 		hash = scalio_key_hash(hs->hash_seed, key, klen);
-		t0 = ktime_get_ns();
+		t0 = scalio_host_trace_t0(true);
 	}
 	trace_scalio_host_put_issue(hs, hash, vlen);
 	ret = scalio_host_write(hs, SCALIO_MSG_PUT, key, klen, value, vlen);
-	trace_scalio_host_put_done(hs, hash, ret, ktime_get_ns() - t0);
+	if (trace_scalio_host_put_done_enabled())
+		trace_scalio_host_put_done(hs, hash, ret,
+					    scalio_host_trace_since(t0));
 	return ret;
 }
 
@@ -430,10 +432,12 @@ int scalio_host_delete(struct scalio_host_hstore *hs, const u8 *key, u32 klen)
 	if (trace_scalio_host_delete_issue_enabled() ||
 	    trace_scalio_host_delete_done_enabled()) {
 		hash = scalio_key_hash(hs->hash_seed, key, klen);
-		t0 = ktime_get_ns();
+		t0 = scalio_host_trace_t0(true);
 	}
 	trace_scalio_host_delete_issue(hs, hash, 0);
 	ret = scalio_host_write(hs, SCALIO_MSG_DELETE, key, klen, NULL, 0);
-	trace_scalio_host_delete_done(hs, hash, ret, ktime_get_ns() - t0);
+	if (trace_scalio_host_delete_done_enabled())
+		trace_scalio_host_delete_done(hs, hash, ret,
+					    scalio_host_trace_since(t0));
 	return ret;
 }
