@@ -52,6 +52,17 @@
 #define SCALIO_HOSTID_LEN	16	/* a UUID, as NVMe's hostid */
 #define SCALIO_CHALLENGE_LEN	32
 #define SCALIO_MAC_LEN		32	/* HMAC-SHA256 */
+/*
+ * Local ACK timeout of both ends' QPs, 4.096 us * 2^18 = 1.07 s per try;
+ * with the host's retry_count of 7 a peer that stops answering fails the
+ * QP after about 8.6 s.  Without it rdma_cm derives the timeout from the
+ * RoCE packet lifetime, which differs by kernel (18 in 6.1: 2 to 4 s a
+ * try, 17 to 34 s in all; 16 later: about 4 s in all).  Ours rides out a
+ * hiccup of a few seconds by retransmission and still declares a dead
+ * peer before the host's 10 s RPC timeout, on every kernel; nvme-rdma and
+ * nvmet-rdma leave the default (they have no such RPC timeout).
+ */
+#define SCALIO_RDMA_ACK_TIMEOUT	18
 
 /**
  * struct scalio_cm_req - rdma_connect() private data (host -> target)

@@ -324,6 +324,10 @@ int scalio_host_conn_connect(struct scalio_host_hstore *hs, const char *traddr,
 					  conn->dev->attrs.max_qp_rd_atom);
 	param.retry_count = 7;
 	param.rnr_retry_count = 7;
+	/* Before the QP goes to RTS, which rdma_connect() does. */
+	ret = rdma_set_ack_timeout(conn->cm_id, SCALIO_RDMA_ACK_TIMEOUT);
+	if (ret)
+		return ret;
 
 	reinit_completion(&conn->cm_done);
 	ret = rdma_connect(conn->cm_id, &param);

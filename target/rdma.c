@@ -923,6 +923,7 @@ static int scalio_tgt_conn_accept(struct scalio_tgt_conn *conn,
 {
 	struct ib_device *ibdev = conn->cm_id->device;
 	struct rdma_conn_param param = { };
+	int ret;
 	struct scalio_cm_rep rep = {
 		.magic		= cpu_to_le16(SCALIO_PROTO_MAGIC),
 		.major		= SCALIO_PROTO_MAJOR,
@@ -945,6 +946,13 @@ static int scalio_tgt_conn_accept(struct scalio_tgt_conn *conn,
 	param.flow_control = 1;
 	param.private_data = &rep;
 	param.private_data_len = sizeof(rep);
+	/*
+	 * The host's timeout, for the answers and RDMA READ responses we
+	 * send: a partitioned host's QP fails here about when its own does.
+	 */
+	ret = rdma_set_ack_timeout(conn->cm_id, SCALIO_RDMA_ACK_TIMEOUT);
+	if (ret)
+		return ret;
 	return rdma_accept(conn->cm_id, &param);
 }
 
