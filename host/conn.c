@@ -8,7 +8,9 @@
  * it dead and queues conn->fail_work, which stops the QP here and, for a
  * live store, schedules a reconnect.  The reconnect rebuilds the
  * connection, repeats the handshake and pays the invalidations the loss
- * left owed (write.c) before the store serves anything again.  As in
+ * left owed (write.c) before the store serves anything again.  Operations
+ * that find the connection down wait for that, up to the store's
+ * fast_io_fail_ms, as nvme's requests do up to fast_io_fail_tmo.  As in
  * nvme-rdma, this error recovery is kept apart from the queue code: the
  * transport (rdma.c) never calls up into this file or the protocol.
  */
@@ -48,6 +50,7 @@ void scalio_host_conn_init(struct scalio_host_hstore *hs)
 	init_rwsem(&conn->io_rwsem);
 	mutex_init(&conn->teardown_lock);
 	INIT_WORK(&conn->fail_work, scalio_host_conn_fail_work);
+	init_waitqueue_head(&conn->state_wq);
 }
 
 /*
@@ -117,6 +120,156 @@ void scalio_host_reconnect_schedule(struct scalio_host_hstore *hs)
 {
 	queue_delayed_work(system_long_wq, &hs->reconnect_work,
 			   READ_ONCE(hs->reconnect_delay));
+}
+
+/* ------------------------------------------------------------------ */
+/* the operations' gate                                                */
+
+/**
+ * scalio_host_conn_enter_nowait() - start an operation if the connection is up
+ * @conn:	connection
+ *
+ * Takes io_rwsem for reading (teardown and reconnect take it for writing,
+ * so the connection stays whole until scalio_host_conn_exit()).  A
+ * connection that is down, or being re-established, fails the operation
+ * at once: for background work (keep-alive, owed invalidations), which
+ * must not hold up a detach, and for the waiting variants below.
+ *
+ * Return: 0 (call scalio_host_conn_exit() when done), -ENOTCONN, -EPROTO
+ * (the connection died of the target's protocol violation), or -EINTR
+ * (fatal signal while waiting for io_rwsem).
+ */
+int scalio_host_conn_enter_nowait(struct scalio_host_conn *conn)
+{
+	if (!down_read_trylock(&conn->io_rwsem)) {
+		/* Teardown or a reconnect holds or wants it: don't queue up. */
+		if (scalio_host_conn_dead(conn))
+			return scalio_host_conn_dead_err(conn);
+		if (test_bit(SCALIO_CONN_RECONNECTING, &conn->flags))
+			return -ENOTCONN;
+		if (down_read_killable(&conn->io_rwsem))
+			return -EINTR;
+	}
+	if (scalio_host_conn_dead(conn)) {
+		up_read(&conn->io_rwsem);
+		return scalio_host_conn_dead_err(conn);
+	}
+	return 0;
+}
+
+/* Stop waiting: the connection is back, or will not come back for us. */
+static bool scalio_host_conn_wait_over(struct scalio_host_conn *conn)
+{
+	return (!scalio_host_conn_dead(conn) &&
+		!test_bit(SCALIO_CONN_RECONNECTING, &conn->flags)) ||
+	       test_bit(SCALIO_CONN_GONE, &conn->flags) ||
+	       READ_ONCE(conn->hs->state) != SCALIO_HS_LIVE;
+}
+
+/*
+ * Start an operation's waiting period: the store's fast_io_fail_ms from
+ * now.  0 stands for "not started", so a deadline of 0 becomes 1.
+ */
+static bool scalio_host_conn_wait_start(struct scalio_host_conn *conn,
+					unsigned long *end)
+{
+	u32 ms = READ_ONCE(conn->hs->fast_io_fail_ms);
+
+	if (*end)
+		return true;
+	if (!ms)
+		return false;
+	*end = (jiffies + msecs_to_jiffies(ms)) ? : 1;
+	return true;
+}
+
+/**
+ * scalio_host_conn_enter_until() - start an operation, riding out a reconnect
+ * @conn:	connection
+ * @end:	in/out: 0 the first time; then the jiffies at which this
+ *		operation stops waiting for the connection (set by the first
+ *		wait, to the store's fast_io_fail_ms from then)
+ *
+ * As scalio_host_conn_enter_nowait(), but an operation that finds the
+ * connection down or being re-established sleeps (killably) until the
+ * reconnect has succeeded, paid the owed invalidations and let go of
+ * io_rwsem, then enters.  An operation that got here has sent nothing on a
+ * connection that is down, so waiting and then sending it is safe for a
+ * write too.  The wait ends early when the store is being detached or its
+ * connection will not come back by itself (a store that came back
+ * different, its RDMA device removed).
+ *
+ * Return: 0 (call scalio_host_conn_exit()), -EHOSTDOWN (the connection
+ * stayed down for fast_io_fail_ms, or will not come back: the operation
+ * was not sent), -EPROTO, or -EINTR (fatal signal).
+ */
+int scalio_host_conn_enter_until(struct scalio_host_conn *conn,
+				 unsigned long *end)
+{
+	long left;
+	int ret;
+
+	for (;;) {
+		ret = scalio_host_conn_enter_nowait(conn);
+		if (ret != -ENOTCONN)
+			return ret;
+		if (!scalio_host_conn_wait_start(conn, end))
+			return -EHOSTDOWN;
+		if (test_bit(SCALIO_CONN_GONE, &conn->flags) ||
+		    READ_ONCE(conn->hs->state) != SCALIO_HS_LIVE)
+			return -EHOSTDOWN;
+		left = (long)(*end - jiffies);
+		if (left <= 0)
+			return -EHOSTDOWN;
+		left = wait_event_killable_timeout(conn->state_wq,
+						   scalio_host_conn_wait_over(conn),
+						   left);
+		if (left < 0)
+			return -EINTR;
+	}
+}
+
+/**
+ * scalio_host_conn_enter() - start an operation, waiting up to fast_io_fail_ms
+ * @conn:	connection
+ *
+ * scalio_host_conn_enter_until() with a waiting period of its own.
+ */
+int scalio_host_conn_enter(struct scalio_host_conn *conn)
+{
+	unsigned long end = 0;
+
+	return scalio_host_conn_enter_until(conn, &end);
+}
+
+/**
+ * scalio_host_conn_may_retry() - may an operation the connection's loss
+ *	failed wait for the reconnect and be done again?
+ * @conn:	connection
+ * @end:	the operation's waiting period, as for
+ *		scalio_host_conn_enter_until(); started here if it was not
+ *
+ * Only for what is safe to repeat: a GET, or a write that was never sent.
+ * Bounded by the same period as the waits, however often the connection
+ * is lost under the operation.
+ */
+bool scalio_host_conn_may_retry(struct scalio_host_conn *conn,
+				unsigned long *end)
+{
+	return scalio_host_conn_wait_start(conn, end) &&
+	       time_before(jiffies, *end);
+}
+
+/**
+ * scalio_host_conn_wake() - wake the operations waiting for the connection
+ * @conn:	connection
+ *
+ * After a reconnect attempt, and whenever waiting has become pointless:
+ * the store leaves SCALIO_HS_LIVE, or SCALIO_CONN_GONE was set.
+ */
+void scalio_host_conn_wake(struct scalio_host_conn *conn)
+{
+	wake_up_all(&conn->state_wq);
 }
 
 /* ------------------------------------------------------------------ */
@@ -418,9 +571,11 @@ static void scalio_host_conn_release(struct scalio_host_conn *conn)
  * it), then, holding teardown_lock and io_rwsem for writing so that no
  * operation sees a half-built connection, connects again to the address
  * the store was attached with, repeats the handshake and pays the
- * invalidations the loss left owed (scalio_host_inval_flush()).  Operations fail
- * with -ENOTCONN meanwhile (scalio_host_conn_enter()).  The store must come
- * back with the geometry and SSDs it had: the SSD bindings depend on them.
+ * invalidations the loss left owed (scalio_host_inval_flush()).  Operations
+ * wait meanwhile, up to the store's fast_io_fail_ms
+ * (scalio_host_conn_enter_until()), and are woken at the end of the attempt.
+ * The store must come back with the geometry and SSDs it had: the SSD
+ * bindings depend on them.
  *
  * Return: 0, -ESTALE when the store came back different (it stays down
  * until detached), or the error of this attempt (try again later).
@@ -434,7 +589,7 @@ int scalio_host_conn_reconnect(struct scalio_host_hstore *hs)
 
 	mutex_lock(&conn->teardown_lock);
 	down_write(&conn->io_rwsem);
-	/* Until the end of the attempt, operations keep failing at once. */
+	/* Until the end of the attempt, operations keep out (or wait). */
 	set_bit(SCALIO_CONN_RECONNECTING, &conn->flags);
 	clear_bit(SCALIO_CONN_CONNECTED, &conn->flags);
 	clear_bit(SCALIO_CONN_FREED, &conn->flags);
@@ -466,9 +621,12 @@ int scalio_host_conn_reconnect(struct scalio_host_hstore *hs)
 		scalio_host_conn_stop(conn);
 		scalio_host_conn_release(conn);
 	}
+	if (!ret)
+		clear_bit(SCALIO_CONN_GONE, &conn->flags);
 	clear_bit(SCALIO_CONN_RECONNECTING, &conn->flags);
 	up_write(&conn->io_rwsem);
 	mutex_unlock(&conn->teardown_lock);
+	scalio_host_conn_wake(conn);
 	return ret;
 }
 
@@ -500,6 +658,9 @@ void scalio_host_reconnect_work(struct work_struct *work)
 		return;
 	}
 	if (ret == -ESTALE) {
+		/* Down until detached: nobody waits for it any longer. */
+		set_bit(SCALIO_CONN_GONE, &hs->conn.flags);
+		scalio_host_conn_wake(&hs->conn);
 		trace_scalio_host_reconnect(hs, ret, 0);
 		return;
 	}
@@ -525,7 +686,7 @@ static int scalio_host_ib_add(struct ib_device *dev)
 /*
  * An RDMA device goes away: release every connection on it now (rdma_cm
  * waits for its ids to be destroyed).  The stores stay, dead: their ops
- * fail with -ENOTCONN until they are detached.
+ * fail with -EHOSTDOWN, without waiting, until they are detached.
  */
 static void scalio_host_ib_remove(struct ib_device *dev, void *client_data)
 {
@@ -538,6 +699,8 @@ static void scalio_host_ib_remove(struct ib_device *dev, void *client_data)
 		pr_warn("%s: RDMA device %s removed\n", hs->name,
 			dev_name(&dev->dev));
 		scalio_host_conn_destroy(&hs->conn);
+		set_bit(SCALIO_CONN_GONE, &hs->conn.flags);
+		scalio_host_conn_wake(&hs->conn);
 	}
 	mutex_unlock(&scalio_host_hstores_lock);
 }

@@ -136,6 +136,36 @@ SCALIO_HSTORE_ATTR(timeout_ms, "%u", timeout_ms);
 SCALIO_HSTORE_ATTR(hostnqn, "%s", hostnqn);
 SCALIO_HSTORE_ATTR(hostid, "%pUb", host_id);
 
+/*
+ * fast_io_fail_ms: the one attach parameter that may change while
+ * attached; operations read it as they start waiting.
+ */
+static ssize_t fast_io_fail_ms_show(struct device *dev,
+				    struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n",
+			  READ_ONCE(scalio_host_dev_hstore(dev)->fast_io_fail_ms));
+}
+
+static ssize_t fast_io_fail_ms_store(struct device *dev,
+				     struct device_attribute *attr,
+				     const char *buf, size_t count)
+{
+	u32 ms;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	ret = kstrtou32(buf, 0, &ms);
+	if (ret)
+		return ret;
+	if (ms > SCALIO_FAST_IO_FAIL_MAX_MS)
+		return -EINVAL;
+	WRITE_ONCE(scalio_host_dev_hstore(dev)->fast_io_fail_ms, ms);
+	return count;
+}
+static DEVICE_ATTR_RW(fast_io_fail_ms);
+
 static struct attribute *scalio_host_hstore_attrs[] = {
 	&dev_attr_store.attr,
 	&dev_attr_traddr.attr,
@@ -143,6 +173,7 @@ static struct attribute *scalio_host_hstore_attrs[] = {
 	&dev_attr_timeout_ms.attr,
 	&dev_attr_hostnqn.attr,
 	&dev_attr_hostid.attr,
+	&dev_attr_fast_io_fail_ms.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(scalio_host_hstore);
@@ -217,6 +248,13 @@ static struct scalio_host_hstore *scalio_host_hstore_alloc(const char *name)
  */
 static void scalio_host_hstore_teardown(struct scalio_host_hstore *hs)
 {
+	/*
+	 * No operation can wait for the connection here (they hold the store
+	 * device open, which DETACH refuses); wake any all the same, as the
+	 * store is no longer live, rather than let a missed case hang for
+	 * fast_io_fail_ms.
+	 */
+	scalio_host_conn_wake(&hs->conn);
 	/*
 	 * The store is no longer live: no reconnect gets queued any more
 	 * once a running one and a pending failure work are done.
@@ -319,7 +357,7 @@ static int scalio_host_ioctl_attach(void __user *argp)
 {
 	struct scalio_attach a;
 	struct scalio_host_hstore *hs;
-	u32 port, timeout;
+	u32 port, timeout, fail_ms;
 	size_t alen;
 	int ret;
 
@@ -327,13 +365,22 @@ static int scalio_host_ioctl_attach(void __user *argp)
 		return -EFAULT;
 	alen = strnlen(a.traddr, sizeof(a.traddr));
 	if (!scalio_host_name_ok(a.store, sizeof(a.store)) || !alen ||
-	    alen == sizeof(a.traddr) || a.flags || a.reserved0 ||
-	    !scalio_host_zero(a.reserved, sizeof(a.reserved)) ||
-	    a.trsvcid > 65535)
+	    alen == sizeof(a.traddr) ||
+	    (a.flags & ~SCALIO_ATTACH_F_FAST_IO_FAIL) || a.reserved0 ||
+	    a.reserved || a.trsvcid > 65535)
 		return -EINVAL;
 	port = a.trsvcid ? a.trsvcid : SCALIO_DEFAULT_PORT;
 	timeout = a.timeout_ms ? a.timeout_ms : SCALIO_ATTACH_TIMEOUT_MS;
 	if (timeout > 600000)
+		return -EINVAL;
+	/* 0 is a value of its own (fail at once): the flag says it is set. */
+	fail_ms = a.fast_io_fail_ms;
+	if (!(a.flags & SCALIO_ATTACH_F_FAST_IO_FAIL)) {
+		if (fail_ms)
+			return -EINVAL;
+		fail_ms = SCALIO_FAST_IO_FAIL_DEF_MS;
+	}
+	if (fail_ms > SCALIO_FAST_IO_FAIL_MAX_MS)
 		return -EINVAL;
 
 	hs = scalio_host_hstore_alloc(a.store);
@@ -357,6 +404,7 @@ static int scalio_host_ioctl_attach(void __user *argp)
 	strscpy(hs->traddr, a.traddr, sizeof(hs->traddr));
 	hs->trsvcid = port;
 	hs->timeout_ms = timeout;
+	hs->fast_io_fail_ms = fail_ms;
 	ret = scalio_host_conn_connect(hs, a.traddr, port, timeout);
 	if (ret)
 		goto fail;

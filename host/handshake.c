@@ -421,7 +421,7 @@ void scalio_host_keepalive_work(struct work_struct *work)
 		pr_warn_ratelimited("%s: keep-alive ran %u ms late: the target disconnects a host silent for %u ms\n",
 				    hs->name, jiffies_to_msecs(late),
 				    3 * period);
-	if (!scalio_host_conn_enter(conn)) {
+	if (!scalio_host_conn_enter_nowait(conn)) {
 		rpc = scalio_host_rpc_get(conn);
 		if (!IS_ERR(rpc)) {
 			scalio_host_rpc_exec(conn, rpc, SCALIO_MSG_KEEPALIVE,

@@ -458,6 +458,7 @@ static int __scalio_host_rpc_exec(struct scalio_host_conn *conn,
 	rpc->opcode = opcode;
 	rpc->state = SCALIO_RPC_WAITING;
 	rpc->rsp_pending = true;
+	rpc->posted = false;
 	rpc->status = 0;
 	rpc->rsp_len = 0;
 	atomic_add(2, &rpc->refs);	/* send completion + response */
@@ -486,6 +487,8 @@ static int __scalio_host_rpc_exec(struct scalio_host_conn *conn,
 	ret = -ENOTCONN;
 	if (!scalio_host_conn_dead(conn))
 		ret = ib_post_send(conn->qp, &wr, NULL);
+	/* From here the target may see it: a write's outcome is unknown. */
+	rpc->posted = !ret;
 	/* A KV operation's wait (not the control plane's: HELLO, stats...) */
 	if (!ret && (opcode == SCALIO_MSG_GET || opcode == SCALIO_MSG_PUT ||
 		     opcode == SCALIO_MSG_DELETE))

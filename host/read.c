@@ -982,7 +982,15 @@ static int scalio_host_get_cached(struct scalio_host_get *g)
  * @value:	out, SCALIO_VALUE_MAX bytes
  * @vlen:	out: value length
  *
- * Return: 0, -ENOENT, -ENOTCONN, -ETIMEDOUT, -EIO, -EINTR...
+ * A GET changes nothing the target or another client relies on (a slot
+ * lock it leaves behind expires and is reclaimed), so when the connection
+ * is lost under it, it waits for the reconnect and starts over, as long as
+ * the store's fast_io_fail_ms allows: a reader rides out a target restart
+ * or a short partition instead of failing.  Writes must not do this
+ * (write.c, scalio_host_write()).
+ *
+ * Return: 0, -ENOENT, -EHOSTDOWN (the connection stayed down for
+ * fast_io_fail_ms), -ENOTCONN, -ETIMEDOUT, -EIO, -EINTR...
  */
 int scalio_host_get(struct scalio_host_hstore *hs, const u8 *key, u32 klen,
 		    u8 *value, u32 *vlen)
@@ -996,6 +1004,8 @@ int scalio_host_get(struct scalio_host_hstore *hs, const u8 *key, u32 klen,
 	};
 	u64 hash = scalio_key_hash(hs->hash_seed, key, klen);
 	u64 t0 = scalio_host_trace_t0(trace_scalio_host_get_done_enabled());
+	unsigned long wait_end = 0;
+	bool lost;
 	int ret;
 
 	g.block = scalio_hash_block(hash, hs->nr_blocks);
@@ -1003,7 +1013,8 @@ int scalio_host_get(struct scalio_host_hstore *hs, const u8 *key, u32 klen,
 	scalio_host_hstat_inc(hs, SCALIO_HS_GETS);
 	trace_scalio_host_get_issue(hs, hash, 0);
 
-	ret = scalio_host_conn_enter(conn);
+again:
+	ret = scalio_host_conn_enter_until(conn, &wait_end);
 	if (ret)
 		goto out;
 	if (!(hs->features & SCALIO_F_INLINE_CACHE) &&
@@ -1028,7 +1039,17 @@ int scalio_host_get(struct scalio_host_hstore *hs, const u8 *key, u32 klen,
 		ret = scalio_host_get_fetch(&g);
 	scalio_host_io_put(conn, g.io);
 out_unlock:
+	/*
+	 * Lost with the connection: -ENOTCONN, or a timeout that failed it
+	 * (read while we hold io_rwsem, before a reconnect can clear it).
+	 */
+	lost = ret == -ENOTCONN ||
+	       (ret == -ETIMEDOUT && scalio_host_conn_dead(conn));
 	scalio_host_conn_exit(conn);
+	if (lost && scalio_host_conn_may_retry(conn, &wait_end)) {
+		g.hit = false;
+		goto again;
+	}
 out:
 	if (!ret)
 		*vlen = g.vlen;

@@ -29,6 +29,10 @@
  *   promptly.
  *   conn->teardown_lock (mutex) serializes the failure work with the
  *   teardown, so the work never touches a QP or cm_id being destroyed.
+ *   conn->state_wq is where operations wait for a lost connection to come
+ *   back (scalio_host_conn_enter_until()); woken at the end of every
+ *   reconnect attempt, when the store stops being live and when no
+ *   reconnect is to be expected any more (SCALIO_CONN_GONE).
  *   conn->rpc_lock (spinlock, irq-safe) protects the tag table's states and
  *   its free list.
  *   hs->bind_lock (mutex) serializes SSD_BIND; a bound SSD stays bound until
@@ -136,6 +140,8 @@ enum scalio_host_rpc_state {
  * @opcode:	request opcode; the response must carry the same
  * @state:	enum scalio_host_rpc_state, under conn->rpc_lock
  * @rsp_pending: a response (or the connection's failure) is still due
+ * @posted:	the request was handed to the QP in its last use: it may
+ *		have reached the target
  * @refs:	waiter + send completion + response; freed at zero
  * @status:	0, or -ENOTCONN when the connection failed
  * @req:	send buffer (SCALIO_MSG_SIZE, DMA-mapped to the device)
@@ -153,6 +159,7 @@ struct scalio_host_rpc {
 	u32			seq;
 	enum scalio_host_rpc_state	state;
 	bool			rsp_pending;
+	bool			posted;
 	atomic_t		refs;
 	int			status;
 	void			*req;
@@ -231,6 +238,7 @@ enum {
 	SCALIO_CONN_FREED,	/* RDMA resources released */
 	SCALIO_CONN_RECONNECTING, /* a reconnect attempt is building it */
 	SCALIO_CONN_PROTO_ERR,	/* the target broke the protocol on it */
+	SCALIO_CONN_GONE,	/* no reconnect will bring it back by itself */
 };
 
 /**
@@ -272,6 +280,7 @@ struct scalio_host_conn {
 	struct rw_semaphore	io_rwsem;
 	struct mutex		teardown_lock;
 	struct work_struct	fail_work;
+	wait_queue_head_t	state_wq;
 };
 
 /**
@@ -333,6 +342,9 @@ enum scalio_host_hstore_state {
  * @clock_jiffies: local jiffies when @clock was read
  * @traddr, @trsvcid, @timeout_ms: where the store was attached, for
  *		reconnecting
+ * @fast_io_fail_ms: how long an operation waits for a lost connection to
+ *		come back before failing (0: it fails at once); sysfs
+ *		attribute of the same name, read with READ_ONCE()
  * @reconnect_work: re-establishes a lost connection while the store is
  *		live (scalio_host_reconnect_work())
  * @reconnect_delay: the next retry's delay, in jiffies
@@ -391,6 +403,7 @@ struct scalio_host_hstore {
 	char			traddr[SCALIO_ADDR_MAX];
 	u32			trsvcid;
 	u32			timeout_ms;
+	u32			fast_io_fail_ms;
 	struct delayed_work	reconnect_work;
 	unsigned long		reconnect_delay;
 
@@ -441,37 +454,6 @@ static inline int scalio_host_conn_dead_err(struct scalio_host_conn *conn)
 static inline int scalio_host_io_get_err(struct scalio_host_conn *conn)
 {
 	return scalio_host_conn_dead(conn) ? scalio_host_conn_dead_err(conn) : -EINTR;
-}
-
-/**
- * scalio_host_conn_enter() - start an operation that uses the connection
- * @conn:	connection
- *
- * Takes io_rwsem for reading (teardown and reconnect take it for writing,
- * so the connection stays whole until scalio_host_conn_exit()).  A connection
- * that is down, or being re-established, fails the operation at once
- * instead of making it wait for the target to come back.
- *
- * Return: 0 (call scalio_host_conn_exit() when done), -ENOTCONN, -EPROTO (the
- * connection died of the target's protocol violation), or -EINTR (fatal
- * signal while waiting).
- */
-static inline int scalio_host_conn_enter(struct scalio_host_conn *conn)
-{
-	if (!down_read_trylock(&conn->io_rwsem)) {
-		/* Teardown or a reconnect holds or wants it: don't queue up. */
-		if (scalio_host_conn_dead(conn))
-			return scalio_host_conn_dead_err(conn);
-		if (test_bit(SCALIO_CONN_RECONNECTING, &conn->flags))
-			return -ENOTCONN;
-		if (down_read_killable(&conn->io_rwsem))
-			return -EINTR;
-	}
-	if (scalio_host_conn_dead(conn)) {
-		up_read(&conn->io_rwsem);
-		return scalio_host_conn_dead_err(conn);
-	}
-	return 0;
 }
 
 static inline void scalio_host_conn_exit(struct scalio_host_conn *conn)
@@ -595,6 +577,13 @@ void scalio_host_conn_destroy(struct scalio_host_conn *conn);
 int scalio_host_conn_reconnect(struct scalio_host_hstore *hs);
 void scalio_host_reconnect_work(struct work_struct *work);
 void scalio_host_reconnect_schedule(struct scalio_host_hstore *hs);
+int scalio_host_conn_enter_nowait(struct scalio_host_conn *conn);
+int scalio_host_conn_enter_until(struct scalio_host_conn *conn,
+				 unsigned long *end);
+int scalio_host_conn_enter(struct scalio_host_conn *conn);
+bool scalio_host_conn_may_retry(struct scalio_host_conn *conn,
+				unsigned long *end);
+void scalio_host_conn_wake(struct scalio_host_conn *conn);
 
 /* handshake.c */
 int scalio_host_conn_handshake(struct scalio_host_hstore *hs, bool again);

@@ -63,9 +63,11 @@ static void scalio_host_write_hooks(struct scalio_host_conn *conn)
  * request tells the target how many writes to the key's SSD this host has
  * outstanding (itself included), so its commit thread waits for exactly
  * that company and a lone write not at all (protocol.rst, "Group commit").
+ * *@sent tells whether the request was handed to the QP: if not, the target
+ * cannot have seen it, whatever the error.
  */
 static int scalio_host_write_rpc(struct scalio_host_hstore *hs, u16 op, const u8 *key,
-				 u32 klen, const u8 *value, u32 vlen)
+				 u32 klen, const u8 *value, u32 vlen, bool *sent)
 {
 	u32 block = scalio_hash_block(scalio_key_hash(hs->hash_seed, key, klen),
 				      hs->nr_blocks);
@@ -75,6 +77,7 @@ static int scalio_host_write_rpc(struct scalio_host_hstore *hs, u16 op, const u8
 	u32 inflight;
 	int ret;
 
+	*sent = false;
 	rpc = scalio_host_kv_rpc_get(&hs->conn, key, klen);
 	if (IS_ERR(rpc))
 		return PTR_ERR(rpc);
@@ -91,6 +94,7 @@ static int scalio_host_write_rpc(struct scalio_host_hstore *hs, u16 op, const u8
 	if (READ_ONCE(hs->conn.peer_minor) >= 1)
 		req->inflight = cpu_to_le16(inflight);
 	ret = scalio_host_rpc_exec(&hs->conn, rpc, op, sizeof(*req) + vlen);
+	*sent = rpc->posted;
 	atomic_dec(out);
 	if (!ret)
 		ret = scalio_host_rpc_status(rpc);
@@ -315,7 +319,7 @@ void scalio_host_inval_work(struct work_struct *work)
 	int ret;
 
 	if (READ_ONCE(hs->state) != SCALIO_HS_LIVE ||
-	    scalio_host_conn_enter(&hs->conn))
+	    scalio_host_conn_enter_nowait(&hs->conn))
 		return;
 	ret = scalio_host_inval_flush(hs);
 	scalio_host_conn_exit(&hs->conn);
@@ -347,16 +351,39 @@ static bool scalio_host_write_outcome_unknown(int ret)
 	       ret == -EINTR || ret == -ECONNRESET;
 }
 
+/*
+ * A write meets a lost connection in one of two ways.  Never sent (the
+ * connection was down as it started, or died before its request was
+ * posted): the target cannot have seen it, so it waits for the reconnect
+ * like any operation, up to fast_io_fail_ms, and is sent then.  Sent and
+ * unanswered: it may have been applied, and it is never sent again.  A
+ * blind retry of PUT(k, v) could land after another client's PUT(k, v2)
+ * had been acknowledged, and readers would see v, v2, then v again: not
+ * linearizable.  It fails with its error (-ENOTCONN, -ETIMEDOUT...) and
+ * leaves its invalidation owed (scalio_host_inval_defer()), which the
+ * reconnect pays before any operation gets through again.
+ */
 static int scalio_host_write(struct scalio_host_hstore *hs, u16 op, const u8 *key,
 			     u32 klen, const u8 *value, u32 vlen)
 {
 	struct scalio_host_conn *conn = &hs->conn;
+	unsigned long wait_end = 0;
+	bool sent;
 	int ret;
 
-	ret = scalio_host_conn_enter(conn);
+again:
+	ret = scalio_host_conn_enter_until(conn, &wait_end);
 	if (ret)
 		goto out;
-	ret = scalio_host_write_rpc(hs, op, key, klen, value, vlen);
+	ret = scalio_host_write_rpc(hs, op, key, klen, value, vlen, &sent);
+	if (!sent && ret == -ENOTCONN) {
+		/* Nothing left this host: no invalidation is owed either. */
+		scalio_host_conn_exit(conn);
+		if (scalio_host_conn_may_retry(conn, &wait_end))
+			goto again;
+		ret = -EHOSTDOWN;
+		goto out;
+	}
 	if (!(hs->features & SCALIO_F_INLINE_CACHE) ||
 	    scalio_host_debug_skip_invalidate) {
 		/* nothing cached, or the broken variant the tests reject */
@@ -393,7 +420,8 @@ out:
  * @vlen:	value length, at most SCALIO_VALUE_MAX
  *
  * Return: 0 once durable and no slot can serve an older value; or -ENOSPC,
- * -EIO, -ENOTCONN, -ETIMEDOUT...
+ * -EIO, -EHOSTDOWN (not sent: the connection stayed down for the store's
+ * fast_io_fail_ms), -ENOTCONN or -ETIMEDOUT (sent, outcome unknown)...
  */
 int scalio_host_put(struct scalio_host_hstore *hs, const u8 *key, u32 klen,
 		    const u8 *value, u32 vlen)

@@ -54,6 +54,9 @@
 #define SCALIO_KATO_MIN_MS	3000		/* attr_kato_ms */
 #define SCALIO_KATO_MAX_MS	3600000
 #define SCALIO_KATO_DEF_MS	15000
+/* ATTACH's fast_io_fail_ms (the host's store attribute of that name). */
+#define SCALIO_FAST_IO_FAIL_DEF_MS	15000
+#define SCALIO_FAST_IO_FAIL_MAX_MS	600000
 
 #define SCALIO_CTL_DEV		"/dev/scalio-ctl"
 #define SCALIO_STORE_DEV_FMT	"/dev/scalio/%s"
@@ -152,11 +155,16 @@ struct scalio_attach_auth {
  * @store:	store name as configured on the target, NUL-terminated
  * @traddr:	target RDMA address (IPv4 or IPv6 literal), NUL-terminated
  * @trsvcid:	target RDMA port
- * @flags:	must be 0
+ * @flags:	SCALIO_ATTACH_F_*
  * @timeout_ms:	connect timeout; 0 selects the default (5000)
  * @reserved0:	must be 0
  * @auth:	user pointer to a struct scalio_attach_auth, or 0 for the
  *		module's host NQN and id and no secret
+ * @fast_io_fail_ms: with SCALIO_ATTACH_F_FAST_IO_FAIL, how long an
+ *		operation that finds the connection down waits for the
+ *		reconnect before it fails with -EHOSTDOWN, 0 (fail at once)
+ *		to SCALIO_FAST_IO_FAIL_MAX_MS; without the flag it must be 0
+ *		and SCALIO_FAST_IO_FAIL_DEF_MS applies
  * @reserved:	must be 0
  *
  * Besides the connection errors, ATTACH fails with -EACCES when the target
@@ -171,8 +179,12 @@ struct scalio_attach {
 	__u32	timeout_ms;
 	__u32	reserved0;
 	__u64	auth;
-	__u32	reserved[2];
+	__u32	fast_io_fail_ms;
+	__u32	reserved;
 };
+
+/* struct scalio_attach flags */
+#define SCALIO_ATTACH_F_FAST_IO_FAIL	(1U << 0)	/* fast_io_fail_ms is set */
 
 /**
  * struct scalio_detach - disconnect a store (on /dev/scalio-ctl)

@@ -876,18 +876,26 @@ TEST_F(ctl, attach_bad_fields_einval)
 	/* Its device would be /dev/scalio-ctl: refused before connecting. */
 	init_attach(&at, "ctl", traddr);
 	ASSERT_EQ(-EINVAL, attach(self->ctl, &at));
-	init_attach(&at, "uapi-none", traddr);
-	at.flags = 1;
-	ASSERT_EQ(-EINVAL, attach(self->ctl, &at));
-	for (i = 0; i < 2; i++) {
+	for (i = 1; i < 32; i++) {
 		init_attach(&at, "uapi-none", traddr);
-		at.reserved[i] = 1;
+		at.flags = 1U << i;
 		EXPECT_EQ(-EINVAL, attach(self->ctl, &at)) {
-			TH_LOG("reserved[%u]", i);
+			TH_LOG("flags bit %u", i);
 		}
 	}
 	init_attach(&at, "uapi-none", traddr);
+	at.reserved = 1;
+	EXPECT_EQ(-EINVAL, attach(self->ctl, &at));
+	init_attach(&at, "uapi-none", traddr);
 	at.reserved0 = 1;
+	EXPECT_EQ(-EINVAL, attach(self->ctl, &at));
+	/* fast_io_fail_ms: only with its flag, and at most the maximum. */
+	init_attach(&at, "uapi-none", traddr);
+	at.fast_io_fail_ms = 1000;
+	EXPECT_EQ(-EINVAL, attach(self->ctl, &at));
+	init_attach(&at, "uapi-none", traddr);
+	at.flags = SCALIO_ATTACH_F_FAST_IO_FAIL;
+	at.fast_io_fail_ms = SCALIO_FAST_IO_FAIL_MAX_MS + 1;
 	EXPECT_EQ(-EINVAL, attach(self->ctl, &at));
 	ASSERT_EQ(-1, ioctl(self->ctl, SCALIO_IOC_ATTACH, NULL));
 	ASSERT_EQ(EFAULT, errno);
