@@ -612,6 +612,10 @@ static int save_one_host_store(const char *dir, const char *name, void *arg)
 	if (read_file(p, num, sizeof(num)) > 0 &&
 	    !parse_u32(num, 1, 3600000, &v))
 		json_put(w, "timeout_ms", json_object_new_int64(v));
+	pathf(p, "%s/fast_io_fail_ms", dir);
+	if (read_file(p, num, sizeof(num)) > 0 &&
+	    !parse_u32(num, 0, SCALIO_FAST_IO_FAIL_MAX_MS, &v))
+		json_put(w, "fast_io_fail_ms", json_object_new_int64(v));
 	/* Older modules have no hostnqn/hostid: attach's defaults then. */
 	pathf(p, "%s/hostnqn", dir);
 	if (read_file(p, nqn, sizeof(nqn)) > 0 && valid_nqn(nqn))
@@ -919,6 +923,9 @@ static int check_host_member(const char *store, const char *key,
 	} else if (!strcmp(key, "timeout_ms")) {
 		if (json_u32(m, 3600000, &v) || !v)
 			return bad(store, "timeout_ms must be 1..3600000");
+	} else if (!strcmp(key, "fast_io_fail_ms")) {
+		if (json_u32(m, SCALIO_FAST_IO_FAIL_MAX_MS, &v))
+			return bad(store, "fast_io_fail_ms must be 0..600000");
 	} else if (!strcmp(key, "hostnqn")) {
 		if (!str || !valid_nqn(str))
 			return bad(store, "hostnqn must be an NQN");
@@ -1827,7 +1834,7 @@ static int count_one(const char *dir, const char *name, void *arg)
 static int restore_host(struct json_object *h)
 {
 	struct json_object *st = json_get(h, "stores"), *m;
-	char first[SCALIO_NAME_MAX] = "", nums[3][16];
+	char first[SCALIO_NAME_MAX] = "", nums[4][16];
 	int n, ret = EXIT_OK;
 	size_t i;
 	uint32_t v;
@@ -1847,8 +1854,9 @@ static int restore_host(struct json_object *h)
 		static const char *const numopt[][2] = {
 			{ "port", "--port" }, { "nvme_port", "--nvme-port" },
 			{ "timeout_ms", "--timeout-ms" },
+			{ "fast_io_fail_ms", "--fast-io-fail-ms" },
 		};
-		char *argv[18];
+		char *argv[20];
 		size_t k;
 		int argc = 0;
 

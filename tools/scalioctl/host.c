@@ -275,7 +275,7 @@ static int attach_ssd(int fd, const char *store, const struct scalio_ssd_info *s
 }
 
 enum { OPT_ADDR = 256, OPT_PORT, OPT_NVME_PORT, OPT_TIMEOUT, OPT_HOSTNQN,
-       OPT_HOSTID, OPT_KEY_FILE };
+       OPT_HOSTID, OPT_KEY_FILE, OPT_FAST_IO_FAIL };
 
 static int hexval(char c)
 {
@@ -469,6 +469,7 @@ int cmd_attach(int argc, char **argv)
 		{ "port", required_argument, NULL, OPT_PORT },
 		{ "nvme-port", required_argument, NULL, OPT_NVME_PORT },
 		{ "timeout-ms", required_argument, NULL, OPT_TIMEOUT },
+		{ "fast-io-fail-ms", required_argument, NULL, OPT_FAST_IO_FAIL },
 		{ "hostnqn", required_argument, NULL, OPT_HOSTNQN },
 		{ "hostid", required_argument, NULL, OPT_HOSTID },
 		{ "key-file", required_argument, NULL, OPT_KEY_FILE },
@@ -479,7 +480,8 @@ int cmd_attach(int argc, char **argv)
 	const char *hostnqn = NULL, *hostid = NULL, *key_file = NULL;
 	static struct host_ident hi;
 	uint32_t port = SCALIO_DEFAULT_PORT, nvme_port = NVME_DEFAULT_PORT;
-	uint32_t timeout_ms = 0, i, nr;
+	uint32_t timeout_ms = 0, fail_ms = 0, i, nr;
+	int fail_ms_set = 0;
 	struct scalio_attach at;
 	struct scalio_ssd_info si;
 	const char *addr = NULL, *name;
@@ -510,6 +512,14 @@ int cmd_attach(int argc, char **argv)
 			if (parse_u32(optarg, 1, 3600000, &timeout_ms))
 				return usage_error("attach",
 						   "--timeout-ms must be 1..3600000");
+			break;
+		case OPT_FAST_IO_FAIL:
+			if (parse_u32(optarg, 0, SCALIO_FAST_IO_FAIL_MAX_MS,
+				      &fail_ms))
+				return usage_error("attach",
+						   "--fast-io-fail-ms must be 0..%u",
+						   SCALIO_FAST_IO_FAIL_MAX_MS);
+			fail_ms_set = 1;
 			break;
 		case OPT_HOSTNQN:
 			hostnqn = optarg;
@@ -556,6 +566,10 @@ int cmd_attach(int argc, char **argv)
 	snprintf(at.traddr, sizeof(at.traddr), "%s", addr);
 	at.trsvcid = port;
 	at.timeout_ms = timeout_ms;
+	if (fail_ms_set) {
+		at.flags |= SCALIO_ATTACH_F_FAST_IO_FAIL;
+		at.fast_io_fail_ms = fail_ms;
+	}
 	at.auth = (uintptr_t)&hi.auth;
 	ret = ioctl(ctl, SCALIO_IOC_ATTACH, &at) ? errno : 0;
 	memset(&hi.auth.secret, 0, sizeof(hi.auth.secret));

@@ -200,6 +200,7 @@ static int list_one_attached(const char *dir, const char *name, void *arg)
 	put_file(st, "addr", dir, "traddr");
 	put_num(st, "port", dir, "trsvcid");
 	put_num(st, "timeout_ms", dir, "timeout_ms");
+	put_num(st, "fast_io_fail_ms", dir, "fast_io_fail_ms");
 	put_file(st, "hostnqn", dir, "hostnqn");
 	put_file(st, "hostid", dir, "hostid");
 	host_ssds(st, name);

@@ -152,8 +152,8 @@ static const struct command commands[] = {
 		"attach", cmd_attach,
 		"connect this host to a store and bind its SSDs",
 		"Usage: scalioctl attach NAME --addr IP [--port PORT] [--nvme-port PORT]\n"
-		"           [--timeout-ms MS] [--hostnqn NQN] [--hostid UUID]\n"
-		"           [--key-file FILE] [-v]\n"
+		"           [--timeout-ms MS] [--fast-io-fail-ms MS] [--hostnqn NQN]\n"
+		"           [--hostid UUID] [--key-file FILE] [-v]\n"
 		"\n"
 		"On a client (modules nvme-rdma and scalio-host loaded).\n"
 		"SCALIO_IOC_ATTACH on " SCALIO_CTL_DEV " (RDMA handshake with the\n"
@@ -171,6 +171,9 @@ static const struct command commands[] = {
 		"  --port PORT         scalio port (default 4800)\n"
 		"  --nvme-port PORT    nvmet port (default 4420)\n"
 		"  --timeout-ms MS     connect timeout (default: the module's, 5000)\n"
+		"  --fast-io-fail-ms MS how long an operation waits for a lost\n"
+		"                      connection to come back before it fails with\n"
+		"                      EHOSTDOWN; 0 fails at once (default 15000)\n"
 		"  --hostnqn NQN       host NQN (default: /etc/nvme/hostnqn as nvme-cli,\n"
 		"                      else the module's hostnqn parameter)\n"
 		"  --hostid UUID       host id (default: /etc/nvme/hostid, else the\n"

@@ -47,7 +47,8 @@ _scalioctl()
 		;;
 	--addr|--port|--nvme-port|--nblocks|--slots|--batch-max|\
 	--batch-timeout-us|--offload-read|--inline-cache|--lease-ms|\
-	--seg-cache-mb|--kato-ms|--timeout-ms|--hostnqn|--hostid|--allow-host)
+	--seg-cache-mb|--kato-ms|--timeout-ms|--fast-io-fail-ms|--hostnqn|\
+	--hostid|--allow-host)
 		return	# a value of the user's
 		;;
 	esac
@@ -72,7 +73,7 @@ _scalioctl()
 		for ((i = 2; i < COMP_CWORD; i++)); do
 			case ${COMP_WORDS[i]} in
 			-o|--output|--textfile|--addr|--port|--nvme-port|--timeout-ms|\
-			--hostnqn|--hostid|--key-file) i=$((i + 1)) ;;
+			--fast-io-fail-ms|--hostnqn|--hostid|--key-file) i=$((i + 1)) ;;
 			-*) ;;
 			*) return ;;
 			esac
