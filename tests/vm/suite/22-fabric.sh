@@ -1,0 +1,187 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# 22-fabric: operations ride out fabric faults instead of failing at once
+# (issue 39).  In host1, tests/selftests/scalio_fabric runs FABRIC_THREADS
+# synchronous workers (80 % GET, 20 % PUT, one writer per key, every read
+# checked against the writer's model) through each fault, logging ok and
+# failed operations by second and every error with its errno:
+#   A. the target is restarted (vmctl kill-target, start-target: recovery)
+#      with the store's fast_io_fail_ms set above the restart time;
+#   B. host1 is partitioned from the target (netem drops all its frames)
+#      for FABRIC_PART seconds: longer than the transport's retransmission
+#      (~8.6 s, so the connection is really lost and re-made) and shorter
+#      than the default bound (15 s, which the attach left);
+#   C. a partition longer than a bound of 5 s: operations must fail with
+#      EHOSTDOWN while the partition still holds (no hang), and succeed
+#      again after it;
+#   D. with the partition on again and the device closed, a detach must
+#      complete (the bed's hang guard catches a hang); then attach again.
+# In A and B: no GET fails; at most FABRIC_THREADS PUTs fail (those in
+# flight at the fault), each with ENOTCONN or ETIMEDOUT (outcome unknown,
+# never EHOSTDOWN); in all: no read returns a value outside [acked,
+# attempted] and, read back at the end, no acknowledged PUT is lost.  The
+# goodput (successful ops/s) of the fault window over that of the 20 s
+# before it is reported, never judged.
+# Negative control: tests/vm/controls/22-fabric.no-wait.patch.
+# Usage: 22-fabric.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+# shellcheck source=tests/vm/lib.sh
+. "$top/tests/vm/lib.sh"
+suite_kver "$@"
+
+make -C "$top/tests" > /dev/null ||
+	{ echo "FAIL: make -C tests (selftest programs) failed"; exit 1; }
+
+suite_share fabric
+
+cat > "$share/fabric.sh" << EOF
+THREADS=${FABRIC_THREADS:-8} PART=${FABRIC_PART:-11}
+EOF
+cat >> "$share/fabric.sh" << 'EOF'
+set -u
+# shellcheck source=tests/vm/guest/wait.sh
+. /scalio/tests/vm/guest/wait.sh
+F=/scalio/tests/selftests/scalio_fabric
+S=${SCALIO_STORE:-kv0}
+A=${SCALIO_TARGET_ADDR:-10.77.0.1}
+ATTR=/sys/class/misc/scalio-$S/fast_io_fail_ms
+BASE=20		# seconds of baseline before each fault
+T0=$(date +%s)
+bad=0
+fail() { echo "FAIL: $*"; exit 1; }
+check() { echo "# FAILED: $*"; bad=1; }
+step() { echo "=== [$(( $(date +%s) - T0 ))s] $*"; }
+hstat() { scalioctl stats "$S" --host-only | awk -v k="$1" '$1 == k { print $2 }'; }
+part_on() {
+	modprobe sch_netem 2> /dev/null
+	tc qdisc add dev eth0 root netem loss 100% || fail "netem on eth0"
+}
+part_off() { tc qdisc del dev eth0 root || fail "netem off"; }
+
+# start NAME: the workload in the background, its output in /share
+start() {
+	rm -f /tmp/stop.$1
+	$F -s "$S" -t $THREADS -k 16 -g 80 -p "$1" -S /tmp/stop.$1 \
+		> /share/fab.$1.out 2>&1 &
+	wpid=$!
+	sleep $BASE
+}
+# finish NAME T0 T1: let it run 15 s more, stop it, summarize the window
+# [T0, T1 + 10) against the BASE seconds before T0 (the first 2 skipped)
+finish() {
+	sleep 15
+	touch /tmp/stop.$1
+	wait $wpid
+	rc=$?
+	[ $rc = 0 ] || check "$1: scalio_fabric exited $rc (wrong or lost values)"
+	grep -E '^(total|errno|#)' /share/fab.$1.out
+	awk -v t0="$2" -v t1="$3" -v b=$BASE -v n="$1" '
+		$1 == "sec" && $2 >= t0 - b + 2 && $2 < t0 { bo += $4 + $8; bs++ }
+		$1 == "sec" && $2 >= t0 && $2 < t1 + 10 { fo += $4 + $8; fs++ }
+		END {
+			gb = bs ? bo / bs : 0; gf = fs ? fo / fs : 0
+			printf "# goodput %s: before %.1f ops/s (%d s), fault window %.1f ops/s (%d s), ratio %.2f\n",
+				n, gb, bs, gf, fs, gb ? gf / gb : 0
+		}' /share/fab.$1.out
+}
+# errs NAME OP [ERRNO]: errors of OP (get|put), of that errno if given
+errs() { grep -c "^err [0-9.]* $2 ${3:-}" /share/fab.$1.out; }
+# judge_ride NAME: the A/B criteria
+judge_ride() {
+	g=$(errs $1 get) p=$(errs $1 put)
+	pu=$(( $(errs $1 put ENOTCONN) + $(errs $1 put ETIMEDOUT) ))
+	echo "# $1: GET errors $g, PUT errors $p ($pu ENOTCONN/ETIMEDOUT), in flight at most $THREADS"
+	[ "$g" = 0 ] || check "$1: $g GETs failed"
+	[ "$p" -le $THREADS ] || check "$1: $p PUTs failed, more than the $THREADS in flight"
+	[ "$pu" = "$p" ] || check "$1: a PUT failed with another errno than ENOTCONN/ETIMEDOUT"
+}
+
+[ -w "$ATTR" ] || fail "no writable $ATTR"
+def=$(cat $ATTR)
+echo "# fast_io_fail_ms after attach: $def"
+[ "$def" = 15000 ] || check "the default bound is $def, expected 15000"
+# The attribute refuses what is out of range.
+echo 600001 > $ATTR 2> /dev/null && check "fast_io_fail_ms took 600001"
+echo x > $ATTR 2> /dev/null && check "fast_io_fail_ms took 'x'"
+[ "$(cat $ATTR)" = 15000 ] || check "a refused write changed fast_io_fail_ms"
+
+step "A. target restart, bound 300 s"
+echo 300000 > $ATTR || fail "set the bound"
+rc0=$(hstat reconnects)
+start A
+ta=$(date +%s)
+step "A: kill-target"
+vmctl kill-target || fail "kill-target"
+vmctl start-target || fail "start-target"
+tb=$(date +%s)
+step "A: target back after $((tb - ta)) s"
+reconnected() {
+	target_up || never "the target is down"
+	[ "$(hstat reconnects)" -gt "$rc0" ]
+}
+wait_until "the store to reconnect" reconnected || fail "no reconnect"
+finish A $ta $tb
+judge_ride A
+
+step "B. partition of ${PART} s, bound 15 s"
+echo 15000 > $ATTR || fail "set the bound"
+rc0=$(hstat reconnects)
+start B
+ta=$(date +%s)
+part_on
+sleep $PART
+part_off
+tb=$(date +%s)
+wait_until "the store to reconnect" reconnected || fail "no reconnect after B"
+echo "# B: reconnects $rc0 -> $(hstat reconnects)"
+finish B $ta $tb
+judge_ride B
+
+step "C. partition of 30 s, bound 5 s"
+echo 5000 > $ATTR || fail "set the bound"
+rc0=$(hstat reconnects)
+start C
+ta=$(date +%s)
+part_on
+sleep 30
+tb=$(date +%s)
+part_off
+wait_until "the store to reconnect" reconnected || fail "no reconnect after C"
+finish C $ta $tb
+down=$(errs C '[a-z]*' EHOSTDOWN)
+# EHOSTDOWN errors logged before the partition was lifted: ops came back
+# with the bound's error instead of hanging until the network did.
+early=$(awk -v tb=$tb '$1 == "err" && $4 == "EHOSTDOWN" && $2 < tb' /share/fab.C.out | wc -l)
+late=$(awk -v tb=$tb '$1 == "sec" && $2 > tb + 5 { n += $4 + $8 } END { print n + 0 }' /share/fab.C.out)
+echo "# C: EHOSTDOWN $down, of them $early before the partition was lifted; $late ops succeeded after it"
+[ "$early" -gt 0 ] || check "C: no operation failed with EHOSTDOWN during the partition"
+[ "$late" -gt 0 ] || check "C: no operation succeeded after the partition"
+
+step "D. detach while partitioned"
+echo 15000 > $ATTR || fail "set the bound"
+part_on
+sleep 12
+scalioctl detach "$S"
+drc=$?
+part_off
+[ $drc = 0 ] || check "D: detach while partitioned failed ($drc)"
+for try in 1 2 3 4 5; do
+	scalioctl attach "$S" --addr "$A" > /dev/null && break
+	[ $try = 5 ] && fail "attach after D"
+	sleep 3
+done
+[ "$(cat $ATTR)" = 15000 ] || check "D: a new attach's bound is $(cat $ATTR)"
+scalioctl put "$S" after-d yes || check "put after D"
+
+[ $bad = 0 ] || fail "see above"
+step "FABRIC TEST PASSED"
+EOF
+
+"$top/tests/vm/run" --kver "$kver" --ssds 1 --share "$share" \
+	-- 'sh /share/fabric.sh'
+rc=$?
+[ $rc = 0 ] || { echo "FAIL: tests/vm/run exited $rc"; exit 1; }
+echo "PASS: GETs ride out a target restart and a partition; writes fail only in flight; the bound holds"
+exit 0
