@@ -206,6 +206,8 @@ static struct scalio_host_hstore *scalio_host_hstore_alloc(const char *name)
 	hs->reconnect_delay = msecs_to_jiffies(SCALIO_RECONNECT_MIN_MS);
 	spin_lock_init(&hs->inval_lock);
 	INIT_LIST_HEAD(&hs->inval_list);
+	spin_lock_init(&hs->fill_lock);
+	INIT_LIST_HEAD(&hs->fills);
 	INIT_DELAYED_WORK(&hs->inval_work, scalio_host_inval_work);
 	INIT_DELAYED_WORK(&hs->keepalive_work, scalio_host_keepalive_work);
 	return hs;

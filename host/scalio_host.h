@@ -358,6 +358,9 @@ enum scalio_host_hstore_state {
  * @uring_wq:	runs the store's io_uring commands (uring.c), at most
  *		queue_depth at once
  * @uring_inflight: io_uring commands accepted and not yet completed
+ * @fill_lock:	protects @fills
+ * @fills:	this client's fills in flight (struct scalio_host_fill_ref,
+ *		read.c): the fill token's host rule
  * @stats:	host counters (enum scalio_host_hstat)
  */
 struct scalio_host_hstore {
@@ -415,6 +418,9 @@ struct scalio_host_hstore {
 
 	struct workqueue_struct	*uring_wq;
 	atomic_t		uring_inflight;
+
+	spinlock_t		fill_lock;
+	struct list_head	fills;
 
 	atomic64_t		stats[SCALIO_HS_NR];
 };
