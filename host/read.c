@@ -545,6 +545,7 @@ static int scalio_host_reclaim(struct scalio_host_get *g, u32 slot, u64 ctl, boo
  * @slot:	the slot
  * @word:	its lock word as last installed; [1]: the word a renewal CAS
  *		in flight may install (0 otherwise: no B word is 0)
+ * @listed:	on hs->fills (read without the lock by the fill only)
  *
  * In flight from the lock CAS until scalio_host_fill() returns: its last
  * chain (the publish's value WRITE and CAS) has then executed, or was
@@ -555,6 +556,7 @@ struct scalio_host_fill_ref {
 	u32			block;
 	u32			slot;
 	u64			word[2];
+	bool			listed;
 };
 
 /* Does a fill of ours other than @f, in flight on its slot, hold @word? */
@@ -601,8 +603,9 @@ static u64 scalio_host_fill_word(struct scalio_host_hstore *hs,
 				       scalio_ctl_lease(word) - 1,
 				       scalio_ctl_fp(word));
 	f->word[i] = word;
-	if (list_empty(&f->node))
+	if (!f->listed)
 		list_add(&f->node, &hs->fills);
+	f->listed = true;
 	spin_unlock(&hs->fill_lock);
 	return word;
 }
@@ -622,10 +625,11 @@ static void scalio_host_fill_renewed(struct scalio_host_hstore *hs,
 static void scalio_host_fill_done(struct scalio_host_hstore *hs,
 				  struct scalio_host_fill_ref *f)
 {
-	if (list_empty(&f->node))
+	if (!f->listed)
 		return;
 	spin_lock(&hs->fill_lock);
-	list_del_init(&f->node);
+	list_del(&f->node);
+	f->listed = false;
 	spin_unlock(&hs->fill_lock);
 }
 
@@ -997,7 +1001,7 @@ static int __scalio_host_fill(struct scalio_host_get *g,
 static int scalio_host_fill(struct scalio_host_get *g, unsigned int attempt,
 			    u64 now)
 {
-	struct scalio_host_fill_ref f = { .node = LIST_HEAD_INIT(f.node) };
+	struct scalio_host_fill_ref f = {};
 	int ret;
 
 	ret = __scalio_host_fill(g, &f, attempt, now);
