@@ -82,16 +82,40 @@ MODULE_PARM_DESC(debug_lock_delay_ms,
  * checksum) even when the store asks for fill tokens: a mixed fleet, and
  * the negative control of the version-wrap fix.
  */
-static bool scalio_host_debug_no_fill_token;
-module_param_named(debug_no_fill_token, scalio_host_debug_no_fill_token, bool,
+static bool scalio_host_debug_skip_fill_token;
+module_param_named(debug_skip_fill_token, scalio_host_debug_skip_fill_token, bool,
 		   0644);
-MODULE_PARM_DESC(debug_no_fill_token,
+MODULE_PARM_DESC(debug_skip_fill_token,
 		 "TESTING ONLY: publish without the fill token even when the store has it");
 
 static bool scalio_host_fill_token(struct scalio_host_hstore *hs)
 {
 	return (hs->features & SCALIO_F_FILL_TOKEN) &&
-	       !READ_ONCE(scalio_host_debug_no_fill_token);
+	       !READ_ONCE(scalio_host_debug_skip_fill_token);
+}
+
+/*
+ * A filler that caches a value sleeps a random 0..this many ms after its
+ * lease check, WRITEs the value in a chain of its own, sleeps again, then
+ * CASes: a stalled filler's late WRITE can land while another filler's
+ * WRITE and CAS are apart (with debug_ver_bits, the version wrap).
+ */
+static unsigned int scalio_host_debug_publish_delay_ms;
+module_param_named(debug_publish_delay_ms, scalio_host_debug_publish_delay_ms,
+		   uint, 0644);
+MODULE_PARM_DESC(debug_publish_delay_ms,
+		 "TESTING ONLY: sleep 0..N ms before the value WRITE and again before the publish CAS");
+
+/* Sleep as debug_publish_delay_ms says; false when it is off. */
+static bool scalio_host_publish_delay(void)
+{
+	unsigned int max = min(READ_ONCE(scalio_host_debug_publish_delay_ms),
+			       600000U);
+
+	if (!max)
+		return false;
+	msleep_interruptible(get_random_u32_below(max + 1));
+	return true;
 }
 
 static unsigned int scalio_host_fill_delay_ms(void)
@@ -145,6 +169,11 @@ static bool scalio_host_victim_random(const struct scalio_block_view *v, u32 *id
 static bool scalio_host_fill_token(struct scalio_host_hstore *hs)
 {
 	return hs->features & SCALIO_F_FILL_TOKEN;
+}
+
+static bool scalio_host_publish_delay(void)
+{
+	return false;
 }
 
 static unsigned int scalio_host_fill_delay_ms(void)
@@ -481,18 +510,18 @@ static int scalio_host_cas_ctl(struct scalio_host_get *g, u32 slot, u64 old, u64
 {
 	return scalio_host_rdma_cas(&g->hs->conn, g->io,
 			       g->raddr + scalio_slot_offset(slot), g->rkey,
-			       old, new, cur);
+			       old, scalio_host_ctl(new), cur);
 }
 
 /* Is @cur the D a writer made of our lock @mine (owner, fp, next version)? */
 static bool scalio_host_is_our_d(struct scalio_host_get *g, u64 cur, u64 mine)
 {
-	u32 mask = (1U << SCALIO_CTL_VER_BITS) - 1;
+	u64 d = scalio_host_ctl(scalio_ctl_invalidate(mine));
 
 	return scalio_ctl_state(cur) == SCALIO_SLOT_D &&
 	       scalio_ctl_owner(cur) == g->hs->conn.client_id &&
 	       scalio_ctl_fp(cur) == g->fp &&
-	       scalio_ctl_version(cur) == ((scalio_ctl_version(mine) + 1) & mask);
+	       scalio_ctl_version(cur) == scalio_ctl_version(d);
 }
 
 /*
@@ -696,7 +725,8 @@ static bool scalio_host_renewal_renew(struct scalio_host_renewal *r)
 	}
 	deadline = scalio_host_clock_now(r->g->hs) + r->lease;
 	next = scalio_host_fill_word(r->g->hs, r->fill,
-				     scalio_ctl_renew(r->mine, (u16)deadline),
+				     scalio_host_ctl(scalio_ctl_renew(r->mine,
+								      (u16)deadline)),
 				     1);
 	deadline -= scalio_host_fill_moved(deadline, next);
 	if (scalio_host_cas_ctl(r->g, r->slot, r->mine, next, &cur) ||
@@ -804,9 +834,11 @@ static int __scalio_host_fill(struct scalio_host_get *g,
 	r.deadline = now + r.lease;
 	f->block = g->block;
 	f->slot = victim;
-	mine = scalio_host_fill_word(hs, f, scalio_ctl_lock(old, conn->client_id,
-							    (u16)r.deadline,
-							    g->fp), 0);
+	mine = scalio_host_fill_word(hs, f,
+				     scalio_host_ctl(scalio_ctl_lock(old,
+							conn->client_id,
+							(u16)r.deadline, g->fp)),
+				     0);
 	r.deadline -= scalio_host_fill_moved(r.deadline, mine);
 	ctl_addr = g->raddr + scalio_slot_offset(victim);
 	ret = scalio_host_cas_ctl(g, victim, old, mine, &cur);
@@ -944,8 +976,8 @@ static int __scalio_host_fill(struct scalio_host_get *g,
 		 * that stalled across a version wrap cannot validate under
 		 * another fill's publish (issue 39).
 		 */
-		pub = token ? scalio_ctl_publish_tok(mine) :
-			      scalio_ctl_publish(mine);
+		pub = scalio_host_ctl(token ? scalio_ctl_publish_tok(mine) :
+					      scalio_ctl_publish(mine));
 		ws->vlen = g->vlen;
 		memcpy(ws->value, g->value, g->vlen);
 		if (token)
@@ -969,8 +1001,16 @@ static int __scalio_host_fill(struct scalio_host_get *g,
 				   ctl_addr +
 				   offsetof(struct scalio_slot, last_ts),
 				   g->rkey);
+		/* the test hook: a stall, then the WRITE and the CAS apart */
+		if (scalio_host_publish_delay()) {
+			ret = scalio_host_chain_exec(&ch);
+			if (ret)
+				return ret;
+			scalio_host_publish_delay();
+			scalio_host_chain_init(&ch, conn, g->io);
+		}
 	} else {
-		pub = scalio_ctl_release(mine);
+		pub = scalio_host_ctl(scalio_ctl_release(mine));
 	}
 	scalio_host_chain_cas(&ch, ctl_addr, g->rkey, mine, pub);
 	ret = scalio_host_chain_exec(&ch);
