@@ -229,7 +229,7 @@ struct scalio_msg_hello_rep {
 	__le32	block_size;
 	__le32	nr_ssds;
 	__le32	nr_chunks;
-	__le32	features;	/* SCALIO_F_* (offload_read, inline_cache) */
+	__le32	features;	/* SCALIO_F_*; a host refuses unknown bits */
 	__le64	hdr_addr;	/* struct scalio_index_hdr (clock word) */
 	__le32	hdr_rkey;
 	__le32	lease_ticks;	/* lease length, target clock ticks */

@@ -34,6 +34,17 @@ module_param_named(debug_skip_invalidate, scalio_host_debug_skip_invalidate,
 		   bool, 0644);
 MODULE_PARM_DESC(debug_skip_invalidate,
 		 "TESTING ONLY: skip slot invalidation after writes (breaks linearizability)");
+
+/*
+ * Every ctl word this host installs keeps only the low N bits of its
+ * version (1..19; 0 or 20: all of them), so that a slot's version wraps
+ * after 2^N transitions: the version wrap of issue 39 within a test's
+ * reach.  All hosts of a store must use the same N.
+ */
+unsigned int scalio_host_debug_ver_bits;
+module_param_named(debug_ver_bits, scalio_host_debug_ver_bits, uint, 0644);
+MODULE_PARM_DESC(debug_ver_bits,
+		 "TESTING ONLY: cut slot versions to N bits (1..19) so that they wrap");
 #endif
 
 unsigned int scalio_host_queue_depth = SCALIO_HOST_QD_DEFAULT;
@@ -237,6 +248,8 @@ static struct scalio_host_hstore *scalio_host_hstore_alloc(const char *name)
 	hs->reconnect_delay = msecs_to_jiffies(SCALIO_RECONNECT_MIN_MS);
 	spin_lock_init(&hs->inval_lock);
 	INIT_LIST_HEAD(&hs->inval_list);
+	spin_lock_init(&hs->fill_lock);
+	INIT_LIST_HEAD(&hs->fills);
 	INIT_DELAYED_WORK(&hs->inval_work, scalio_host_inval_work);
 	INIT_DELAYED_WORK(&hs->keepalive_work, scalio_host_keepalive_work);
 	return hs;

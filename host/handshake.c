@@ -87,7 +87,8 @@ static int scalio_host_hello(struct scalio_host_hstore *hs, bool again)
 	struct scalio_host_conn *conn = &hs->conn;
 	const struct scalio_msg_hello_rep *rep;
 	struct scalio_host_rpc *rpc;
-	u32 known = SCALIO_F_OFFLOAD_READ | SCALIO_F_INLINE_CACHE;
+	u32 known = SCALIO_F_OFFLOAD_READ | SCALIO_F_INLINE_CACHE |
+		    SCALIO_F_FILL_TOKEN;
 	u32 nr_blocks, slots, nr_ssds, kato;
 	int ret;
 
@@ -132,6 +133,10 @@ static int scalio_host_hello(struct scalio_host_hstore *hs, bool again)
 	/* Three chances per KATO; a hostile value cannot make us spin. */
 	WRITE_ONCE(hs->keepalive_ms,
 		   clamp_t(u32, kato, SCALIO_KATO_MIN_MS, SCALIO_KATO_MAX_MS) / 3);
+	/*
+	 * An unknown feature bit may change the slot protocol itself (as
+	 * SCALIO_F_FILL_TOKEN did): refuse it rather than speak an older one.
+	 */
 	if (!hs->nr_blocks || !is_power_of_2(hs->nr_blocks) ||
 	    hs->nr_blocks > SCALIO_NR_BLOCKS_MAX ||
 	    !scalio_slots_valid(hs->slots) ||

@@ -77,6 +77,47 @@ module_param_named(debug_lock_delay_ms, scalio_host_debug_lock_delay_ms, uint,
 MODULE_PARM_DESC(debug_lock_delay_ms,
 		 "TESTING ONLY: sleep a random 0..N ms between a miss's block READ and its lock CAS");
 
+/*
+ * Publish as a host that predates SCALIO_F_FILL_TOKEN would (version-only
+ * checksum) even when the store asks for fill tokens: a mixed fleet, and
+ * the negative control of the version-wrap fix.
+ */
+static bool scalio_host_debug_skip_fill_token;
+module_param_named(debug_skip_fill_token, scalio_host_debug_skip_fill_token, bool,
+		   0644);
+MODULE_PARM_DESC(debug_skip_fill_token,
+		 "TESTING ONLY: publish without the fill token even when the store has it");
+
+static bool scalio_host_fill_token(struct scalio_host_hstore *hs)
+{
+	return (hs->features & SCALIO_F_FILL_TOKEN) &&
+	       !READ_ONCE(scalio_host_debug_skip_fill_token);
+}
+
+/*
+ * A filler that caches a value sleeps a random 0..this many ms after its
+ * lease check, WRITEs the value in a chain of its own, sleeps again, then
+ * CASes: a stalled filler's late WRITE can land while another filler's
+ * WRITE and CAS are apart (with debug_ver_bits, the version wrap).
+ */
+static unsigned int scalio_host_debug_publish_delay_ms;
+module_param_named(debug_publish_delay_ms, scalio_host_debug_publish_delay_ms,
+		   uint, 0644);
+MODULE_PARM_DESC(debug_publish_delay_ms,
+		 "TESTING ONLY: sleep 0..N ms before the value WRITE and again before the publish CAS");
+
+/* Sleep as debug_publish_delay_ms says; false when it is off. */
+static bool scalio_host_publish_delay(void)
+{
+	unsigned int max = min(READ_ONCE(scalio_host_debug_publish_delay_ms),
+			       600000U);
+
+	if (!max)
+		return false;
+	msleep_interruptible(get_random_u32_below(max + 1));
+	return true;
+}
+
 static unsigned int scalio_host_fill_delay_ms(void)
 {
 	unsigned int delay = READ_ONCE(scalio_host_debug_fill_delay_ms);
@@ -125,6 +166,16 @@ static bool scalio_host_victim_random(const struct scalio_block_view *v, u32 *id
 	return false;
 }
 #else
+static bool scalio_host_fill_token(struct scalio_host_hstore *hs)
+{
+	return hs->features & SCALIO_F_FILL_TOKEN;
+}
+
+static bool scalio_host_publish_delay(void)
+{
+	return false;
+}
+
 static unsigned int scalio_host_fill_delay_ms(void)
 {
 	return 0;
@@ -459,18 +510,18 @@ static int scalio_host_cas_ctl(struct scalio_host_get *g, u32 slot, u64 old, u64
 {
 	return scalio_host_rdma_cas(&g->hs->conn, g->io,
 			       g->raddr + scalio_slot_offset(slot), g->rkey,
-			       old, new, cur);
+			       old, scalio_host_ctl(new), cur);
 }
 
 /* Is @cur the D a writer made of our lock @mine (owner, fp, next version)? */
 static bool scalio_host_is_our_d(struct scalio_host_get *g, u64 cur, u64 mine)
 {
-	u32 mask = (1U << SCALIO_CTL_VER_BITS) - 1;
+	u64 d = scalio_host_ctl(scalio_ctl_invalidate(mine));
 
 	return scalio_ctl_state(cur) == SCALIO_SLOT_D &&
 	       scalio_ctl_owner(cur) == g->hs->conn.client_id &&
 	       scalio_ctl_fp(cur) == g->fp &&
-	       scalio_ctl_version(cur) == ((scalio_ctl_version(mine) + 1) & mask);
+	       scalio_ctl_version(cur) == scalio_ctl_version(d);
 }
 
 /*
@@ -517,6 +568,107 @@ static int scalio_host_reclaim(struct scalio_host_get *g, u32 slot, u64 ctl, boo
 }
 
 /**
+ * struct scalio_host_fill_ref - a fill of this client in flight on a slot
+ * @node:	on hs->fills while @word[0] is set
+ * @block:	the slot's block
+ * @slot:	the slot
+ * @word:	its lock word as last installed; [1]: the word a renewal CAS
+ *		in flight may install (0 otherwise: no B word is 0)
+ * @listed:	on hs->fills (read without the lock by the fill only)
+ *
+ * In flight from the lock CAS until scalio_host_fill() returns: its last
+ * chain (the publish's value WRITE and CAS) has then executed, or was
+ * flushed with the connection.
+ */
+struct scalio_host_fill_ref {
+	struct list_head	node;
+	u32			block;
+	u32			slot;
+	u64			word[2];
+	bool			listed;
+};
+
+/* Does a fill of ours other than @f, in flight on its slot, hold @word? */
+static bool scalio_host_fill_held(struct scalio_host_hstore *hs,
+				  const struct scalio_host_fill_ref *f, u64 word)
+{
+	const struct scalio_host_fill_ref *o;
+
+	lockdep_assert_held(&hs->fill_lock);
+	list_for_each_entry(o, &hs->fills, node)
+		if (o != f && o->block == f->block && o->slot == f->slot &&
+		    (o->word[0] == word || o->word[1] == word))
+			return true;
+	return false;
+}
+
+/**
+ * scalio_host_fill_word() - the fill token's host rule
+ * @hs:		store
+ * @f:		our fill (@f->block and @f->slot set)
+ * @word:	the lock or renewal word (state B) we mean to install
+ * @i:		where to record it: 0 a lock, 1 a renewal's next word
+ *
+ * Two fills of this client with the same lock word on one slot share a
+ * fill token: a late value WRITE of one validates under the other's
+ * publish (scalio_slot_csum_tok()), and its renewal or publish CAS
+ * succeeds on the other's lock.  The version alone cannot tell them apart
+ * once it wrapped, nor can the deadline once the 16-bit clock did.  So a
+ * word one of our fills in flight holds is never installed: the deadline
+ * moves back a tick instead (an earlier deadline is always safe: the lock
+ * only expires sooner).  The check and the record are one step under
+ * hs->fill_lock, so that two of our fills choosing at once see each other.
+ *
+ * Return: @word, its deadline moved back by 0 or more ticks.
+ */
+static u64 scalio_host_fill_word(struct scalio_host_hstore *hs,
+				 struct scalio_host_fill_ref *f, u64 word,
+				 int i)
+{
+	spin_lock(&hs->fill_lock);
+	while (scalio_host_fill_held(hs, f, word))
+		word = scalio_ctl_make(SCALIO_SLOT_B, scalio_ctl_version(word),
+				       scalio_ctl_owner(word),
+				       scalio_ctl_lease(word) - 1,
+				       scalio_ctl_fp(word));
+	f->word[i] = word;
+	if (!f->listed)
+		list_add(&f->node, &hs->fills);
+	f->listed = true;
+	spin_unlock(&hs->fill_lock);
+	return word;
+}
+
+/* A renewal CAS returned: @word (0: none) is the fill's lock again. */
+static void scalio_host_fill_renewed(struct scalio_host_hstore *hs,
+				     struct scalio_host_fill_ref *f, u64 word)
+{
+	spin_lock(&hs->fill_lock);
+	if (word)
+		f->word[0] = word;
+	f->word[1] = 0;
+	spin_unlock(&hs->fill_lock);
+}
+
+/* The fill is over: none of its words can land any more. */
+static void scalio_host_fill_done(struct scalio_host_hstore *hs,
+				  struct scalio_host_fill_ref *f)
+{
+	if (!f->listed)
+		return;
+	spin_lock(&hs->fill_lock);
+	list_del(&f->node);
+	f->listed = false;
+	spin_unlock(&hs->fill_lock);
+}
+
+/* How far scalio_host_fill_word() moved @word's deadline back, in ticks. */
+static u16 scalio_host_fill_moved(u64 deadline, u64 word)
+{
+	return (u16)deadline - scalio_ctl_lease(word);
+}
+
+/**
  * struct scalio_host_renewal - keeps a filler's lease alive across slow I/O
  * @work:	renews every half lease while the fill reads the segment
  * @g:		the GET; the atomic word of its bounce page belongs to @work
@@ -526,6 +678,7 @@ static int scalio_host_reclaim(struct scalio_host_get *g, u32 slot, u64 ctl, boo
  * @deadline:	its deadline (target clock)
  * @lease:	lease length, ticks
  * @lost:	a renewal CAS failed: the lock was reclaimed or invalidated
+ * @fill:	the fill's words in flight (its renewals obey the host rule)
  *
  * An SSD read or an RPC may take longer than the lease (a slow or
  * throttled device); without renewal every such fill would be reclaimed by
@@ -541,6 +694,7 @@ struct scalio_host_renewal {
 	u64			deadline;
 	u32			lease;
 	bool			lost;
+	struct scalio_host_fill_ref	*fill;
 };
 
 /* Time until the lease is half over (renew then). */
@@ -570,14 +724,21 @@ static bool scalio_host_renewal_renew(struct scalio_host_renewal *r)
 		return false;
 	}
 	deadline = scalio_host_clock_now(r->g->hs) + r->lease;
-	next = scalio_ctl_renew(r->mine, (u16)deadline);
+	next = scalio_host_fill_word(r->g->hs, r->fill,
+				     scalio_host_ctl(scalio_ctl_renew(r->mine,
+								      (u16)deadline)),
+				     1);
+	deadline -= scalio_host_fill_moved(deadline, next);
 	if (scalio_host_cas_ctl(r->g, r->slot, r->mine, next, &cur) ||
 	    cur != r->mine) {
+		/* the CAS returned: next is not in the slot, or not ours */
+		scalio_host_fill_renewed(r->g->hs, r->fill, 0);
 		r->lost = true;
 		trace_scalio_host_slot_renew(r->g->hs, r->g->block, r->slot,
 					     false);
 		return false;
 	}
+	scalio_host_fill_renewed(r->g->hs, r->fill, next);
 	r->mine = next;
 	r->deadline = deadline;
 	scalio_host_hstat_inc(r->g->hs, SCALIO_HS_LEASE_RENEWALS);
@@ -617,8 +778,10 @@ static void scalio_host_renewal_stop(struct scalio_host_renewal *r)
 }
 
 /**
- * scalio_host_fill() - steps 3 to 6 of GET after a miss
+ * __scalio_host_fill() - steps 3 to 6 of GET after a miss
  * @g:		the GET (its bounce page holds the block copy of step 1)
+ * @f:		the fill's words in flight, on hs->fills from the lock on
+ *		(scalio_host_fill_word())
  * @attempt:	retries so far (for back-off)
  * @now:	the target clock, read in step 1's chain
  *
@@ -629,7 +792,9 @@ static void scalio_host_renewal_stop(struct scalio_host_renewal *r)
  *
  * Return: 0 (value filled), -ENOENT, SCALIO_RESTART, or an error.
  */
-static int scalio_host_fill(struct scalio_host_get *g, unsigned int attempt, u64 now)
+static int __scalio_host_fill(struct scalio_host_get *g,
+			      struct scalio_host_fill_ref *f,
+			      unsigned int attempt, u64 now)
 {
 	struct scalio_host_hstore *hs = g->hs;
 	struct scalio_host_conn *conn = &hs->conn;
@@ -638,9 +803,14 @@ static int scalio_host_fill(struct scalio_host_get *g, unsigned int attempt, u64
 		.slots	= hs->slots,
 	};
 	struct scalio_slot *ws = g->io->buf + SCALIO_IO_SLOT_OFF;
-	struct scalio_host_renewal r = { .g = g, .lease = scalio_host_lease_ticks(hs) };
+	struct scalio_host_renewal r = {
+		.g	= g,
+		.lease	= scalio_host_lease_ticks(hs),
+		.fill	= f,
+	};
 	enum scalio_collision coll = SCALIO_COLL_NONE;
 	bool direct = scalio_host_get_direct(g);
+	bool token = scalio_host_fill_token(hs);
 	u64 old, mine, pub, cur, ctl_addr, seg = 0;
 	bool reclaim, present, cache, done;
 	struct scalio_host_chain ch;
@@ -662,7 +832,14 @@ static int scalio_host_fill(struct scalio_host_get *g, unsigned int attempt, u64
 	reclaim = scalio_ctl_state(old) == SCALIO_SLOT_B ||
 		  scalio_ctl_state(old) == SCALIO_SLOT_D;
 	r.deadline = now + r.lease;
-	mine = scalio_ctl_lock(old, conn->client_id, (u16)r.deadline, g->fp);
+	f->block = g->block;
+	f->slot = victim;
+	mine = scalio_host_fill_word(hs, f,
+				     scalio_host_ctl(scalio_ctl_lock(old,
+							conn->client_id,
+							(u16)r.deadline, g->fp)),
+				     0);
+	r.deadline -= scalio_host_fill_moved(r.deadline, mine);
 	ctl_addr = g->raddr + scalio_slot_offset(victim);
 	ret = scalio_host_cas_ctl(g, victim, old, mine, &cur);
 	if (ret)
@@ -793,12 +970,25 @@ static int scalio_host_fill(struct scalio_host_get *g, unsigned int attempt, u64
 	cache = present && g->vlen <= SCALIO_INLINE_MAX;
 	scalio_host_chain_init(&ch, conn, g->io);
 	if (cache) {
-		pub = scalio_ctl_publish(mine);
+		/*
+		 * With fill tokens the C word keeps our owner and deadline
+		 * and the checksum binds it whole: a late WRITE of a fill
+		 * that stalled across a version wrap cannot validate under
+		 * another fill's publish (issue 39).
+		 */
+		pub = scalio_host_ctl(token ? scalio_ctl_publish_tok(mine) :
+					      scalio_ctl_publish(mine));
 		ws->vlen = g->vlen;
 		memcpy(ws->value, g->value, g->vlen);
-		ws->csum = cpu_to_le32(scalio_slot_csum(scalio_ctl_version(pub),
-							g->key, g->klen,
-							g->value, g->vlen));
+		if (token)
+			ws->csum = cpu_to_le32(scalio_slot_csum_tok(pub, g->key,
+								    g->klen,
+								    g->value,
+								    g->vlen));
+		else
+			ws->csum = cpu_to_le32(scalio_slot_csum(scalio_ctl_version(pub),
+								g->key, g->klen,
+								g->value, g->vlen));
 		/*
 		 * last_ts too: a new entry inherits the evicted one's (or an
 		 * empty slot's 0) otherwise, and is the next LRU victim
@@ -811,8 +1001,16 @@ static int scalio_host_fill(struct scalio_host_get *g, unsigned int attempt, u64
 				   ctl_addr +
 				   offsetof(struct scalio_slot, last_ts),
 				   g->rkey);
+		/* the test hook: a stall, then the WRITE and the CAS apart */
+		if (scalio_host_publish_delay()) {
+			ret = scalio_host_chain_exec(&ch);
+			if (ret)
+				return ret;
+			scalio_host_publish_delay();
+			scalio_host_chain_init(&ch, conn, g->io);
+		}
 	} else {
-		pub = scalio_ctl_release(mine);
+		pub = scalio_host_ctl(scalio_ctl_release(mine));
 	}
 	scalio_host_chain_cas(&ch, ctl_addr, g->rkey, mine, pub);
 	ret = scalio_host_chain_exec(&ch);
@@ -837,6 +1035,18 @@ static int scalio_host_fill(struct scalio_host_get *g, unsigned int attempt, u64
 	}
 	scalio_host_backoff(attempt);
 	return SCALIO_RESTART;
+}
+
+/* __scalio_host_fill(), and its lock words off hs->fills once it is over. */
+static int scalio_host_fill(struct scalio_host_get *g, unsigned int attempt,
+			    u64 now)
+{
+	struct scalio_host_fill_ref f = {};
+	int ret;
+
+	ret = __scalio_host_fill(g, &f, attempt, now);
+	scalio_host_fill_done(g->hs, &f);
+	return ret;
 }
 
 /*

@@ -370,6 +370,9 @@ enum scalio_host_hstore_state {
  * @uring_wq:	runs the store's io_uring commands (uring.c), at most
  *		queue_depth at once
  * @uring_inflight: io_uring commands accepted and not yet completed
+ * @fill_lock:	protects @fills
+ * @fills:	this client's fills in flight (struct scalio_host_fill_ref,
+ *		read.c): the fill token's host rule
  * @stats:	host counters (enum scalio_host_hstat)
  */
 struct scalio_host_hstore {
@@ -429,6 +432,9 @@ struct scalio_host_hstore {
 	struct workqueue_struct	*uring_wq;
 	atomic_t		uring_inflight;
 
+	spinlock_t		fill_lock;
+	struct list_head	fills;
+
 	atomic64_t		stats[SCALIO_HS_NR];
 };
 
@@ -472,10 +478,28 @@ static inline void scalio_host_conn_exit(struct scalio_host_conn *conn)
 extern bool scalio_host_debug_skip_double_read;	/* core.c */
 extern bool scalio_host_debug_skip_invalidate;	/* core.c */
 extern bool scalio_host_debug_skip_reclaim;		/* read.c */
+extern unsigned int scalio_host_debug_ver_bits;	/* core.c */
+
+/* @ctl with its version cut to debug_ver_bits bits (when 1..19). */
+static inline u64 scalio_host_ctl(u64 ctl)
+{
+	unsigned int bits = READ_ONCE(scalio_host_debug_ver_bits);
+	u64 cut;
+
+	if (!bits || bits >= SCALIO_CTL_VER_BITS)
+		return ctl;
+	cut = ((1ULL << SCALIO_CTL_VER_BITS) - 1) & ~((1ULL << bits) - 1);
+	return ctl & ~(cut << SCALIO_CTL_VER_SHIFT);
+}
 #else
 #define scalio_host_debug_skip_double_read	false
 #define scalio_host_debug_skip_invalidate	false
 #define scalio_host_debug_skip_reclaim	false
+
+static inline u64 scalio_host_ctl(u64 ctl)
+{
+	return ctl;
+}
 #endif
 
 /**

@@ -163,7 +163,7 @@ static int scalio_host_invalidate_block(struct scalio_host_hstore *hs, u32 block
 			old = le64_to_cpu(scalio_view_slot(&v, idx)->ctl);
 			ret = scalio_host_rdma_cas(conn, io, raddr +
 					      scalio_slot_offset(idx), rkey,
-					      old, new, &cur);
+					      old, scalio_host_ctl(new), &cur);
 			if (ret)
 				goto out;
 			if (cur != old) {

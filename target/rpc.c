@@ -567,8 +567,13 @@ static void scalio_tgt_rpc_hello(struct scalio_tgt_rpc *rpc)
 	t0 = ktime_get_ns();
 	if (st->offload_read)
 		features |= SCALIO_F_OFFLOAD_READ;
+	/*
+	 * Fill tokens (issue 39): every host of a caching store must publish
+	 * with them, and a host that does not know the bit refuses the HELLO
+	 * (scalio_host_hello()), so all attached hosts switch together.
+	 */
 	if (st->inline_cache)
-		features |= SCALIO_F_INLINE_CACHE;
+		features |= SCALIO_F_INLINE_CACHE | SCALIO_F_FILL_TOKEN;
 	lease = div_u64((u64)st->lease_ms * SCALIO_CLOCK_HZ, 1000);
 	lease = clamp_t(u64, lease, 1, U32_MAX);
 

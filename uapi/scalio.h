@@ -238,6 +238,7 @@ struct scalio_ssd_bind {
 /* Store feature bits reported in scalio_stats.features. */
 #define SCALIO_F_OFFLOAD_READ	(1ULL << 0)	/* GET misses read the SSD directly */
 #define SCALIO_F_INLINE_CACHE	(1ULL << 1)	/* values cached in index slots */
+#define SCALIO_F_FILL_TOKEN	(1ULL << 2)	/* slots published with the fill token */
 
 /**
  * struct scalio_host_stats - counters of this host for one store

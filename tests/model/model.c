@@ -733,6 +733,27 @@ static bool same_token(const struct state *s, int pi, u64 lock)
 }
 
 /*
+ * The fill token's host rule (scalio_host_fill_word() in host/read.c): a
+ * lock or renewal word that another fill of the same client in flight on
+ * this slot holds gets its deadline moved back a tick, until none does.
+ * The host checks and records under its fill_lock, then CASes; here the
+ * check and the CAS are one step (the host's record before its CAS only
+ * makes its other fills see the word earlier).
+ */
+static u64 token_rule(const struct state *s, int pi, u64 word)
+{
+	while (cfg.variant == V_FILL_TOKEN && same_token(s, pi, word)) {
+		EVENT(EV_TOKEN_RULE);
+		word = vw(scalio_ctl_make(SCALIO_SLOT_B,
+					  scalio_ctl_version(word),
+					  scalio_ctl_owner(word),
+					  scalio_ctl_lease(word) - 1,
+					  scalio_ctl_fp(word)));
+	}
+	return word;
+}
+
+/*
  * A lease renewal CAS (scalio_renewal_renew(), from scalio_renewal_start()
  * and the renewal work, any time while the segment is fetched): at most
  * cfg.renew of them per fill.  A failed one abandons: scalio_fill() unlocks
@@ -741,13 +762,10 @@ static bool same_token(const struct state *s, int pi, u64 lock)
 static int reader_renew(struct state *s, int pi)
 {
 	struct proc *p = &s->p[pi];
-	u64 next = vw(scalio_ctl_renew(p->my_ctl, est(s, pi)));
-
 	/* the fill token's host rule covers the renewed word too */
-	if (cfg.variant == V_FILL_TOKEN && same_token(s, pi, next)) {
-		EVENT(EV_TOKEN_RULE);
-		next = vw(scalio_ctl_renew(p->my_ctl, (u16)(est(s, pi) - 1)));
-	}
+	u64 next = token_rule(s, pi, vw(scalio_ctl_renew(p->my_ctl,
+							 est(s, pi))));
+
 	p->renewed++;
 	if (cas(s, p->mine, p->my_ctl, next)) {
 		EVENT(EV_RENEW);
@@ -833,20 +851,16 @@ static int reader_step(struct state *s, int pi, int choice)
 			return 1;
 		}
 		p->attempts++;
-		lock = vw(scalio_ctl_lock(p->expect, owner_of(pi),
-					  est(s, pi), key_fp[kid]));
 		/*
 		 * The fill token's host rule: never the lock word of a fill
 		 * of the same client still in flight on this slot (from its
-		 * lock CAS until its publish chain completed): a deadline
-		 * one tick earlier then.
+		 * lock CAS until scalio_host_fill() returned, its publish
+		 * chain executed): an earlier deadline then.
 		 */
-		if (cfg.variant == V_FILL_TOKEN && same_token(s, pi, lock)) {
-			EVENT(EV_TOKEN_RULE);
-			lock = vw(scalio_ctl_lock(p->expect, owner_of(pi),
-						  (u16)(est(s, pi) - 1),
-						  key_fp[kid]));
-		}
+		lock = token_rule(s, pi, vw(scalio_ctl_lock(p->expect,
+							    owner_of(pi),
+							    est(s, pi),
+							    key_fp[kid])));
 		if (!cas(s, p->mine, p->expect, lock)) {
 			EVENT(EV_LOCK_FAIL);
 			SAY("R%d CAS slot%d -> B fails", pi, p->mine);

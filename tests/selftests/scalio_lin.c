@@ -372,9 +372,10 @@ static void print_stats(int fd)
 		return;
 	}
 	served = h->cache_hits + h->cache_misses;
-	printf("# host: features=%s%s gets=%llu puts=%llu deletes=%llu cache_hits=%llu cache_misses=%llu hit_ratio=%.3f\n",
+	printf("# host: features=%s%s%s gets=%llu puts=%llu deletes=%llu cache_hits=%llu cache_misses=%llu hit_ratio=%.3f\n",
 	       st.features & SCALIO_F_OFFLOAD_READ ? "offload_read," : "",
 	       st.features & SCALIO_F_INLINE_CACHE ? "inline_cache" : "",
+	       st.features & SCALIO_F_FILL_TOKEN ? ",fill_token" : "",
 	       (unsigned long long)h->gets, (unsigned long long)h->puts,
 	       (unsigned long long)h->deletes,
 	       (unsigned long long)h->cache_hits,

@@ -35,6 +35,20 @@
 #                     reads, and with its invalidation 300 ms late
 #                     (debug_write_delay_ms) a GET hits the older copy
 #                     after another returned the newer one.
+#   skip_fill_token   debug_skip_fill_token=1: fillers publish with the
+#                     version-only checksum although the store has
+#                     fill_token (issue 39).  The version wrap within
+#                     reach: debug_ver_bits=1 (a slot's version repeats
+#                     every second transition), and fills that stall 0..300
+#                     ms after their lease check (lease LIN_LEASE_MS, 200),
+#                     then WRITE the value and CAS 0..300 ms apart
+#                     (debug_publish_delay_ms=300), writes invalidating 400
+#                     ms after their commit: a stalled filler's late WRITE
+#                     of an old value lands between another filler's WRITE
+#                     and CAS at a version of the same parity, validates
+#                     under its C word, and a GET hits it after the new
+#                     value was returned.  The control (fill token back on,
+#                     same wrap and delays) shows the token keeps it out.
 #
 # Each variant runs the same two-host workload as 30-linearizable.sh
 # (scalio_lin on host1 and host2 at once, target-clock stamps) but more
@@ -81,7 +95,7 @@ rounds=${LIN_ROUNDS:-40}
 trials=${LIN_TRIALS:-0}
 lease=${LIN_LEASE_MS:-200}
 # name:param=value[,param=value...][:attr=value[,...]]
-variants=${LIN_VARIANTS:-skip_invalidate:debug_skip_invalidate=1 skip_reclaim:debug_skip_reclaim=1,debug_fill_delay_ms=150,debug_fill_jitter_ms=150,debug_write_delay_ms=400:lease_ms=$lease skip_double_read:debug_skip_double_read=1,debug_random_victim=1,debug_lock_delay_ms=200,debug_write_delay_ms=300}
+variants=${LIN_VARIANTS:-skip_invalidate:debug_skip_invalidate=1 skip_reclaim:debug_skip_reclaim=1,debug_fill_delay_ms=150,debug_fill_jitter_ms=150,debug_write_delay_ms=400:lease_ms=$lease skip_double_read:debug_skip_double_read=1,debug_random_victim=1,debug_lock_delay_ms=200,debug_write_delay_ms=300 skip_fill_token:debug_skip_fill_token=1,debug_ver_bits=1,debug_publish_delay_ms=300,debug_write_delay_ms=400:lease_ms=$lease}
 # extra options for tests/vm/run (--ssds, --target-setup-args ...)
 run_args=${LIN_RUN_ARGS:-}
 lin_args=${LIN_ARGS:--t 6 -k 2 -L 0}
