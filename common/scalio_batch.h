@@ -18,7 +18,8 @@
  *    never waits, one with 64 is waited for.  Unhinted requests (older
  *    hosts) never wait: they get the self-clocked batching alone;
  *  - stop waiting once the announced requests stop arriving: when no
- *    request came for twice the smoothed gap between arrivals;
+ *    request came for four smoothed gaps between arrivals (a steady
+ *    random stream has such a gap 1.8 % of the time: e^-4);
  *  - and never let a request wait longer than SCALIO_BATCH_WRITE_FACTOR
  *    times what this SSD's batch writes take (a smoothed measure), nor
  *    longer than batch_timeout_us (an absolute cap against a stalled
@@ -35,7 +36,7 @@
 /* A request waits for company at most this many smoothed write times. */
 #define SCALIO_BATCH_WRITE_FACTOR	4
 /* The announced stream has stopped after this many smoothed gaps. */
-#define SCALIO_BATCH_GAP_FACTOR		2
+#define SCALIO_BATCH_GAP_FACTOR		4
 
 /**
  * struct scalio_batch_policy - per-SSD batching state

@@ -129,7 +129,7 @@ static void unmeasured(void)
 
 /*
  * Announced company is waited for: until it is all there, the batch is
- * full, the stream stops (2 smoothed gaps without an arrival), or the
+ * full, the stream stops (4 smoothed gaps without an arrival), or the
  * oldest request has waited 4 write times, or the cap.
  */
 static void hinted(void)
@@ -145,21 +145,21 @@ static void hinted(void)
 	CHECK_EQ(scalio_batch_wait_ns(&p, 1, 100, t0, t0, 1), 0);
 	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t0, t0, 3), 0);
 	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t0, t0, 2), 0);
-	/* Company missing: wait for the next arrival, 2 gaps at most. */
-	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t0, t0, 4), 2 * US);
-	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t0, t0 + 1500, 4), 500);
-	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t0, t0 + 2 * US, 4), 0);
+	/* Company missing: wait for the next arrival, 4 gaps at most. */
+	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t0, t0, 4), 4 * US);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t0, t0 + 3500, 4), 500);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t0, t0 + 4 * US, 4), 0);
 	/* Still arriving: up to 4 write times since the oldest. */
 	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t0 - 79 * US, t0, 4), US);
 	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t0 - 80 * US, t0, 4), 0);
 	/* A hint past batch_max (or a lying one) ends at a full batch. */
-	CHECK_EQ(scalio_batch_wait_ns(&p, 63, 300, t0, t0, 0xffff), 2 * US);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 63, 300, t0, t0, 0xffff), 4 * US);
 	CHECK_EQ(scalio_batch_wait_ns(&p, 64, 300, t0, t0, 0xffff), 0);
 	CHECK_EQ(scalio_batch_wait_ns(&p, 5, 1 << 20, t0, t0, 0xffff), 0);
 	CHECK_EQ(scalio_batch_wait_ns(&p, 5, (1 << 20) - 1, t0, t0, 6),
-		 2 * US);
+		 4 * US);
 	/* An oldest stamp in the future is treated as just arrived. */
-	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t0 + 50, t0, 4), 2 * US);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t0 + 50, t0, 4), 4 * US);
 
 	/* A slow device: the cap bounds the wait, not 4 write times. */
 	scalio_batch_written(&p, 10 * T);
