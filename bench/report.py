@@ -723,6 +723,15 @@ def main():
                                                "yes" if ok else "**no**"))
         L.append("")
 
+    # ---------------------------------------------------------- projection
+    # A model on datasheet inputs (bench/projection.py, bench/hardware.conf)
+    try:
+        import projection
+        L += projection.section(raw, labels=CFG_LABEL)
+    except Exception as e:  # the measured report must not depend on it
+        L += ["## Projection to hardware (a model, not a measurement)", "",
+              "Failed: %s: %s" % (type(e).__name__, e), ""]
+
     # ---------------------------------------------------------- checks
     L.append("## Counter checks")
     L.append("")
