@@ -726,6 +726,7 @@ def main():
     # ---------------------------------------------------------- projection
     # A model on datasheet inputs (bench/projection.py, bench/hardware.conf)
     try:
+        sys.dont_write_bytecode = True     # no __pycache__ in bench/
         import projection
         L += projection.section(raw, labels=CFG_LABEL)
     except Exception as e:  # the measured report must not depend on it
