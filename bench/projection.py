@@ -223,7 +223,9 @@ def project(d, setup, sizes, scale):
          "clients": s["client_threads"] / (lat0 * 1e-6) if lat0 > 0 else inf}
     bound = min(b, key=lambda k: b[k])
     x = b[bound]
-    return {"cpu_us": cpu_us, "host_us": host_us, "nic_msgs": msgs,
+    # what the storage node itself allows, with clients enough to load it
+    node = min(("cpu", "nic", "nicbw", "ssd"), key=lambda k: b[k])
+    return {"node_bound": node, "node_ops": b[node],"cpu_us": cpu_us, "host_us": host_us, "nic_msgs": msgs,
             "nic_cas": d["rdma_cas"], "nic_bytes": nic_bytes,
             "ssd_rd": ssd_rd, "ssd_wr": d["tgt_wr"], "ssd_s": ssd_s,
             "bounds": b, "bound": bound, "ops": x, "lat0_us": lat0,
@@ -317,7 +319,9 @@ def section(raw, inputs=None, setup=None, labels=None):
              "(`%s`, setup `%s`: %s); the resource that saturates first "
              "sets the throughput, and latency is the sum of the serial "
              "steps (unloaded) or, with the setup's client threads queued "
-             "at that resource, threads / throughput. CPU measured under "
+             "at that resource, threads / throughput. The last column "
+             "leaves out the clients (their threads and CPU): what the "
+             "storage node allows with clients enough to load it. CPU measured under "
              "TCG is scaled by **%.0f bed ns per hardware ns** (%s) and "
              "by the cores' speed. Method and limits: "
              "Documentation/benchmarks.rst, \"Projection to hardware\"."
@@ -343,8 +347,8 @@ def section(raw, inputs=None, setup=None, labels=None):
     L.append("| configuration | workload | target CPU us/op | NIC msgs/op "
              "(CAS) | waits/op | SSD rd + wr /op | hit ratio | bound by | "
              "ops/s | x base | latency us, unloaded / loaded | NIC % | "
-             "SSD % | target CPU % |")
-    L.append("| --- | --- |" + " ---: |" * 5 + " --- |" + " ---: |" * 6)
+             "SSD % | target CPU % | storage node alone: ops/s, bound by |")
+    L.append("| --- | --- |" + " ---: |" * 5 + " --- |" + " ---: |" * 7)
     wls = sorted({w for _, w in dem})
     res_name = dict(RESOURCES)
     proj = {}
@@ -358,7 +362,7 @@ def section(raw, inputs=None, setup=None, labels=None):
             u = p["util"]
             L.append("| %s | YCSB %s | %s | %.2f (%.2f) | %.2f | %.2f + "
                      "%.2f | %s | %s | %s | %s | %s / %s | %.1f %% | "
-                     "%.0f %% | %.0f %% |" % (
+                     "%.0f %% | %.0f %% | %s, %s |" % (
                          labels.get(c, c), w.upper(), fmt_us(p["cpu_us"]),
                          p["nic_msgs"], p["nic_cas"], d["waits"],
                          p["ssd_rd"], p["ssd_wr"],
@@ -368,7 +372,8 @@ def section(raw, inputs=None, setup=None, labels=None):
                          "%.2fx" % (p["ops"] / b["ops"]) if b else "",
                          fmt_us(p["lat0_us"]), fmt_us(p["lat_us"]),
                          max(u["nic"], u["nicbw"]) * 100, u["ssd"] * 100,
-                         u["cpu"] * 100))
+                         u["cpu"] * 100, fmt_ops(p["node_ops"]),
+                         res_name[p["node_bound"]]))
     L.append("")
     L.append("Measured demand behind the CPU column (bed us per op): "
              "scalio's own CPU (its `cpu_ns_*` counters, kept), softirq "

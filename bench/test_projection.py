@@ -57,6 +57,7 @@ def test_project_bounds():
     close(b["clients"], 10 / 60.07e-6)
     assert p["bound"] == "ssd", p["bound"]
     close(p["ops"], 80000)
+    assert p["node_bound"] == "ssd", p["node_bound"]
     close(p["lat_us"], 125)                      # 10 threads / 80 K ops/s
     close(p["util"]["nic"], 80000 * 9e-6)        # 0.72
     close(p["util"]["ssd"], 1.0)
@@ -76,6 +77,13 @@ def test_cpu_bound():
     close(p["cpu_us"], 10)
     assert p["bound"] == "cpu", p["bound"]
     close(p["ops"], 1e5)
+    # clients bind first with 5 threads (5 / 70.02 us = 71 K); the node: CPU
+    p5 = P.project(d, dict(s, client_threads=5), SIZES, 100)
+    assert p5["bound"] == "clients", p5["bound"]
+    close(p5["ops"], 5 / 70.02e-6)
+    assert p5["node_bound"] == "cpu", p5["node_bound"]
+    close(p5["node_ops"], 1e5)
+    close(p5["lat_us"], 70.02)
     # lat0 = 10 + 40 + 10 + 10 + 0.02 = 70.02; 10 threads / 100 K = 100 us
     close(p["lat0_us"], 70.02)
     close(p["lat_us"], 100)
