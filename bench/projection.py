@@ -176,27 +176,31 @@ def calibrate(demands, cal):
                 "point with CPU samples to calibrate on)" % fb)
 
 
-def target_cpu_us(d, setup, scale):
+def target_cpu_us(d, setup, scale, rpc_msg_us=0.0):
     """Target CPU per op on the setup's cores, in us: scalio's own, plus the
     share of the target's other non-softirq CPU (nvmet, block layer) that
     serves the target's own SSD I/Os; the share serving offloaded reads
     goes to the NIC when the setup has NVMe-oF target offload.  Softirq
-    (rxe: the software NIC, and the network stack) goes to the NIC."""
+    (rxe: the software NIC, and the network stack) goes to the NIC, but
+    for what a real NIC leaves to the CPU of each RPC message (posting it,
+    its completion): @rpc_msg_us on the reference core."""
     rest = d["rest_ns"] or 0.0
     own = d["tgt_rd"] + d["tgt_wr"]
     keep = 1.0
     if setup["nvmet_offload"] and own + d["host_rd"] > 0:
         keep = own / (own + d["host_rd"])
-    return (d["scalio_ns"] + keep * rest) / scale / setup["core_speed"] / 1e3
+    return ((d["scalio_ns"] + keep * rest) / scale / 1e3
+            + 2 * d["rpcs"] * rpc_msg_us) / setup["core_speed"]
 
 
-def project(d, setup, sizes, scale):
+def project(d, setup, sizes, scale, rpc_msg_us=0.0):
     """Project one point's demand @d onto @setup (datasheet inputs), with
-    @scale bed ns per reference-core ns.  Returns per-op costs on the
+    @scale bed ns per reference-core ns and @rpc_msg_us of CPU per RPC
+    message on the reference core.  Returns per-op costs on the
     hardware, each resource's throughput bound (ops/s), the binding one,
     the throughput, and the latency unloaded and at that throughput."""
     s = setup
-    cpu_us = target_cpu_us(d, s, scale)
+    cpu_us = target_cpu_us(d, s, scale, rpc_msg_us)
     host_us = (d["host_ns"] or 0.0) / scale / 1e3
     writes = sizes["rdma_writes_per_miss"] * d["misses"]
     msgs = (d["rdma_reads"] + writes + 2 * d["rpcs"]
@@ -310,6 +314,7 @@ def section(raw, inputs=None, setup=None, labels=None):
     if not dem:
         return L + ["No projection: no breakdown points in this run.", ""]
     scale, how = calibrate(dem, inp["calibration"])
+    rmu = float(inp["calibration"].get("rpc_msg_cpu_us", 0.0))
     rel = os.path.relpath(inp["path"], os.path.dirname(HERE)) \
         if inp["path"].startswith(os.path.dirname(HERE)) else inp["path"]
     L.append("**This is arithmetic, not a measurement.** Each breakdown "
@@ -323,9 +328,10 @@ def section(raw, inputs=None, setup=None, labels=None):
              "leaves out the clients (their threads and CPU): what the "
              "storage node allows with clients enough to load it. CPU measured under "
              "TCG is scaled by **%.0f bed ns per hardware ns** (%s) and "
-             "by the cores' speed. Method and limits: "
+             "by the cores' speed; each RPC message adds %g us of the "
+             "reference core (what a real NIC leaves to the CPU). Method and limits: "
              "Documentation/benchmarks.rst, \"Projection to hardware\"."
-             % (rel, name, s.get("description", name), scale, how))
+             % (rel, name, s.get("description", name), scale, how, rmu))
     L.append("")
     L.append("Inputs (setup `%s`): %d SSDs of %s read / %s write IOPS, "
              "%g MB/s write, read %g us, write %g us; NIC %s msg/s, %s "
@@ -357,7 +363,7 @@ def section(raw, inputs=None, setup=None, labels=None):
             d = dem.get((c, w))
             if not d:
                 continue
-            p = proj[(c, w)] = project(d, s, sizes, scale)
+            p = proj[(c, w)] = project(d, s, sizes, scale, rmu)
             b = proj.get(("base", w))
             u = p["util"]
             L.append("| %s | YCSB %s | %s | %.2f (%.2f) | %.2f | %.2f + "
@@ -401,11 +407,11 @@ def section(raw, inputs=None, setup=None, labels=None):
                         d["sirq_ns"] / 1e3, d["rest_ns"] / 1e3, keep * 100,
                         d["host_ns"] / 1e3))
     L.append("")
-    L += leed_check(dem, inp, scale)
+    L += leed_check(dem, inp, scale, rmu)
     return L
 
 
-def leed_check(dem, inp, scale):
+def leed_check(dem, inp, scale, rmu=0.0):
     """The baseline projected onto the papers' setups, against LEED."""
     L = []
     leed = inp["leed"]
@@ -438,7 +444,7 @@ def leed_check(dem, inp, scale):
             d = ld.get(op)
             if not d:
                 continue
-            p = project(d, lp, sizes, scale)
+            p = project(d, lp, sizes, scale, rmu)
             rx, rl = leed.get(ref_x), leed.get(ref_l)
             L.append("| %s | %s | %s | %.2f + %.2f | %s | %s | %s | %s | "
                      "%s | %s |" % (
@@ -453,7 +459,7 @@ def leed_check(dem, inp, scale):
         row = []
         first_cpu = None
         for n in range(1, 9):
-            p = project(d, with_ssds(sp, n), sizes, scale)
+            p = project(d, with_ssds(sp, n), sizes, scale, rmu)
             row.append(p)
             if first_cpu is None and p["bound"] != "ssd":
                 first_cpu = n

@@ -69,6 +69,14 @@ def test_no_target_offload():
     close(P.project(DEMAND, s, SIZES, 100)["cpu_us"], 0.08)
 
 
+def test_rpc_message_cpu():
+    # 2 x 0.5 RPCs x 0.5 us = 0.5 us, plus 0.025 us from the counters
+    # (2500 bed ns / 100), on cores of speed 0.5: 1.05 us
+    p = P.project(DEMAND, SETUP, SIZES, 100, rpc_msg_us=0.5)
+    close(p["cpu_us"], 1.05)
+    close(p["bounds"]["cpu"], 4 / 1.05e-6)
+
+
 def test_cpu_bound():
     # 4 SSDs: SSD bound 160 K; NIC 111 K, clients 10 / 70.02 us = 143 K
     s = dict(SETUP, target_cores=1, core_speed=1.0, ssds=4)
