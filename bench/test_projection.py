@@ -104,6 +104,10 @@ def test_calibrate():
     close(P.calibrate(dem, {"cpu_scale": 250.0})[0], 250)
     close(P.calibrate({}, {"cpu_scale": "auto",
                            "cpu_scale_fallback": 400})[0], 400)
+    # 2 us of bed CPU per read would be a scale of 1: noise, fallback
+    dem = {("offload", "c"): dict(DEMAND, rest_ns=2e3, host_rd=1.0)}
+    close(P.calibrate(dem, {"cpu_scale": "auto", "nvmet_us_per_io": 2,
+                            "cpu_scale_fallback": 400})[0], 400)
 
 
 def test_demand_from():
