@@ -20,17 +20,17 @@
 #        offload  offload_read=1 inline_cache=0 batch_max=1
 #        cache    offload_read=1 inline_cache=1 batch_max=1
 #        batch    offload_read=1 inline_cache=1 batch_max=64  (defaults)
-#        batchtcg as batch, batch_timeout_us=$BENCH_TCG_TIMEOUT_US (A, F)
+#        batchcap as batch, batch_timeout_us=$BENCH_CAP_TIMEOUT_US (100: the
+#                 wait for company capped at the old fixed default; A, F)
 #   4. scaling: YCSB C and A on sc1, sc2, sc4.
 #   5. group-commit sweep on kv0 (batch configuration): one fio job of
 #      $SWEEP_IOS PUTs (1 KiB, random keys) at each iodepth of $SWEEP
 #      through the engine's io_uring path, store counters before/after;
-#      then the same depths with batch_timeout_us=$BENCH_TCG_TIMEOUT_US
-#      (the wait for company scaled to this bed, as the breakdown's
-#      batchtcg), and depth 1 once more with batch_max=1; then
-#      $LAT1_ROUNDS alternating pairs of depth-1 jobs ($LAT1_IOS PUTs),
-#      batched at the scaled timeout / batch_max=1 (the latency batching
-#      costs a lone PUT, a ratio smaller than the bed's drift).
+#      then the same depths with batch_timeout_us=$BENCH_CAP_TIMEOUT_US
+#      (as the breakdown's batchcap), and depth 1 once more with
+#      batch_max=1; then $LAT1_ROUNDS alternating pairs of depth-1 jobs
+#      ($LAT1_IOS PUTs), batched (defaults) / batch_max=1 (the latency
+#      batching costs a lone PUT, a ratio smaller than the bed's drift).
 #   6. depth: YCSB $DEPTH_WORKLOADS on kv0 (batch configuration) from ONE
 #      thread with 1 and with $DEPTH operations in flight (--depth).
 #   7. waits: $WAIT_KEYS fresh keys PUT, then each read twice by
@@ -53,11 +53,11 @@ WARM=${BENCH_WARM:-400}
 THREADS=${BENCH_THREADS:-8}
 NBLOCKS=${BENCH_NBLOCKS:-64}
 WORKLOADS=${BENCH_WORKLOADS:-a b c d f}
-CONFIGS=${BENCH_CONFIGS:-base offload cache batch batchtcg}
-TCG_WORKLOADS=${BENCH_TCG_WORKLOADS:-a f}
+CONFIGS=${BENCH_CONFIGS:-base offload cache batch batchcap}
+CAP_WORKLOADS=${BENCH_CAP_WORKLOADS:-a f}
 # The 100 us default scaled by about this bed's slowdown of an RDMA round
 # trip (typical READ 1.5 ms here, 2-4 us on hardware: 400-700x).
-TCG_TIMEOUT_US=${BENCH_TCG_TIMEOUT_US:-40000}
+CAP_TIMEOUT_US=${BENCH_CAP_TIMEOUT_US:-100}
 SCALE=${BENCH_SCALE:-1 2 4}
 SCALE_WORKLOADS=${BENCH_SCALE_WORKLOADS:-c a}
 LIMIT_SECS=${BENCH_LIMIT_SECS:-6}
@@ -114,7 +114,7 @@ phase() {	# phase NAME: end the current phase, start NAME ("" ends)
 	echo "warm $WARM"
 	echo "threads $THREADS"
 	echo "nblocks $NBLOCKS"
-	echo "tcg_timeout_us $TCG_TIMEOUT_US"
+	echo "cap_timeout_us $CAP_TIMEOUT_US"
 	echo "rdma_size $RDMA_SIZE"
 	echo "limit_secs $LIMIT_SECS"
 	echo "sweep $SWEEP"
@@ -281,11 +281,11 @@ setcfg() {
 	offload) attrs="offload_read=1 inline_cache=0 batch_max=1" ;;
 	cache)	attrs="offload_read=1 inline_cache=1 batch_max=1" ;;
 	batch)	attrs="offload_read=1 inline_cache=1 batch_max=64" ;;
-	batchtcg) attrs="offload_read=1 inline_cache=1 batch_max=64 batch_timeout_us=$TCG_TIMEOUT_US" ;;
+	batchcap) attrs="offload_read=1 inline_cache=1 batch_max=64 batch_timeout_us=$CAP_TIMEOUT_US" ;;
 	*)	fail "unknown configuration $1" ;;
 	esac
 	# batch_timeout_us back to its default unless this config sets it.
-	case $attrs in *batch_timeout_us*) ;; *) attrs="$attrs batch_timeout_us=100" ;; esac
+	case $attrs in *batch_timeout_us*) ;; *) attrs="$attrs batch_timeout_us=100000" ;; esac
 	if [ "$1" != "$cur" ]; then
 		phase "switch kv0 to $1: $attrs"
 		scalioctl detach kv0 > /dev/null || fail "detach kv0"
@@ -307,7 +307,7 @@ if want breakdown; then
 	load kv0
 	for c in $CONFIGS; do
 		wl=$WORKLOADS
-		[ "$c" = batchtcg ] && wl=$TCG_WORKLOADS
+		[ "$c" = batchcap ] && wl=$CAP_WORKLOADS
 		setcfg $c
 		warm kv0 $c
 		for w in $wl; do
@@ -349,18 +349,18 @@ if want sweep; then
 	for d in $SWEEP; do
 		sweep $d
 	done
-	setcfg batchtcg
+	setcfg batchcap
 	for d in $SWEEP; do
-		sweep $d $d-tcg
+		sweep $d $d-cap
 	done
 	setcfg cache
 	sweep 1 1-nobatch
 	# The latency a lone PUT pays for group commit is a ratio near 1,
 	# smaller than this bed's drift between two runs minutes apart: so
-	# alternate batched (scaled timeout) and batch_max=1 at depth 1,
+	# alternate batched (defaults) and batch_max=1 at depth 1,
 	# $LAT1_ROUNDS rounds, and compare the pairs.
 	for r in $(seq 1 $LAT1_ROUNDS); do
-		setcfg batchtcg
+		setcfg batch
 		SWEEP_IOS=$LAT1_IOS sweep 1 lat1-batch-$r
 		setcfg cache
 		SWEEP_IOS=$LAT1_IOS sweep 1 lat1-nobatch-$r

@@ -300,9 +300,9 @@ struct scalio_msg_ssd_info_rep {
  *		key's SSD the host had outstanding on this connection when it
  *		sent this one, itself included; at most the connection's
  *		queue depth.  0: no hint.  GET: 0.  The target's commit
- *		thread waits for that company (within batch_timeout_us)
- *		instead of guessing from arrival gaps, so a lone write never
- *		waits.
+ *		thread waits for that company while it keeps arriving
+ *		(bounded by the SSD's write time: common/scalio_batch.h),
+ *		so a lone write never waits.
  * @reserved:	0
  * @key:	key bytes (only @klen are meaningful)
  * @value:	PUT only: @vlen bytes

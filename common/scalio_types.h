@@ -63,6 +63,9 @@ typedef int64_t s64;
 #ifndef min_t
 #define min_t(t, a, b)	min((t)(a), (t)(b))
 #endif
+#ifndef max_t
+#define max_t(t, a, b)	max((t)(a), (t)(b))
+#endif
 #ifndef __packed
 /* user-space builds define __packed on the command line (tests/unit/Makefile) */
 #error "define __packed for user-space builds of common/"

@@ -4,8 +4,11 @@
  * durable batches in that SSD's log.
  *
  * A round of the kthread:
- *   1. wait for requests; if the batching policy says more are likely to
- *      come soon, wait (at most batch_timeout_us) for company;
+ *   1. wait for requests.  The commit is self-clocking: the thread writes
+ *      one batch at a time, so what arrives during a write forms the next
+ *      batch.  It waits for more only when clients announced more and it
+ *      is still arriving, and never longer than a few of this SSD's own
+ *      write times (the batching policy, common/scalio_batch.h);
  *   2. if the log is short of space, run the cleaner;
  *   3. take up to batch_max requests; for each block they touch read the
  *      block's current segment (its seg word says where; from the segment
@@ -218,7 +221,7 @@ static void scalio_tgt_commit_round(struct scalio_tgt_ssd *ssd)
 	struct scalio_tgt_treq *req, *tmp;
 	LIST_HEAD(applied);
 	u32 nr = 0, bytes = 0, est = 1, k, i, units = 0;
-	u64 t0 = 0, seq = 0;
+	u64 t0 = 0, seq = 0, written, tw;
 	int ret;
 
 	/* Take the batch. */
@@ -277,7 +280,17 @@ static void scalio_tgt_commit_round(struct scalio_tgt_ssd *ssd)
 		t0 = ktime_get_ns();
 	}
 	trace_scalio_tgt_batch_formed(ssd, k, c->nr_tbs, units);
+	written = ssd->log.next_batch;
+	tw = ktime_get_ns();
 	ret = scalio_tgt_batch_write(ssd, SCALIO_LOG_RESERVE);
+	tw = ktime_get_ns() - tw;
+	if (!ret && ssd->log.next_batch != written) {
+		/* What a write of this SSD costs: it bounds the next waits. */
+		spin_lock_irq(&ssd->lock);
+		scalio_batch_written(&ssd->policy, tw);
+		spin_unlock_irq(&ssd->lock);
+		scalio_tgt_stat_add(st, SCALIO_TS_COMMIT_WRITE_NS, tw);
+	}
 	if (trace_scalio_tgt_batch_committed_enabled()) {
 		if (!ret && units)
 			seq = ssd->log.next_batch - 1;
@@ -344,7 +357,7 @@ static void scalio_tgt_commit_wait_batch(struct scalio_tgt_ssd *ssd)
 	struct scalio_tgt_commit *c = ssd->commit;
 	struct scalio_tgt_treq *first;
 	DEFINE_WAIT(wait);
-	u64 wait_ns;
+	u64 wait_ns, t0 = 0;
 	ktime_t kt;
 	u32 nr;
 
@@ -359,7 +372,9 @@ static void scalio_tgt_commit_wait_batch(struct scalio_tgt_ssd *ssd)
 				scalio_tgt_commit_announced(ssd)) : 0;
 		spin_unlock_irq(&ssd->lock);
 		if (!wait_ns || kthread_should_stop())
-			return;
+			break;
+		if (!t0)
+			t0 = ktime_get_ns();
 
 		prepare_to_wait(&ssd->wq, &wait, TASK_IDLE);
 		if (READ_ONCE(ssd->nr_pending) == nr &&
@@ -369,6 +384,9 @@ static void scalio_tgt_commit_wait_batch(struct scalio_tgt_ssd *ssd)
 		}
 		finish_wait(&ssd->wq, &wait);
 	}
+	if (t0)
+		scalio_tgt_stat_add(ssd->store, SCALIO_TS_COMMIT_WAIT_NS,
+				    ktime_get_ns() - t0);
 }
 
 /*

@@ -352,6 +352,7 @@ static const struct {
 	S(cpu_ns_commit), S(cpu_ns_rpc), S(cpu_ns_cleaner),
 	S(log_used_units), S(log_total_units), S(keys), S(ssd_failed),
 	S(seg_cache_hits), S(seg_cache_misses), S(seg_cache_evictions),
+	S(commit_write_ns), S(commit_wait_ns),
 #undef S
 };
 

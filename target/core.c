@@ -47,7 +47,7 @@ MODULE_PARM_DESC(batch_max, "Default most requests per group commit (1..1024)");
 static unsigned int batch_timeout_us = SCALIO_DEF_BATCH_TIMEOUT_US;
 module_param(batch_timeout_us, uint, 0444);
 MODULE_PARM_DESC(batch_timeout_us,
-		 "Default longest wait for a batch to fill, us (0..100000)");
+		 "Default cap on a request's wait for company, us (0 = never wait, ..100000)");
 
 static unsigned int lease_ms = SCALIO_DEF_LEASE_MS;
 module_param(lease_ms, uint, 0444);
@@ -403,6 +403,10 @@ void scalio_tgt_store_stats(struct scalio_tgt_store *st,
 		scalio_tgt_stat_sum(st, SCALIO_TS_SEGCACHE_MISSES);
 	out->seg_cache_evictions =
 		scalio_tgt_stat_sum(st, SCALIO_TS_SEGCACHE_EVICTIONS);
+	out->commit_write_ns =
+		scalio_tgt_stat_sum(st, SCALIO_TS_COMMIT_WRITE_NS);
+	out->commit_wait_ns =
+		scalio_tgt_stat_sum(st, SCALIO_TS_COMMIT_WAIT_NS);
 
 	if (!st->enabled)
 		return;

@@ -42,7 +42,12 @@
 #define SCALIO_DEF_NR_BLOCKS		4096
 #define SCALIO_DEF_SLOTS		8
 #define SCALIO_DEF_BATCH_MAX		64
-#define SCALIO_DEF_BATCH_TIMEOUT_US	100
+/*
+ * Only a guard: a request waits for company at most a few of its SSD's
+ * measured write times (common/scalio_batch.h); this caps that when a
+ * stalled device inflates the measure.
+ */
+#define SCALIO_DEF_BATCH_TIMEOUT_US	100000
 #define SCALIO_DEF_LEASE_MS		2000
 #define SCALIO_DEF_SEG_CACHE_MB		32
 /* HELLO waits at most this long for earlier writes to be answered. */
@@ -79,6 +84,8 @@ enum scalio_tgt_tstat {
 	SCALIO_TS_SEGCACHE_HITS,
 	SCALIO_TS_SEGCACHE_MISSES,
 	SCALIO_TS_SEGCACHE_EVICTIONS,
+	SCALIO_TS_COMMIT_WRITE_NS,
+	SCALIO_TS_COMMIT_WAIT_NS,
 	SCALIO_TS_NR,
 };
 

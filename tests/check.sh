@@ -147,7 +147,8 @@ else
 fi
 
 # User-space tools' own tests (TAP): the linearizability checker, the test
-# bed's kernel log check (tests/vm/logcheck), the YCSB
+# bed's kernel log check (tests/vm/logcheck), the benchmark's projection
+# to hardware (bench/projection.py's arithmetic), the YCSB
 # driver against its LD_PRELOAD stand-in of the device, the fio engine,
 # scalioctl save/restore on fake configfs trees (and its JSON reader),
 # the man pages (render cleanly, document every command and option), the
@@ -155,7 +156,7 @@ fi
 # overlay of the machine, DKMS builds the modules for both kernels: the
 # slowest, several minutes).
 # The debug lane skips them (the normal lane runs them).
-for d in tests/lincheck tests/vm tools/ycsb tools/fio tools/scalioctl man packaging; do
+for d in tests/lincheck tests/vm bench tools/ycsb tools/fio tools/scalioctl man packaging; do
 	vm_is_debug "$kver" && break
 	tl=$logs/test-${d//\//-}.log
 	timeout -k 10 1200 make -C "$top/$d" test > "$tl" 2>&1

@@ -301,7 +301,9 @@ struct scalio_target_stats {
 	__u64	seg_cache_hits;		/* commit path found a block's segment in DRAM */
 	__u64	seg_cache_misses;	/* ... and had to read it from the SSD */
 	__u64	seg_cache_evictions;
-	__u64	reserved[11];
+	__u64	commit_write_ns;	/* wall time of the commit threads' batch writes */
+	__u64	commit_wait_ns;		/* ... and of their waits for announced company */
+	__u64	reserved[9];
 };
 
 /**

@@ -336,6 +336,7 @@ static const struct counter target_counters[] = {
 	TC(cpu_ns_commit), TC(cpu_ns_rpc), TC(cpu_ns_cleaner),
 	TC(log_used_units), TC(log_total_units), TC(keys), TC(ssd_failed),
 	TC(seg_cache_hits), TC(seg_cache_misses), TC(seg_cache_evictions),
+	TC(commit_write_ns), TC(commit_wait_ns),
 };
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))

@@ -134,6 +134,12 @@ static const struct prom_metric target_metrics[] = {
 		"Segments the commit path read from the SSD."),
 	COUNTER("scalio_target_seg_cache_evictions_total", "seg_cache_evictions",
 		"Segments evicted from the segment cache."),
+	{ "scalio_target_commit_write_seconds_total", PROM_COUNTER,
+	  "Wall time of the commit threads' batch writes.",
+	  "commit_write_ns", NULL, 0, true },
+	{ "scalio_target_commit_wait_seconds_total", PROM_COUNTER,
+	  "Wall time the commit threads waited for announced requests.",
+	  "commit_wait_ns", NULL, 0, true },
 };
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
