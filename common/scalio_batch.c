@@ -102,6 +102,12 @@ u64 scalio_batch_wait_ns(const struct scalio_batch_policy *p, u32 nr,
 	if (age >= bound)
 		return 0;
 	left = bound - age;
+	/*
+	 * Sparse writers (a few synchronous threads) announce company that
+	 * comes further apart than the bound: not worth waiting for.
+	 */
+	if (p->ewma_gap_ns >= left)
+		return 0;
 
 	/* Is the announced company still coming? */
 	quiet = now_ns > p->last_arrival_ns ? now_ns - p->last_arrival_ns : 0;
