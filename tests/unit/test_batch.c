@@ -185,7 +185,7 @@ static void hinted(void)
 
 /*
  * A few synchronous writers (YCSB A from 8 threads): their PUTs announce
- * each other, but come further apart than 4 write times; waiting for them
+ * each other, but come further apart than a write takes; waiting for them
  * would only delay every PUT.
  */
 static void sparse(void)
@@ -199,6 +199,11 @@ static void sparse(void)
 	for (i = 0; i < 20; i++)
 		scalio_batch_arrival(&p, t += 300 * US);
 	CHECK_EQ(p.ewma_gap_ns, 300 * US);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 1, 100, t, t, 8), 0);
+	/* Within the bound (200 us) but slower than a write (50 us). */
+	for (i = 0; i < 60; i++)
+		scalio_batch_arrival(&p, t += 100 * US);
+	CHECK(p.ewma_gap_ns >= 50 * US && p.ewma_gap_ns < 200 * US);
 	CHECK_EQ(scalio_batch_wait_ns(&p, 1, 100, t, t, 8), 0);
 	/* Denser than the bound: waited for (4 gaps, within the bound). */
 	for (i = 0; i < 40; i++)
