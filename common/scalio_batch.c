@@ -102,6 +102,14 @@ u64 scalio_batch_wait_ns(const struct scalio_batch_policy *p, u32 nr,
 	if (age >= bound)
 		return 0;
 	left = bound - age;
+	/*
+	 * Wait only for company expected sooner than a write takes (what
+	 * waiting may save) and within what is left of the bound.  Sparse
+	 * writers (a few synchronous threads) announce each other but come
+	 * further apart: not worth waiting for.
+	 */
+	if (p->ewma_gap_ns >= left || p->ewma_gap_ns >= p->ewma_write_ns)
+		return 0;
 
 	/* Is the announced company still coming? */
 	quiet = now_ns > p->last_arrival_ns ? now_ns - p->last_arrival_ns : 0;

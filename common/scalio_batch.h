@@ -19,7 +19,10 @@
  *    hosts) never wait: they get the self-clocked batching alone;
  *  - stop waiting once the announced requests stop arriving: when no
  *    request came for four smoothed gaps between arrivals (a steady
- *    random stream has such a gap 1.8 % of the time: e^-4);
+ *    random stream has such a gap 1.8 % of the time: e^-4), and do not
+ *    wait when the smoothed gap is longer than one batch write (what the
+ *    wait may save) or than what is left of the bound below: sparse
+ *    writers announce each other but come too far apart;
  *  - and never let a request wait longer than SCALIO_BATCH_WRITE_FACTOR
  *    times what this SSD's batch writes take (a smoothed measure), nor
  *    longer than batch_timeout_us (an absolute cap against a stalled

@@ -150,8 +150,13 @@ static void hinted(void)
 	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t0, t0 + 3500, 4), 500);
 	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t0, t0 + 4 * US, 4), 0);
 	/* Still arriving: up to 4 write times since the oldest. */
-	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t0 - 79 * US, t0, 4), US);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t0 - 78 * US, t0, 4),
+		 2 * US);
 	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t0 - 80 * US, t0, 4), 0);
+	/* ... unless the next arrival would come after the bound. */
+	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t0 - 79 * US + 1, t0, 4),
+		 US + 1);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t0 - 79 * US, t0, 4), 0);
 	/* A hint past batch_max (or a lying one) ends at a full batch. */
 	CHECK_EQ(scalio_batch_wait_ns(&p, 63, 300, t0, t0, 0xffff), 4 * US);
 	CHECK_EQ(scalio_batch_wait_ns(&p, 64, 300, t0, t0, 0xffff), 0);
@@ -164,16 +169,47 @@ static void hinted(void)
 	/* A slow device: the cap bounds the wait, not 4 write times. */
 	scalio_batch_written(&p, 10 * T);
 	CHECK(p.ewma_write_ns > T / 4);
-	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t0 - T + 1, t0, 4), 1);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t0 - T + 3 * US, t0, 4),
+		 3 * US);
 	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t0 - T, t0, 4), 0);
 	/* Right at the cap / 4. */
 	scalio_batch_init(&p, 64, 1 << 20, T);
 	t = 1000000;
 	measured(&p, &t, T / 4);
-	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t - T + 1, t, 4), 1);
-	/* A huge gap estimate does not overflow the stream rule. */
+	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t - T + 3 * US, t, 4),
+		 3 * US);
+	/* A huge gap estimate: sparse writers, no wait, no overflow. */
 	p.ewma_gap_ns = ~0ULL - 1;
-	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t, t, 4), T);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t, t, 4), 0);
+}
+
+/*
+ * A few synchronous writers (YCSB A from 8 threads): their PUTs announce
+ * each other, but come further apart than a write takes; waiting for them
+ * would only delay every PUT.
+ */
+static void sparse(void)
+{
+	struct scalio_batch_policy p;
+	u64 t = 1000000;
+	int i;
+
+	scalio_batch_init(&p, 64, 1 << 20, T);
+	scalio_batch_written(&p, 50 * US);	/* bound: 200 us */
+	for (i = 0; i < 20; i++)
+		scalio_batch_arrival(&p, t += 300 * US);
+	CHECK_EQ(p.ewma_gap_ns, 300 * US);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 1, 100, t, t, 8), 0);
+	/* Within the bound (200 us) but slower than a write (50 us). */
+	for (i = 0; i < 60; i++)
+		scalio_batch_arrival(&p, t += 100 * US);
+	CHECK(p.ewma_gap_ns >= 50 * US && p.ewma_gap_ns < 200 * US);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 1, 100, t, t, 8), 0);
+	/* Denser than the bound: waited for (4 gaps, within the bound). */
+	for (i = 0; i < 40; i++)
+		scalio_batch_arrival(&p, t += 40 * US);
+	CHECK(p.ewma_gap_ns < 50 * US);
+	CHECK(scalio_batch_wait_ns(&p, 1, 100, t, t, 8) > 0);
 }
 
 static void no_batching(void)
@@ -349,6 +385,7 @@ static const struct t_case cases[] = {
 	T_CASE(unhinted),
 	T_CASE(unmeasured),
 	T_CASE(hinted),
+	T_CASE(sparse),
 	T_CASE(no_batching),
 	T_CASE(fits),
 	T_CASE(simulation),
