@@ -66,8 +66,6 @@ void scalio_batch_written(struct scalio_batch_policy *p, u64 ns)
 		p->ewma_write_ns += (ns - p->ewma_write_ns) >> 2;
 	else
 		p->ewma_write_ns -= (p->ewma_write_ns - ns) >> 2;
-	if (!p->ewma_write_ns)
-		p->ewma_write_ns = 1;
 }
 
 /* An empty batch takes any request, even one larger than max_bytes. */
@@ -92,9 +90,6 @@ u64 scalio_batch_wait_ns(const struct scalio_batch_policy *p, u32 nr,
 	/* Unannounced or already here: the self-clocked batch is it. */
 	if (!announced || nr >= announced)
 		return 0;
-	/* Nothing measured yet: no basis for a wait. */
-	if (!p->ewma_write_ns || p->ewma_gap_ns == SCALIO_BATCH_NO_ESTIMATE)
-		return 0;
 
 	bound = p->ewma_write_ns > p->timeout_ns / SCALIO_BATCH_WRITE_FACTOR ?
 		p->timeout_ns : p->ewma_write_ns * SCALIO_BATCH_WRITE_FACTOR;
@@ -106,15 +101,16 @@ u64 scalio_batch_wait_ns(const struct scalio_batch_policy *p, u32 nr,
 	 * Wait only for company expected sooner than a write takes (what
 	 * waiting may save) and within what is left of the bound.  Sparse
 	 * writers (a few synchronous threads) announce each other but come
-	 * further apart: not worth waiting for.
+	 * further apart: not worth waiting for.  This also keeps anything
+	 * from waiting before a write and a gap were measured (0 and
+	 * SCALIO_BATCH_NO_ESTIMATE), and bounds the stream below.
 	 */
 	if (p->ewma_gap_ns >= left || p->ewma_gap_ns >= p->ewma_write_ns)
 		return 0;
 
 	/* Is the announced company still coming? */
 	quiet = now_ns > p->last_arrival_ns ? now_ns - p->last_arrival_ns : 0;
-	stream = p->ewma_gap_ns > (~0ULL) / SCALIO_BATCH_GAP_FACTOR ?
-		 ~0ULL : p->ewma_gap_ns * SCALIO_BATCH_GAP_FACTOR;
+	stream = p->ewma_gap_ns * SCALIO_BATCH_GAP_FACTOR;
 	if (quiet >= stream)
 		return 0;
 	return min_t(u64, left, stream - quiet);

@@ -149,10 +149,12 @@ static void hinted(void)
 	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t0, t0, 4), 4 * US);
 	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t0, t0 + 3500, 4), 500);
 	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t0, t0 + 4 * US, 4), 0);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t0, t0 + 5 * US, 4), 0);
 	/* Still arriving: up to 4 write times since the oldest. */
 	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t0 - 78 * US, t0, 4),
 		 2 * US);
 	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t0 - 80 * US, t0, 4), 0);
+	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t0 - 100 * US, t0, 4), 0);
 	/* ... unless the next arrival would come after the bound. */
 	CHECK_EQ(scalio_batch_wait_ns(&p, 3, 300, t0 - 79 * US + 1, t0, 4),
 		 US + 1);
