@@ -75,6 +75,9 @@
 # whatever their outcome, "caught k of N" printed (the test still needs one
 # rejection per variant).  Documentation/testing.rst has the measured rates.
 #
+# LIN_VARIANTS=wrap runs skip_fill_token alone (not in the default list:
+# see below); LIN_TIMEOUT (default 900 s) is the guest's hang guard.
+#
 # LIN_VARIANTS, LIN_RUN_ARGS, LIN_ARGS, LIN_SECONDS, LIN_ROUNDS let other
 # experiments be run, e.g. (skip_double_read without the random victim, all
 # keys in one block of 4 slots: caught 0 of 10 rounds)
@@ -95,7 +98,14 @@ rounds=${LIN_ROUNDS:-40}
 trials=${LIN_TRIALS:-0}
 lease=${LIN_LEASE_MS:-200}
 # name:param=value[,param=value...][:attr=value[,...]]
-variants=${LIN_VARIANTS:-skip_invalidate:debug_skip_invalidate=1 skip_reclaim:debug_skip_reclaim=1,debug_fill_delay_ms=150,debug_fill_jitter_ms=150,debug_write_delay_ms=400:lease_ms=$lease skip_double_read:debug_skip_double_read=1,debug_random_victim=1,debug_lock_delay_ms=200,debug_write_delay_ms=300 skip_fill_token:debug_skip_fill_token=1,debug_ver_bits=1,debug_publish_delay_ms=300,debug_write_delay_ms=400:lease_ms=$lease}
+# skip_fill_token is not in the default list: caught in about 1 round of 8
+# (Documentation/testing.rst), it missed 19 rounds in a row on CI and ran
+# into the hang guard; 23-wrap attacks the fill token deterministically.
+# Run it with LIN_VARIANTS=wrap (and LIN_ROUNDS, LIN_TIMEOUT).
+wrap_variant=skip_fill_token:debug_skip_fill_token=1,debug_ver_bits=1,debug_publish_delay_ms=300,debug_write_delay_ms=400:lease_ms=$lease
+variants=${LIN_VARIANTS:-skip_invalidate:debug_skip_invalidate=1 skip_reclaim:debug_skip_reclaim=1,debug_fill_delay_ms=150,debug_fill_jitter_ms=150,debug_write_delay_ms=400:lease_ms=$lease skip_double_read:debug_skip_double_read=1,debug_random_victim=1,debug_lock_delay_ms=200,debug_write_delay_ms=300}
+[ "$variants" != wrap ] || variants=$wrap_variant
+timeout=${LIN_TIMEOUT:-900}
 # extra options for tests/vm/run (--ssds, --target-setup-args ...)
 run_args=${LIN_RUN_ARGS:-}
 lin_args=${LIN_ARGS:--t 6 -k 2 -L 0}
@@ -248,7 +258,7 @@ EOF
 
 # shellcheck disable=SC2086
 eval "\"\$top/tests/vm/run\" --kver \"\$kver\" --hosts 2 --share \"\$share\" \
-	--timeout 900 $run_args -- 'sh /share/broken.sh'"
+	--timeout $timeout $run_args -- 'sh /share/broken.sh'"
 rc=$?
 [ -n "${SCALIO_VM_LOGROOT:-}" ] && echo "# histories in $share"
 [ $rc = 0 ] || { echo "FAIL: tests/vm/run exited $rc"; exit 1; }
