@@ -118,6 +118,66 @@ static bool scalio_host_publish_delay(void)
 	return true;
 }
 
+/*
+ * One-shot holds: a test stops one fill at an exact point for as long as
+ * it needs, where a delay would only make the interleaving likely (23-wrap
+ * drives a slot through a version wrap around a held filler).  Bit 0: the
+ * next fill to reach its value WRITE holds before it; bit 1: the next fill
+ * whose value WRITE has executed holds before its publish CAS; bit 2: the
+ * next fill whose publish CAS failed holds before it starts over.  A fill
+ * takes its bit, so only one fill holds at each point.  With bit 0 or 1
+ * armed the WRITE and the CAS go in chains of their own, as with
+ * debug_publish_delay_ms.
+ */
+static unsigned long scalio_host_debug_hold_fill;
+module_param_named(debug_hold_fill, scalio_host_debug_hold_fill, ulong, 0644);
+MODULE_PARM_DESC(debug_hold_fill,
+		 "TESTING ONLY: one-shot fill holds: bit 0 before the value WRITE, bit 1 before the publish CAS, bit 2 after a failed publish CAS");
+
+/* A held fill sets this to 1 and waits until the test writes 0. */
+static unsigned int scalio_host_debug_fill_held;
+module_param_named(debug_fill_held, scalio_host_debug_fill_held, uint, 0644);
+MODULE_PARM_DESC(debug_fill_held,
+		 "TESTING ONLY: 1 while a fill is held by debug_hold_fill; write 0 to release it");
+
+#define SCALIO_HOLD_WRITE	0
+#define SCALIO_HOLD_CAS		1
+#define SCALIO_HOLD_LOST	2
+#define SCALIO_HOLD_MAX_MS	120000	/* a forgotten hold ends by itself */
+
+/* Must the publish go apart (a hold before the WRITE or the CAS armed)? */
+static bool scalio_host_hold_armed(void)
+{
+	return READ_ONCE(scalio_host_debug_hold_fill) &
+	       (BIT(SCALIO_HOLD_WRITE) | BIT(SCALIO_HOLD_CAS));
+}
+
+/*
+ * Hold here if hold @bit is armed: on slot @slot, lock @mine, @word the
+ * publish word (or the word a failed CAS found).  Return: the jiffies
+ * held, which the caller adds to the GET's time: the test's pace is not
+ * the GET's.
+ */
+static unsigned long scalio_host_hold(int bit, u32 slot, u64 mine, u64 word)
+{
+	unsigned long t0 = jiffies;
+
+	if (!test_and_clear_bit(bit, &scalio_host_debug_hold_fill))
+		return 0;
+	/* the words, for the test's log: which versions met */
+	pr_info("fill held at %d: slot %u lock %016llx v%u, %s %016llx v%u\n",
+		bit, slot, mine, scalio_ctl_version(mine),
+		bit == SCALIO_HOLD_LOST ? "found" : "publish", word,
+		scalio_ctl_version(word));
+	WRITE_ONCE(scalio_host_debug_fill_held, 1);
+	while (READ_ONCE(scalio_host_debug_fill_held) &&
+	       !fatal_signal_pending(current) &&
+	       time_before(jiffies, t0 + msecs_to_jiffies(SCALIO_HOLD_MAX_MS)))
+		msleep_interruptible(10);
+	WRITE_ONCE(scalio_host_debug_fill_held, 0);
+	return jiffies - t0;
+}
+
 static unsigned int scalio_host_fill_delay_ms(void)
 {
 	unsigned int delay = READ_ONCE(scalio_host_debug_fill_delay_ms);
@@ -174,6 +234,16 @@ static bool scalio_host_fill_token(struct scalio_host_hstore *hs)
 static bool scalio_host_publish_delay(void)
 {
 	return false;
+}
+
+static bool scalio_host_hold_armed(void)
+{
+	return false;
+}
+
+static unsigned long scalio_host_hold(int bit, u32 slot, u64 mine, u64 word)
+{
+	return 0;
 }
 
 static unsigned int scalio_host_fill_delay_ms(void)
@@ -812,7 +882,7 @@ static int __scalio_host_fill(struct scalio_host_get *g,
 	bool direct = scalio_host_get_direct(g);
 	bool token = scalio_host_fill_token(hs);
 	u64 old, mine, pub, cur, ctl_addr, seg = 0;
-	bool reclaim, present, cache, done;
+	bool reclaim, present, cache, done, split;
 	struct scalio_host_chain ch;
 	unsigned int delay;
 	u32 victim, idx;
@@ -1001,12 +1071,18 @@ static int __scalio_host_fill(struct scalio_host_get *g,
 				   ctl_addr +
 				   offsetof(struct scalio_slot, last_ts),
 				   g->rkey);
-		/* the test hook: a stall, then the WRITE and the CAS apart */
-		if (scalio_host_publish_delay()) {
+		/* the test hooks: a stall, then the WRITE and the CAS apart */
+		split = scalio_host_hold_armed();
+		split |= scalio_host_publish_delay();
+		if (split) {
+			g->end += scalio_host_hold(SCALIO_HOLD_WRITE, victim,
+						   mine, pub);
 			ret = scalio_host_chain_exec(&ch);
 			if (ret)
 				return ret;
 			scalio_host_publish_delay();
+			g->end += scalio_host_hold(SCALIO_HOLD_CAS, victim,
+						   mine, pub);
 			scalio_host_chain_init(&ch, conn, g->io);
 		}
 	} else {
@@ -1021,6 +1097,7 @@ static int __scalio_host_fill(struct scalio_host_get *g,
 				    cur == mine && cache, cur != mine);
 	if (cur == mine)
 		return present ? 0 : -ENOENT;
+	g->end += scalio_host_hold(SCALIO_HOLD_LOST, victim, mine, cur);
 
 	/*
 	 * Lost the lock: a writer's D (release it) or a reclaim.  Back off
