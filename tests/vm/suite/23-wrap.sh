@@ -39,8 +39,11 @@
 # defence removed.  Its fresh GETs must return the stale v1 (the test
 # fails if they do not: the attack did not happen, the test is broken).
 # The control round, on another key, runs the same steps with the fill
-# token (debug_skip_fill_token=0): its fresh GETs must return v2.  No GET
-# or PUT may fail in either round.  The held fills log their ctl words
+# token (debug_skip_fill_token=0): its fresh GETs must return v2 (host1's a
+# miss: the torn slot evicted and filled again; the variant's a hit).  No
+# GET or PUT may fail in either round, and each round ends with a PUT of
+# v3 and GETs from both hosts, still with its parameters but no hold: they
+# must return v3.  The held fills log their ctl words
 # ("fill held at N" in dmesg), printed on a failure.
 #
 # Usage: 23-wrap.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
@@ -134,8 +137,22 @@ round() {
 	msg_a=\$(last_hold 0)
 	echo "# A: \$msg_a"
 
-	step "\$n: c. A's lease runs out (\$LEASE_MS ms + 2 s)"
-	sleep \$((LEASE_MS / 1000 + 2))
+	step "\$n: c. A's lease runs out"
+	# its deadline: bits 31..16 of its lock word, in the target clock
+	# (ms since the target booted, from jiffies: its /proc/uptime, to
+	# within the 1 s asked for on top)
+	dl=\$((0x\$(word "\$msg_a" lock | cut -c9-12)))
+	a_expired() {
+		up=\$(vmctl exec-target "cat /proc/uptime") ||
+			never "reading the target's uptime"
+		up=\${up%% *}
+		ahead=\$(((dl - \${up%.*} * 1000 - 1\${up#*.} * 10 + 1000) & 65535))
+		[ \$ahead -ge 32768 ] && [ \$((ahead - 65536)) -lt -1000 ]
+	}
+	sleep \$((LEASE_MS / 1000))
+	wait_until "A's lease to be 1 s over in the target clock" a_expired ||
+		fail "\$n: waiting for A's lease"
+	echo "# A's deadline \$dl, target clock about \$((\${up%.*} * 1000 + 1\${up#*.} * 10 - 1000))"
 
 	step "\$n: d. host2 PUTs \$K=\$V2 (its invalidation makes A's lock D)"
 	st2=\$(h2 "scalioctl stats \$S --host-only")
@@ -188,9 +205,15 @@ round() {
 	echo "# B's GET returned \$vb"
 
 	step "\$n: h. fresh GETs in host1 and host2 (the PUT of \$V2 and B's GET returned)"
+	hits=\$(hstat cache_hits "\$(scalioctl stats \$S --host-only)")
 	g1=\$(scalioctl get \$S \$K) || fail "\$n: host1: fresh get \$K: \$g1"
+	hit=\$((\$(hstat cache_hits "\$(scalioctl stats \$S --host-only)") - hits))
 	g2=\$(h2 "scalioctl get \$S \$K") || fail "\$n: host2: fresh get \$K: \$g2"
-	echo "# \$n: fresh GETs: host1 '\$g1', host2 '\$g2'"
+	echo "# \$n: fresh GETs: host1 '\$g1' (cache hits +\$hit), host2 '\$g2'"
+	# without the token the slot is valid (a hit); with it, torn: the
+	# GET evicts it and fills again (a miss)
+	[ "\$hit" = "\$skip" ] ||
+		fail "\$n: host1's fresh GET: cache hits +\$hit with debug_skip_fill_token=\$skip"
 	eval "want=\\\$\$3"
 	[ "\$g1" = "\$want" ] && [ "\$g2" = "\$want" ] ||
 		fail "\$n: fresh GETs returned '\$g1' (host1), '\$g2' (host2), expected \$want"
