@@ -46,6 +46,9 @@
 # must return v3.  The held fills log their ctl words
 # ("fill held at N" in dmesg), printed on a failure.
 #
+# WRAP_VARIANT_SKIP=0 runs the variant round with the token on: the test
+# must then fail ("the attack did not happen"), which shows it can.
+#
 # Usage: 23-wrap.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -53,6 +56,7 @@ top=$(cd "$(dirname "$0")/../../.." && pwd)
 . "$top/tests/vm/lib.sh"
 suite_kver "$@"
 lease_ms=4000
+variant_skip=${WRAP_VARIANT_SKIP:-1}
 t_start=$(date +%s)
 
 suite_share wrap
@@ -243,7 +247,7 @@ round() {
 	echo "\$3" > /share/\$n.result
 }
 
-round variant 1 V1
+round variant $variant_skip V1
 round control 0 V2
 step "WRAP TEST PASSED"
 EOF
