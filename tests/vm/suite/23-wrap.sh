@@ -219,8 +219,11 @@ round() {
 	[ "\$hit" = "\$skip" ] ||
 		fail "\$n: host1's fresh GET: cache hits +\$hit with debug_skip_fill_token=\$skip"
 	eval "want=\\\$\$3"
-	[ "\$g1" = "\$want" ] && [ "\$g2" = "\$want" ] ||
+	if [ "\$g1" != "\$want" ] || [ "\$g2" != "\$want" ]; then
+		[ "\$want" = "\$V2" ] ||
+			fail "\$n: fresh GETs returned '\$g1' (host1), '\$g2' (host2), not the stale \$want: the attack did not happen (test broken, or the defence on)"
 		fail "\$n: fresh GETs returned '\$g1' (host1), '\$g2' (host2), expected \$want"
+	fi
 	[ "\$g1" != "\$V1" ] ||
 		echo "# \$n: STALE: \$V1 read after B's GET returned \$V2 and the PUT of \$V2 returned (not linearizable)"
 
