@@ -83,6 +83,10 @@ T0=\$(date +%s)
 WAIT_INTERVAL=0.1
 fail() {
 	echo "FAIL: \$*"
+	# let held fills go, so that the bed can unload the modules
+	echo 0 > \$P/debug_hold_fill
+	echo 0 > \$P/debug_fill_held
+	vmctl exec-host 2 "echo 0 > \$P/debug_hold_fill; echo 0 > \$P/debug_fill_held"
 	echo "# host1's held fills:"
 	dmesg | grep 'fill held at' | tail -n 6
 	echo "# host2's held fills:"
