@@ -30,6 +30,11 @@
 #include "scalio_host.h"
 #include "trace.h"
 
+/* The points of debug_hold_fill (the bit numbers; see below). */
+#define SCALIO_HOLD_WRITE	0
+#define SCALIO_HOLD_CAS		1
+#define SCALIO_HOLD_LOST	2
+
 #ifdef SCALIO_TEST_HOOKS
 /*
  * A filler sleeps until this long after its lease started (the clock read
@@ -140,9 +145,6 @@ module_param_named(debug_fill_held, scalio_host_debug_fill_held, uint, 0644);
 MODULE_PARM_DESC(debug_fill_held,
 		 "TESTING ONLY: 1 while a fill is held by debug_hold_fill; write 0 to release it");
 
-#define SCALIO_HOLD_WRITE	0
-#define SCALIO_HOLD_CAS		1
-#define SCALIO_HOLD_LOST	2
 #define SCALIO_HOLD_MAX_MS	120000	/* a forgotten hold ends by itself */
 
 /* Must the publish go apart (a hold before the WRITE or the CAS armed)? */
