@@ -9,7 +9,8 @@
 # valid.  With the fill token the late WRITE fails the checksum instead
 # (torn, evicted, refilled).  31-lin-broken's opt-in wrap variant
 # (LIN_VARIANTS=wrap) finds the same by chance, about one round in eight;
-# this test never depends on chance or on the bed's speed.
+# this test never depends on chance, and on the bed's speed only in that
+# B's SSD read must take less than half a lease (2 s) after its renewal.
 #
 # Both hosts run with debug_ver_bits=1 (1-bit versions).  The store has one
 # block of four slots and a 4 s lease.  Each round, on a fresh key K:
@@ -26,6 +27,10 @@
 #      would publish at a+5, A at a+1: the same 1-bit version.  The test
 #      checks that from the words the two holds log (same slot, same
 #      publish version); if not, the attack did not happen and it fails.
+#      (The PUT invalidates at once rather than after a debug_write_delay_ms:
+#      a delayed invalidation would have to land only after the fresh GETs
+#      of step h, a race with the bed's speed; B's renewal is the extra
+#      transition the invalidation's D costs the parity.)
 #   f. A is released: its WRITE of v1 lands over B's v2, its CAS fails
 #      (the slot is B's lock) and it holds again before starting over
 #      (hold 2), so that nothing but the test moves the slot (B's lease may
