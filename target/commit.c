@@ -68,6 +68,9 @@ int scalio_tgt_commit_alloc(struct scalio_tgt_ssd *ssd)
 
 	spin_lock_irq(&ssd->lock);
 	INIT_LIST_HEAD(&ssd->pending);
+	INIT_LIST_HEAD(&ssd->flows);
+	INIT_LIST_HEAD(&ssd->flow0.reqs);
+	INIT_LIST_HEAD(&ssd->flow0.entry);
 	ssd->nr_pending = 0;
 	scalio_batch_init(&ssd->policy, st->batch_max,
 			  SCALIO_BATCH_SOFT_UNITS * SCALIO_UNIT_SIZE / 2,
@@ -98,6 +101,83 @@ void scalio_tgt_commit_free(struct scalio_tgt_ssd *ssd)
 	ssd->gens = NULL;
 	kfree(c);
 	ssd->commit = NULL;
+}
+
+/**
+ * scalio_tgt_flows_alloc() - the flows of a new writer
+ * @gfp:	allocation flags
+ *
+ * One per possible SSD of a store (SCALIO_MAX_SSDS of 32 bytes: a store's
+ * SSDs may change while it is disabled, a writer lives while it is
+ * enabled).  Set each request's @flows to them; kfree() them once the
+ * writer's last request was answered.
+ *
+ * Return: the flows, or NULL.
+ */
+struct scalio_tgt_flow *scalio_tgt_flows_alloc(gfp_t gfp)
+{
+	struct scalio_tgt_flow *flows;
+	u32 i;
+
+	flows = kcalloc(SCALIO_MAX_SSDS, sizeof(*flows), gfp);
+	if (!flows)
+		return NULL;
+	for (i = 0; i < SCALIO_MAX_SSDS; i++) {
+		INIT_LIST_HEAD(&flows[i].reqs);
+		INIT_LIST_HEAD(&flows[i].entry);
+	}
+	return flows;
+}
+
+static struct scalio_tgt_flow *scalio_tgt_req_flow(struct scalio_tgt_ssd *ssd,
+						   struct scalio_tgt_treq *req)
+{
+	return req->flows ? &req->flows[ssd->index] : &ssd->flow0;
+}
+
+/* Queue @req at the tail (@head false) or head of its flow.  ssd->lock. */
+static void scalio_tgt_flow_add(struct scalio_tgt_ssd *ssd,
+				struct scalio_tgt_treq *req, bool head)
+{
+	struct scalio_tgt_flow *f = scalio_tgt_req_flow(ssd, req);
+
+	if (head)
+		list_add(&req->flow_entry, &f->reqs);
+	else
+		list_add_tail(&req->flow_entry, &f->reqs);
+	if (list_empty(&f->entry)) {
+		/* a flow put back (head) was being served: it goes first */
+		if (head)
+			list_add(&f->entry, &ssd->flows);
+		else
+			list_add_tail(&f->entry, &ssd->flows);
+	}
+}
+
+/*
+ * The next request to serve: the first of the flow whose turn it is
+ * (taken off its flow, which goes to the back of the line, or off the
+ * line when it has no more).  ssd->lock.
+ */
+static struct scalio_tgt_treq *scalio_tgt_flow_peek(struct scalio_tgt_ssd *ssd)
+{
+	struct scalio_tgt_flow *f;
+
+	f = list_first_entry_or_null(&ssd->flows, struct scalio_tgt_flow, entry);
+	return f ? list_first_entry(&f->reqs, struct scalio_tgt_treq,
+				    flow_entry) : NULL;
+}
+
+static void scalio_tgt_flow_take(struct scalio_tgt_ssd *ssd,
+				 struct scalio_tgt_treq *req)
+{
+	struct scalio_tgt_flow *f = scalio_tgt_req_flow(ssd, req);
+
+	list_del_init(&req->flow_entry);
+	if (list_empty(&f->reqs))
+		list_del_init(&f->entry);
+	else
+		list_move_tail(&f->entry, &ssd->flows);
 }
 
 /*
@@ -206,6 +286,12 @@ static void scalio_tgt_commit_requeue(struct scalio_tgt_ssd *ssd,
 		bytes += req->klen + (req->op == SCALIO_MSG_PUT ? req->vlen : 0);
 	}
 	spin_lock_irqsave(&ssd->lock, flags);
+	/*
+	 * Each flow's share of @reqs is the tail of what was taken from it,
+	 * in its order: put back last to first, at the heads.
+	 */
+	list_for_each_entry_reverse(req, reqs, entry)
+		scalio_tgt_flow_add(ssd, req, true);
 	list_splice(reqs, &ssd->pending);
 	ssd->nr_pending += nr;
 	c->pending_bytes += bytes;
@@ -221,17 +307,19 @@ static void scalio_tgt_commit_round(struct scalio_tgt_ssd *ssd)
 	struct scalio_tgt_treq *req, *tmp;
 	LIST_HEAD(applied);
 	u32 nr = 0, bytes = 0, est = 1, k, i, units = 0;
-	u64 t0 = 0, seq = 0, written, tw;
+	u64 t0 = 0, seq = 0, written, tw, now = ktime_get_ns();
 	int ret;
 
-	/* Take the batch. */
+	/* Take the batch: one request of each writer in turn. */
 	spin_lock_irq(&ssd->lock);
-	list_for_each_entry_safe(req, tmp, &ssd->pending, entry) {
+	while ((req = scalio_tgt_flow_peek(ssd))) {
 		u32 b = req->klen +
 			(req->op == SCALIO_MSG_PUT ? req->vlen : 0);
 
 		if (!scalio_batch_fits(&ssd->policy, nr, bytes, b))
 			break;
+		scalio_tgt_flow_take(ssd, req);
+		req->taken_ns = now;
 		list_move_tail(&req->entry, &c->batch);
 		nr++;
 		bytes += b;
@@ -504,6 +592,8 @@ static int scalio_tgt_commit_thread(void *data)
 
 	spin_lock_irq(&ssd->lock);
 	c->stopping = true;
+	list_for_each_entry(req, &ssd->pending, entry)
+		scalio_tgt_flow_take(ssd, req);
 	list_splice_init(&ssd->pending, &dead);
 	ssd->nr_pending = 0;
 	c->pending_bytes = 0;
@@ -582,6 +672,7 @@ void scalio_tgt_store_write(struct scalio_tgt_store *st,
 		return;
 	}
 	list_add_tail(&req->entry, &ssd->pending);
+	scalio_tgt_flow_add(ssd, req, false);
 	WRITE_ONCE(ssd->nr_pending, ssd->nr_pending + 1);
 	ssd->reqs_in++;
 	c->pending_bytes += bytes;

@@ -8,7 +8,7 @@
  *	attr_lease_ms attr_seg_cache_mb attr_kato_ms addr_traddr addr_trsvcid enable
  *	stats features attr_format_on_enable attr_force_recover report
  *	ssds/<n>/{device_path,nqn,nsid}		(n = 0..15)
- *	attr_allow_any_host attr_max_clients
+ *	attr_allow_any_host attr_max_clients attr_max_host_clients
  *	allowed_hosts/<host NQN>/dhchap_key
  *
  * Writes are parsed with kstrto*() and validated on the spot (-EINVAL);
@@ -16,6 +16,7 @@
  * scalio_tgt_store_enable().  While a store is enabled every edit (attribute,
  * address, SSD attribute, mkdir of an SSD) fails with -EBUSY, except the
  * admission settings (attr_allow_any_host, attr_max_clients,
+ * attr_max_host_clients,
  * allowed_hosts/), which apply to the next connection as in nvmet.
  *
  * rmdir cannot be refused by a configfs drop_item, so removing an enabled
@@ -341,6 +342,26 @@ static ssize_t scalio_tgt_store_attr_max_clients_store(struct config_item *item,
 }
 CONFIGFS_ATTR(scalio_tgt_store_, attr_max_clients);
 
+static ssize_t scalio_tgt_store_attr_max_host_clients_show(struct config_item *item,
+							   char *page)
+{
+	return snprintf(page, PAGE_SIZE, "%u\n",
+			READ_ONCE(to_store(item)->max_host_clients));
+}
+
+static ssize_t scalio_tgt_store_attr_max_host_clients_store(struct config_item *item,
+							    const char *page,
+							    size_t count)
+{
+	u32 val;
+
+	if (kstrtou32(page, 0, &val) || !val || val > SCALIO_MAX_CLIENTS)
+		return -EINVAL;
+	WRITE_ONCE(to_store(item)->max_host_clients, val);
+	return count;
+}
+CONFIGFS_ATTR(scalio_tgt_store_, attr_max_host_clients);
+
 static const struct {
 	const char	*name;
 	size_t		off;
@@ -408,7 +429,7 @@ static const char * const scalio_tgt_store_features[] = {
 	"attr_lease_ms", "attr_seg_cache_mb", "addr_traddr", "addr_trsvcid",
 	"enable", "stats", "ssds", "attr_allow_any_host", "attr_max_clients",
 	"allowed_hosts", "attr_format_on_enable", "attr_force_recover",
-	"report", "resume", "attr_kato_ms",
+	"report", "resume", "attr_kato_ms", "attr_max_host_clients",
 };
 
 static ssize_t scalio_tgt_store_features_show(struct config_item *item,
@@ -443,6 +464,7 @@ static struct configfs_attribute *scalio_tgt_store_attrs[] = {
 	&scalio_tgt_store_attr_features,
 	&scalio_tgt_store_attr_attr_allow_any_host,
 	&scalio_tgt_store_attr_attr_max_clients,
+	&scalio_tgt_store_attr_attr_max_host_clients,
 	&scalio_tgt_store_attr_attr_format_on_enable,
 	&scalio_tgt_store_attr_attr_force_recover,
 	&scalio_tgt_store_attr_report,
@@ -604,6 +626,7 @@ static struct config_group *scalio_tgt_ssds_make(struct config_group *group,
 	ssd->nsid = 1;
 	spin_lock_init(&ssd->lock);
 	INIT_LIST_HEAD(&ssd->pending);
+	INIT_LIST_HEAD(&ssd->flows);
 	init_waitqueue_head(&ssd->wq);
 	init_waitqueue_head(&ssd->done_wq);
 	atomic64_set(&ssd->reqs_out, 0);

@@ -111,6 +111,30 @@ static bool scalio_tgt_rstore_has_older(struct scalio_tgt_rstore *rs,
 	return found;
 }
 
+/*
+ * The live connections host @hostnqn holds besides @conn under other host
+ * ids (those under @conn's host id are retired by its admission).  A host
+ * is its NQN: admission proves the NQN's secret, and the host id is
+ * whatever the peer sends.  rs->lock and rs->cnt_lock held.
+ */
+static u32 scalio_tgt_host_conns(struct scalio_tgt_rstore *rs,
+				 struct scalio_tgt_conn *conn,
+				 const char *hostnqn)
+{
+	struct scalio_tgt_conn *old;
+	u32 n = 0;
+
+	list_for_each_entry(old, &rs->conns, entry) {
+		if (old == conn || !old->identified ||
+		    strcmp(old->hostnqn, hostnqn) ||
+		    !memcmp(old->host_id, conn->host_id, sizeof(old->host_id)) ||
+		    READ_ONCE(old->state) != SCALIO_CONN_LIVE)
+			continue;
+		n++;
+	}
+	return n;
+}
+
 /**
  * scalio_tgt_ctl_hosts_gen() - read before deciding an ADMIT
  * @conn:	connection being admitted
@@ -154,7 +178,12 @@ u64 scalio_tgt_ctl_hosts_gen(struct scalio_tgt_conn *conn)
  * request it received answered or dropped (a queued write holds the
  * connection until its batch is durable).  Sleeps.
  *
- * Return: 0, -EAGAIN (a host was removed meanwhile, or the connection is
+ * A host (an NQN) holds at most attr_max_host_clients connections under
+ * different host ids: one admitted host cannot take every connection of
+ * the store, nor more than that many fair shares of its commit threads.
+ *
+ * Return: 0, -EUSERS (the host has attr_max_host_clients connections),
+ * -EAGAIN (a host was removed meanwhile, or the connection is
  * not on rs->conns yet), -ENOTCONN (it is being torn down, or the host
  * already identified a newer connection), or -EBUSY if
  * an older connection is not gone within SCALIO_ADMIT_BARRIER_MS (the
@@ -183,6 +212,15 @@ int scalio_tgt_ctl_identify(struct scalio_tgt_conn *conn, const char *hostnqn,
 		spin_unlock(&rs->cnt_lock);
 		mutex_unlock(&rs->lock);
 		return ret;
+	}
+	if (scalio_tgt_host_conns(rs, conn, hostnqn) >=
+	    READ_ONCE(rs->st->max_host_clients)) {
+		spin_unlock(&rs->cnt_lock);
+		mutex_unlock(&rs->lock);
+		pr_warn_ratelimited("store %s: host %s: refusing client %u: attr_max_host_clients (%u) reached\n",
+				    rs->st->name, hostnqn, conn->client_id,
+				    READ_ONCE(rs->st->max_host_clients));
+		return -EUSERS;
 	}
 	strscpy(conn->hostnqn, hostnqn, sizeof(conn->hostnqn));
 	conn->identified = true;

@@ -84,6 +84,7 @@ void scalio_tgt_store_set_defaults(struct scalio_tgt_store *st)
 	st->kato_ms = kato_ms;
 	st->trsvcid = SCALIO_DEFAULT_PORT;
 	st->max_clients = SCALIO_DEF_MAX_CLIENTS;
+	st->max_host_clients = SCALIO_DEF_MAX_HOST_CLIENTS;
 }
 
 int scalio_tgt_params_check(void)

@@ -326,6 +326,8 @@ enum scalio_tgt_conn_state {
  *		already sent its next request)
  * @rbufs:	@queue_depth receive buffers
  * @rpcs:	request contexts
+ * @flows:	its queues at the store's commit threads, one per SSD
+ *		(scalio_tgt_flows_alloc(): writers share each SSD fairly)
  * @release_work: disconnect, drain and destroy the QP and the cm_id
  * @free_work:	free the memory once the last reference is gone
  * @all_entry:	on rs->all_conns until freed
@@ -372,6 +374,7 @@ struct scalio_tgt_conn {
 	u32			nr_rpcs;
 	struct scalio_tgt_rbuf	*rbufs;
 	struct scalio_tgt_rpc	*rpcs;
+	struct scalio_tgt_flow	*flows;
 
 	struct work_struct	release_work;
 	struct work_struct	free_work;

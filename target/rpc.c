@@ -87,6 +87,8 @@ static void scalio_tgt_rpc_free(struct scalio_tgt_conn *conn)
 		kfree(conn->rpcs);
 		conn->rpcs = NULL;
 	}
+	kfree(conn->flows);
+	conn->flows = NULL;
 	INIT_LIST_HEAD(&conn->free_rpcs);
 	INIT_LIST_HEAD(&conn->parked);
 }
@@ -163,6 +165,10 @@ static int scalio_tgt_rpc_alloc(struct scalio_tgt_conn *conn)
 			goto out_free;
 	}
 
+	/* its queues at the store's commit threads (fair shares) */
+	conn->flows = scalio_tgt_flows_alloc(GFP_KERNEL);
+	if (!conn->flows)
+		goto out_free;
 	conn->rpcs = kcalloc(conn->nr_rpcs, sizeof(*conn->rpcs), GFP_KERNEL);
 	if (!conn->rpcs)
 		goto out_free;
@@ -401,6 +407,9 @@ static void scalio_tgt_rpc_write_done(struct scalio_tgt_treq *t, int status)
 	if (!status)
 		rep->seg = cpu_to_le64(t->seg);
 	scalio_tgt_stat_add(st, SCALIO_TS_CPU_NS_RPC, ktime_get_ns() - t0);
+	trace_scalio_tgt_rpc_write(st, rpc->conn->client_id, t->op, status,
+				   t->taken_ns ? t->taken_ns - t->arrival_ns : 0,
+				   t0 - t->arrival_ns);
 	scalio_tgt_rpc_respond(rpc, status, sizeof(*rep));
 }
 
@@ -421,6 +430,7 @@ static void scalio_tgt_rpc_write(struct scalio_tgt_rpc *rpc, u16 op)
 	t->value = m->value;
 	t->arrival_ns = ktime_get_ns();
 	t->done = scalio_tgt_rpc_write_done;
+	t->flows = rpc->conn->flows;
 
 	scalio_tgt_stat_add(st, op == SCALIO_MSG_PUT ? SCALIO_TS_RPC_PUTS :
 			    SCALIO_TS_RPC_DELETES, 1);

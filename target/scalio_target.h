@@ -58,6 +58,7 @@
  */
 #define SCALIO_INDEX_CHUNK_BYTES	((2U << 20) - PAGE_SIZE)
 #define SCALIO_DEF_MAX_CLIENTS		64
+#define SCALIO_DEF_MAX_HOST_CLIENTS	4
 
 /*
  * Counters of a store (the stats attribute).  The CPU figures: cpu_ns_commit
@@ -143,13 +144,36 @@ struct scalio_tgt_index {
 struct scalio_tgt_store;
 
 /**
+ * struct scalio_tgt_flow - one writer's queue at one SSD
+ * @reqs:	its queued requests (struct scalio_tgt_treq, @flow_entry), in
+ *		arrival order
+ * @entry:	on the SSD's @flows while @reqs is not empty
+ *
+ * The commit thread takes a batch round-robin over the SSD's flows, one
+ * request of each in turn, so a writer with a deep queue cannot push
+ * another writer's request back by more than one request per flow.  A
+ * writer (a connection) has one flow per possible SSD of its store
+ * (scalio_tgt_flows_alloc(), kfree()); it must outlive its queued requests, which a
+ * connection does (it is freed only once every request it received was
+ * answered).  Both lists are under the SSD's lock.
+ */
+struct scalio_tgt_flow {
+	struct list_head	reqs;
+	struct list_head	entry;
+};
+
+/**
  * struct scalio_tgt_treq - a PUT or DELETE handed to the store
  * @entry:	on the SSD's pending list (store-owned while queued)
+ * @flow_entry:	on its flow's @reqs while queued
+ * @flows:	the writer's flows, one per SSD of the store
+ *		(scalio_tgt_flows_alloc()), or NULL: the SSD's own flow
  * @op:		SCALIO_MSG_PUT or SCALIO_MSG_DELETE
  * @klen:	key length
  * @vlen:	value length (PUT)
  * @block:	hash block of the key (filled by scalio_tgt_store_write())
  * @arrival_ns:	ktime when queued
+ * @taken_ns:	ktime when a batch took it (for the caller's tracing)
  * @key:	the key
  * @value:	PUT: the value, owned by the caller until @done runs
  * @done:	called exactly once, from the commit kthread, after the
@@ -160,12 +184,15 @@ struct scalio_tgt_store;
  */
 struct scalio_tgt_treq {
 	struct list_head	entry;
+	struct list_head	flow_entry;
+	struct scalio_tgt_flow	*flows;
 	u8			op;
 	u8			klen;
 	u16			vlen;
 	u16			inflight;
 	u32			block;
 	u64			arrival_ns;
+	u64			taken_ns;
 	u8			key[SCALIO_KEY_MAX];
 	const u8		*value;
 	void                    (*done)(struct scalio_tgt_treq *req,
@@ -183,8 +210,11 @@ struct scalio_tgt_treq {
  * @nsid:	namespace id within @nqn
  * @bdev:	opened device while the store is enabled
  * @capacity_sectors: device size
- * @lock:	protects @pending, @nr_pending, @reqs_in
- * @pending:	queued struct scalio_tgt_treq
+ * @lock:	protects @pending, @nr_pending, @reqs_in, @flows and the
+ *		flows on it
+ * @pending:	queued struct scalio_tgt_treq, in arrival order
+ * @flows:	flows with queued requests, in the order they are served
+ * @flow0:	the flow of requests that name none
  * @reqs_in:	writes ever queued
  * @reqs_out:	writes ever answered (done called); with @reqs_in, what
  *		scalio_tgt_store_write_barrier() waits on
@@ -211,6 +241,8 @@ struct scalio_tgt_ssd {
 
 	spinlock_t			lock;
 	struct list_head		pending;
+	struct list_head		flows;
+	struct scalio_tgt_flow		flow0;
 	u32				nr_pending;
 	u64				reqs_in;
 	atomic64_t			reqs_out;
@@ -268,6 +300,8 @@ struct scalio_tgt_host {
  * @traddr, @trsvcid: RDMA listen address (addr_*)
  * @allow_any_host: admit hosts not in @hosts (attr_allow_any_host)
  * @max_clients: connections allowed at once (attr_max_clients)
+ * @max_host_clients: connections one host NQN may hold at once under
+ *		different host ids (attr_max_host_clients)
  * @hosts_lock:	protects @hosts and the secrets of its entries
  * @hosts:	struct scalio_tgt_host entries (allowed_hosts/)
  * @hosts_group: configfs "allowed_hosts" default group
@@ -309,6 +343,7 @@ struct scalio_tgt_store {
 	u32				trsvcid;
 	bool				allow_any_host;
 	u32				max_clients;
+	u32				max_host_clients;
 	struct mutex			hosts_lock;
 	struct list_head		hosts;
 	struct config_group		hosts_group;
@@ -385,6 +420,7 @@ void scalio_tgt_commit_stop(struct scalio_tgt_ssd *ssd);	/* fails queued reqs */
  */
 void scalio_tgt_store_write(struct scalio_tgt_store *st,
 			    struct scalio_tgt_treq *req);
+struct scalio_tgt_flow *scalio_tgt_flows_alloc(gfp_t gfp);
 int scalio_tgt_store_write_barrier(struct scalio_tgt_store *st,
 				   unsigned long timeout);
 /* Probe failed SSDs, let those that pass take writes again (st->lock). */

@@ -242,6 +242,36 @@ TRACE_EVENT(scalio_tgt_rpc_get,
 		  __entry->ret, __entry->vlen, __entry->latency_ns)
 );
 
+/*
+ * A PUT or DELETE answered: how long it waited in its SSD's commit queue
+ * before a batch took it, and in all from arrival to answer.
+ */
+TRACE_EVENT(scalio_tgt_rpc_write,
+	TP_PROTO(const struct scalio_tgt_store *st, u16 client, u8 op, int ret,
+		 u64 queue_ns, u64 latency_ns),
+	TP_ARGS(st, client, op, ret, queue_ns, latency_ns),
+	TP_STRUCT__entry(
+		__array(char,	store, SCALIO_NAME_MAX)
+		__field(u16,	client)
+		__field(u8,	op)
+		__field(int,	ret)
+		__field(u64,	queue_ns)
+		__field(u64,	latency_ns)
+	),
+	TP_fast_assign(
+		strscpy(__entry->store, st->name, SCALIO_NAME_MAX);
+		__entry->client = client;
+		__entry->op = op;
+		__entry->ret = ret;
+		__entry->queue_ns = queue_ns;
+		__entry->latency_ns = latency_ns;
+	),
+	TP_printk("store=%s client=%u op=%s ret=%d queue_ns=%llu latency_ns=%llu",
+		  __entry->store, __entry->client,
+		  __entry->op == SCALIO_MSG_PUT ? "put" : "delete",
+		  __entry->ret, __entry->queue_ns, __entry->latency_ns)
+);
+
 #endif /* _SCALIO_TGT_TRACE_H */
 
 /* Out of tree: found through CFLAGS_target/trace.o (Kbuild). */

@@ -29,6 +29,10 @@
  *                 (refused: each sends a refused ADMIT and never takes the
  *                 answer); says how many the target dropped meanwhile
  *   cycles N      N connect + HELLO + disconnect cycles
+ *   flood N STOP PAUSE
+ *                 N admitted connections under host ids of their own,
+ *                 each keeping its queue full of PUTs until file STOP
+ *                 exists, idle while file PAUSE exists (47-fair)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -86,7 +90,7 @@ static size_t g_secret_len;
  * Not the host module's id: an admitted connection with the same id and
  * NQN would retire host1's own connection.
  */
-static const uint8_t g_host_id[SCALIO_HOSTID_LEN] = {
+static uint8_t g_host_id[SCALIO_HOSTID_LEN] = {
 	0x68, 0x6f, 0x73, 0x74, 0x69, 0x6c, 0x65, 0x2d,
 	0x40, 0x00, 0x80, 0x00, 0x00, 0x00, 0x00, 0x45,
 };
@@ -1080,6 +1084,140 @@ static int attack_hold(int n, int secs, bool refused)
 	return held == n ? 0 : 1;
 }
 
+/*
+ * flood: @n connections of this host (its NQN and secret), each under a
+ * host id of its own, each keeping its whole queue depth of PUTs in
+ * flight until @stop exists; none is sent while @pause exists (the
+ * measuring side switches it: scalio_hotkey put -P).  Prints how many
+ * connections were admitted and how many refused with -EUSERS
+ * (attr_max_host_clients), and the PUTs answered.  47-fair runs it.
+ */
+static int flood_put(struct hc *c, int j, uint64_t *seq)
+{
+	struct scalio_msg_kv_req *m;
+	uint32_t vlen = 256;
+
+	m = (void *)req_hdr(c, j, SCALIO_MSG_PUT, sizeof(*m) + vlen);
+	/* the send buffer in the tag's low byte: free again at the answer */
+	m->hdr.tag = cpu_to_le64((c->tag << 8) | j);
+	m->klen = snprintf((char *)m->key, sizeof(m->key), "flood.%u.%llu",
+			   c->client_id, (unsigned long long)(*seq)++ % 4096);
+	m->vlen = cpu_to_le16(vlen);
+	m->inflight = cpu_to_le16(c->qd);
+	memset(m->value, 'f', vlen);
+	return send_raw(c, j, sizeof(*m) + vlen, IBV_WR_SEND, 0);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + t.tv_nsec;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int attack_flood(int n, const char *stop, const char *pause)
+{
+	static uint64_t sent[HOLD_MAX][NBUF];
+	uint64_t *lat = NULL, nlat = 0, cap = 0;
+	struct hc c[HOLD_MAX];
+	bool up[HOLD_MAX] = { };
+	unsigned int busy[HOLD_MAX] = { };	/* send buffers in use, a bit each */
+	uint64_t seq = 0, ok = 0, err = 0;
+	int i, j, ret, admitted = 0, refused = 0, other = 0;
+	struct ibv_wc wc;
+	bool paused;
+
+	if (n < 1 || n > HOLD_MAX) {
+		fprintf(stderr, "flood: 1..%d connections\n", HOLD_MAX);
+		return 2;
+	}
+	for (i = 0; i < n; i++) {
+		g_host_id[SCALIO_HOSTID_LEN - 1] = 0x50 + i;
+		ret = hc_open_qd(&c[i], NBUF);
+		if (!ret && c[i].qd > NBUF)
+			ret = -EPROTO;
+		if (ret == -EUSERS)
+			refused++;
+		else if (ret)
+			other++;
+		else
+			up[i] = true;
+		if (!up[i])
+			hc_close(&c[i]);
+		else
+			admitted++;
+	}
+	printf("flood: %d connections admitted, %d refused with EUSERS, %d failed otherwise\n",
+	       admitted, refused, other);
+	while (admitted && access(stop, F_OK)) {
+		paused = !access(pause, F_OK);
+		for (i = 0; i < n; i++) {
+			if (!up[i])
+				continue;
+			while (ibv_poll_cq(c[i].cq, 1, &wc) > 0) {
+				const struct scalio_msg_hdr *h;
+
+				if (wc.status != IBV_WC_SUCCESS) {
+					up[i] = false;	/* dropped */
+					break;
+				}
+				if (!(wc.opcode & IBV_WC_RECV))
+					continue;
+				h = (void *)rbuf(&c[i], wc.wr_id);
+				if (h->status)
+					err++;
+				else
+					ok++;
+				j = le64_to_cpu(h->tag) & 0xff;
+				if (j < NBUF && (busy[i] & (1U << j))) {
+					if (nlat == cap) {
+						cap = cap ? 2 * cap : 65536;
+						lat = realloc(lat, cap * sizeof(*lat));
+						if (!lat)
+							return 1;
+					}
+					lat[nlat++] = mono_ns() - sent[i][j];
+					busy[i] &= ~(1U << j);
+				}
+				post_recv(&c[i], wc.wr_id);
+			}
+			for (j = 0; up[i] && !paused && j < c[i].qd; j++) {
+				if (busy[i] & (1U << j))
+					continue;
+				sent[i][j] = mono_ns();
+				if (flood_put(&c[i], j, &seq))
+					up[i] = false;
+				else
+					busy[i] |= 1U << j;
+			}
+		}
+		usleep(paused ? 10000 : 100);
+	}
+	for (i = 0, j = 0; i < n; i++)
+		j += up[i];
+	printf("flood: %llu PUTs answered ok, %llu with an error; %d of %d connections still up\n",
+	       (unsigned long long)ok, (unsigned long long)err, j, admitted);
+	if (nlat) {
+		qsort(lat, nlat, sizeof(*lat), cmp_u64);
+		printf("flood: PUT latency p50 %.2f ms p99 %.2f ms over %llu PUTs\n",
+		       lat[nlat / 2] / 1e6, lat[nlat * 99 / 100] / 1e6,
+		       (unsigned long long)nlat);
+	}
+	free(lat);
+	for (i = 0; i < n; i++)
+		if (up[i])
+			hc_close(&c[i]);
+	return admitted ? 0 : 1;
+}
+
 static int attack_cycles(int n)
 {
 	struct hc c;
@@ -1100,7 +1238,8 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"Usage: scalio_hostile ADDR PORT STORE ATTACK [N]\n"
 			"  ATTACK: connect-bad admit-bad rpc-bad scribble inval inval-key RKEY\n"
-			"          stale norecv writeimm hold N SECS [refused] cycles\n");
+			"          stale norecv writeimm hold N SECS [refused] cycles\n"
+			"          flood N STOPFILE PAUSEFILE\n");
 		return 2;
 	}
 	g_addr = argv[1];
@@ -1134,6 +1273,8 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[4], "hold") && argc > 6)
 		return attack_hold(atoi(argv[5]), atoi(argv[6]),
 				   argc > 7 && !strcmp(argv[7], "refused"));
+	if (!strcmp(argv[4], "flood") && argc > 7)
+		return attack_flood(atoi(argv[5]), argv[6], argv[7]);
 	if (!strcmp(argv[4], "cycles"))
 		return attack_cycles(argc > 5 ? atoi(argv[5]) : 100);
 	fprintf(stderr, "unknown attack %s\n", argv[4]);

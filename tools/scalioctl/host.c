@@ -456,7 +456,7 @@ static const char *attach_hint(int err)
 	case EKEYREJECTED:
 		return " (EKEYREJECTED: the secret in --key-file is not the target's)";
 	case EUSERS:
-		return " (EUSERS: the store has attr_max_clients clients)";
+		return " (EUSERS: the store has attr_max_clients clients, or this host NQN attr_max_host_clients)";
 	default:
 		return "";
 	}
