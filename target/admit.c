@@ -71,6 +71,9 @@ int scalio_tgt_admit(struct scalio_tgt_store *st, const char *hostnqn,
 	ret = scalio_tgt_admit_lookup(st, hostnqn, secret, &secret_len);
 	if (ret == -ENOENT) {
 		if (READ_ONCE(st->allow_any_host)) {
+			/* every time: an operator must see who gets in so */
+			pr_warn("store %s: host %s admitted without a secret: attr_allow_any_host is set\n",
+				st->name, hostnqn);
 			ret = 0;
 		} else {
 			pr_warn_ratelimited("store %s: host %s refused: not in allowed_hosts\n",
@@ -79,8 +82,12 @@ int scalio_tgt_admit(struct scalio_tgt_store *st, const char *hostnqn,
 		}
 		goto out;
 	}
-	if (!secret_len)
-		goto out;	/* listed without a secret */
+	if (!secret_len) {
+		/* listed without a secret (allow-host --no-key) */
+		pr_warn("store %s: host %s admitted by its NQN alone: no secret is set for it\n",
+			st->name, hostnqn);
+		goto out;
+	}
 	if (!mac) {
 		pr_warn_ratelimited("store %s: host %s refused: it has a secret here but sent no proof\n",
 				    st->name, hostnqn);

@@ -29,7 +29,7 @@ static const struct command commands[] = {
 		"           [--batch-max N] [--batch-timeout-us N]\n"
 		"           [--offload-read 0|1] [--inline-cache 0|1]\n"
 		"           [--lease-ms N] [--seg-cache-mb N] [--kato-ms N]\n"
-		"           [--allow-host NQN]... [--hosts-file F]\n"
+		"           [--allow-host NQN... --no-key] [--hosts-file F]\n"
 		"           [--format] [--force-recover] [--legacy-ns-uuid] DEV...\n"
 		"\n"
 		"On the storage server (modules nvmet, nvmet-rdma and scalio-target\n"
@@ -75,7 +75,8 @@ static const struct command commands[] = {
 		"  --nblocks N             hash blocks, a power of two (default 4096)\n"
 		"  --slots S               slots per block: 4, 8 or 16 (default 8)\n"
 		"  --batch-max N           ops per group commit, 1..1024 (default 64)\n"
-		"  --batch-timeout-us N    group-commit wait, 0..100000 (default 100)\n"
+		"  --batch-timeout-us N    cap of the group-commit wait, 0..100000\n"
+		"                          (default 100000; 0: never wait)\n"
 		"  --offload-read 0|1      GET misses read the SSD directly (default 1)\n"
 		"  --inline-cache 0|1      cache values in index slots (default 1)\n"
 		"  --lease-ms N            slot lock lease (default 2000)\n"
@@ -83,9 +84,12 @@ static const struct command commands[] = {
 		"                          target DRAM, 0 = off (default 32)\n"
 		"  --kato-ms N             keep-alive timeout: a host silent this long\n"
 		"                          is disconnected, 3000..3600000 (default 15000)\n"
-		"  --allow-host NQN        admit this host NQN (repeatable)\n"
+		"  --allow-host NQN        admit this host NQN without a secret\n"
+		"                          (repeatable; needs --no-key)\n"
+		"  --no-key                yes, admit the --allow-host hosts by NQN alone\n"
 		"  --hosts-file F          admit the hosts of F: lines \"NQN [KEYFILE]\"\n"
-		"                          (default /etc/scalio/allowed_hosts if present)\n"
+		"                          (default /etc/scalio/allowed_hosts if present;\n"
+		"                          a line without KEYFILE: NQN alone, warned)\n"
 		"  -v, --verbose           print every configfs write\n"
 		"Attributes not given keep their current (or default) values.\n"
 	},
@@ -128,7 +132,7 @@ static const struct command commands[] = {
 	{
 		"allow-host", cmd_allow_host,
 		"admit a host to a store and to its SSDs' nvmet subsystems",
-		"Usage: scalioctl allow-host STORE NQN [--key-file FILE] [-v]\n"
+		"Usage: scalioctl allow-host STORE NQN {--key-file FILE | --no-key} [-v]\n"
 		"\n"
 		"Creates " STORES_ROOT "/STORE/allowed_hosts/NQN (with FILE's\n"
 		"secret in its dhchap_key), the nvmet host " NVMET_ROOT "/hosts/NQN,\n"
@@ -136,7 +140,9 @@ static const struct command commands[] = {
 		"store.  The secret (16..128 printable bytes, one line; e.g. the output\n"
 		"of `nvme gen-dhchap-key`) is what the host gives to `scalioctl attach\n"
 		"--key-file`; it is proven by HMAC-SHA256 and never sent.  Works while\n"
-		"the store is enabled.\n"
+		"the store is enabled.  --no-key admits the host by its NQN alone,\n"
+		"without a secret (anyone who knows the NQN gets in; the target warns\n"
+		"at each such admission); one of the two is required.\n"
 	},
 	{
 		"deny-host", cmd_deny_host,

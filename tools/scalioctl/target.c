@@ -217,7 +217,8 @@ static int parse_store_opt(const char *cmd, const char *arg)
 
 enum {
 	OPT_STORE = 256, OPT_ADDR, OPT_PORT, OPT_NVME_PORT, OPT_ALLOW_HOST,
-	OPT_HOSTS_FILE, OPT_FORMAT, OPT_FORCE_RECOVER, OPT_LEGACY_NS_UUID, OPT_ATTR0,
+	OPT_HOSTS_FILE, OPT_FORMAT, OPT_FORCE_RECOVER, OPT_LEGACY_NS_UUID,
+	OPT_NO_KEY, OPT_ATTR0,
 };
 
 #define DEFAULT_HOSTS_FILE	"/etc/scalio/allowed_hosts"
@@ -574,6 +575,9 @@ static int store_allow_file(const char *store, const char *path)
 			ret = EXIT_FAIL;
 			break;
 		}
+		if (n < 2)
+			err_msg("warning: %s:%d: host %s has no KEYFILE: admitted by its NQN alone",
+				path, lineno, nqn);
 		ret = store_allow(store, nqn, n == 2 ? key : NULL);
 	}
 	fclose(f);
@@ -582,10 +586,11 @@ static int store_allow_file(const char *store, const char *path)
 
 static int parse_host_cmd(const char *cmd, int argc, char **argv,
 			  const char **store, const char **hostnqn,
-			  const char **key_file)
+			  const char **key_file, bool *no_key)
 {
 	static const struct option opts[] = {
 		{ "key-file", required_argument, NULL, 'k' },
+		{ "no-key", no_argument, NULL, 'n' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -600,6 +605,11 @@ static int parse_host_cmd(const char *cmd, int argc, char **argv,
 			if (!key_file)
 				return usage_error(cmd, "unknown option '--key-file'");
 			*key_file = optarg;
+			break;
+		case 'n':
+			if (!no_key)
+				return usage_error(cmd, "unknown option '--no-key'");
+			*no_key = true;
 			break;
 		case 'v':
 			verbose = 1;
@@ -619,6 +629,11 @@ static int parse_host_cmd(const char *cmd, int argc, char **argv,
 		return EXIT_USAGE;
 	if (!valid_nqn(*hostnqn))
 		return usage_error(cmd, "'%s' is not a valid NQN", *hostnqn);
+	/* Admitting by NQN alone must be asked for, not a default. */
+	if (no_key && *key_file && *no_key)
+		return usage_error(cmd, "--key-file and --no-key exclude each other");
+	if (no_key && !*key_file && !*no_key)
+		return usage_error(cmd, "give the host's secret (--key-file FILE), or --no-key to admit it by its NQN alone (anyone who knows the NQN gets in)");
 	return -1;
 }
 
@@ -626,10 +641,11 @@ int cmd_allow_host(int argc, char **argv)
 {
 	const char *store, *hostnqn, *key_file = NULL;
 	char dir[PATH_MAX];
+	bool no_key = false;
 	int ret;
 
 	ret = parse_host_cmd("allow-host", argc, argv, &store, &hostnqn,
-			     &key_file);
+			     &key_file, &no_key);
 	if (ret >= 0)
 		return ret;
 	pathf(dir, STORES_ROOT "/%s", store);
@@ -644,7 +660,8 @@ int cmd_allow_host(int argc, char **argv)
 	if (ret)
 		return ret;
 	info_msg("store %s: host %s allowed%s (scalio and nvmet)", store,
-		 hostnqn, key_file ? " with a secret" : "");
+		 hostnqn, key_file ? " with a secret" :
+		 " by its NQN alone (--no-key: no secret)");
 	return EXIT_OK;
 }
 
@@ -654,7 +671,8 @@ int cmd_deny_host(int argc, char **argv)
 	char p[PATH_MAX];
 	int ret;
 
-	ret = parse_host_cmd("deny-host", argc, argv, &store, &hostnqn, NULL);
+	ret = parse_host_cmd("deny-host", argc, argv, &store, &hostnqn, NULL,
+			     NULL);
 	if (ret >= 0)
 		return ret;
 	ret = nvmet_deny(store, hostnqn);
@@ -677,7 +695,7 @@ struct setup_args {
 	const char *hosts[SCALIO_MAX_HOSTS_ARG];
 	int nr_hosts;
 	const char *hosts_file;
-	bool format, force_recover, legacy_ns_uuid;
+	bool format, force_recover, legacy_ns_uuid, no_key;
 };
 
 /* Does the enabled store @dir already run exactly the requested setup? */
@@ -885,9 +903,12 @@ static int setup_store(const struct setup_args *a)
 	return EXIT_OK;
 }
 
+#define SETUP_FIXED_OPTS	12	/* named in cmd_target_setup()'s opts */
+
 int cmd_target_setup(int argc, char **argv)
 {
-	struct option opts[10 + NR_STORE_ATTRS] = {
+	/* the fixed options, then one per store attribute, then the end */
+	struct option opts[SETUP_FIXED_OPTS + NR_STORE_ATTRS + 1] = {
 		{ "store", required_argument, NULL, OPT_STORE },
 		{ "addr", required_argument, NULL, OPT_ADDR },
 		{ "port", required_argument, NULL, OPT_PORT },
@@ -899,6 +920,7 @@ int cmd_target_setup(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
 		{ "hosts-file", required_argument, NULL, OPT_HOSTS_FILE },
+		{ "no-key", no_argument, NULL, OPT_NO_KEY },
 	};
 	struct setup_args a = {
 		.port = SCALIO_DEFAULT_PORT, .nvme_port = NVME_DEFAULT_PORT,
@@ -909,9 +931,9 @@ int cmd_target_setup(int argc, char **argv)
 	size_t k;
 
 	for (k = 0; k < NR_STORE_ATTRS; k++) {
-		opts[8 + k].name = store_attrs[k].opt;
-		opts[8 + k].has_arg = required_argument;
-		opts[8 + k].val = OPT_ATTR0 + (int)k;
+		opts[SETUP_FIXED_OPTS + k].name = store_attrs[k].opt;
+		opts[SETUP_FIXED_OPTS + k].has_arg = required_argument;
+		opts[SETUP_FIXED_OPTS + k].val = OPT_ATTR0 + (int)k;
 	}
 	optind = 1;
 	opterr = 0;
@@ -953,6 +975,9 @@ int cmd_target_setup(int argc, char **argv)
 		case OPT_HOSTS_FILE:
 			a.hosts_file = optarg;
 			break;
+		case OPT_NO_KEY:
+			a.no_key = true;
+			break;
 		case OPT_FORMAT:
 			a.format = true;
 			break;
@@ -990,6 +1015,9 @@ int cmd_target_setup(int argc, char **argv)
 		return usage_error("target-setup", "--store NAME is required");
 	if (!a.addr)
 		return usage_error("target-setup", "--addr IP is required");
+	if (a.nr_hosts && !a.no_key)
+		return usage_error("target-setup",
+				   "--allow-host admits by NQN alone (anyone who knows the NQN gets in): add --no-key to mean it, or list the host with its KEYFILE in --hosts-file");
 	a.devs = argv + optind;
 	a.nr_devs = argc - optind;
 	if (a.nr_devs < 1 || a.nr_devs > SCALIO_MAX_SSDS)

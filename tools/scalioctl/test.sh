@@ -703,5 +703,38 @@ bad_nv "an unknown top-level member" "unknown member" '{"hosts": [], "bogus": 1}
 bad_nv "another scalio version" '"version" must be 2' '{"hosts": [], "scalio": {"version": 3}}'
 bad_nv "an attribute array" "attributes must be text" '{"hosts": [{"nqn": "h", "dhchap": {"hash": []}}]}'
 bad_nv "a late error (nothing applied first)" 'no valid "name"' '{"hosts": [{"nqn": "h"}], "scalio": {"version": 2, "target": {"stores": [{"name": "b/c"}]}}}'
+# ---- admission without a secret must be asked for (allow-host --no-key)
+CA=$t/cfsa
+empty_cfs "$CA"
+mkdir -p "$CA/scalio/stores/kv0/allowed_hosts"
+nk=nqn.2014-08.org.nvmexpress:uuid:nokey
+out=$(SCALIO_CONFIGFS=$CA "$ctl" allow-host kv0 $nk 2>&1); rc=$?
+if [ $rc = 2 ] && grep -q -- --no-key <<< "$out" && [ ! -e "$CA/scalio/stores/kv0/allowed_hosts/$nk" ]; then
+	ok "allow-host with neither --key-file nor --no-key is a usage error"
+else
+	notok "allow-host with neither --key-file nor --no-key is a usage error" "exit $rc: $out"
+fi
+out=$(SCALIO_CONFIGFS=$CA "$ctl" allow-host kv0 $nk --no-key --key-file "$t/none" 2>&1); rc=$?
+if [ $rc = 2 ] && grep -q "exclude each other" <<< "$out"; then
+	ok "allow-host --key-file with --no-key is a usage error"
+else
+	notok "allow-host --key-file with --no-key is a usage error" "exit $rc: $out"
+fi
+# (allow-host --no-key itself: 40-admission, on a real configfs)
+out=$(SCALIO_CONFIGFS=$CA "$ctl" target-setup --store kv9 --addr 10.0.0.1 --allow-host $nk rel 2>&1); rc=$?
+if [ $rc = 2 ] && grep -q -- "--no-key" <<< "$out"; then
+	ok "target-setup --allow-host without --no-key is a usage error"
+else
+	notok "target-setup --allow-host without --no-key is a usage error" "exit $rc: $out"
+fi
+# (every named option parses: --hosts-file and --allow-host were once
+# overwritten by the attribute options)
+out=$(SCALIO_CONFIGFS=$CA "$ctl" target-setup --store kv9 --addr 10.0.0.1 --hosts-file "$t/none" \
+	--allow-host $nk --no-key --kato-ms 5000 rel 2>&1); rc=$?
+if [ $rc = 2 ] && ! grep -q "unknown option" <<< "$out" && grep -q "rel" <<< "$out"; then
+	ok "target-setup parses --hosts-file, --allow-host, --no-key and the attribute options together"
+else
+	notok "target-setup parses --hosts-file, --allow-host, --no-key and the attribute options together" "exit $rc: $out"
+fi
 echo "1..$n"
 [ $bad = 0 ]

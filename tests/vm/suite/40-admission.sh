@@ -25,6 +25,9 @@
 #      with attr_max_clients=1 (host1 connected) host2 gets EUSERS;
 #   3. host2 with its own NQN but a wrong secret: EKEYREJECTED; with no
 #      secret: ENOKEY;
+#   3b. allow-host with neither --key-file nor --no-key is refused (exit
+#      2); with --no-key host2 attaches without a secret, twice, and the
+#      target logs a warning at each admission;
 #   4. host2 with the right secret attaches; deny-host drops its
 #      connection, a new attach gets EACCES, a new `nvme connect` fails;
 #      allow-host (with the secret) lets it back in;
@@ -204,6 +207,27 @@ echo "$out" | sed 's/^/   | /'
 [ $rc != 0 ] && echo "$out" | grep -q ENOKEY &&
 	ok "no secret refused with ENOKEY" || bad "attach without the secret: rc $rc"
 h2 "scalioctl detach $S" > /dev/null 2>&1
+
+echo "== 3b. a host without a secret: only when asked for, and warned at every admission"
+out=$(tg "scalioctl allow-host $S $H2 2>&1")
+rc=$?
+[ $rc = 2 ] && echo "$out" | grep -q -- --no-key &&
+	ok "allow-host with neither --key-file nor --no-key refused (exit 2)" ||
+	bad "allow-host without a key: rc $rc: $out"
+tg "scalioctl deny-host $S $H2 > /dev/null && scalioctl allow-host $S $H2 --no-key" ||
+	bad "3b: allow-host --no-key"
+mark3b="scalio-test: 40-admission step 3b"
+tg "echo '$mark3b' > /dev/kmsg"
+for i in 1 2; do
+	h2 "mv /etc/scalio/hostkey /tmp/hostkey && scalioctl attach $S --addr $A > /dev/null; rc=\$?; mv /tmp/hostkey /etc/scalio/hostkey; exit \$rc" ||
+		bad "3b: attach $i without a secret"
+	h2 "scalioctl detach $S" > /dev/null 2>&1
+done
+n=$(tg "dmesg | sed -n '/$mark3b/,\$p' | grep -c 'host $H2 admitted by its NQN alone'")
+[ "$n" = 2 ] && ok "two admissions without a secret, two warnings" ||
+	bad "admissions without a secret: $n warnings for 2"
+tg "scalioctl deny-host $S $H2 > /dev/null && scalioctl allow-host $S $H2 --key-file $SCALIO_CTL/vm/host2/scalio.key" ||
+	bad "3b: giving host2 its secret back"
 
 echo "== 4. deny-host and allow-host"
 h2 "scalioctl attach $S --addr $A > /dev/null" && h2 "scalioctl get $S adm.k" > /dev/null &&
