@@ -7,7 +7,8 @@
  *	attr_batch_timeout_us attr_offload_read attr_inline_cache
  *	attr_lease_ms attr_seg_cache_mb attr_kato_ms addr_traddr addr_trsvcid enable
  *	stats features attr_format_on_enable attr_force_recover report
- *	ssds/<n>/{device_path,nqn,nsid}		(n = 0..15)
+ *	statistics/<counter>			(read-only, one value each)
+ *	ssds/<n>/{device_path,nqn,nsid,state}	(n = 0..15)
  *	attr_allow_any_host attr_max_clients attr_max_host_clients
  *	allowed_hosts/<host NQN>/dhchap_key
  *
@@ -366,16 +367,18 @@ static const struct {
 	const char	*name;
 	size_t		off;
 } scalio_tgt_stat_names[] = {
-#define S(f) { #f, offsetof(struct scalio_target_stats, f) }
-	S(rpc_gets), S(rpc_puts), S(rpc_deletes), S(rpc_other),
-	S(ssd_reads), S(ssd_writes), S(ssd_write_bytes),
-	S(batches), S(batched_ops), S(cleaner_runs), S(cleaner_moved),
-	S(cpu_ns_commit), S(cpu_ns_rpc), S(cpu_ns_cleaner),
-	S(log_used_units), S(log_total_units), S(keys), S(ssd_failed),
-	S(seg_cache_hits), S(seg_cache_misses), S(seg_cache_evictions),
-	S(commit_write_ns), S(commit_wait_ns),
-#undef S
+#define SCALIO_TGT_STAT(f) { #f, offsetof(struct scalio_target_stats, f) },
+#include "stat_fields.h"
+#undef SCALIO_TGT_STAT
 };
+
+/* An SSD's state, st->lock held: see scalio_tgt_store_ssd_states(). */
+static const char *scalio_tgt_ssd_state(struct scalio_tgt_ssd *ssd)
+{
+	if (ssd->store->enabled && ssd->commit)
+		return scalio_tgt_commit_failed(ssd) ? "failed" : "ok";
+	return "down";
+}
 
 /*
  * One "ssd<i> ok|failed|down" line per SSD: failed once a log write
@@ -391,12 +394,8 @@ static size_t scalio_tgt_store_ssd_states(struct scalio_tgt_store *st, char *p,
 
 	mutex_lock(&st->lock);
 	for (i = 0; i < SCALIO_MAX_SSDS && st->ssds[i]; i++) {
-		struct scalio_tgt_ssd *ssd = st->ssds[i];
-		const char *state = "down";
-
-		if (st->enabled && ssd->commit)
-			state = scalio_tgt_commit_failed(ssd) ? "failed" : "ok";
-		len += scnprintf(p + len, room - len, "ssd%u %s\n", i, state);
+		len += scnprintf(p + len, room - len, "ssd%u %s\n", i,
+				 scalio_tgt_ssd_state(st->ssds[i]));
 	}
 	mutex_unlock(&st->lock);
 	return len;
@@ -422,6 +421,50 @@ static ssize_t scalio_tgt_store_stats_show(struct config_item *item, char *page)
 }
 CONFIGFS_ATTR_RO(scalio_tgt_store_, stats);
 
+/* ---- stores/<name>/statistics: one counter a file ---- */
+
+static ssize_t scalio_tgt_stat_show(struct config_item *item, char *page,
+				    size_t off)
+{
+	struct scalio_tgt_store *st = container_of(to_config_group(item),
+						   struct scalio_tgt_store,
+						   stats_group);
+	struct scalio_target_stats s;
+
+	mutex_lock(&st->lock);
+	scalio_tgt_store_stats(st, &s);
+	mutex_unlock(&st->lock);
+	return scnprintf(page, PAGE_SIZE, "%llu\n", *(u64 *)((char *)&s + off));
+}
+
+/* configfs passes no attribute to show(): one small function a counter. */
+#define SCALIO_TGT_STAT(f)						\
+static ssize_t scalio_tgt_stat_##f##_show(struct config_item *item,	\
+					  char *page)			\
+{									\
+	return scalio_tgt_stat_show(item, page,				\
+			offsetof(struct scalio_target_stats, f));	\
+}
+#include "stat_fields.h"
+#undef SCALIO_TGT_STAT
+
+static struct configfs_attribute scalio_tgt_stat_attr[] = {
+#define SCALIO_TGT_STAT(f)						\
+	{ .ca_name = #f, .ca_mode = 0444, .ca_owner = THIS_MODULE,	\
+	  .show = scalio_tgt_stat_##f##_show },
+#include "stat_fields.h"
+#undef SCALIO_TGT_STAT
+};
+
+/* Filled by scalio_tgt_configfs_init(). */
+static struct configfs_attribute *
+scalio_tgt_stat_attrs[ARRAY_SIZE(scalio_tgt_stat_attr) + 1];
+
+static const struct config_item_type scalio_tgt_stats_type = {
+	.ct_attrs	= scalio_tgt_stat_attrs,
+	.ct_owner	= THIS_MODULE,
+};
+
 /* What this module's store directory offers, for tools probing versions. */
 static const char * const scalio_tgt_store_features[] = {
 	"attr_nr_blocks", "attr_slots_per_block", "attr_batch_max",
@@ -430,6 +473,7 @@ static const char * const scalio_tgt_store_features[] = {
 	"enable", "stats", "ssds", "attr_allow_any_host", "attr_max_clients",
 	"allowed_hosts", "attr_format_on_enable", "attr_force_recover",
 	"report", "resume", "attr_kato_ms", "attr_max_host_clients",
+	"statistics",
 };
 
 static ssize_t scalio_tgt_store_features_show(struct config_item *item,
@@ -578,10 +622,25 @@ static ssize_t scalio_tgt_ssd_nsid_store(struct config_item *item,
 }
 CONFIGFS_ATTR(scalio_tgt_ssd_, nsid);
 
+/* ok, failed or down: the ssd<i> line of the store's stats. */
+static ssize_t scalio_tgt_ssd_state_show(struct config_item *item, char *page)
+{
+	struct scalio_tgt_ssd *ssd = to_ssd(item);
+	struct scalio_tgt_store *st = ssd->store;
+	ssize_t len;
+
+	mutex_lock(&st->lock);
+	len = scnprintf(page, PAGE_SIZE, "%s\n", scalio_tgt_ssd_state(ssd));
+	mutex_unlock(&st->lock);
+	return len;
+}
+CONFIGFS_ATTR_RO(scalio_tgt_ssd_, state);
+
 static struct configfs_attribute *scalio_tgt_ssd_attrs[] = {
 	&scalio_tgt_ssd_attr_device_path,
 	&scalio_tgt_ssd_attr_nqn,
 	&scalio_tgt_ssd_attr_nsid,
+	&scalio_tgt_ssd_attr_state,
 	NULL,
 };
 
@@ -863,6 +922,9 @@ static struct config_group *scalio_tgt_stores_make(struct config_group *group,
 	config_group_init_type_name(&st->hosts_group, "allowed_hosts",
 				    &scalio_tgt_hosts_type);
 	configfs_add_default_group(&st->hosts_group, &st->group);
+	config_group_init_type_name(&st->stats_group, "statistics",
+				    &scalio_tgt_stats_type);
+	configfs_add_default_group(&st->stats_group, &st->group);
 
 	mutex_lock(&scalio_tgt_stores_lock);
 	list_add_tail(&st->entry, &scalio_tgt_stores);
@@ -916,8 +978,11 @@ static struct configfs_subsystem scalio_tgt_subsys = {
 
 int scalio_tgt_configfs_init(void)
 {
+	size_t i;
 	int ret;
 
+	for (i = 0; i < ARRAY_SIZE(scalio_tgt_stat_attr); i++)
+		scalio_tgt_stat_attrs[i] = &scalio_tgt_stat_attr[i];
 	config_group_init(&scalio_tgt_subsys.su_group);
 	mutex_init(&scalio_tgt_subsys.su_mutex);
 	config_group_init_type_name(&scalio_tgt_stores_group, "stores",

@@ -289,6 +289,7 @@ struct scalio_tgt_host {
  * struct scalio_tgt_store - one store (configfs: stores/<name>)
  * @group:	configfs group
  * @ssds_group:	configfs "ssds" default group
+ * @stats_group: configfs "statistics" default group (one counter a file)
  * @entry:	on the global list
  * @name:	configfs name
  * @lock:	see the top of this file
@@ -322,6 +323,7 @@ struct scalio_tgt_host {
 struct scalio_tgt_store {
 	struct config_group		group;
 	struct config_group		ssds_group;
+	struct config_group		stats_group;
 	struct list_head		entry;
 	char				name[SCALIO_NAME_MAX];
 

@@ -77,7 +77,12 @@ attr "$T/addr_traddr" 10.77.0.1
 attr "$T/addr_trsvcid" 4800
 attr "$T/enable" 1
 attr "$T/stats" "rpc_gets 5" 444
-attr "$T/features" "attr_nr_blocks,enable" 444
+attr "$T/features" "attr_nr_blocks,enable,statistics" 444
+# statistics/ (a default group of read-only counters) and ssds/<i>/state
+mkdir -p "$T/statistics"
+attr "$T/statistics/rpc_gets" 5 444
+attr "$T/statistics/keys" 0 444
+attr "$T/ssds/0/state" ok 444
 mkdir -p "$C/scalio/stores/kv1/ssds"
 attr "$C/scalio/stores/kv1/enable" 0
 attr "$C/scalio/stores/kv1/attr_batch_max" 64
@@ -94,8 +99,8 @@ if grep -q '"attr_batch_max": "16"' "$t/a.json" && grep -q '"enable": "1"' "$t/a
 else
 	notok "save holds attributes, enables and links" "$(head -c 1500 "$t/a.json")"
 fi
-if ! grep -qE '"(stats|features|revalidate_size)"' "$t/a.json"; then
-	ok "read-only and write-only files are not saved"
+if ! grep -qE '"(stats|features|revalidate_size|statistics|rpc_gets|keys)"|"state": "ok"' "$t/a.json"; then
+	ok "read-only and write-only files, statistics/, are not saved"
 else
 	notok "read-only and write-only files are not saved"
 fi
@@ -107,7 +112,7 @@ if SCALIO_CONFIGFS=$C2 "$ctl" restore "$t/a.json" > "$t/out" 2>&1; then ok "rest
 SCALIO_CONFIGFS=$C2 "$ctl" save --target "$t/b.json" 2>/dev/null
 if cmp -s "$t/a.json" "$t/b.json"; then ok "save of the restored tree = original save"; else notok "save of the restored tree = original save" "$(diff "$t/a.json" "$t/b.json" | head)"; fi
 # (an empty dhchap_key is no secret: nothing to restore)
-tree "$C" | grep -vE '/(stats|features|revalidate_size) |/dhchap_key 644 $' > "$t/ta"
+tree "$C" | grep -vE '/(stats|features|revalidate_size|state) |/statistics($| |/)|/dhchap_key 644 $' > "$t/ta"
 tree "$C2" > "$t/tb"
 if diff -q "$t/ta" "$t/tb" > /dev/null; then ok "restored tree = original tree"; else notok "restored tree = original tree" "$(diff "$t/ta" "$t/tb" | head)"; fi
 if [ "$(readlink "$C2/nvmet/ports/1/subsystems/$nqn0")" = "$C2/nvmet/subsystems/$nqn0" ]; then

@@ -21,6 +21,9 @@
 #      again: every acknowledged write reads back (the stalled PUT's key
 #      holds its new value if that PUT was acknowledged, else its old or
 #      its new one); kvb still reads back.
+#   6. Both stores idle: every statistics/ file holds one value, equal to
+#      the stats line of its name, and ssds/<i>/state to its ssd<i> line
+#      (tests/vm/guest/statfiles.sh).
 #
 # Usage: 20-drain.sh [--kver 6.1|6.12|6.1-debug]; exit 0 pass, 1 fail, 4 skip.
 set -uo pipefail
@@ -135,6 +138,12 @@ new:new|:old|:new) echo "# kv0 stall = $got" ;;
 *) fail "kv0 stall = '$got' (stalled PUT acknowledged: ${want:-no})" ;;
 esac
 verify kvb b "kvb after"
+
+step "6. statistics/ and ssds/<i>/state = stats"
+for s in kv0 kvb; do
+	T "sh /scalio/tests/vm/guest/statfiles.sh $s" ||
+		fail "$s: statistics/ or ssds/*/state differ from stats"
+done
 
 step "unload"
 scalioctl detach kv0 > /dev/null || fail "final detach kv0"
