@@ -1303,7 +1303,7 @@ int scalio_host_get(struct scalio_host_hstore *hs, const u8 *key, u32 klen,
 	trace_scalio_host_get_issue(hs, hash, 0);
 
 again:
-	ret = scalio_host_conn_enter_until(conn, &wait_end);
+	ret = scalio_host_conn_enter_until(conn, &wait_end, SCALIO_HOST_OP_GET);
 	if (ret)
 		goto out;
 	if (!(hs->features & SCALIO_F_INLINE_CACHE) &&
@@ -1335,9 +1335,15 @@ out_unlock:
 	lost = ret == -ENOTCONN ||
 	       (ret == -ETIMEDOUT && scalio_host_conn_dead(conn));
 	scalio_host_conn_exit(conn);
-	if (lost && scalio_host_conn_may_retry(conn, &wait_end)) {
-		g.hit = false;
-		goto again;
+	if (lost) {
+		bool retry = scalio_host_conn_may_retry(conn, &wait_end);
+
+		trace_scalio_host_get_lost(hs, hash, ret, retry);
+		if (retry) {
+			scalio_host_hstat_inc(hs, SCALIO_HS_LOST_GET_RETRIES);
+			g.hit = false;
+			goto again;
+		}
 	}
 out:
 	if (!ret)
