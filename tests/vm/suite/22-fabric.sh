@@ -23,7 +23,18 @@
 # attempted] and, read back at the end, no acknowledged PUT is lost.  The
 # goodput (successful ops/s) of the fault window over that of the 20 s
 # before it is reported, never judged.
-# Negative control: tests/vm/controls/22-fabric.no-wait.patch.
+# The host's counters of these waits (scalioctl stats): reconnect_waits,
+# reconnect_wait_ns, fast_io_fails, lost_get_retries are 0 after the
+# attach and do not move over A's baseline (a healthy connection); in A,
+# B and C waits, their time and GETs started over must grow, the mean wait
+# within the bound; fast_io_fails must not move in A and B, and in C grow
+# by exactly the EHOSTDOWN errors the workload logged.  The events
+# scalio_host_conn_wait and scalio_host_get_lost, traced from the attach
+# to the end of C, must match the counters (one conn_wait per wait, their
+# waited_ns summed, one get_lost retry=1 per GET started over), some
+# waits ending in EHOSTDOWN (C).
+# Negative controls: tests/vm/controls/22-fabric.no-wait.patch,
+# 22-fabric.no-wait-count.patch (the waits no longer counted).
 # Usage: 22-fabric.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../../.." && pwd)
