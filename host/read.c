@@ -1276,7 +1276,8 @@ static int scalio_host_get_cached(struct scalio_host_get *g)
  * is lost under it, it waits for the reconnect and starts over, as long as
  * the store's fast_io_fail_ms allows: a reader rides out a target restart
  * or a short partition instead of failing.  Writes must not do this
- * (write.c, scalio_host_write()).
+ * (write.c, scalio_host_write()).  Each loss is traced
+ * (scalio_host_get_lost), each start over counted (lost_get_retries).
  *
  * Return: 0, -ENOENT, -EHOSTDOWN (the connection stayed down for
  * fast_io_fail_ms), -ENOTCONN, -ETIMEDOUT, -EIO, -EINTR...
