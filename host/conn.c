@@ -183,28 +183,41 @@ static bool scalio_host_conn_wait_start(struct scalio_host_conn *conn,
 	return true;
 }
 
-/**
- * scalio_host_conn_enter_until() - start an operation, riding out a reconnect
- * @conn:	connection
- * @end:	in/out: 0 the first time; then the jiffies at which this
- *		operation stops waiting for the connection (set by the first
- *		wait, to the store's fast_io_fail_ms from then)
- *
- * As scalio_host_conn_enter_nowait(), but an operation that finds the
- * connection down or being re-established sleeps (killably) until the
- * reconnect has succeeded, paid the owed invalidations and let go of
- * io_rwsem, then enters.  An operation that got here has sent nothing on a
- * connection that is down, so waiting and then sending it is safe for a
- * write too.  The wait ends early when the store is being detached or its
- * connection will not come back by itself (a store that came back
- * different, its RDMA device removed).
- *
- * Return: 0 (call scalio_host_conn_exit()), -EHOSTDOWN (the connection
- * stayed down for fast_io_fail_ms, or will not come back: the operation
- * was not sent), -EPROTO, or -EINTR (fatal signal).
+/*
+ * An operation leaves the gate after waiting for the connection since
+ * @t0 (ktime ns), with @ret: account the wait (reconnect_waits,
+ * reconnect_wait_ns) and trace it.
  */
-int scalio_host_conn_enter_until(struct scalio_host_conn *conn,
-				 unsigned long *end)
+static void scalio_host_conn_wait_done(struct scalio_host_conn *conn,
+				       enum scalio_host_op op, u64 t0, int ret)
+{
+	struct scalio_host_hstore *hs = conn->hs;
+	u64 ns = ktime_get_ns() - t0;
+
+	scalio_host_hstat_inc(hs, SCALIO_HS_RECONNECT_WAITS);
+	scalio_host_hstat_add(hs, SCALIO_HS_RECONNECT_WAIT_NS, ns);
+	trace_scalio_host_conn_wait(hs, op, ret, ns);
+}
+
+/**
+ * scalio_host_conn_fast_fail() - fail an operation that was not sent
+ *	because the connection did not come back in time
+ * @conn:	connection
+ *
+ * Return: -EHOSTDOWN, counted (fast_io_fails).
+ */
+int scalio_host_conn_fast_fail(struct scalio_host_conn *conn)
+{
+	scalio_host_hstat_inc(conn->hs, SCALIO_HS_FAST_IO_FAILS);
+	return -EHOSTDOWN;
+}
+
+/*
+ * The gate's loop: 0 or an error, and in *@t0 the time the operation
+ * started to wait (0: it did not).
+ */
+static int scalio_host_conn_enter_wait(struct scalio_host_conn *conn,
+				       unsigned long *end, u64 *t0)
 {
 	long left;
 	int ret;
@@ -221,6 +234,8 @@ int scalio_host_conn_enter_until(struct scalio_host_conn *conn,
 		left = (long)(*end - jiffies);
 		if (left <= 0)
 			return -EHOSTDOWN;
+		if (!*t0)
+			*t0 = ktime_get_ns();
 		left = wait_event_killable_timeout(conn->state_wq,
 						   scalio_host_conn_wait_over(conn),
 						   left);
@@ -230,16 +245,56 @@ int scalio_host_conn_enter_until(struct scalio_host_conn *conn,
 }
 
 /**
+ * scalio_host_conn_enter_until() - start an operation, riding out a reconnect
+ * @conn:	connection
+ * @end:	in/out: 0 the first time; then the jiffies at which this
+ *		operation stops waiting for the connection (set by the first
+ *		wait, to the store's fast_io_fail_ms from then)
+ * @op:		what the operation is (for its trace event)
+ *
+ * As scalio_host_conn_enter_nowait(), but an operation that finds the
+ * connection down or being re-established sleeps (killably) until the
+ * reconnect has succeeded, paid the owed invalidations and let go of
+ * io_rwsem, then enters.  An operation that got here has sent nothing on a
+ * connection that is down, so waiting and then sending it is safe for a
+ * write too.  The wait ends early when the store is being detached or its
+ * connection will not come back by itself (a store that came back
+ * different, its RDMA device removed).
+ *
+ * A wait, however it ends, is counted (reconnect_waits, reconnect_wait_ns)
+ * and traced (scalio_host_conn_wait); -EHOSTDOWN is counted (fast_io_fails)
+ * whether or not the operation waited first.
+ *
+ * Return: 0 (call scalio_host_conn_exit()), -EHOSTDOWN (the connection
+ * stayed down for fast_io_fail_ms, or will not come back: the operation
+ * was not sent), -EPROTO, or -EINTR (fatal signal).
+ */
+int scalio_host_conn_enter_until(struct scalio_host_conn *conn,
+				 unsigned long *end, enum scalio_host_op op)
+{
+	u64 t0 = 0;
+	int ret;
+
+	ret = scalio_host_conn_enter_wait(conn, end, &t0);
+	if (t0)
+		scalio_host_conn_wait_done(conn, op, t0, ret);
+	if (ret == -EHOSTDOWN)
+		ret = scalio_host_conn_fast_fail(conn);
+	return ret;
+}
+
+/**
  * scalio_host_conn_enter() - start an operation, waiting up to fast_io_fail_ms
  * @conn:	connection
+ * @op:		what the operation is
  *
  * scalio_host_conn_enter_until() with a waiting period of its own.
  */
-int scalio_host_conn_enter(struct scalio_host_conn *conn)
+int scalio_host_conn_enter(struct scalio_host_conn *conn, enum scalio_host_op op)
 {
 	unsigned long end = 0;
 
-	return scalio_host_conn_enter_until(conn, &end);
+	return scalio_host_conn_enter_until(conn, &end, op);
 }
 
 /**

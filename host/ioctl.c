@@ -269,6 +269,13 @@ static void scalio_host_fill_host_stats(struct scalio_host_hstore *hs,
 	h->lease_giveups = atomic64_read(&hs->stats[SCALIO_HS_LEASE_GIVEUPS]);
 	h->ssd_read_timeouts =
 		atomic64_read(&hs->stats[SCALIO_HS_SSD_READ_TIMEOUTS]);
+	h->reconnect_waits =
+		atomic64_read(&hs->stats[SCALIO_HS_RECONNECT_WAITS]);
+	h->reconnect_wait_ns =
+		atomic64_read(&hs->stats[SCALIO_HS_RECONNECT_WAIT_NS]);
+	h->fast_io_fails = atomic64_read(&hs->stats[SCALIO_HS_FAST_IO_FAILS]);
+	h->lost_get_retries =
+		atomic64_read(&hs->stats[SCALIO_HS_LOST_GET_RETRIES]);
 }
 
 static int scalio_host_ioctl_stats(struct scalio_host_hstore *hs,
@@ -293,7 +300,7 @@ static int scalio_host_ioctl_stats(struct scalio_host_hstore *hs,
 	if (st->flags & SCALIO_STATS_F_TARGET) {
 		struct scalio_host_conn *conn = &hs->conn;
 
-		ret = scalio_host_conn_enter(conn);
+		ret = scalio_host_conn_enter(conn, SCALIO_HOST_OP_STATS);
 		if (!ret) {
 			ret = scalio_host_rpc_stats(hs, &st->target);
 			scalio_host_conn_exit(conn);
@@ -362,7 +369,7 @@ static int scalio_host_ioctl_clock(struct scalio_host_hstore *hs, __u64 __user *
 	u64 now = 0;
 	int ret;
 
-	ret = scalio_host_conn_enter(conn);
+	ret = scalio_host_conn_enter(conn, SCALIO_HOST_OP_CLOCK);
 	if (ret)
 		return ret;
 	io = scalio_host_io_get(conn);

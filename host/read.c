@@ -1276,7 +1276,8 @@ static int scalio_host_get_cached(struct scalio_host_get *g)
  * is lost under it, it waits for the reconnect and starts over, as long as
  * the store's fast_io_fail_ms allows: a reader rides out a target restart
  * or a short partition instead of failing.  Writes must not do this
- * (write.c, scalio_host_write()).
+ * (write.c, scalio_host_write()).  Each loss is traced
+ * (scalio_host_get_lost), each start over counted (lost_get_retries).
  *
  * Return: 0, -ENOENT, -EHOSTDOWN (the connection stayed down for
  * fast_io_fail_ms), -ENOTCONN, -ETIMEDOUT, -EIO, -EINTR...
@@ -1303,7 +1304,7 @@ int scalio_host_get(struct scalio_host_hstore *hs, const u8 *key, u32 klen,
 	trace_scalio_host_get_issue(hs, hash, 0);
 
 again:
-	ret = scalio_host_conn_enter_until(conn, &wait_end);
+	ret = scalio_host_conn_enter_until(conn, &wait_end, SCALIO_HOST_OP_GET);
 	if (ret)
 		goto out;
 	if (!(hs->features & SCALIO_F_INLINE_CACHE) &&
@@ -1335,9 +1336,15 @@ out_unlock:
 	lost = ret == -ENOTCONN ||
 	       (ret == -ETIMEDOUT && scalio_host_conn_dead(conn));
 	scalio_host_conn_exit(conn);
-	if (lost && scalio_host_conn_may_retry(conn, &wait_end)) {
-		g.hit = false;
-		goto again;
+	if (lost) {
+		bool retry = scalio_host_conn_may_retry(conn, &wait_end);
+
+		trace_scalio_host_get_lost(hs, hash, ret, retry);
+		if (retry) {
+			scalio_host_hstat_inc(hs, SCALIO_HS_LOST_GET_RETRIES);
+			g.hit = false;
+			goto again;
+		}
 	}
 out:
 	if (!ret)

@@ -119,7 +119,23 @@ enum scalio_host_hstat {
 	SCALIO_HS_LEASE_RENEWALS,
 	SCALIO_HS_LEASE_GIVEUPS,
 	SCALIO_HS_SSD_READ_TIMEOUTS,
+	SCALIO_HS_RECONNECT_WAITS,
+	SCALIO_HS_RECONNECT_WAIT_NS,
+	SCALIO_HS_FAST_IO_FAILS,
+	SCALIO_HS_LOST_GET_RETRIES,
 	SCALIO_HS_NR,
+};
+
+/*
+ * What an operation that waits for the connection is (the conn_wait trace
+ * event's op field).
+ */
+enum scalio_host_op {
+	SCALIO_HOST_OP_GET,
+	SCALIO_HOST_OP_PUT,
+	SCALIO_HOST_OP_DELETE,
+	SCALIO_HOST_OP_STATS,
+	SCALIO_HOST_OP_CLOCK,
 };
 
 enum scalio_host_rpc_state {
@@ -444,6 +460,12 @@ static inline void scalio_host_hstat_inc(struct scalio_host_hstore *hs,
 	atomic64_inc(&hs->stats[i]);
 }
 
+static inline void scalio_host_hstat_add(struct scalio_host_hstore *hs,
+					 enum scalio_host_hstat i, u64 n)
+{
+	atomic64_add(n, &hs->stats[i]);
+}
+
 static inline bool scalio_host_conn_dead(struct scalio_host_conn *conn)
 {
 	return test_bit(SCALIO_CONN_DEAD, &conn->flags);
@@ -603,8 +625,10 @@ void scalio_host_reconnect_work(struct work_struct *work);
 void scalio_host_reconnect_schedule(struct scalio_host_hstore *hs);
 int scalio_host_conn_enter_nowait(struct scalio_host_conn *conn);
 int scalio_host_conn_enter_until(struct scalio_host_conn *conn,
-				 unsigned long *end);
-int scalio_host_conn_enter(struct scalio_host_conn *conn);
+				 unsigned long *end, enum scalio_host_op op);
+int scalio_host_conn_enter(struct scalio_host_conn *conn,
+			   enum scalio_host_op op);
+int scalio_host_conn_fast_fail(struct scalio_host_conn *conn);
 bool scalio_host_conn_may_retry(struct scalio_host_conn *conn,
 				unsigned long *end);
 void scalio_host_conn_wake(struct scalio_host_conn *conn);

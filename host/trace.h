@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * scalio-host tracepoints: one key-value operation from issue to
- * completion, the slot protocol's fills, reclaims and lease renewals, and
- * reconnects.  Keys are never traced, only their 64-bit hash under the
- * store's seed (the one that places them: equal keys, equal hashes).
+ * completion, the slot protocol's fills, reclaims and lease renewals,
+ * reconnects, and operations' waits for a lost connection.  Keys are never
+ * traced, only their 64-bit hash under the store's seed (the one that
+ * places them: equal keys, equal hashes).
  *
  * Enable with tracefs (events/scalio_host/), trace-cmd or perf trace; see
  * Documentation/admin-guide.rst, "Tracing".
@@ -209,6 +210,72 @@ TRACE_EVENT(scalio_host_reconnect,
 	),
 	TP_printk("store=%s result=%d next_ms=%u", __entry->store,
 		  __entry->result, __entry->next_ms)
+);
+
+TRACE_DEFINE_ENUM(SCALIO_HOST_OP_GET);
+TRACE_DEFINE_ENUM(SCALIO_HOST_OP_PUT);
+TRACE_DEFINE_ENUM(SCALIO_HOST_OP_DELETE);
+TRACE_DEFINE_ENUM(SCALIO_HOST_OP_STATS);
+TRACE_DEFINE_ENUM(SCALIO_HOST_OP_CLOCK);
+
+/*
+ * An operation that found the connection lost stops waiting for it to
+ * come back (one event per wait: the reconnect_waits counter, @waited_ns
+ * summed: reconnect_wait_ns): @op get, put, delete, stats (of the target)
+ * or clock; @result 0 (the connection is back, the operation goes on),
+ * -EHOSTDOWN (fast_io_fail_ms ran out, or the connection will not come
+ * back: the operation fails unsent), -EINTR (fatal signal), -EPROTO...
+ */
+TRACE_EVENT(scalio_host_conn_wait,
+	TP_PROTO(const struct scalio_host_hstore *hs, enum scalio_host_op op,
+		 int result, u64 waited_ns),
+	TP_ARGS(hs, op, result, waited_ns),
+	TP_STRUCT__entry(
+		__array(char, store, SCALIO_NAME_MAX)
+		__field(u32, op)
+		__field(int, result)
+		__field(u64, waited_ns)
+	),
+	TP_fast_assign(
+		strscpy(__entry->store, hs->name, SCALIO_NAME_MAX);
+		__entry->op = op;
+		__entry->result = result;
+		__entry->waited_ns = waited_ns;
+	),
+	TP_printk("store=%s op=%s result=%d waited_ns=%llu", __entry->store,
+		  __print_symbolic(__entry->op,
+				   { SCALIO_HOST_OP_GET, "get" },
+				   { SCALIO_HOST_OP_PUT, "put" },
+				   { SCALIO_HOST_OP_DELETE, "delete" },
+				   { SCALIO_HOST_OP_STATS, "stats" },
+				   { SCALIO_HOST_OP_CLOCK, "clock" }),
+		  __entry->result, __entry->waited_ns)
+);
+
+/*
+ * A GET was lost with the connection (@err -ENOTCONN, or -ETIMEDOUT with
+ * the connection failed); @retry: it waits for the reconnect and starts
+ * over (the lost_get_retries counter), else its fast_io_fail_ms is over
+ * (or 0) and it fails with @err.
+ */
+TRACE_EVENT(scalio_host_get_lost,
+	TP_PROTO(const struct scalio_host_hstore *hs, u64 hash, int err,
+		 bool retry),
+	TP_ARGS(hs, hash, err, retry),
+	TP_STRUCT__entry(
+		__array(char, store, SCALIO_NAME_MAX)
+		__field(u64, hash)
+		__field(int, err)
+		__field(bool, retry)
+	),
+	TP_fast_assign(
+		strscpy(__entry->store, hs->name, SCALIO_NAME_MAX);
+		__entry->hash = hash;
+		__entry->err = err;
+		__entry->retry = retry;
+	),
+	TP_printk("store=%s hash=%016llx err=%d retry=%d", __entry->store,
+		  __entry->hash, __entry->err, __entry->retry)
 );
 
 #endif /* _SCALIO_HOST_TRACE_H */

@@ -372,7 +372,9 @@ static int scalio_host_write(struct scalio_host_hstore *hs, u16 op, const u8 *ke
 	int ret;
 
 again:
-	ret = scalio_host_conn_enter_until(conn, &wait_end);
+	ret = scalio_host_conn_enter_until(conn, &wait_end,
+					   op == SCALIO_MSG_PUT ?
+					   SCALIO_HOST_OP_PUT : SCALIO_HOST_OP_DELETE);
 	if (ret)
 		goto out;
 	ret = scalio_host_write_rpc(hs, op, key, klen, value, vlen, &sent);
@@ -381,7 +383,7 @@ again:
 		scalio_host_conn_exit(conn);
 		if (scalio_host_conn_may_retry(conn, &wait_end))
 			goto again;
-		ret = -EHOSTDOWN;
+		ret = scalio_host_conn_fast_fail(conn);
 		goto out;
 	}
 	if (!(hs->features & SCALIO_F_INLINE_CACHE) ||

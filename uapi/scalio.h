@@ -266,7 +266,11 @@ struct scalio_host_stats {
 	__u64	lease_renewals;		/* slot locks renewed by a slow fill */
 	__u64	lease_giveups;		/* fills that stopped renewing: GET timed out */
 	__u64	ssd_read_timeouts;	/* SSD reads still running at their GET's end (or kill) */
-	__u64	reserved[12];
+	__u64	reconnect_waits;	/* operations' waits for a lost connection */
+	__u64	reconnect_wait_ns;	/* ... and their time */
+	__u64	fast_io_fails;		/* operations failed unsent with EHOSTDOWN */
+	__u64	lost_get_retries;	/* GETs lost with the connection, started over */
+	__u64	reserved[8];
 };
 
 /**

@@ -728,6 +728,13 @@ TEST_F(kv, stats_counts)
 	EXPECT_LE(a.host.cache_hits, b.host.cache_hits);
 	EXPECT_LE(a.host.cache_misses, b.host.cache_misses);
 	EXPECT_LE(a.host.errors, b.host.errors);
+	/* The connection stayed up: no operation waited for it or failed fast. */
+	EXPECT_EQ(a.host.reconnect_waits, b.host.reconnect_waits);
+	EXPECT_EQ(a.host.reconnect_wait_ns, b.host.reconnect_wait_ns);
+	EXPECT_EQ(a.host.fast_io_fails, b.host.fast_io_fails);
+	EXPECT_EQ(a.host.lost_get_retries, b.host.lost_get_retries);
+	for (i = 0; i < (int)ARRAY_SIZE(b.host.reserved); i++)
+		EXPECT_EQ(0ULL, b.host.reserved[i]);
 	/* The target's counters sum all clients: at least ours. */
 	EXPECT_LE(a.target.rpc_puts + 2, b.target.rpc_puts);
 	EXPECT_LE(a.target.rpc_deletes + 1, b.target.rpc_deletes);

@@ -326,6 +326,8 @@ static const struct counter host_counters[] = {
 	HC(cas_failures), HC(retries), HC(lease_reclaims), HC(invalidations),
 	HC(header_mismatches), HC(errors), HC(reconnects), HC(waits),
 	HC(lease_renewals), HC(lease_giveups), HC(ssd_read_timeouts),
+	HC(reconnect_waits), HC(reconnect_wait_ns), HC(fast_io_fails),
+	HC(lost_get_retries),
 };
 
 #define TC(f) { #f, offsetof(struct scalio_target_stats, f) }

@@ -85,6 +85,15 @@ static const struct prom_metric host_metrics[] = {
 		"Fills that stopped renewing when their GET timed out."),
 	COUNTER("scalio_host_ssd_read_timeouts_total", "ssd_read_timeouts",
 		"SSD reads still running at the end of their GET."),
+	COUNTER("scalio_host_reconnect_waits_total", "reconnect_waits",
+		"Times an operation waited for a lost connection to come back."),
+	{ "scalio_host_reconnect_wait_seconds_total", PROM_COUNTER,
+	  "Time operations waited for a lost connection to come back.",
+	  "reconnect_wait_ns", NULL, 0, true },
+	COUNTER("scalio_host_fast_io_fails_total", "fast_io_fails",
+		"Operations failed unsent with EHOSTDOWN (fast_io_fail_ms over)."),
+	COUNTER("scalio_host_lost_get_retries_total", "lost_get_retries",
+		"GETs lost with the connection that started over."),
 	GAUGE("scalio_host_ssds", "nr_ssds",
 		"SSDs of the store."),
 };
@@ -200,6 +209,8 @@ static bool host_value(const struct scalio_stats *st, const char *src,
 		HF(lease_reclaims), HF(invalidations), HF(header_mismatches),
 		HF(errors), HF(reconnects), HF(waits), HF(lease_renewals),
 		HF(lease_giveups), HF(ssd_read_timeouts),
+		HF(reconnect_waits), HF(reconnect_wait_ns), HF(fast_io_fails),
+		HF(lost_get_retries),
 	};
 #undef HF
 	size_t i;

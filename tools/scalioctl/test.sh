@@ -368,6 +368,9 @@ chk() { "$py" "$here/check_prom.py" "$@"; }
 if out=$("$here/test_prom" > "$t/p.prom" && chk "$t/p.prom" \
 	'scalio_host_gets_total{store=h0}=100' 'scalio_host_gets_total{store=h1}=9007199254740992' \
 	'scalio_host_puts_total{store=h1}=201' 'scalio_host_ssd_read_timeouts_total{store=h0}=2000' \
+	'scalio_host_reconnect_waits_total{store=h1}=2101' \
+	'scalio_host_reconnect_wait_seconds_total{store=h0}=2.2e-06' \
+	'scalio_host_fast_io_fails_total{store=h0}=2300' 'scalio_host_lost_get_retries_total{store=h1}=2401' \
 	'scalio_host_ssds{store=h1}=3' \
 	'scalio_target_rpc_gets_total{store=kv"0}=1' 'scalio_target_ssd_written_bytes_total{store=kv"0}=7' \
 	'scalio_target_cpu_seconds_total{store=kv"0,kind=commit}=2.5' \

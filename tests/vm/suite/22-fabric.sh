@@ -23,7 +23,18 @@
 # attempted] and, read back at the end, no acknowledged PUT is lost.  The
 # goodput (successful ops/s) of the fault window over that of the 20 s
 # before it is reported, never judged.
-# Negative control: tests/vm/controls/22-fabric.no-wait.patch.
+# The host's counters of these waits (scalioctl stats): reconnect_waits,
+# reconnect_wait_ns, fast_io_fails, lost_get_retries are 0 after the
+# attach and do not move over A's baseline (a healthy connection); in A,
+# B and C waits, their time and GETs started over must grow, the mean wait
+# within the bound; fast_io_fails must not move in A and B, and in C grow
+# by exactly the EHOSTDOWN errors the workload logged.  The events
+# scalio_host_conn_wait and scalio_host_get_lost, traced from the attach
+# to the end of C, must match the counters (one conn_wait per wait, their
+# waited_ns summed, one get_lost retry=1 per GET started over), some
+# waits ending in EHOSTDOWN (C).
+# Negative controls: tests/vm/controls/22-fabric.no-wait.patch,
+# 22-fabric.no-wait-count.patch (the waits no longer counted).
 # Usage: 22-fabric.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -59,6 +70,31 @@ part_on() {
 	tc qdisc add dev eth0 root netem loss 100% || fail "netem on eth0"
 }
 part_off() { tc qdisc del dev eth0 root || fail "netem off"; }
+# The host's counters of the waits (reconnect_waits, reconnect_wait_ns,
+# fast_io_fails, lost_get_retries): snap NAME saves them as NAME_<counter>;
+# moved NAME0 NAME1 C: the delta of counter C.
+W="reconnect_waits reconnect_wait_ns fast_io_fails lost_get_retries"
+snap() { for c in $W; do eval "$1_$c=\$(hstat $c)"; done; }
+moved() { eval "echo \$(( \$$2_$3 - \$$1_$3 ))"; }
+# show NAME0 NAME1 PHASE: print the deltas
+show() {
+	echo "# $3: reconnect_waits +$(moved $1 $2 reconnect_waits)," \
+		"reconnect_wait_ns +$(moved $1 $2 reconnect_wait_ns)," \
+		"fast_io_fails +$(moved $1 $2 fast_io_fails)," \
+		"lost_get_retries +$(moved $1 $2 lost_get_retries)"
+}
+# judge_waits NAME0 NAME1 PHASE BOUND_MS: operations waited, within the
+# bound on average, and GETs lost in flight started over
+judge_waits() {
+	w=$(moved $1 $2 reconnect_waits) ns=$(moved $1 $2 reconnect_wait_ns)
+	[ "$w" -gt 0 ] || check "$3: reconnect_waits did not move"
+	[ "$ns" -gt 0 ] || check "$3: reconnect_wait_ns did not move"
+	[ "$w" -gt 0 ] && [ $((ns / w / 1000000)) -gt $(($4 + 1000)) ] &&
+		check "$3: the waits averaged $((ns / w / 1000000)) ms, over the bound of $4 ms"
+	[ "$(moved $1 $2 lost_get_retries)" -gt 0 ] ||
+		check "$3: lost_get_retries did not move (no GET in flight at the loss?)"
+}
+T=/sys/kernel/tracing
 
 # start NAME: the workload in the background, its output in /share
 start() {
@@ -107,10 +143,33 @@ echo 600001 > $ATTR 2> /dev/null && check "fast_io_fail_ms took 600001"
 echo x > $ATTR 2> /dev/null && check "fast_io_fail_ms took 'x'"
 [ "$(cat $ATTR)" = 15000 ] || check "a refused write changed fast_io_fail_ms"
 
+# A fresh attach has waited for nothing.
+snap s0
+for c in $W; do
+	v=$(eval "echo \$s0_$c")
+	[ "$v" = 0 ] || check "after attach: $c is '$v', not 0"
+done
+# The wait events of the whole run (until C), against the counters.
+mountpoint -q $T || mount -t tracefs nodev $T || fail "no tracefs"
+[ -d $T/events/scalio_host/scalio_host_conn_wait ] || fail "no scalio_host_conn_wait event"
+echo 0 > $T/tracing_on
+echo > $T/trace
+echo 4096 > $T/buffer_size_kb
+echo 1 > $T/events/scalio_host/scalio_host_conn_wait/enable
+echo 1 > $T/events/scalio_host/scalio_host_get_lost/enable
+echo 1 > $T/tracing_on
+
 step "A. target restart, bound 300 s"
 echo 300000 > $ATTR || fail "set the bound"
 rc0=$(hstat reconnects)
+snap a0
 start A
+# the baseline, on a healthy connection: nothing waits
+snap a1
+show a0 a1 "A baseline (clean)"
+for c in $W; do
+	[ "$(moved a0 a1 $c)" = 0 ] || check "A baseline: $c moved on a healthy connection"
+done
 ta=$(date +%s)
 step "A: kill-target"
 vmctl kill-target || fail "kill-target"
@@ -124,10 +183,15 @@ reconnected() {
 wait_until "the store to reconnect" reconnected || fail "no reconnect"
 finish A $ta $tb
 judge_ride A
+snap a2
+show a1 a2 A
+judge_waits a1 a2 A 300000
+[ "$(moved a1 a2 fast_io_fails)" = 0 ] || check "A: fast_io_fails moved under a 300 s bound"
 
 step "B. partition of ${PART} s, bound 15 s"
 echo 15000 > $ATTR || fail "set the bound"
 rc0=$(hstat reconnects)
+snap b0
 start B
 ta=$(date +%s)
 part_on
@@ -138,10 +202,15 @@ wait_until "the store to reconnect" reconnected || fail "no reconnect after B"
 echo "# B: reconnects $rc0 -> $(hstat reconnects)"
 finish B $ta $tb
 judge_ride B
+snap b1
+show b0 b1 B
+judge_waits b0 b1 B 15000
+[ "$(moved b0 b1 fast_io_fails)" = 0 ] || check "B: fast_io_fails moved (partition shorter than the bound)"
 
 step "C. partition of 30 s, bound 5 s"
 echo 5000 > $ATTR || fail "set the bound"
 rc0=$(hstat reconnects)
+snap c0
 start C
 ta=$(date +%s)
 part_on
@@ -158,6 +227,34 @@ late=$(awk -v tb=$tb '$1 == "sec" && $2 > tb + 5 { n += $4 + $8 } END { print n 
 echo "# C: EHOSTDOWN $down, of them $early before the partition was lifted; $late ops succeeded after it"
 [ "$early" -gt 0 ] || check "C: no operation failed with EHOSTDOWN during the partition"
 [ "$late" -gt 0 ] || check "C: no operation succeeded after the partition"
+snap c1
+show c0 c1 C
+judge_waits c0 c1 C 5000
+# Every EHOSTDOWN the workload saw is one fast_io_fails (nothing else ran).
+[ "$(moved c0 c1 fast_io_fails)" = "$down" ] ||
+	check "C: fast_io_fails +$(moved c0 c1 fast_io_fails), the workload saw $down EHOSTDOWN"
+
+# The trace since the attach against the counters (from 0 then).
+echo 0 > $T/tracing_on
+grep -v '^#' $T/trace > /tmp/tw.txt
+overrun=$(cat $T/per_cpu/cpu*/stats | awk '/^overrun:/ { s += $2 } END { print s + 0 }')
+echo 0 > $T/events/scalio_host/enable
+echo > $T/trace
+snap tr
+grep -m 3 'scalio_host_conn_wait:' /tmp/tw.txt | sed 's/^ *//; s/^/# sample: /'
+grep -m 1 'scalio_host_get_lost:' /tmp/tw.txt | sed 's/^ *//; s/^/# sample: /'
+ev=$(grep -c 'scalio_host_conn_wait: store=' /tmp/tw.txt)
+evns=$(sed -n 's/.*scalio_host_conn_wait: .* waited_ns=\([0-9]*\)$/\1/p' /tmp/tw.txt |
+	awk '{ s += $1 } END { printf "%.0f\n", s }')
+evdown=$(grep 'scalio_host_conn_wait: ' /tmp/tw.txt | grep -c ' result=-112 ')
+evlost=$(grep 'scalio_host_get_lost: ' /tmp/tw.txt | grep -c ' retry=1$')
+echo "# trace: $ev conn_wait events (waited_ns summed $evns, $evdown result=-EHOSTDOWN), $evlost get_lost retry=1; overruns $overrun"
+[ "$overrun" = 0 ] || check "trace: $overrun events overwritten"
+[ "$ev" = "$tr_reconnect_waits" ] || check "trace: $ev conn_wait events, reconnect_waits $tr_reconnect_waits"
+[ "$evns" = "$tr_reconnect_wait_ns" ] || check "trace: waited_ns sums to $evns, reconnect_wait_ns $tr_reconnect_wait_ns"
+[ "$evlost" = "$tr_lost_get_retries" ] || check "trace: $evlost get_lost retry=1, lost_get_retries $tr_lost_get_retries"
+[ "$evdown" -gt 0 ] && [ "$evdown" -le "$tr_fast_io_fails" ] ||
+	check "trace: $evdown waits ended in EHOSTDOWN, fast_io_fails $tr_fast_io_fails"
 
 step "D. detach while partitioned"
 echo 15000 > $ATTR || fail "set the bound"
