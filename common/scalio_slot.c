@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The slot consistency protocol (DESIGN.md section 3) as pure functions
+ * The slot consistency protocol (Documentation/protocol.rst) as pure functions
  * over a host's copy of a hash block.  The copy may be torn: one RDMA READ
  * is not atomic against other clients' CASes and WRITEs, so every word of
  * a slot may come from a different moment.  Only the ctl word itself is

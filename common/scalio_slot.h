@@ -4,7 +4,7 @@
  * block (what an RDMA READ returned).  The host's GET and invalidation code
  * calls these to decide what to CAS; the unit tests and the exhaustive
  * interleaving checker call the same functions.  Nothing here touches the
- * network.  Reference: DESIGN.md section 3 and Documentation/protocol.rst.
+ * network.  Reference: Documentation/protocol.rst.
  */
 #ifndef _SCALIO_SLOT_H
 #define _SCALIO_SLOT_H

@@ -38,7 +38,7 @@ MODULE_PARM_DESC(debug_skip_invalidate,
 /*
  * Every ctl word this host installs keeps only the low N bits of its
  * version (1..19; 0 or 20: all of them), so that a slot's version wraps
- * after 2^N transitions: the version wrap of issue 39 within a test's
+ * after 2^N transitions: the version wrap within a test's
  * reach.  All hosts of a store must use the same N.
  */
 unsigned int scalio_host_debug_ver_bits;

@@ -1046,7 +1046,7 @@ static int __scalio_host_fill(struct scalio_host_get *g,
 		 * With fill tokens the C word keeps our owner and deadline
 		 * and the checksum binds it whole: a late WRITE of a fill
 		 * that stalled across a version wrap cannot validate under
-		 * another fill's publish (issue 39).
+		 * another fill's publish.
 		 */
 		pub = scalio_host_ctl(token ? scalio_ctl_publish_tok(mine) :
 					      scalio_ctl_publish(mine));

@@ -578,7 +578,7 @@ static void scalio_tgt_rpc_hello(struct scalio_tgt_rpc *rpc)
 	if (st->offload_read)
 		features |= SCALIO_F_OFFLOAD_READ;
 	/*
-	 * Fill tokens (issue 39): every host of a caching store must publish
+	 * Fill tokens: every host of a caching store must publish
 	 * with them, and a host that does not know the bit refuses the HELLO
 	 * (scalio_host_hello()), so all attached hosts switch together.
 	 */
