@@ -154,11 +154,7 @@ static void scalio_tgt_flow_add(struct scalio_tgt_ssd *ssd,
 	}
 }
 
-/*
- * The next request to serve: the first of the flow whose turn it is
- * (taken off its flow, which goes to the back of the line, or off the
- * line when it has no more).  ssd->lock.
- */
+/* The next request to serve: the first of the flow whose turn it is. */
 static struct scalio_tgt_treq *scalio_tgt_flow_peek(struct scalio_tgt_ssd *ssd)
 {
 	struct scalio_tgt_flow *f;
@@ -168,6 +164,10 @@ static struct scalio_tgt_treq *scalio_tgt_flow_peek(struct scalio_tgt_ssd *ssd)
 				    flow_entry) : NULL;
 }
 
+/*
+ * Take @req off its flow; the flow goes to the back of the line, or off
+ * it when it has no more.  ssd->lock.
+ */
 static void scalio_tgt_flow_take(struct scalio_tgt_ssd *ssd,
 				 struct scalio_tgt_treq *req)
 {
