@@ -89,7 +89,7 @@ int scalio_sb_check(const struct scalio_sb *sb)
 	ckpt_units = le64_to_cpu(sb->ckpt_units);
 	log_start = le64_to_cpu(sb->log_start);
 	log_units = le64_to_cpu(sb->log_units);
-	/* Seg words hold 32-bit unit numbers. */
+	/* Seg words hold 35-bit sector numbers: 32-bit unit numbers. */
 	if (nr_units > 0xffffffffULL)
 		return -ERANGE;
 	if (ckpt_units !=
@@ -167,9 +167,9 @@ int scalio_ckpt_check(const struct scalio_ckpt_hdr *h,
 		return -ERANGE;
 	if (head < start || head >= end || tail < start || tail >= end)
 		return -ERANGE;
-	/* Every batch takes two units at least: bounds the batches in use. */
+	/* Every batch takes a unit at least: bounds the batches in use. */
 	if (!head_seq || head_seq > next ||
-	    next - head_seq > le64_to_cpu(sb->log_units) / 2)
+	    next - head_seq > le64_to_cpu(sb->log_units))
 		return -ERANGE;
 	for (i = 0; i < nr_owned; i++) {
 		u64 seg = le64_to_cpu(e[i].seg), gen = le64_to_cpu(e[i].gen);
@@ -218,8 +218,9 @@ int scalio_batch_hdr_check(const struct scalio_batch_hdr *bh, u64 seq)
 		return -EBADMSG;
 	nr_units = le32_to_cpu(bh->nr_units);
 	nr_segs = le32_to_cpu(bh->nr_segs);
-	/* Every batch holds a segment; each takes a unit after the header. */
-	if (!nr_units || !nr_segs || nr_segs > nr_units - 1 || bh->flags)
+	/* Every batch holds a segment; each takes a sector after the header. */
+	if (!nr_units || !nr_segs || bh->flags ||
+	    nr_segs > nr_units * SCALIO_SECTORS_PER_UNIT - 1)
 		return -EBADMSG;
 	if (le64_to_cpu(bh->seq) != seq)
 		return -ESTALE;
@@ -233,8 +234,8 @@ int scalio_batch_hdr_check(const struct scalio_batch_hdr *bh, u64 seq)
  * bounded by SCALIO_BATCH_MAX_UNITS and the end of the log before the
  * caller reads the rest.  Then every segment must be intact, belong to a
  * block of this SSD and carry the batch's sequence number as generation
- * (stale segments of an older lap fail), and the segments must fill the
- * batch exactly.
+ * (stale segments of an older lap fail), and the segments, packed on
+ * sectors after the header sector, must end in the batch's last unit.
  */
 int scalio_batch_check(const void *buf, u32 avail, u64 seq,
 		       const struct scalio_sb *sb, u64 pos, u32 *need)
@@ -245,7 +246,7 @@ int scalio_batch_check(const void *buf, u32 avail, u64 seq,
 	u32 nr_ssds = le32_to_cpu(sb->nr_ssds);
 	u32 nr_blocks = le32_to_cpu(sb->nr_blocks);
 	u32 idx = le32_to_cpu(sb->ssd_index);
-	u32 n, nr_segs, off, k;
+	u32 n, nr_segs, off, k, sectors;
 	int ret;
 
 	if (!avail)
@@ -263,42 +264,61 @@ int scalio_batch_check(const void *buf, u32 avail, u64 seq,
 		return -EAGAIN;
 	}
 
+	sectors = n * SCALIO_SECTORS_PER_UNIT;
 	off = 1;
 	for (k = 0; k < nr_segs; k++) {
 		const struct scalio_seg_hdr *sh;
 		u32 block;
 
-		if (off >= n)
+		if (off >= sectors)
 			return -EUCLEAN;
 		sh = (const void *)((const u8 *)buf +
-				    ((size_t)off << SCALIO_UNIT_SHIFT));
+				    ((size_t)off << SCALIO_SECTOR_SHIFT));
 		block = le32_to_cpu(sh->block);
 		if (block >= nr_blocks || scalio_block_ssd(block, nr_ssds) != idx)
 			return -EUCLEAN;
-		if (scalio_seg_check(sh, (size_t)(n - off) << SCALIO_UNIT_SHIFT,
+		if (scalio_seg_check(sh,
+				     (size_t)(sectors - off) << SCALIO_SECTOR_SHIFT,
 				     block, seq & SCALIO_SEG_GEN_MASK) ||
 		    le64_to_cpu(sh->gen) != seq)
 			return -EUCLEAN;
-		off += DIV_ROUND_UP(le32_to_cpu(sh->len), SCALIO_UNIT_SIZE);
+		off += DIV_ROUND_UP(le32_to_cpu(sh->len), SCALIO_SECTOR_SIZE);
 	}
-	if (off != n)
+	/* No unit after the one the last segment ends in. */
+	if (DIV_ROUND_UP(off, SCALIO_SECTORS_PER_UNIT) != n)
 		return -EUCLEAN;
 	return n;
 }
 
-int scalio_batch_next_seg(const void *buf, u32 *off,
-			  const struct scalio_seg_hdr **seg, u32 *units)
+/**
+ * scalio_batch_iter_init() - start walking the segments of a checked batch
+ * @it:		the walk
+ * @buf:	a batch that passed scalio_batch_check()
+ */
+void scalio_batch_iter_init(struct scalio_batch_iter *it, const void *buf)
 {
 	const struct scalio_batch_hdr *bh = buf;
+
+	it->buf = buf;
+	it->off = 1;
+	it->left = le32_to_cpu(bh->nr_segs);
+}
+
+int scalio_batch_next_seg(struct scalio_batch_iter *it,
+			  const struct scalio_seg_hdr **seg, u32 *sector,
+			  u32 *sectors)
+{
 	const struct scalio_seg_hdr *sh;
 
-	if (*off >= le32_to_cpu(bh->nr_units))
+	if (!it->left)
 		return 0;
-	sh = (const void *)((const u8 *)buf +
-			    ((size_t)*off << SCALIO_UNIT_SHIFT));
+	sh = (const void *)((const u8 *)it->buf +
+			    ((size_t)it->off << SCALIO_SECTOR_SHIFT));
 	*seg = sh;
-	*units = DIV_ROUND_UP(le32_to_cpu(sh->len), SCALIO_UNIT_SIZE);
-	*off += *units;
+	*sector = it->off;
+	*sectors = DIV_ROUND_UP(le32_to_cpu(sh->len), SCALIO_SECTOR_SIZE);
+	it->off += *sectors;
+	it->left--;
 	return 1;
 }
 
@@ -339,7 +359,7 @@ static u32 scalio_rec_decode(const u8 *seg, u32 pos, u32 len,
  * identity last, so -ESTALE always means "an intact segment, but not the
  * one the caller's seg word names".
  */
-int scalio_seg_check(const void *buf, size_t buf_len, u32 block, s64 gen20)
+int scalio_seg_check(const void *buf, size_t buf_len, u32 block, s64 genlo)
 {
 	const struct scalio_seg_hdr *sh = buf;
 	struct scalio_rec rec;
@@ -374,8 +394,8 @@ int scalio_seg_check(const void *buf, size_t buf_len, u32 block, s64 gen20)
 
 	if (le32_to_cpu(sh->block) != block)
 		return -ESTALE;
-	if (gen20 >= 0 &&
-	    (le64_to_cpu(sh->gen) & SCALIO_SEG_GEN_MASK) != (u64)gen20)
+	if (genlo >= 0 &&
+	    (le64_to_cpu(sh->gen) & SCALIO_SEG_GEN_MASK) != (u64)genlo)
 		return -ESTALE;
 	return 0;
 }
@@ -425,7 +445,7 @@ int scalio_seg_find(const void *buf, const u8 *key, u32 klen,
 /**
  * scalio_seg_build_init() - start a segment in a caller's buffer
  * @sb:		builder
- * @buf:	destination; should be a whole number of units so that
+ * @buf:	destination; should be a whole number of sectors so that
  *		scalio_seg_build_finish() can pad the last one
  * @cap:	bytes of @buf (at most SCALIO_SEG_MAX_BYTES are used)
  */
@@ -477,14 +497,14 @@ int scalio_seg_build_add(struct scalio_seg_builder *sb, const u8 *key,
  * @block:	hash block of the segment
  * @gen:	generation (the batch's sequence number)
  *
- * Zero-pads the last unit (within the capacity).
+ * Zero-pads the last sector (within the capacity).
  *
- * Return: units the segment occupies.
+ * Return: sectors the segment occupies.
  */
 u32 scalio_seg_build_finish(struct scalio_seg_builder *sb, u32 block, u64 gen)
 {
 	struct scalio_seg_hdr *sh = (void *)sb->buf;
-	u32 end = ALIGN(sb->len, SCALIO_UNIT_SIZE);
+	u32 end = ALIGN(sb->len, SCALIO_SECTOR_SIZE);
 
 	if (sb->cap < sizeof(*sh))
 		return 0;
@@ -501,5 +521,5 @@ u32 scalio_seg_build_finish(struct scalio_seg_builder *sb, u32 block, u64 gen)
 		end = sb->cap;
 	if (end > sb->len)
 		memset(sb->buf + sb->len, 0, end - sb->len);
-	return DIV_ROUND_UP(sb->len, SCALIO_UNIT_SIZE);
+	return DIV_ROUND_UP(sb->len, SCALIO_SECTOR_SIZE);
 }

@@ -8,14 +8,16 @@
  *   units 2 .. 2+2*ckpt_units  two checkpoint slots (A/B), alternating
  *   units log_start ..         circular log of batches
  *
- * A "unit" is 4 KiB.  A batch is written with one sequential, durable
- * write: a batch header unit then the batch's segments, each starting on a
- * unit boundary.  A batch that does not fit before the end of the log is
- * written at log_start instead (recovery looks there when the next header
- * is not where the previous batch ended).  A segment holds every live
- * record of one hash block; a newer segment of the block (higher
- * generation, which is the sequence number of the batch that wrote it)
- * supersedes older ones.
+ * A "unit" is 4 KiB, a "sector" 512 bytes.  A batch is written with one
+ * sequential, durable write of whole units, starting on a unit: a batch
+ * header sector, then the batch's segments packed back to back, each
+ * starting on a sector boundary, then zeroes up to the end of the last
+ * unit.  A batch that does not fit before the end of the log is written at
+ * log_start instead (recovery looks there when the next header is not
+ * where the previous batch ended).  A segment holds every live record of
+ * one hash block; a newer segment of the block (higher generation, which
+ * is the sequence number of the batch that wrote it) supersedes older
+ * ones.
  *
  * crc convention: crc = ~crc32c(~0, bytes with the crc field zeroed).
  */
@@ -27,12 +29,15 @@
 #define SCALIO_UNIT_SHIFT	12
 #define SCALIO_UNIT_SIZE	(1U << SCALIO_UNIT_SHIFT)
 #define SCALIO_SECTORS_PER_UNIT	(SCALIO_UNIT_SIZE >> 9)
+#define SCALIO_SECTOR_SHIFT	9
+#define SCALIO_SECTOR_SIZE	(1U << SCALIO_SECTOR_SHIFT)
 
 #define SCALIO_SB_MAGIC		0x4253534f494c4353ULL	/* "SCLIOSSB" */
 #define SCALIO_CKPT_MAGIC	0x54504b43494c4353ULL	/* "SCLICKPT" */
 #define SCALIO_BATCH_MAGIC	0x48544142494c4353ULL	/* "SCLIBATH" */
 #define SCALIO_SEG_MAGIC	0x47455353U		/* "SSEG" */
-#define SCALIO_FORMAT_VERSION	2
+/* 3: segments packed on sectors in a batch; seg words address sectors. */
+#define SCALIO_FORMAT_VERSION	3
 
 /* Where the superblock, its copy and the first checkpoint slot live. */
 #define SCALIO_SB_UNIT		0
@@ -40,7 +45,7 @@
 #define SCALIO_CKPT_UNIT	2
 /* Most hash blocks a store may have (bounds every geometry read back). */
 #define SCALIO_MAX_BLOCKS	(1U << 24)
-/* Largest batch a store writes, header unit included. */
+/* Largest batch a store writes, in units, header included. */
 #define SCALIO_BATCH_MAX_UNITS	512U
 
 /**
@@ -120,12 +125,12 @@ struct scalio_ckpt_entry {
 };
 
 /**
- * struct scalio_batch_hdr - first unit of every batch
+ * struct scalio_batch_hdr - first sector of every batch
  * @magic:	SCALIO_BATCH_MAGIC
  * @seq:	batch sequence number, +1 per batch on this SSD; it is also the
  *		generation of every segment in the batch
- * @nr_units:	units of the whole batch, header unit included
- * @nr_segs:	segments that follow
+ * @nr_units:	units of the whole batch, header sector included
+ * @nr_segs:	segments that follow, from the batch's second sector on
  * @crc:	over this header
  */
 struct scalio_batch_hdr {
@@ -138,7 +143,7 @@ struct scalio_batch_hdr {
 };
 
 /**
- * struct scalio_seg_hdr - head of a segment (starts on a unit boundary)
+ * struct scalio_seg_hdr - head of a segment (starts on a sector boundary)
  * @magic:	SCALIO_SEG_MAGIC
  * @block:	hash block whose keys this segment holds
  * @gen:	generation (= the writing batch's sequence number)
@@ -171,8 +176,12 @@ struct scalio_rec_hdr {
 	__le16	vlen;
 } __packed;
 
-/* Largest segment: SCALIO_SEG_LEN_MAX units (the seg word's length field). */
-#define SCALIO_SEG_MAX_BYTES	(255U * SCALIO_UNIT_SIZE)
+/*
+ * Largest segment: it spans at most SCALIO_SEG_LEN_MAX units (the seg
+ * word's length field) even when it starts in a unit's last sector.
+ */
+#define SCALIO_SEG_MAX_BYTES	(255U * SCALIO_UNIT_SIZE - \
+				 (SCALIO_UNIT_SIZE - SCALIO_SECTOR_SIZE))
 
 u32 scalio_crc(const void *buf, size_t len, size_t crc_off);
 
@@ -237,16 +246,30 @@ int scalio_ckpt_check(const struct scalio_ckpt_hdr *h,
 int scalio_batch_check(const void *buf, u32 avail, u64 seq,
 		       const struct scalio_sb *sb, u64 pos, u32 *need);
 
-/*
- * scalio_batch_next_seg() - walk the segments of a checked batch
+/**
+ * struct scalio_batch_iter - a walk over the segments of a checked batch
  * @buf:	the batch
- * @off:	in/out: unit offset inside the batch; start at 1
+ * @off:	sector of the next segment inside the batch
+ * @left:	segments not yet walked
+ */
+struct scalio_batch_iter {
+	const void	*buf;
+	u32		off;
+	u32		left;
+};
+
+void scalio_batch_iter_init(struct scalio_batch_iter *it, const void *buf);
+/*
+ * scalio_batch_next_seg() - the next segment of a checked batch
+ * @it:		the walk (scalio_batch_iter_init())
  * @seg:	out: the segment
- * @units:	out: units it takes
+ * @sector:	out: its first sector, counted from the batch's start
+ * @sectors:	out: sectors it takes
  * Return: 1 with the outputs set, 0 past the last segment.
  */
-int scalio_batch_next_seg(const void *buf, u32 *off,
-			  const struct scalio_seg_hdr **seg, u32 *units);
+int scalio_batch_next_seg(struct scalio_batch_iter *it,
+			  const struct scalio_seg_hdr **seg, u32 *sector,
+			  u32 *sectors);
 
 void scalio_batch_hdr_seal(struct scalio_batch_hdr *bh);
 /* Return: 0, -EBADMSG (no intact header) or -ESTALE (intact, other seq). */
@@ -267,12 +290,13 @@ struct scalio_rec {
  * @buf:	segment bytes (at least @buf_len)
  * @buf_len:	bytes available (length of the seg in units * unit size)
  * @block:	expected block id
- * @gen20:	expected low 20 bits of the generation, or -1 for any
+ * @genlo:	expected low bits of the generation (SCALIO_SEG_GEN_MASK),
+ *		or -1 for any
  *
  * Return: 0, or -EBADMSG (bad magic/crc/lengths) / -ESTALE (block or
  * generation mismatch: the segment was moved or rewritten).
  */
-int scalio_seg_check(const void *buf, size_t buf_len, u32 block, s64 gen20);
+int scalio_seg_check(const void *buf, size_t buf_len, u32 block, s64 genlo);
 
 /**
  * scalio_seg_find() - look up a key in a checked segment
@@ -308,7 +332,7 @@ void scalio_seg_build_init(struct scalio_seg_builder *sb, void *buf, u32 cap);
 /* Return: 0, -ENOSPC, or -EINVAL (klen not 1..32 or vlen > 4096). */
 int scalio_seg_build_add(struct scalio_seg_builder *sb, const u8 *key,
 			 u32 klen, const u8 *value, u32 vlen);
-/* Seal header + crc; zero-pad to a unit boundary.  Return: units used. */
+/* Seal header + crc; zero-pad to a sector boundary.  Return: sectors used. */
 u32 scalio_seg_build_finish(struct scalio_seg_builder *sb, u32 block, u64 gen);
 
 /* Bytes a record of this size takes in a segment. */

@@ -29,8 +29,11 @@
 #include "../uapi/scalio.h"
 
 #define SCALIO_INDEX_MAGIC	0x5844494f494c4353ULL	/* "SCLIOIDX" */
-/* 2: seg moved out of the block header into the read-only seg table. */
-#define SCALIO_INDEX_VERSION	2
+/*
+ * 2: seg moved out of the block header into the read-only seg table.
+ * 3: seg words address 512-byte sectors (segments packed in batches).
+ */
+#define SCALIO_INDEX_VERSION	3
 
 #define SCALIO_SLOT_SIZE	128
 #define SCALIO_BLOCK_HDR_SIZE	64
@@ -225,23 +228,41 @@ static inline bool scalio_lease_expired(u64 now, u16 deadline)
 /*
  * seg word (the seg table, one per block; see the top of this file):
  *   bits 63..60 SSD index
- *   bits 59..28 start, in 4 KiB units from the start of the SSD
- *   bits 27..20 length in 4 KiB units (1..255)
- *   bits 19..0  low 20 bits of the segment's generation
+ *   bits 59..25 start, in 512-byte sectors from the start of the SSD
+ *   bits 24..17 units (4 KiB) to read, from the unit holding the start
+ *               to the one holding the segment's last byte (1..255)
+ *   bits 16..0  low 17 bits of the segment's generation
  * 0 means "no segment".
+ *
+ * Segments are packed in a batch on sector boundaries, but readers read
+ * whole units (the device's logical block may be 4 KiB): a reader reads
+ * scalio_seg_len() units from scalio_seg_unit() and finds the segment
+ * scalio_seg_offset() bytes into them.
  */
+#define SCALIO_SEG_SECTOR_SIZE	512U
+#define SCALIO_SEG_SECTORS_PER_UNIT 8U
 #define SCALIO_SEG_SSD_SHIFT	60
-#define SCALIO_SEG_LBA_SHIFT	28
-#define SCALIO_SEG_LEN_SHIFT	20
+#define SCALIO_SEG_SECTOR_SHIFT	25
+#define SCALIO_SEG_SECTOR_MASK	((1ULL << 35) - 1)
+#define SCALIO_SEG_LEN_SHIFT	17
 #define SCALIO_SEG_LEN_MAX	255
-#define SCALIO_SEG_GEN_MASK	((1U << 20) - 1)
+#define SCALIO_SEG_GEN_MASK	((1U << 17) - 1)
 
-static inline u64 scalio_seg_make(u32 ssd, u32 unit, u32 len, u64 gen)
+static inline u64 scalio_seg_make(u32 ssd, u64 sector, u32 len, u64 gen)
 {
 	return ((u64)(ssd & 0xf) << SCALIO_SEG_SSD_SHIFT) |
-	       ((u64)unit << SCALIO_SEG_LBA_SHIFT) |
+	       ((sector & SCALIO_SEG_SECTOR_MASK) << SCALIO_SEG_SECTOR_SHIFT) |
 	       ((u64)(len & 0xff) << SCALIO_SEG_LEN_SHIFT) |
 	       (gen & SCALIO_SEG_GEN_MASK);
+}
+
+/* Units a segment of @bytes starting at @sector spans (its seg word len). */
+static inline u32 scalio_seg_span(u64 sector, u32 bytes)
+{
+	u32 off = (sector % SCALIO_SEG_SECTORS_PER_UNIT) * SCALIO_SEG_SECTOR_SIZE;
+
+	return DIV_ROUND_UP(off + bytes, SCALIO_SEG_SECTORS_PER_UNIT *
+					 SCALIO_SEG_SECTOR_SIZE);
 }
 
 static inline u32 scalio_seg_ssd(u64 seg)
@@ -249,9 +270,22 @@ static inline u32 scalio_seg_ssd(u64 seg)
 	return seg >> SCALIO_SEG_SSD_SHIFT;
 }
 
+static inline u64 scalio_seg_sector(u64 seg)
+{
+	return (seg >> SCALIO_SEG_SECTOR_SHIFT) & SCALIO_SEG_SECTOR_MASK;
+}
+
+/* The unit holding the segment's first byte. */
 static inline u32 scalio_seg_unit(u64 seg)
 {
-	return (seg >> SCALIO_SEG_LBA_SHIFT) & 0xffffffffU;
+	return scalio_seg_sector(seg) / SCALIO_SEG_SECTORS_PER_UNIT;
+}
+
+/* Where the segment starts in its first unit, in bytes. */
+static inline u32 scalio_seg_offset(u64 seg)
+{
+	return (scalio_seg_sector(seg) % SCALIO_SEG_SECTORS_PER_UNIT) *
+	       SCALIO_SEG_SECTOR_SIZE;
 }
 
 static inline u32 scalio_seg_len(u64 seg)

@@ -41,10 +41,11 @@
 #define SCALIO_PROTO_MAGIC	0x5343		/* "SC" */
 /*
  * 2: ADMIT and host identity; chunks carry the read-only seg table
- * (index version 2).  Minor 1: writes carry the inflight hint (a host
- * sends it only to a target of minor >= 1).
+ * (index version 2).  3: seg words address 512-byte sectors (index
+ * version 3: segments packed in batches).  Minor 1: writes carry the
+ * inflight hint (a host sends it only to a target of minor >= 1).
  */
-#define SCALIO_PROTO_MAJOR	2
+#define SCALIO_PROTO_MAJOR	3
 #define SCALIO_PROTO_MINOR	1
 #define SCALIO_DEFAULT_PORT	4800
 #define SCALIO_MSG_SIZE		8192

@@ -523,11 +523,15 @@ static int scalio_host_get_ssd(struct scalio_host_get *g, u64 seg)
 		if (ret == -ENODEV)	/* that SSD is not bound */
 			return scalio_host_get_rpc(g);
 		if (!ret) {
-			ret = scalio_seg_check(buf, (size_t)scalio_seg_len(seg)
-					       << SCALIO_UNIT_SHIFT, g->block,
+			/* Whole units were read: the segment starts inside. */
+			void *sh = buf + scalio_seg_offset(seg);
+
+			ret = scalio_seg_check(sh, ((size_t)scalio_seg_len(seg)
+					       << SCALIO_UNIT_SHIFT) -
+					       scalio_seg_offset(seg), g->block,
 					       scalio_seg_gen(seg));
 			if (!ret) {
-				ret = scalio_seg_find(buf, g->key, g->klen, &rec);
+				ret = scalio_seg_find(sh, g->key, g->klen, &rec);
 				if (!ret && rec.vlen > SCALIO_VALUE_MAX)
 					ret = -EBADMSG;
 				if (!ret) {

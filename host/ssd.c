@@ -315,8 +315,10 @@ static bool scalio_host_ssd_read_abandon(struct scalio_host_ssd_read *rd,
  * @hs:		store
  * @seg:	seg word (non-zero, SSD index < nr_ssds, length >= 1)
  * @end:	the GET's end (jiffies): wait for the read until then
- * @bufp:	out: the segment bytes (scalio_seg_len(seg) units), to be
- *		freed with scalio_host_ssd_free_seg()
+ * @bufp:	out: the units holding the segment (scalio_seg_len(seg) of
+ *		them, from scalio_seg_unit(seg); the segment starts
+ *		scalio_seg_offset(seg) bytes in), to be freed with
+ *		scalio_host_ssd_free_seg()
  *
  * A read still running at @end, or when the caller gets a fatal signal,
  * is left to complete on its own (the store may be detached meanwhile;

@@ -99,13 +99,14 @@ static int scalio_tgt_cleaner_skip(struct scalio_tgt_ssd *ssd, u64 pos, u64 seq,
 		return -EIO;
 	}
 
-	/* Each segment takes a unit at least: at most @dist of them. */
+	/* Each segment takes a sector at least: at most 8 * @dist of them. */
 	if (dist) {
-		segs = kvmalloc_array(dist, sizeof(*segs), GFP_KERNEL);
+		segs = kvmalloc_array(dist * SCALIO_SECTORS_PER_UNIT,
+				      sizeof(*segs), GFP_KERNEL);
 		if (!segs)
 			return -ENOMEM;
 	}
-	for (i = 0; i < c->nr_owned && n < dist; i++) {
+	for (i = 0; i < c->nr_owned && n < dist * SCALIO_SECTORS_PER_UNIT; i++) {
 		u64 w = scalio_tgt_index_get_seg(&st->index,
 						 ssd->index + i * st->nr_ssds);
 		u64 d;
@@ -188,7 +189,8 @@ static int scalio_tgt_cleaner_collect(struct scalio_tgt_ssd *ssd, u64 need,
 		return -EIO;
 	while (pos != ssd->log.tail) {
 		const struct scalio_seg_hdr *sh;
-		u32 off = 1, units;
+		struct scalio_batch_iter it;
+		u32 sector, sectors;
 		void *buf = c->arena + ((size_t)au << SCALIO_UNIT_SHIFT);
 		u64 npos, nseq;
 		int n;
@@ -233,12 +235,14 @@ static int scalio_tgt_cleaner_collect(struct scalio_tgt_ssd *ssd, u64 need,
 		}
 		wrap_from = 0;
 
-		while (scalio_batch_next_seg(buf, &off, &sh, &units)) {
+		scalio_batch_iter_init(&it, buf);
+		while (scalio_batch_next_seg(&it, &sh, &sector, &sectors)) {
 			u32 block = le32_to_cpu(sh->block);
 			u64 w = scalio_tgt_index_get_seg(&st->index, block);
 			struct scalio_tgt_tblock *tb;
 
-			if (!w || scalio_seg_unit(w) != pos + off - units)
+			if (!w || scalio_seg_sector(w) !=
+				  pos * SCALIO_SECTORS_PER_UNIT + sector)
 				continue;	/* superseded: garbage */
 			tb = scalio_tgt_tb_get(ssd, block, sh);
 			if (IS_ERR(tb))

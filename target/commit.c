@@ -14,9 +14,9 @@
  *      block's current segment (its seg word says where; from the segment
  *      cache, segcache.c, when it holds it) and apply the
  *      operations in arrival order to an in-memory copy of its records;
- *   4. lay the batch out at the log tail -- a header unit, then one new
- *      segment per changed block, all with generation = the batch's
- *      sequence number -- and write it with ONE durable write;
+ *   4. lay the batch out at the log tail -- a header sector, then one new
+ *      segment per changed block packed on sectors, all with generation =
+ *      the batch's sequence number -- and write it with ONE durable write;
  *   5. only then publish the blocks' new seg words (one 8-byte store each)
  *      and complete every request.
  *
@@ -306,7 +306,7 @@ static void scalio_tgt_commit_round(struct scalio_tgt_ssd *ssd)
 	struct scalio_tgt_commit *c = ssd->commit;
 	struct scalio_tgt_treq *req, *tmp;
 	LIST_HEAD(applied);
-	u32 nr = 0, bytes = 0, est = 1, k, i, units = 0;
+	u32 nr = 0, bytes = 0, est = 1, k, i, sectors = 1, units = 0;
 	u64 t0 = 0, seq = 0, written, tw, now = ktime_get_ns();
 	int ret;
 
@@ -341,17 +341,17 @@ static void scalio_tgt_commit_round(struct scalio_tgt_ssd *ssd)
 		struct scalio_tgt_tblock *tb;
 		u32 before;
 
-		tb = est > SCALIO_BATCH_SOFT_UNITS ? NULL :
-		     scalio_tgt_tb_load(ssd, req->block);
+		tb = scalio_tgt_batch_units(est) > SCALIO_BATCH_SOFT_UNITS ?
+		     NULL : scalio_tgt_tb_load(ssd, req->block);
 		if (!tb)
 			break;
 		if (IS_ERR(tb)) {
 			c->status[k++] = PTR_ERR(tb) == -ENOMEM ? -ENOMEM : -EIO;
 			continue;
 		}
-		before = scalio_tgt_tb_units(tb);
+		before = scalio_tgt_tb_sectors(tb);
 		c->status[k++] = scalio_tgt_tb_apply(tb, req);
-		est = est - before + scalio_tgt_tb_units(tb);
+		est = est - before + scalio_tgt_tb_sectors(tb);
 	}
 	if (k < nr) {
 		list_cut_before(&applied, &c->batch, &req->entry);
@@ -362,9 +362,9 @@ static void scalio_tgt_commit_round(struct scalio_tgt_ssd *ssd)
 	if (trace_scalio_tgt_batch_formed_enabled() ||
 	    trace_scalio_tgt_batch_committed_enabled()) {
 		for (i = 0; i < c->nr_tbs; i++)
-			units += scalio_tgt_tb_units(&c->tbs[i]);
-		if (units)
-			units++;	/* the batch header */
+			sectors += scalio_tgt_tb_sectors(&c->tbs[i]);
+		if (sectors > 1)
+			units = scalio_tgt_batch_units(sectors);
 		t0 = ktime_get_ns();
 	}
 	trace_scalio_tgt_batch_formed(ssd, k, c->nr_tbs, units);

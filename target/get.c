@@ -58,10 +58,11 @@ int scalio_tgt_store_read(struct scalio_tgt_store *st, const u8 *key, u32 klen,
 			}
 			buf_units = len;
 		}
-		ret = scalio_tgt_ssd_read(ssd, scalio_seg_unit(seg), buf, len);
+		ret = scalio_tgt_seg_read(ssd, seg, buf, len);
 		if (!ret)
 			ret = scalio_seg_check(buf,
-					       (size_t)len << SCALIO_UNIT_SHIFT,
+					       ((size_t)len << SCALIO_UNIT_SHIFT) -
+					       scalio_seg_offset(seg),
 					       block, scalio_seg_gen(seg));
 		if (ret) {
 			ret = -EIO;

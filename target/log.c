@@ -88,15 +88,12 @@ struct scalio_tgt_tblock *scalio_tgt_tb_get(struct scalio_tgt_ssd *ssd,
 	tb->block = block;
 	tb->nr = 0;
 	tb->bytes = sizeof(struct scalio_seg_hdr);
-	tb->old_units = 0;
 	tb->dirty = false;
 	tb->seg = 0;
 	if (seg) {
 		const struct scalio_seg_hdr *sh = seg;
 
 		nr = le32_to_cpu(sh->nr_records);
-		tb->old_units = DIV_ROUND_UP(le32_to_cpu(sh->len),
-					     SCALIO_UNIT_SIZE);
 		ret = scalio_tgt_tb_reserve(tb, nr);
 		if (ret)
 			return ERR_PTR(ret);
@@ -144,11 +141,12 @@ void scalio_tgt_batch_reset(struct scalio_tgt_ssd *ssd)
  * @ssd:	SSD
  * @reserve:	free log units that must remain after the write
  *
- * Builds one batch (header unit + one segment per dirty block, generation
- * = the batch's sequence number) at the log tail, or at log_start if it
- * does not fit before the end of the log, writes it durably, then
- * publishes each block's new seg word and generation and advances the
- * log.  Nothing is published if the write fails.  Commit kthread only.
+ * Builds one batch (header sector, then one segment per dirty block packed
+ * on sectors, generation = the batch's sequence number, zeroes to the end
+ * of the last unit) at the log tail, or at log_start if it does not fit
+ * before the end of the log, writes it durably, then publishes each
+ * block's new seg word and generation and advances the log.  Nothing is
+ * published if the write fails.  Commit kthread only.
  *
  * Return: 0 (also when nothing is dirty), -ENOSPC, -EIO.
  */
@@ -161,13 +159,13 @@ int scalio_tgt_batch_write(struct scalio_tgt_ssd *ssd, u64 reserve)
 	u64 tail = ssd->log.tail, seq = ssd->log.next_batch;
 	struct scalio_batch_hdr *bh = c->buf;
 	u64 pos, consume;
-	u32 i, n = 1, nr_segs = 0, off;
+	u32 i, n, sectors = 1, nr_segs = 0, off;
 	s64 dkeys = 0;
 	int ret;
 
 	for (i = 0; i < c->nr_tbs; i++) {
 		if (c->tbs[i].dirty) {
-			n += scalio_tgt_tb_units(&c->tbs[i]);
+			sectors += scalio_tgt_tb_sectors(&c->tbs[i]);
 			nr_segs++;
 		}
 	}
@@ -175,6 +173,7 @@ int scalio_tgt_batch_write(struct scalio_tgt_ssd *ssd, u64 reserve)
 		return 0;
 	if (c->failed)
 		return -EIO;
+	n = scalio_tgt_batch_units(sectors);
 	if (n > SCALIO_BUF_UNITS)
 		return -E2BIG;	/* the admission rules make this impossible */
 
@@ -188,19 +187,20 @@ int scalio_tgt_batch_write(struct scalio_tgt_ssd *ssd, u64 reserve)
 	if (consume + reserve > scalio_tgt_log_free(ssd))
 		return -ENOSPC;
 
-	memset(bh, 0, SCALIO_UNIT_SIZE);
+	memset(bh, 0, SCALIO_SECTOR_SIZE);
 	off = 1;
 	for (i = 0; i < c->nr_tbs; i++) {
 		struct scalio_tgt_tblock *tb = &c->tbs[i];
 		struct scalio_seg_builder b;
-		u32 k, units;
+		u64 sector = pos * SCALIO_SECTORS_PER_UNIT + off;
+		u32 k, secs;
 
 		if (!tb->dirty)
 			continue;
 		scalio_seg_build_init(&b, c->buf + ((size_t)off <<
-						    SCALIO_UNIT_SHIFT),
-				      (SCALIO_BUF_UNITS - off) <<
-				      SCALIO_UNIT_SHIFT);
+						    SCALIO_SECTOR_SHIFT),
+				      (SCALIO_BUF_UNITS * SCALIO_SECTORS_PER_UNIT -
+				       off) << SCALIO_SECTOR_SHIFT);
 		for (k = 0; k < tb->nr; k++) {
 			const struct scalio_tgt_kent *e = &tb->ents[k];
 
@@ -208,13 +208,18 @@ int scalio_tgt_batch_write(struct scalio_tgt_ssd *ssd, u64 reserve)
 						 e->value, e->vlen))
 				return -EIO;	/* sizes were checked: a bug */
 		}
-		units = scalio_seg_build_finish(&b, tb->block, seq);
-		if (units != scalio_tgt_tb_units(tb))
+		secs = scalio_seg_build_finish(&b, tb->block, seq);
+		if (secs != scalio_tgt_tb_sectors(tb) || b.len != tb->bytes)
 			return -EIO;
-		tb->seg = tb->nr ? scalio_seg_make(ssd->index, pos + off,
-						   units, seq) : 0;
-		off += units;
+		tb->seg = tb->nr ? scalio_seg_make(ssd->index, sector,
+						   scalio_seg_span(sector, b.len),
+						   seq) : 0;
+		off += secs;
 	}
+	/* The rest of the last unit: zeroes, not an older batch's bytes. */
+	memset(c->buf + ((size_t)off << SCALIO_SECTOR_SHIFT), 0,
+	       ((size_t)n << SCALIO_UNIT_SHIFT) -
+	       ((size_t)off << SCALIO_SECTOR_SHIFT));
 	bh->magic = cpu_to_le64(SCALIO_BATCH_MAGIC);
 	bh->seq = cpu_to_le64(seq);
 	bh->nr_units = cpu_to_le32(n);
@@ -251,9 +256,8 @@ int scalio_tgt_batch_write(struct scalio_tgt_ssd *ssd, u64 reserve)
 		/* The images are all built: the cache may now evict. */
 		scalio_tgt_segcache_publish(ssd, tb->block, tb->seg, seq,
 					    c->buf + ((size_t)off <<
-						      SCALIO_UNIT_SHIFT),
-					    scalio_tgt_tb_units(tb));
-		off += scalio_tgt_tb_units(tb);
+						      SCALIO_SECTOR_SHIFT));
+		off += scalio_tgt_tb_sectors(tb);
 	}
 	WRITE_ONCE(c->keys, c->keys + dkeys);
 	ssd->log.tail = pos + n == end ? start : pos + n;
@@ -264,12 +268,39 @@ int scalio_tgt_batch_write(struct scalio_tgt_ssd *ssd, u64 reserve)
 }
 
 /**
+ * scalio_tgt_seg_read() - read the units a seg word names
+ * @ssd:	SSD of @seg
+ * @seg:	seg word (non-zero)
+ * @buf:	destination, @units units
+ * @units:	units to read from the one the segment starts in (1 to read
+ *		its header, scalio_seg_len(@seg) for all of it)
+ *
+ * The segment is moved to the start of @buf: its first
+ * @units * SCALIO_UNIT_SIZE - scalio_seg_offset(@seg) bytes are there.
+ *
+ * Return: 0 or the read's error.
+ */
+int scalio_tgt_seg_read(struct scalio_tgt_ssd *ssd, u64 seg, void *buf,
+			u32 units)
+{
+	u32 off = scalio_seg_offset(seg);
+	int ret;
+
+	ret = scalio_tgt_ssd_read(ssd, scalio_seg_unit(seg), buf, units);
+	if (!ret && off)
+		memmove(buf, buf + off, ((size_t)units << SCALIO_UNIT_SHIFT) -
+					off);
+	return ret;
+}
+
+/**
  * scalio_tgt_seg_read_live() - read a block's live segment and check it
  * @ssd:	SSD owning @block
  * @block:	block
  * @seg:	its seg word (non-zero; length at most SCALIO_BUF_UNITS)
  * @gen:	its generation (ssd->gens[])
- * @buf:	destination, scalio_seg_len(@seg) units
+ * @buf:	destination, scalio_seg_len(@seg) units; the segment starts
+ *		at its first byte
  *
  * Return: 0; the read's error; -EBADMSG (not intact) or -ESTALE (intact,
  * but not that block and generation).
@@ -280,10 +311,11 @@ int scalio_tgt_seg_read_live(struct scalio_tgt_ssd *ssd, u32 block, u64 seg,
 	u32 len = scalio_seg_len(seg);
 	int ret;
 
-	ret = scalio_tgt_ssd_read(ssd, scalio_seg_unit(seg), buf, len);
+	ret = scalio_tgt_seg_read(ssd, seg, buf, len);
 	if (ret)
 		return ret;
-	ret = scalio_seg_check(buf, (size_t)len << SCALIO_UNIT_SHIFT, block,
+	ret = scalio_seg_check(buf, ((size_t)len << SCALIO_UNIT_SHIFT) -
+			       scalio_seg_offset(seg), block,
 			       gen & SCALIO_SEG_GEN_MASK);
 	if (!ret && le64_to_cpu(((struct scalio_seg_hdr *)buf)->gen) != gen)
 		ret = -ESTALE;
@@ -494,7 +526,7 @@ int scalio_tgt_log_probe(struct scalio_tgt_ssd *ssd, u64 pos, u64 seq,
 				u64 s = le64_to_cpu(bh->seq);
 				int n;
 
-				if (s <= seq || s - seq > SCALIO_PROBE_UNITS / 2 ||
+				if (s <= seq || s - seq > SCALIO_PROBE_UNITS ||
 				    (best && s >= best) || (below && s >= below) ||
 				    scalio_batch_hdr_check(bh, s))
 					continue;

@@ -307,6 +307,14 @@ static int scalio_tgt_sb_load(struct scalio_tgt_ssd *ssd)
 				  r0 == -ENODATA && r1 == -ENODATA ?
 				  "; not a scalio store (format it explicitly)" :
 				  "; not formatting it");
+		if (r0 == -EPROTONOSUPPORT || r1 == -EPROTONOSUPPORT)
+			scalio_tgt_report(st, true,
+					  "ssd %u: the store is in on-SSD format version %u; this module reads version %u only: copy its pairs into a new store with the scalio release that wrote it",
+					  ssd->index,
+					  le32_to_cpu(((struct scalio_sb *)
+						      (r0 == -EPROTONOSUPPORT ?
+						       p0 : p1))->version),
+					  SCALIO_FORMAT_VERSION);
 		if (r0 == -EIO && r1 == -EIO)
 			return -EIO;
 		if (r0 == -ENODATA && r1 == -ENODATA)
@@ -503,6 +511,84 @@ static int scalio_tgt_report_back(struct scalio_tgt_ssd *ssd, u32 block,
  * deleted, which come back.  What damaged units held is unknown: the
  * report says so.
  */
+/*
+ * Does the segment header at @sh look like one a dropped batch of @gap
+ * wrote on this SSD?  Only a candidate: its crc is checked on the whole.
+ */
+static bool scalio_tgt_gap_candidate(struct scalio_tgt_ssd *ssd,
+				     const struct scalio_tgt_gap *gap,
+				     const struct scalio_seg_hdr *sh)
+{
+	struct scalio_tgt_store *st = ssd->store;
+	u64 gen = le64_to_cpu(sh->gen);
+	u32 block = le32_to_cpu(sh->block);
+
+	return le32_to_cpu(sh->magic) == SCALIO_SEG_MAGIC &&
+	       gen >= gap->seq && gen < gap->next && block < st->nr_blocks &&
+	       scalio_block_ssd(block, st->nr_ssds) == ssd->index;
+}
+
+/*
+ * Report the candidate segment at sector @s of unit @u of @gap (read into
+ * the commit buffer).  Return: sectors it takes from @s when intact (so
+ * that records inside it are not taken for headers), 0 when not, or a
+ * read error.
+ */
+static int scalio_tgt_report_gap_seg(struct scalio_tgt_ssd *ssd,
+				     const struct scalio_tgt_gap *gap, u64 u,
+				     u32 s, u32 *lines)
+{
+	struct scalio_tgt_store *st = ssd->store;
+	struct scalio_tgt_commit *c = ssd->commit;
+	const struct scalio_seg_hdr *sh = c->buf;
+	u64 end = scalio_tgt_log_end(ssd), gen;
+	u32 off = s << SCALIO_SECTOR_SHIFT, block, len, units, pos = 0;
+	struct scalio_rec rec;
+	bool kept;
+	int ret;
+
+	ret = scalio_tgt_log_read_units(ssd, u, c->buf, 1);
+	if (ret)
+		return ret == -ENODATA ? 0 : ret;
+	memmove(c->buf, c->buf + off, SCALIO_UNIT_SIZE - off);
+	gen = le64_to_cpu(sh->gen);
+	block = le32_to_cpu(sh->block);
+	len = le32_to_cpu(sh->len);
+	units = clamp_t(u64, DIV_ROUND_UP(off + min(len, SCALIO_SEG_MAX_BYTES),
+					  SCALIO_UNIT_SIZE),
+			1, min_t(u64, SCALIO_SEG_LEN_MAX, end - u));
+	ret = scalio_tgt_log_read_units(ssd, u, c->buf, units);
+	if (ret && ret != -ENODATA)
+		return ret;
+	memmove(c->buf, c->buf + off, ((size_t)units << SCALIO_UNIT_SHIFT) - off);
+	kept = ssd->gens[scalio_tgt_owned_idx(ssd, block)] > gen;
+	if (ret || scalio_seg_check(sh, ((size_t)units << SCALIO_UNIT_SHIFT) -
+				    off, block, -1)) {
+		scalio_tgt_report(st, true,
+				  "ssd %u: batch %llu: block %u: segment at unit %llu (+%u) is %s: its keys are %s",
+				  ssd->index, gen, block, u, off,
+				  ret ? "unreadable (a media error)" : "damaged",
+				  kept ? "kept by a later batch" :
+				  "unknown and lost");
+		return 0;
+	}
+	while (scalio_seg_next(sh, &pos, &rec) > 0) {
+		if (++*lines > SCALIO_REPORT_KEYS)
+			continue;
+		scalio_tgt_report(st, true,
+				  "ssd %u: batch %llu: block %u: key '%*pE' %s",
+				  ssd->index, gen, block, (int)rec.klen,
+				  rec.key, kept ? "kept by a later batch" :
+				  "LOST (value of that batch)");
+	}
+	if (!kept) {
+		ret = scalio_tgt_report_back(ssd, block, gen, sh, lines);
+		if (ret)
+			return ret;
+	}
+	return DIV_ROUND_UP(len, SCALIO_SECTOR_SIZE);
+}
+
 static int scalio_tgt_report_gap(struct scalio_tgt_ssd *ssd,
 				 const struct scalio_tgt_gap *gap, u32 *lines)
 {
@@ -510,69 +596,41 @@ static int scalio_tgt_report_gap(struct scalio_tgt_ssd *ssd,
 	struct scalio_tgt_commit *c = ssd->commit;
 	u64 start = le64_to_cpu(ssd->log.sb.log_start);
 	u64 end = scalio_tgt_log_end(ssd), u = gap->pos, left = gap->units;
+	/* Sectors still inside an intact segment already reported. */
+	u64 skip = 0;
 
 	scalio_tgt_report(st, true,
 			  "ssd %u: dropped batches %llu..%llu (units %llu..+%llu): damaged; any write or delete they held that is not named below is lost too",
 			  ssd->index, gap->seq, gap->next - 1, gap->pos,
 			  gap->units);
 	for (; left; left--, u = u + 1 == end ? start : u + 1) {
-		const struct scalio_seg_hdr *sh = c->buf;
-		struct scalio_rec rec;
-		u32 block, i, pos = 0, units;
-		u64 gen;
-		bool kept;
+		u32 s, found = 0;
 		int ret;
 
+		if (u == start)
+			skip = 0;	/* a segment never wraps */
 		ret = scalio_tgt_log_read_units(ssd, u, c->buf, 1);
 		if (ret == -ENODATA) {
 			scalio_tgt_report(st, true,
 					  "ssd %u: unit %llu of the dropped batches is unreadable (a media error): what it held is unknown",
 					  ssd->index, u);
+			skip = 0;
 			continue;
 		}
 		if (ret)
 			return ret;
-		gen = le64_to_cpu(sh->gen);
-		block = le32_to_cpu(sh->block);
-		if (le32_to_cpu(sh->magic) != SCALIO_SEG_MAGIC ||
-		    gen < gap->seq || gen >= gap->next ||
-		    block >= st->nr_blocks ||
-		    scalio_block_ssd(block, st->nr_ssds) != ssd->index)
-			continue;
-		units = DIV_ROUND_UP(le32_to_cpu(sh->len), SCALIO_UNIT_SIZE);
-		units = clamp_t(u64, units, 1,
-				min_t(u64, SCALIO_SEG_LEN_MAX, end - u));
-		ret = scalio_tgt_log_read_units(ssd, u, c->buf, units);
-		if (ret && ret != -ENODATA)
-			return ret;
-		i = scalio_tgt_owned_idx(ssd, block);
-		kept = ssd->gens[i] > gen;
-		if (ret || scalio_seg_check(sh,
-					    (size_t)units << SCALIO_UNIT_SHIFT,
-					    block, -1)) {
-			scalio_tgt_report(st, true,
-					  "ssd %u: batch %llu: block %u: segment at unit %llu is %s: its keys are %s",
-					  ssd->index, gen, block, u,
-					  ret ? "unreadable (a media error)" :
-					  "damaged",
-					  kept ? "kept by a later batch" :
-					  "unknown and lost");
-			continue;
-		}
-		while (scalio_seg_next(sh, &pos, &rec) > 0) {
-			if (++*lines > SCALIO_REPORT_KEYS)
+		/* Segments start on sectors: note the candidates first. */
+		for (s = 0; s < SCALIO_SECTORS_PER_UNIT; s++)
+			if (scalio_tgt_gap_candidate(ssd, gap, c->buf +
+						     (s << SCALIO_SECTOR_SHIFT)))
+				found |= 1U << s;
+		for (s = 0; s < SCALIO_SECTORS_PER_UNIT; s++, skip -= !!skip) {
+			if (skip || !(found & (1U << s)))
 				continue;
-			scalio_tgt_report(st, true,
-					  "ssd %u: batch %llu: block %u: key '%*pE' %s",
-					  ssd->index, gen, block, (int)rec.klen,
-					  rec.key, kept ? "kept by a later batch" :
-					  "LOST (value of that batch)");
-		}
-		if (!kept) {
-			ret = scalio_tgt_report_back(ssd, block, gen, sh,
-						     lines);
-			if (ret)
+			ret = scalio_tgt_report_gap_seg(ssd, gap, u, s, lines);
+			if (ret < 0)
 				return ret;
+			skip = ret;
 		}
 	}
 	return 0;
@@ -627,7 +685,8 @@ static int scalio_tgt_log_chain(struct scalio_tgt_ssd *ssd, u64 *replayed,
 	*bad = false;
 	for (;;) {
 		const struct scalio_seg_hdr *sh;
-		u32 off = 1, units;
+		struct scalio_batch_iter it;
+		u32 sector, sectors;
 
 		seq = ssd->log.next_batch;
 		pos = ssd->log.tail;
@@ -670,16 +729,19 @@ static int scalio_tgt_log_chain(struct scalio_tgt_ssd *ssd, u64 *replayed,
 				st->name, ssd->index, seq);
 			return 0;
 		}
-		while (scalio_batch_next_seg(c->arena, &off, &sh, &units)) {
+		scalio_batch_iter_init(&it, c->arena);
+		while (scalio_batch_next_seg(&it, &sh, &sector, &sectors)) {
 			u32 block = le32_to_cpu(sh->block);
 			u32 i = scalio_tgt_owned_idx(ssd, block);
-			u64 seg = 0;
+			u64 seg = 0, at;
 
 			if (seq <= ssd->gens[i])
 				continue;
+			at = pos * SCALIO_SECTORS_PER_UNIT + sector;
 			if (le32_to_cpu(sh->nr_records))
-				seg = scalio_seg_make(ssd->index,
-						      pos + off - units, units,
+				seg = scalio_seg_make(ssd->index, at,
+						      scalio_seg_span(at,
+						      le32_to_cpu(sh->len)),
 						      seq);
 			ssd->gens[i] = seq;
 			scalio_tgt_index_set_seg(&st->index, block, seg);
@@ -786,8 +848,8 @@ static int scalio_tgt_log_replay(struct scalio_tgt_ssd *ssd, u64 *replayed)
 		scalio_tgt_report(st, true,
 				  "ssd %u: forced: the log ends before batch %llu (unit %llu); whatever the unreadable units held is LOST; the next batch is %llu",
 				  ssd->index, ssd->log.next_batch, ssd->log.tail,
-				  ssd->log.next_batch + SCALIO_PROBE_UNITS / 2);
-		ssd->log.next_batch += SCALIO_PROBE_UNITS / 2;
+				  ssd->log.next_batch + SCALIO_PROBE_UNITS);
+		ssd->log.next_batch += SCALIO_PROBE_UNITS;
 	}
 	/* The real end: a torn batch here was never acknowledged. */
 	if (torn_start && scalio_tgt_log_zap(ssd, start, ssd->log.next_batch))
@@ -910,8 +972,8 @@ static int scalio_tgt_count_keys(struct scalio_tgt_ssd *ssd, u32 *primed)
 			keys += le32_to_cpu(sh->nr_records);
 			if (warm) {
 				scalio_tgt_segcache_publish(ssd, block, seg,
-							    ssd->gens[i], c->arena,
-							    seg_len);
+							    ssd->gens[i],
+							    c->arena);
 				(*primed)++;
 			}
 			continue;
@@ -921,9 +983,8 @@ static int scalio_tgt_count_keys(struct scalio_tgt_ssd *ssd, u32 *primed)
 		 * the header alone decides, as without the cache.
 		 */
 		if (warm)
-			warm = !scalio_tgt_ssd_read(ssd, unit, c->arena,
-						    seg_len);
-		if (!warm && scalio_tgt_ssd_read(ssd, unit, c->arena, 1))
+			warm = !scalio_tgt_seg_read(ssd, seg, c->arena, seg_len);
+		if (!warm && scalio_tgt_seg_read(ssd, seg, c->arena, 1))
 			return -EIO;
 		if (le32_to_cpu(sh->magic) != SCALIO_SEG_MAGIC ||
 		    le32_to_cpu(sh->block) != block ||
@@ -936,11 +997,11 @@ static int scalio_tgt_count_keys(struct scalio_tgt_ssd *ssd, u32 *primed)
 		keys += le32_to_cpu(sh->nr_records);
 		if (warm &&
 		    !scalio_seg_check(c->arena,
-				      (size_t)seg_len << SCALIO_UNIT_SHIFT,
+				      ((size_t)seg_len << SCALIO_UNIT_SHIFT) -
+				      scalio_seg_offset(seg),
 				      block, ssd->gens[i] & SCALIO_SEG_GEN_MASK)) {
 			scalio_tgt_segcache_publish(ssd, block, seg,
-						    ssd->gens[i],
-						    c->arena, seg_len);
+						    ssd->gens[i], c->arena);
 			(*primed)++;
 		}
 	}

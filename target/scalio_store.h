@@ -39,8 +39,8 @@
 /*
  * Where a batch after a damaged one can start: batches are at most
  * SCALIO_BATCH_MAX_UNITS long, so the two after it begin within this many
- * units of its start (or of the log start, after a wrap), and none has a
- * sequence number more than half of it higher.
+ * units of its start (or of the log start, after a wrap), and, each taking
+ * a unit at least, none has a sequence number more than this much higher.
  */
 #define SCALIO_PROBE_UNITS	(2 * SCALIO_BATCH_MAX_UNITS)
 /* Most blocks one batch touches (attr_batch_max is at most this). */
@@ -67,7 +67,6 @@ struct scalio_tgt_kent {
  * @cap:	capacity of @ents
  * @ents:	the block's records after the batch's operations
  * @bytes:	size of the segment @ents make (header included)
- * @old_units:	units of the segment it replaces (0: none)
  * @old_nr:	records of the segment it replaces
  * @dirty:	the batch writes a new segment for the block
  * @seg:	new seg word, once the batch is written
@@ -78,7 +77,6 @@ struct scalio_tgt_tblock {
 	u32			cap;
 	struct scalio_tgt_kent	*ents;
 	u32			bytes;
-	u32			old_units;
 	u32			old_nr;
 	bool			dirty;
 	u64			seg;
@@ -163,10 +161,16 @@ static inline u64 scalio_tgt_task_cpu_ns(void)
 	return utime + stime;
 }
 
-/* Units a block of the batch takes in it (0 if unchanged). */
-static inline u32 scalio_tgt_tb_units(const struct scalio_tgt_tblock *tb)
+/* Sectors a block of the batch takes in it (0 if unchanged). */
+static inline u32 scalio_tgt_tb_sectors(const struct scalio_tgt_tblock *tb)
 {
-	return tb->dirty ? DIV_ROUND_UP(tb->bytes, SCALIO_UNIT_SIZE) : 0;
+	return tb->dirty ? DIV_ROUND_UP(tb->bytes, SCALIO_SECTOR_SIZE) : 0;
+}
+
+/* Units of a batch of @sectors sectors, its header sector included. */
+static inline u32 scalio_tgt_batch_units(u32 sectors)
+{
+	return DIV_ROUND_UP(sectors, SCALIO_SECTORS_PER_UNIT);
 }
 
 /* First unit of the checkpoint slot that checkpoint @seq goes to. */
@@ -198,7 +202,7 @@ void scalio_tgt_segcache_free(struct scalio_tgt_ssd *ssd);
 const void *scalio_tgt_segcache_lookup(struct scalio_tgt_ssd *ssd, u32 block,
 				       u64 seg, u64 gen);
 void scalio_tgt_segcache_publish(struct scalio_tgt_ssd *ssd, u32 block, u64 seg,
-				 u64 gen, const void *img, u32 units);
+				 u64 gen, const void *img);
 
 /*
  * log.c: log space, the batch being built and its write, checkpoints, and
@@ -214,6 +218,9 @@ struct scalio_tgt_tblock *scalio_tgt_tb_get(struct scalio_tgt_ssd *ssd,
 int scalio_tgt_batch_write(struct scalio_tgt_ssd *ssd, u64 reserve);
 void scalio_tgt_batch_reset(struct scalio_tgt_ssd *ssd);
 int scalio_tgt_checkpoint_write(struct scalio_tgt_ssd *ssd);
+/* The units a seg word names, the segment moved to the start of @buf. */
+int scalio_tgt_seg_read(struct scalio_tgt_ssd *ssd, u64 seg, void *buf,
+			u32 units);
 /* A live segment, read and checked. */
 int scalio_tgt_seg_read_live(struct scalio_tgt_ssd *ssd, u32 block, u64 seg,
 			     u64 gen, void *buf);

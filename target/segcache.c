@@ -99,22 +99,25 @@ const void *scalio_tgt_segcache_lookup(struct scalio_tgt_ssd *ssd, u32 block,
  * @block:	block
  * @seg:	the seg word just published (0: the block has no segment)
  * @gen:	its full generation
- * @img:	the segment's bytes, @units units (copied)
- * @units:	its size
+ * @img:	the segment (header checked or built here; its len bytes
+ *		are copied)
  *
  * Call only after the write that holds the segment completed and the seg
  * word was published.  Any older image of @block is dropped.
  */
 void scalio_tgt_segcache_publish(struct scalio_tgt_ssd *ssd, u32 block, u64 seg,
-				 u64 gen, const void *img, u32 units)
+				 u64 gen, const void *img)
 {
 	struct scalio_tgt_commit *c = ssd->commit;
 	u32 i = scalio_tgt_owned_idx(ssd, block);
+	u32 len = le32_to_cpu(((const struct scalio_seg_hdr *)img)->len);
+	u32 units = DIV_ROUND_UP(len, SCALIO_UNIT_SIZE);
 	size_t bytes = (size_t)units << SCALIO_UNIT_SHIFT;
 	void *data;
 	u32 evicted;
 
-	if (!seg || !scalio_sc_admits(&c->sc, units)) {
+	if (!seg || len > SCALIO_SEG_MAX_BYTES ||
+	    !scalio_sc_admits(&c->sc, units)) {
 		scalio_sc_drop(&c->sc, i);
 		return;
 	}
@@ -123,7 +126,8 @@ void scalio_tgt_segcache_publish(struct scalio_tgt_ssd *ssd, u32 block, u64 seg,
 		data = kvmalloc(bytes, GFP_KERNEL | __GFP_NOWARN);
 	if (!data)
 		return;		/* no memory: simply not cached */
-	memcpy(data, img, bytes);
+	memcpy(data, img, len);
+	memset(data + len, 0, bytes - len);
 	evicted = scalio_sc_store(&c->sc, i, seg, gen, data, units);
 	if (evicted)
 		scalio_tgt_stat_add(ssd->store, SCALIO_TS_SEGCACHE_EVICTIONS,

@@ -6,14 +6,17 @@
  *
  *   sb unit=0 ok=1 ...           superblock and copy (magic and version)
  *   ckpt slot=A unit=2 seq=.. tail=.. next=.. newest=1
- *   entry idx=B unit=U len=L gen=G records=R
+ *   entry idx=B unit=U len=L gen=G records=R off=O
  *                                      (newest checkpoint, non-empty
  *                                       blocks; R from the segment's
  *                                       header, -1 if unreadable or not
- *                                       a segment header)
+ *                                       a segment header; U the unit
+ *                                       the segment starts in, L the
+ *                                       units it spans, O its byte
+ *                                       offset on the device)
  *   batch seq=S unit=U units=N segs=K  (the chain after the newest
  *                                       checkpoint: magic + seq only)
- *   seg batch=S unit=U block=B records=R
+ *   seg batch=S unit=U block=B records=R units=N off=O
  *
  * No crc is checked: this locates structures, it does not validate them
  * (the kernel does).  The geometry comes from whichever superblock has the
@@ -120,12 +123,15 @@ int main(int argc, char **argv)
 
 			if (!w)
 				continue;
+			sh = (const void *)(unit + scalio_seg_offset(w));
 			if (!rd(scalio_seg_unit(w), unit, 1) &&
 			    le32_to_cpu(sh->magic) == SCALIO_SEG_MAGIC)
 				recs = le32_to_cpu(sh->nr_records);
-			printf("entry idx=%u unit=%u len=%u gen=%llu records=%lld\n",
+			printf("entry idx=%u unit=%u len=%u gen=%llu records=%lld off=%llu\n",
 			       k, scalio_seg_unit(w), scalio_seg_len(w),
-			       (unsigned long long)le64_to_cpu(e[k].gen), recs);
+			       (unsigned long long)le64_to_cpu(e[k].gen), recs,
+			       (unsigned long long)scalio_seg_sector(w) *
+			       SCALIO_SECTOR_SIZE);
 		}
 		free(ck);
 	}
@@ -149,20 +155,25 @@ int main(int argc, char **argv)
 		       pos, n, segs);
 		if (!n || n > SCALIO_BATCH_MAX_UNITS || pos + n > end)
 			break;
-		for (off = 1, k = 0; k < segs && off < n; k++) {
-			const struct scalio_seg_hdr *sh = (const void *)unit;
-			unsigned int len, units;
+		/* Segments are packed on sectors after the header sector. */
+		for (off = 1, k = 0; k < segs && off < n * SCALIO_SECTORS_PER_UNIT;
+		     k++) {
+			unsigned long long at = pos * SCALIO_SECTORS_PER_UNIT + off;
+			const struct scalio_seg_hdr *sh = (const void *)(unit +
+				(at % SCALIO_SECTORS_PER_UNIT) * SCALIO_SECTOR_SIZE);
+			unsigned int len;
 
-			if (rd(pos + off, unit, 1))
+			if (rd(at / SCALIO_SECTORS_PER_UNIT, unit, 1))
 				return 1;
 			len = le32_to_cpu(sh->len);
-			units = (len + SCALIO_UNIT_SIZE - 1) / SCALIO_UNIT_SIZE;
-			printf("seg batch=%llu unit=%llu block=%u records=%u units=%u\n",
-			       next, pos + off, le32_to_cpu(sh->block),
-			       le32_to_cpu(sh->nr_records), units);
+			printf("seg batch=%llu unit=%llu block=%u records=%u units=%u off=%llu\n",
+			       next, at / SCALIO_SECTORS_PER_UNIT,
+			       le32_to_cpu(sh->block),
+			       le32_to_cpu(sh->nr_records),
+			       scalio_seg_span(at, len), at * SCALIO_SECTOR_SIZE);
 			if (!len || len > SCALIO_SEG_MAX_BYTES)
 				break;
-			off += units;
+			off += (len + SCALIO_SECTOR_SIZE - 1) / SCALIO_SECTOR_SIZE;
 		}
 		pos = pos + n == end ? start : pos + n;
 		next++;

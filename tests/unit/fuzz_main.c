@@ -84,7 +84,7 @@ static void make_seeds(void)
 	units = scalio_seg_build_finish(&sb, 1, 2);
 	/* The harness takes gen -1 when the first byte is odd: magic 'S'. */
 	add_seed(FUZZ_SEG, b, sb.len);
-	add_seed(FUZZ_SEG, b, units * SCALIO_UNIT_SIZE);
+	add_seed(FUZZ_SEG, b, units * SCALIO_SECTOR_SIZE);
 
 	/* Requests and responses of every opcode. */
 	for (op = 1; op < SCALIO_MSG_OP_MAX; op++) {
@@ -217,31 +217,48 @@ static void make_seeds(void)
 		c->next_batch = cpu_to_le64(FUZZ_BATCH_SEQ);
 		c->head_seq = cpu_to_le64(3);
 		c->nr_entries = cpu_to_le32(FUZZ_NR_OWNED);
-		e[1].seg = cpu_to_le64(scalio_seg_make(0, 10, 2, 3));
+		e[1].seg = cpu_to_le64(scalio_seg_make(0, 10 * 8, 2, 3));
 		e[1].gen = cpu_to_le64(3);
-		e[7].seg = cpu_to_le64(scalio_seg_make(0, 50, 1, 6));
+		e[7].seg = cpu_to_le64(scalio_seg_make(0, 50 * 8 + 3, 1, 6));
 		e[7].gen = cpu_to_le64(6);
 		c->crc = cpu_to_le32(scalio_crc(c, sz,
 				offsetof(struct scalio_ckpt_hdr, crc)));
 		add_seed(FUZZ_CKPT, b, sz);
 	}
 
-	/* A batch: header + segments of blocks 1 and 2 (seq 7). */
-	memset(b, 0, 3 * SCALIO_UNIT_SIZE);
-	scalio_seg_build_init(&sb, b + SCALIO_UNIT_SIZE, SCALIO_UNIT_SIZE);
-	scalio_seg_build_add(&sb, (const u8 *)"key1", 4, val, 40);
-	scalio_seg_build_add(&sb, (const u8 *)"k2", 2, val, 0);
-	scalio_seg_build_finish(&sb, 1, FUZZ_BATCH_SEQ);
-	scalio_seg_build_init(&sb, b + 2 * SCALIO_UNIT_SIZE, SCALIO_UNIT_SIZE);
-	scalio_seg_build_add(&sb, (const u8 *)"other", 5, val, 100);
-	scalio_seg_build_finish(&sb, 2, FUZZ_BATCH_SEQ);
-	bh->magic = cpu_to_le64(SCALIO_BATCH_MAGIC);
-	bh->seq = cpu_to_le64(FUZZ_BATCH_SEQ);
-	bh->nr_units = cpu_to_le32(3);
-	bh->nr_segs = cpu_to_le32(2);
-	bh->flags = 0;
-	scalio_batch_hdr_seal(bh);
-	add_seed(FUZZ_BATCH, b, 3 * SCALIO_UNIT_SIZE);
+	/*
+	 * Batches: header sector + segments of blocks 1 and 2 (seq 7) packed
+	 * in one unit; and one of two units, whose second segment crosses
+	 * into the second unit.
+	 */
+	for (i = 0; i < 2; i++) {
+		u32 off = 1;
+
+		memset(b, 0, 2 * SCALIO_UNIT_SIZE);
+		scalio_seg_build_init(&sb, b + off * SCALIO_SECTOR_SIZE,
+				      SCALIO_UNIT_SIZE);
+		scalio_seg_build_add(&sb, (const u8 *)"key1", 4, val, 40);
+		scalio_seg_build_add(&sb, (const u8 *)"k2", 2, val, 0);
+		off += scalio_seg_build_finish(&sb, 1, FUZZ_BATCH_SEQ);
+		scalio_seg_build_init(&sb, b + off * SCALIO_SECTOR_SIZE,
+				      SCALIO_UNIT_SIZE);
+		scalio_seg_build_add(&sb, (const u8 *)"other", 5, val, 100);
+		if (i)
+			scalio_seg_build_add(&sb, (const u8 *)"big", 3, val,
+					     300);
+		if (i)
+			scalio_seg_build_add(&sb, (const u8 *)"big2", 4, val,
+					     300);
+		off += scalio_seg_build_finish(&sb, 2, FUZZ_BATCH_SEQ);
+		bh->magic = cpu_to_le64(SCALIO_BATCH_MAGIC);
+		bh->seq = cpu_to_le64(FUZZ_BATCH_SEQ);
+		bh->nr_units = cpu_to_le32(DIV_ROUND_UP(off, 8));
+		bh->nr_segs = cpu_to_le32(2);
+		bh->flags = 0;
+		scalio_batch_hdr_seal(bh);
+		add_seed(FUZZ_BATCH, b, DIV_ROUND_UP(off, 8) *
+			 SCALIO_UNIT_SIZE);
+	}
 
 	/* Builder: capacity byte then (klen, vlen lo, vlen hi) triples. */
 	b[0] = 1;

@@ -339,11 +339,12 @@ static void fuzz_build(const u8 *d, size_t n)
 		nr++;
 	}
 	units = scalio_seg_build_finish(&b, 42, 0x100005);
-	FUZZ_ASSERT(units >= 1 && units * SCALIO_UNIT_SIZE <= cap);
+	FUZZ_ASSERT(units >= 1 && units * SCALIO_SECTOR_SIZE <= cap);
 	FUZZ_ASSERT(b.nr == nr);
-	FUZZ_ASSERT(scalio_seg_check(seg, units * SCALIO_UNIT_SIZE, 42, 5) == 0);
-	FUZZ_ASSERT(scalio_seg_check(seg, units * SCALIO_UNIT_SIZE, 43, 5) ==
-		    -ESTALE);
+	FUZZ_ASSERT(scalio_seg_check(seg, units * SCALIO_SECTOR_SIZE, 42,
+				     0x100005 & SCALIO_SEG_GEN_MASK) == 0);
+	FUZZ_ASSERT(scalio_seg_check(seg, units * SCALIO_SECTOR_SIZE, 43,
+				     0x100005 & SCALIO_SEG_GEN_MASK) == -ESTALE);
 	for (i = 0; i < nr; i++) {
 		FUZZ_ASSERT(scalio_seg_next(seg, &pos, &rec) == 1);
 		FUZZ_ASSERT(rec.klen == klens[i] && rec.vlen == vlens[i]);
@@ -396,8 +397,9 @@ static void fuzz_ckpt(const u8 *d, size_t n)
 /* Recovery: a whole batch read from the log (seq 7 at unit 100). */
 static void fuzz_batch(const u8 *d, size_t n)
 {
-	u32 avail = n / SCALIO_UNIT_SIZE, need = 0, off = 1, units, nr = 0;
+	u32 avail = n / SCALIO_UNIT_SIZE, need = 0, sector, sectors, nr = 0;
 	const struct scalio_seg_hdr *sh;
+	struct scalio_batch_iter it;
 	struct scalio_sb sb;
 	u8 *buf;
 	int ret;
@@ -427,15 +429,20 @@ static void fuzz_batch(const u8 *d, size_t n)
 		fuzz_accepted[FUZZ_BATCH]++;
 		FUZZ_ASSERT((u32)ret <= avail);
 		/* Replay walks the segments: each must check out again. */
-		while (scalio_batch_next_seg(buf, &off, &sh, &units)) {
+		scalio_batch_iter_init(&it, buf);
+		while (scalio_batch_next_seg(&it, &sh, &sector, &sectors)) {
 			struct scalio_rec rec;
 			u32 pos = 0;
 
-			FUZZ_ASSERT(off <= (u32)ret);
-			FUZZ_ASSERT(scalio_seg_check(sh, (size_t)units *
-						     SCALIO_UNIT_SIZE,
+			/* Inside the batch, after its header sector. */
+			FUZZ_ASSERT(sector >= 1 && sectors >= 1 &&
+				    sector + sectors <= (u32)ret *
+				    SCALIO_SECTORS_PER_UNIT);
+			FUZZ_ASSERT(scalio_seg_check(sh, (size_t)sectors *
+						     SCALIO_SECTOR_SIZE,
 						     le32_to_cpu(sh->block),
-						     FUZZ_BATCH_SEQ) == 0);
+						     FUZZ_BATCH_SEQ &
+						     SCALIO_SEG_GEN_MASK) == 0);
 			while (scalio_seg_next(sh, &pos, &rec) == 1)
 				touch(rec.value, rec.vlen);
 			nr++;

@@ -187,7 +187,7 @@ static void batch_hdr(void)
 	CHECK_EQ(detected, sizeof(bh) * 8);
 
 	bad = bh;
-	bad.nr_segs = cpu_to_le32(9);		/* no unit left for one */
+	bad.nr_segs = cpu_to_le32(9 * 8);	/* no sector left for one */
 	scalio_batch_hdr_seal(&bad);
 	CHECK_EQ(scalio_batch_hdr_check(&bad, 0x100000005ULL), -EBADMSG);
 	bad = bh;
@@ -209,7 +209,7 @@ static void batch_hdr(void)
 static const u8 key32[32] = "0123456789abcdefghijklmnopqrstuv";
 static u8 val4096[SCALIO_VALUE_MAX];
 
-/* Three records: 32 + 6 + 8 + 4132 = 4178 bytes, two units. */
+/* Three records: 32 + 6 + 8 + 4132 = 4178 bytes, nine sectors. */
 static u32 build_sample(u8 *buf, u32 cap, u32 block, u64 gen)
 {
 	struct scalio_seg_builder b;
@@ -237,7 +237,7 @@ static void seg_roundtrip(void)
 
 	memset(segbuf, 0xee, SEG_CAP);
 	units = build_sample(segbuf, SEG_CAP, 77, 0x300000009ULL);
-	CHECK_EQ(units, 2);
+	CHECK_EQ(units, 9);
 	CHECK_EQ(le32_to_cpu(sh->magic), SCALIO_SEG_MAGIC);
 	CHECK_EQ(le32_to_cpu(sh->block), 77);
 	CHECK_EQ(le64_to_cpu(sh->gen), 0x300000009ULL);
@@ -245,12 +245,12 @@ static void seg_roundtrip(void)
 	CHECK_EQ(le32_to_cpu(sh->len), 4178);
 	CHECK_EQ(le32_to_cpu(sh->crc),
 		 scalio_crc(segbuf, 4178, offsetof(struct scalio_seg_hdr, crc)));
-	/* Padding to the unit boundary is zeroed, the rest untouched. */
-	for (i = 4178; i < 8192; i++)
+	/* Padding to the sector boundary is zeroed, the rest untouched. */
+	for (i = 4178; i < 4608; i++)
 		if (segbuf[i])
 			break;
-	CHECK_EQ(i, 8192);
-	CHECK_EQ(segbuf[8192], 0xee);
+	CHECK_EQ(i, 4608);
+	CHECK_EQ(segbuf[4608], 0xee);
 	/* First record at byte 32: klen, flags, le16 vlen, key, value. */
 	CHECK(!memcmp(segbuf + 32, "\x01\x00\x01\x00" "a1", 6));
 	CHECK(!memcmp(segbuf + 38, "\x04\x00\x00\x00" "key2", 8));
@@ -346,7 +346,7 @@ static void seg_enospc(void)
 	CHECK_EQ(scalio_seg_build_add(&b, key, 8, val, 20), 0);
 	CHECK_EQ(b.len, 4096);
 	CHECK_EQ(scalio_seg_build_add(&b, key, 1, NULL, 0), -ENOSPC);
-	CHECK_EQ(scalio_seg_build_finish(&b, 5, 6), 1);
+	CHECK_EQ(scalio_seg_build_finish(&b, 5, 6), 8);
 	CHECK_EQ(scalio_seg_check(segbuf, 4096, 5, 6), 0);
 	key[7] = 35;
 	CHECK_EQ(scalio_seg_find(segbuf, key, 8, &rec), 0);
@@ -499,6 +499,9 @@ static void seg_random(void)
 /* A 2-block checkpoint of SSD 1 of 2 (sb_make's geometry, 2048 blocks). */
 static u8 ckbuf[9 * SCALIO_UNIT_SIZE];
 
+/* A seg word for a segment starting at the first sector of unit @u. */
+#define SEGU(ssd, u, len, gen) scalio_seg_make(ssd, (u64)(u) * 8, len, gen)
+
 static struct scalio_ckpt_hdr *ckpt_make(struct scalio_sb *sb)
 {
 	struct scalio_ckpt_hdr *h = (void *)ckbuf;
@@ -513,7 +516,7 @@ static struct scalio_ckpt_hdr *ckpt_make(struct scalio_sb *sb)
 	h->next_batch = cpu_to_le64(1000);
 	h->head_seq = cpu_to_le64(990);
 	h->nr_entries = cpu_to_le32(2048);
-	e[0].seg = cpu_to_le64(scalio_seg_make(1, 30, 2, 995));
+	e[0].seg = cpu_to_le64(SEGU(1, 30, 2, 995));
 	e[0].gen = cpu_to_le64(995);
 	e[5].gen = cpu_to_le64(12);
 	return h;
@@ -551,43 +554,54 @@ static void ckpt_checks(void)
 	CK_BAD(h->reserved = 1, -ERANGE);
 	CK_BAD(e[0].gen = cpu_to_le64(996), -ERANGE);
 	CK_BAD(e[1].gen = cpu_to_le64(1000), -ERANGE);
-	CK_BAD(e[0].seg = cpu_to_le64(scalio_seg_make(0, 30, 2, 995)), -ERANGE);
-	CK_BAD(e[0].seg = cpu_to_le64(scalio_seg_make(1, 19, 2, 995)), -ERANGE);
-	CK_BAD(e[0].seg = cpu_to_le64(scalio_seg_make(1, (1 << 20) - 1, 2,
+	CK_BAD(e[0].seg = cpu_to_le64(SEGU(0, 30, 2, 995)), -ERANGE);
+	CK_BAD(e[0].seg = cpu_to_le64(SEGU(1, 19, 2, 995)), -ERANGE);
+	CK_BAD(e[0].seg = cpu_to_le64(SEGU(1, (1 << 20) - 1, 2,
 						       995)), -ERANGE);
-	CK_BAD(e[0].seg = cpu_to_le64(scalio_seg_make(1, 30, 0, 995)), -ERANGE);
+	CK_BAD(e[0].seg = cpu_to_le64(SEGU(1, 30, 0, 995)), -ERANGE);
 	CK_BAD(e[2].seg = 0, 0);
 	/* A segment must lie in a batch still in use: head..tail, head_seq.. */
-	CK_BAD(e[0].seg = cpu_to_le64(scalio_seg_make(1, 98, 2, 995)), 0);
-	CK_BAD(e[0].seg = cpu_to_le64(scalio_seg_make(1, 99, 2, 995)), -ERANGE);
-	CK_BAD(e[0].seg = cpu_to_le64(scalio_seg_make(1, 100, 2, 995)), -ERANGE);
-	CK_BAD(e[0].seg = cpu_to_le64(scalio_seg_make(1, 500, 2, 995)), -ERANGE);
-	CK_BAD(e[0].seg = cpu_to_le64(scalio_seg_make(1, 20, 2, 995)), 0);
-	CK_BAD({ e[0].seg = cpu_to_le64(scalio_seg_make(1, 30, 2, 989));
+	CK_BAD(e[0].seg = cpu_to_le64(SEGU(1, 98, 2, 995)), 0);
+	CK_BAD(e[0].seg = cpu_to_le64(SEGU(1, 99, 2, 995)), -ERANGE);
+	CK_BAD(e[0].seg = cpu_to_le64(SEGU(1, 100, 2, 995)), -ERANGE);
+	CK_BAD(e[0].seg = cpu_to_le64(SEGU(1, 500, 2, 995)), -ERANGE);
+	CK_BAD(e[0].seg = cpu_to_le64(SEGU(1, 20, 2, 995)), 0);
+	CK_BAD({ e[0].seg = cpu_to_le64(SEGU(1, 30, 2, 989));
 		 e[0].gen = cpu_to_le64(989); }, -ERANGE);
-	CK_BAD({ e[0].seg = cpu_to_le64(scalio_seg_make(1, 30, 2, 990));
+	CK_BAD({ e[0].seg = cpu_to_le64(SEGU(1, 30, 2, 990));
 		 e[0].gen = cpu_to_le64(990); }, 0);
+	/* Segments start on any sector; the units they span count. */
+	CK_BAD(e[0].seg = cpu_to_le64(scalio_seg_make(1, 98 * 8 + 7, 2, 995)),
+	       0);
+	CK_BAD(e[0].seg = cpu_to_le64(scalio_seg_make(1, 98 * 8 + 7, 3, 995)),
+	       -ERANGE);
+	CK_BAD(e[0].seg = cpu_to_le64(scalio_seg_make(1, 20 * 8 - 1, 2, 995)),
+	       -ERANGE);
 	/* Wrapped: in use from head to the log's end, and from its start. */
 	CK_BAD(h->log_head = cpu_to_le64(900), 0);
 	CK_BAD({ h->log_head = cpu_to_le64(900);
-		 e[0].seg = cpu_to_le64(scalio_seg_make(1, 500, 2, 995)); },
+		 e[0].seg = cpu_to_le64(SEGU(1, 500, 2, 995)); },
 	       -ERANGE);
 	CK_BAD({ h->log_head = cpu_to_le64(900);
-		 e[0].seg = cpu_to_le64(scalio_seg_make(1, 950, 2, 995)); }, 0);
+		 e[0].seg = cpu_to_le64(SEGU(1, 950, 2, 995)); }, 0);
 	CK_BAD({ h->log_head = cpu_to_le64(900);
-		 e[0].seg = cpu_to_le64(scalio_seg_make(1, 899, 2, 995)); },
+		 e[0].seg = cpu_to_le64(SEGU(1, 899, 2, 995)); },
 	       -ERANGE);
 	/* head == tail: a full log is all in use, an empty one none of it. */
 	CK_BAD(h->log_head = cpu_to_le64(100), 0);
 	CK_BAD({ h->log_head = cpu_to_le64(100);
-		 e[0].seg = cpu_to_le64(scalio_seg_make(1, 500, 2, 995)); }, 0);
+		 e[0].seg = cpu_to_le64(SEGU(1, 500, 2, 995)); }, 0);
 	CK_BAD({ h->log_head = cpu_to_le64(100);
 		 h->head_seq = cpu_to_le64(1000); }, -ERANGE);
 	CK_BAD({ h->log_head = cpu_to_le64(100);
 		 h->head_seq = cpu_to_le64(1000); e[0].seg = 0; }, 0);
 }
 
-/* A batch of two segments (blocks 1 and 3 of SSD 1) at unit 40. */
+/*
+ * A batch of two segments (blocks 1 and 3 of SSD 1) at unit 40, packed:
+ * header sector 0, block 1's 138 bytes in sector 1, block 3's 4134 bytes
+ * in sectors 2..10, zeroes to the end of unit 1.
+ */
 static u8 bbuf[8 * SCALIO_UNIT_SIZE];
 
 static u32 batch_make(u64 seq)
@@ -597,67 +611,89 @@ static u32 batch_make(u64 seq)
 	u32 off = 1;
 
 	memset(bbuf, 0, sizeof(bbuf));
-	scalio_seg_build_init(&b, bbuf + SCALIO_UNIT_SIZE, 4 * SCALIO_UNIT_SIZE);
+	scalio_seg_build_init(&b, bbuf + SCALIO_SECTOR_SIZE,
+			      4 * SCALIO_UNIT_SIZE);
 	scalio_seg_build_add(&b, (const u8 *)"k1", 2, val4096, 100);
 	off += scalio_seg_build_finish(&b, 1, seq);
-	scalio_seg_build_init(&b, bbuf + off * SCALIO_UNIT_SIZE,
+	scalio_seg_build_init(&b, bbuf + off * SCALIO_SECTOR_SIZE,
 			      4 * SCALIO_UNIT_SIZE);
 	scalio_seg_build_add(&b, (const u8 *)"k3", 2, val4096, 4096);
 	off += scalio_seg_build_finish(&b, 3, seq);
 	bh->magic = cpu_to_le64(SCALIO_BATCH_MAGIC);
 	bh->seq = cpu_to_le64(seq);
-	bh->nr_units = cpu_to_le32(off);
+	bh->nr_units = cpu_to_le32(DIV_ROUND_UP(off, 8));
 	bh->nr_segs = cpu_to_le32(2);
 	scalio_batch_hdr_seal(bh);
-	return off;
+	return DIV_ROUND_UP(off, 8);
 }
 
 static void batch_checks(void)
 {
 	const struct scalio_seg_hdr *sh;
 	struct scalio_batch_hdr *bh = (void *)bbuf;
+	struct scalio_batch_iter it;
 	struct scalio_sb sb;
-	u32 n, need = 0, off = 1, units, segs = 0;
+	u32 n, need = 0, sector, sectors, segs = 0;
 
 	sb_make(&sb);
 	n = batch_make(777);
-	CHECK_EQ(n, 4);
+	CHECK_EQ(n, 2);
 	CHECK_EQ(scalio_batch_check(bbuf, 1, 777, &sb, 40, &need), -EAGAIN);
-	CHECK_EQ(need, 4);
-	CHECK_EQ(scalio_batch_check(bbuf, 4, 777, &sb, 40, &need), 4);
-	CHECK_EQ(scalio_batch_check(bbuf, 4, 778, &sb, 40, &need), -ESTALE);
-	while (scalio_batch_next_seg(bbuf, &off, &sh, &units))
+	CHECK_EQ(need, 2);
+	CHECK_EQ(scalio_batch_check(bbuf, 2, 777, &sb, 40, &need), 2);
+	CHECK_EQ(scalio_batch_check(bbuf, 2, 778, &sb, 40, &need), -ESTALE);
+	scalio_batch_iter_init(&it, bbuf);
+	while (scalio_batch_next_seg(&it, &sh, &sector, &sectors)) {
 		segs++;
+		CHECK_EQ(sector, segs == 1 ? 1 : 2);
+		CHECK_EQ(sectors, segs == 1 ? 1 : 9);
+		CHECK_EQ(le32_to_cpu(sh->block), segs == 1 ? 1 : 3);
+	}
 	CHECK_EQ(segs, 2);
+	/* The walk stops at nr_segs, not at the zeroes after them. */
+	CHECK_EQ(scalio_batch_next_seg(&it, &sh, &sector, &sectors), 0);
 	/* Outside the log, or running past its end. */
-	CHECK_EQ(scalio_batch_check(bbuf, 4, 777, &sb, 19, &need), -EUCLEAN);
-	CHECK_EQ(scalio_batch_check(bbuf, 4, 777, &sb, (1 << 20) - 3, &need),
+	CHECK_EQ(scalio_batch_check(bbuf, 2, 777, &sb, 19, &need), -EUCLEAN);
+	CHECK_EQ(scalio_batch_check(bbuf, 2, 777, &sb, (1 << 20) - 1, &need),
 		 -EUCLEAN);
-	CHECK_EQ(scalio_batch_check(bbuf, 4, 777, &sb, (1 << 20) - 4, &need),
-		 4);
+	CHECK_EQ(scalio_batch_check(bbuf, 2, 777, &sb, (1 << 20) - 2, &need),
+		 2);
 	/* Segment damage: record length, crc, generation, foreign block. */
-	bbuf[SCALIO_UNIT_SIZE + 34] ^= 1;
-	CHECK_EQ(scalio_batch_check(bbuf, 4, 777, &sb, 40, &need), -EUCLEAN);
+	bbuf[SCALIO_SECTOR_SIZE + 34] ^= 1;
+	CHECK_EQ(scalio_batch_check(bbuf, 2, 777, &sb, 40, &need), -EUCLEAN);
 	batch_make(777);
-	bbuf[2 * SCALIO_UNIT_SIZE + 100] ^= 1;
-	CHECK_EQ(scalio_batch_check(bbuf, 4, 777, &sb, 40, &need), -EUCLEAN);
+	bbuf[2 * SCALIO_SECTOR_SIZE + 100] ^= 1;
+	CHECK_EQ(scalio_batch_check(bbuf, 2, 777, &sb, 40, &need), -EUCLEAN);
+	/* A unit more than the segments need, or one less. */
 	batch_make(777);
-	bh->nr_units = cpu_to_le32(5);
+	bh->nr_units = cpu_to_le32(3);
 	scalio_batch_hdr_seal(bh);
-	CHECK_EQ(scalio_batch_check(bbuf, 5, 777, &sb, 40, &need), -EUCLEAN);
+	CHECK_EQ(scalio_batch_check(bbuf, 3, 777, &sb, 40, &need), -EUCLEAN);
+	bh->nr_units = cpu_to_le32(1);
+	scalio_batch_hdr_seal(bh);
+	CHECK_EQ(scalio_batch_check(bbuf, 2, 777, &sb, 40, &need), -EUCLEAN);
 	bh->nr_units = cpu_to_le32(SCALIO_BATCH_MAX_UNITS + 1);
 	scalio_batch_hdr_seal(bh);
-	CHECK_EQ(scalio_batch_check(bbuf, 4, 777, &sb, 40, &need), -EUCLEAN);
-	bh->nr_units = cpu_to_le32(4);
+	CHECK_EQ(scalio_batch_check(bbuf, 2, 777, &sb, 40, &need), -EUCLEAN);
+	/* One segment fewer than written: the batch must end in its unit. */
+	bh->nr_units = cpu_to_le32(2);
 	bh->nr_segs = cpu_to_le32(1);
 	scalio_batch_hdr_seal(bh);
-	CHECK_EQ(scalio_batch_check(bbuf, 4, 777, &sb, 40, &need), -EUCLEAN);
+	CHECK_EQ(scalio_batch_check(bbuf, 2, 777, &sb, 40, &need), -EUCLEAN);
+	/* More segments than sectors is refused from the header alone. */
+	bh->nr_units = cpu_to_le32(1);
+	bh->nr_segs = cpu_to_le32(8);
+	scalio_batch_hdr_seal(bh);
+	CHECK_EQ(scalio_batch_hdr_check(bh, 777), -EBADMSG);
+	bh->nr_segs = cpu_to_le32(7);
+	scalio_batch_hdr_seal(bh);
+	CHECK_EQ(scalio_batch_hdr_check(bh, 777), 0);
 	sb.ssd_index = 0;
 	scalio_sb_seal(&sb);
 	batch_make(777);
-	CHECK_EQ(scalio_batch_check(bbuf, 4, 777, &sb, 40, &need), -EUCLEAN);
+	CHECK_EQ(scalio_batch_check(bbuf, 2, 777, &sb, 40, &need), -EUCLEAN);
 	bh->magic = 0;
-	CHECK_EQ(scalio_batch_check(bbuf, 4, 777, &sb, 40, &need), -EBADMSG);
+	CHECK_EQ(scalio_batch_check(bbuf, 2, 777, &sb, 40, &need), -EBADMSG);
 }
 
 static const struct t_case cases[] = {

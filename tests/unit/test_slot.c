@@ -7,6 +7,7 @@
  */
 #include "harness.h"
 #include "common/scalio_slot.h"
+#include "common/scalio_format.h"
 
 #define SLOTS	8
 #define NOW	1000		/* target clock in the scenarios */
@@ -137,22 +138,35 @@ static void ctl_transitions(void)
 
 static void seg_word(void)
 {
-	u64 s = scalio_seg_make(3, 0x12345678, 17, 0x123456789ULL);
+	u64 s = scalio_seg_make(3, 0x123456789ULL, 17, 0x123456789ULL);
 
-	CHECK_EQ(s, 0x3123456781156789ULL);
+	CHECK_EQ(s, 0x32468acf12236789ULL);
 	CHECK_EQ(scalio_seg_ssd(s), 3);
-	CHECK_EQ(scalio_seg_unit(s), 0x12345678);
+	CHECK_EQ(scalio_seg_sector(s), 0x123456789ULL);
+	CHECK_EQ(scalio_seg_unit(s), 0x2468acf1);
+	CHECK_EQ(scalio_seg_offset(s), 512);
 	CHECK_EQ(scalio_seg_len(s), 17);
-	CHECK_EQ(scalio_seg_gen(s), 0x56789);
-	s = scalio_seg_make(15, 0xffffffff, 255, 0xfffff);
+	CHECK_EQ(scalio_seg_gen(s), 0x16789);
+	s = scalio_seg_make(15, (1ULL << 35) - 1, 255, 0x1ffff);
 	CHECK_EQ(s, ~0ULL);
 	CHECK_EQ(scalio_seg_ssd(s), 15);
 	CHECK_EQ(scalio_seg_unit(s), 0xffffffff);
+	CHECK_EQ(scalio_seg_offset(s), 3584);
 	CHECK_EQ(scalio_seg_len(s), 255);
-	CHECK_EQ(scalio_seg_gen(s), 0xfffff);
+	CHECK_EQ(scalio_seg_gen(s), 0x1ffff);
 	/* Out-of-range fields do not spill into their neighbours. */
-	s = scalio_seg_make(0x11, 0, 0x101, 0x100000);
+	s = scalio_seg_make(0x11, 1ULL << 35, 0x101, 0x20000);
 	CHECK_EQ(s, scalio_seg_make(1, 0, 1, 0));
+	/* The units a segment spans depend on where in its unit it starts. */
+	CHECK_EQ(scalio_seg_span(8, 32), 1);
+	CHECK_EQ(scalio_seg_span(8, 4096), 1);
+	CHECK_EQ(scalio_seg_span(9, 4096), 2);
+	CHECK_EQ(scalio_seg_span(15, 512), 1);
+	CHECK_EQ(scalio_seg_span(15, 513), 2);
+	/* The largest segment spans 255 units from any sector. */
+	CHECK_EQ(scalio_seg_span(15, SCALIO_SEG_MAX_BYTES), 255);
+	CHECK_EQ(scalio_seg_span(8, SCALIO_SEG_MAX_BYTES), 255);
+	CHECK_EQ(scalio_seg_span(15, SCALIO_SEG_MAX_BYTES + 1), 256);
 }
 
 static void lease_wrap(void)
