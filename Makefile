@@ -19,6 +19,9 @@
 #   make coccicheck      the kernel's coccinelle reports over the modules
 #   make demo            boot the test bed and run a short YCSB mix
 #   make bench           the benchmark of Documentation/benchmarks.rst
+#   make bench-wa        write amplification, on-SSD format 2 (V2=53170e9)
+#                        against this tree's format 3, in one boot
+#                        (bench/wa.sh; not part of make check)
 #   make soak            hours: 2 hosts, YCSB at depth, crashes, detaches,
 #                        partitions (DURATION=seconds, default 7200;
 #                        tests/soak/soak.sh, Documentation/testing.rst)
@@ -41,7 +44,7 @@ CHECK_KVER ?= $(if $(KVER),$(KVER),6.1)
 MAKEFLAGS += --no-print-directory
 
 .PHONY: all modules tools unit clean deps check check-debug check-crash coccicheck \
-	demo bench checkpatch sparse help man-check dkms-deb install soak
+	demo bench bench-wa checkpatch sparse help man-check dkms-deb install soak
 
 all: modules tools
 
@@ -118,6 +121,10 @@ bench:
 	@scripts/need-deps.sh || scripts/install-deps.sh
 	bench/run.sh --kver $(CHECK_KVER)
 
+bench-wa:
+	@scripts/need-deps.sh || scripts/install-deps.sh
+	bench/wa.sh --kver $(CHECK_KVER)$(if $(V2), --v2 $(V2))
+
 soak:
 	@scripts/need-deps.sh || scripts/install-deps.sh
 	tests/soak/soak.sh --kver $(CHECK_KVER) $(if $(DURATION),--duration $(DURATION))
@@ -129,4 +136,4 @@ clean:
 	rm -rf build
 
 help:
-	@sed -n '3,27p' Makefile
+	@sed -n '3,30p' Makefile
