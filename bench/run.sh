@@ -114,8 +114,12 @@ $py "$top/bench/report.py" "$raw" "$out" || {
 	exit 1
 }
 if [ $publish = 1 ]; then
+	# Keep the section `make bench-wa` results live in (pasted by hand).
+	wa=$(sed -n '/^## Write amplification: format 2 against format 3/,/^## [^W]/p' \
+		"$top/bench/results.md" 2>/dev/null | sed '${/^## [^W]/d}')
 	cp "$out/results.md" "$out/breakdown.png" "$out/scaling.png" \
 		"$out/sweep.png" "$top/bench/" || exit 1
+	[ -z "$wa" ] || printf '\n%s\n' "$wa" >> "$top/bench/results.md"
 	echo "bench: published bench/results.md, bench/breakdown.png," \
 	     "bench/scaling.png, bench/sweep.png (raw data in $raw)"
 fi
