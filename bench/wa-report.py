@@ -167,16 +167,18 @@ def main():
     # DRAM per key and fill.
     w('### DRAM per stored key, and what fills up first')
     w('')
-    w('Index DRAM = nr_blocks x (64 + 128 x slots) B of hash blocks + '
-      '8 B per block of seg table (the inline cache lives in the slots: '
-      'it is the index; nothing outside it is per key). Keys: the target\'s '
-      '`keys` counter after the run. Log: `log_used_units` / '
-      '`log_total_units` after the run (load + updates, no cleaning '
-      'unless `cleaner_runs` says so).')
+    w('Index DRAM = nr_blocks x (64 + 128 x slots) B of hash blocks (a '
+      '64 B header, reserved, and the slots: the inline cache) + 8 B per '
+      'block of seg table; outside the cache that leaves the seg table '
+      '(and the blocks\' 64 B headers, which hold nothing). Keys: the '
+      'target\'s `keys` counter after the run. Log: `log_used_units` / '
+      '`log_total_units` after the run (load + updates; `cleaner_runs` '
+      'says whether the cleaner ran).')
     w('')
-    w('| geometry | value | index DRAM | keys (f2 / f3) | DRAM per key | '
+    w('| geometry | value | index DRAM (seg table) | keys (f2 / f3) | '
+      'DRAM per key: whole index | seg table only | '
       'log used after the run, f2 / f3 | cleaner runs f2 / f3 |')
-    w('| --- | ---: | ---: | ---: | ---: | ---: | ---: |')
+    w('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
     for nb in nblocks:
         for sz in sizes:
             ph = {v: P[v, nb, sz, 'd%d' % depths[-1]] for v in ('v2', 'v3')}
@@ -186,9 +188,10 @@ def main():
             cr = [sum(P[v, nb, sz, p].d['cleaner_runs'] for p in
                       ['load'] + ['d%d' % d for d in depths])
                   for v in ('v2', 'v3')]
-            w('| %d blocks | %d B | %d B | %d / %d | %.1f B | %.2f %% / %.2f %% '
-              '| %d / %d |' % (
-                  nb, sz, idx, k2, k3, idx / max(k3, 1),
+            w('| %d blocks | %d B | %d B (%d B) | %d / %d | %.1f B | %.2f B '
+              '| %.2f %% / %.2f %% | %d / %d |' % (
+                  nb, sz, idx, 8 * nb, k2, k3, idx / max(k3, 1),
+                  8.0 * nb / max(k3, 1),
                   100.0 * a['log_used_units'] / a['log_total_units'],
                   100.0 * ph['v3'].after['log_used_units'] /
                   ph['v3'].after['log_total_units'], cr[0], cr[1]))
@@ -202,12 +205,13 @@ def main():
       'there first). The *log* (the SSD) is full for the admin guide\'s '
       'sizing when live segments take half of it; live bytes = nr_blocks x '
       'the segment rounded up to a unit (format 2) or a sector (format 3). '
-      'The index DRAM is fixed at setup; the last column divides it by the '
-      'keys of the first limit.')
+      'The index DRAM is fixed at setup; the last columns divide it (and '
+      'the seg table alone) by the keys of the first limit, where each '
+      'PUT rewrites a segment of keys / nr_blocks records.')
     w('')
     w('| geometry | value | format | segment cap at | log half full at | '
-      'fills first | DRAM per key there |')
-    w('| --- | ---: | --- | ---: | ---: | --- | ---: |')
+      'fills first | DRAM per key there: whole index | seg table |')
+    w('| --- | ---: | --- | ---: | ---: | --- | ---: | ---: |')
     for nb in nblocks:
         for sz in sizes:
             for v in ('v2', 'v3'):
@@ -220,9 +224,10 @@ def main():
                 logk = int(max(per, 0) * nb)
                 first = 'segment cap (EFBIG)' if cap < logk else 'log (ENOSPC)'
                 idx = nb * (64 + 128 * ph.slots) + 8 * nb
-                w('| %d blocks | %d B | %s | %d keys | %d keys | %s | %.2f B |'
-                  % (nb, sz, NAME[v], cap, logk, first,
-                     idx / min(cap, logk)))
+                w('| %d blocks | %d B | %s | %d keys | %d keys | %s | %.2f B '
+                  '| %.4f B |' % (nb, sz, NAME[v], cap, logk, first,
+                                  idx / min(cap, logk),
+                                  8.0 * nb / min(cap, logk)))
     w('')
     bad = [(k, p.fio_ios, p.puts, p.fio_err) for k, p in P.items()
            if p.fio_err or p.fio_ios != p.puts]
