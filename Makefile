@@ -19,6 +19,7 @@
 #   make coccicheck      the kernel's coccinelle reports over the modules
 #   make demo            boot the test bed and run a short YCSB mix
 #   make bench           the benchmark of Documentation/benchmarks.rst
+#   make bench-fill      a store filled to ENOSPC on a small SSD (bench/fill.sh)
 #   make soak            hours: 2 hosts, YCSB at depth, crashes, detaches,
 #                        partitions (DURATION=seconds, default 7200;
 #                        tests/soak/soak.sh, Documentation/testing.rst)
@@ -41,7 +42,7 @@ CHECK_KVER ?= $(if $(KVER),$(KVER),6.1)
 MAKEFLAGS += --no-print-directory
 
 .PHONY: all modules tools unit clean deps check check-debug check-crash coccicheck \
-	demo bench checkpatch sparse help man-check dkms-deb install soak
+	demo bench bench-fill checkpatch sparse help man-check dkms-deb install soak
 
 all: modules tools
 
@@ -118,6 +119,11 @@ bench:
 	@scripts/need-deps.sh || scripts/install-deps.sh
 	bench/run.sh --kver $(CHECK_KVER)
 
+# How full a store gets before ENOSPC, on a small SSD (bench/fill.sh).
+bench-fill:
+	@scripts/need-deps.sh || scripts/install-deps.sh
+	bench/fill.sh --kver $(CHECK_KVER)
+
 soak:
 	@scripts/need-deps.sh || scripts/install-deps.sh
 	tests/soak/soak.sh --kver $(CHECK_KVER) $(if $(DURATION),--duration $(DURATION))
@@ -129,4 +135,4 @@ clean:
 	rm -rf build
 
 help:
-	@sed -n '3,27p' Makefile
+	@sed -n '3,28p' Makefile
