@@ -22,6 +22,7 @@
 #   make bench-wa        write amplification, on-SSD format 2 (V2=53170e9)
 #                        against this tree's format 3, in one boot
 #                        (bench/wa.sh; not part of make check)
+#   make bench-fill      a store filled to ENOSPC on a small SSD (bench/fill.sh)
 #   make soak            hours: 2 hosts, YCSB at depth, crashes, detaches,
 #                        partitions (DURATION=seconds, default 7200;
 #                        tests/soak/soak.sh, Documentation/testing.rst)
@@ -44,7 +45,7 @@ CHECK_KVER ?= $(if $(KVER),$(KVER),6.1)
 MAKEFLAGS += --no-print-directory
 
 .PHONY: all modules tools unit clean deps check check-debug check-crash coccicheck \
-	demo bench bench-wa checkpatch sparse help man-check dkms-deb install soak
+	demo bench bench-wa bench-fill checkpatch sparse help man-check dkms-deb install soak
 
 all: modules tools
 
@@ -125,6 +126,11 @@ bench-wa:
 	@scripts/need-deps.sh || scripts/install-deps.sh
 	bench/wa.sh --kver $(CHECK_KVER)$(if $(V2), --v2 $(V2))
 
+# How full a store gets before ENOSPC, on a small SSD (bench/fill.sh).
+bench-fill:
+	@scripts/need-deps.sh || scripts/install-deps.sh
+	bench/fill.sh --kver $(CHECK_KVER)
+
 soak:
 	@scripts/need-deps.sh || scripts/install-deps.sh
 	tests/soak/soak.sh --kver $(CHECK_KVER) $(if $(DURATION),--duration $(DURATION))
@@ -136,4 +142,4 @@ clean:
 	rm -rf build
 
 help:
-	@sed -n '3,30p' Makefile
+	@sed -n '3,31p' Makefile

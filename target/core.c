@@ -411,6 +411,7 @@ void scalio_tgt_store_stats(struct scalio_tgt_store *st,
 
 	if (!st->enabled)
 		return;
+	out->index_bytes = st->index.bytes;
 	for (i = 0; i < st->nr_ssds; i++) {
 		struct scalio_tgt_ssd *ssd = st->ssds[i];
 
@@ -419,6 +420,8 @@ void scalio_tgt_store_stats(struct scalio_tgt_store *st,
 		out->log_used_units += READ_ONCE(ssd->log.used_units);
 		out->log_total_units += le64_to_cpu(ssd->log.sb.log_units);
 		out->keys += READ_ONCE(ssd->commit->keys);
+		out->live_bytes += READ_ONCE(ssd->commit->live_bytes);
+		out->index_bytes += ssd->commit->nr_owned * sizeof(*ssd->gens);
 		if (scalio_tgt_commit_failed(ssd))
 			out->ssd_failed |= 1ULL << i;
 	}

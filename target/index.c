@@ -93,6 +93,7 @@ int scalio_tgt_index_alloc(struct scalio_tgt_index *idx, u32 nr_blocks,
 	idx->segs = kvcalloc(nr_blocks, sizeof(*idx->segs), GFP_KERNEL);
 	if (!idx->segs)
 		goto out_nomem;
+	idx->bytes = PAGE_SIZE + (u64)nr_blocks * sizeof(*idx->segs);
 
 	for (i = 0, first = 0; i < idx->nr_chunks; i++) {
 		struct scalio_tgt_index_chunk *c = &idx->chunks[i];
@@ -108,6 +109,7 @@ int scalio_tgt_index_alloc(struct scalio_tgt_index *idx, u32 nr_blocks,
 		c->seg_mem = vzalloc(c->seg_bytes);
 		if (!c->seg_mem)
 			goto out_nomem;
+		idx->bytes += c->bytes + c->seg_bytes;
 		first += c->nr_blocks;
 	}
 

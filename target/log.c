@@ -90,10 +90,12 @@ struct scalio_tgt_tblock *scalio_tgt_tb_get(struct scalio_tgt_ssd *ssd,
 	tb->bytes = sizeof(struct scalio_seg_hdr);
 	tb->dirty = false;
 	tb->seg = 0;
+	tb->old_bytes = 0;
 	if (seg) {
 		const struct scalio_seg_hdr *sh = seg;
 
 		nr = le32_to_cpu(sh->nr_records);
+		tb->old_bytes = le32_to_cpu(sh->len);
 		ret = scalio_tgt_tb_reserve(tb, nr);
 		if (ret)
 			return ERR_PTR(ret);
@@ -160,7 +162,7 @@ int scalio_tgt_batch_write(struct scalio_tgt_ssd *ssd, u64 reserve)
 	struct scalio_batch_hdr *bh = c->buf;
 	u64 pos, consume;
 	u32 i, n, sectors = 1, nr_segs = 0, off;
-	s64 dkeys = 0;
+	s64 dkeys = 0, dbytes = 0;
 	int ret;
 
 	for (i = 0; i < c->nr_tbs; i++) {
@@ -253,6 +255,7 @@ int scalio_tgt_batch_write(struct scalio_tgt_ssd *ssd, u64 reserve)
 		scalio_tgt_index_set_seg(&st->index, tb->block, tb->seg);
 		ssd->gens[scalio_tgt_owned_idx(ssd, tb->block)] = seq;
 		dkeys += (s64)tb->nr - tb->old_nr;
+		dbytes += (s64)(tb->seg ? tb->bytes : 0) - tb->old_bytes;
 		/* The images are all built: the cache may now evict. */
 		scalio_tgt_segcache_publish(ssd, tb->block, tb->seg, seq,
 					    c->buf + ((size_t)off <<
@@ -260,6 +263,7 @@ int scalio_tgt_batch_write(struct scalio_tgt_ssd *ssd, u64 reserve)
 		off += scalio_tgt_tb_sectors(tb);
 	}
 	WRITE_ONCE(c->keys, c->keys + dkeys);
+	WRITE_ONCE(c->live_bytes, c->live_bytes + dbytes);
 	ssd->log.tail = pos + n == end ? start : pos + n;
 	WRITE_ONCE(ssd->log.used_units, ssd->log.used_units + consume);
 	ssd->log.next_batch = seq + 1;

@@ -945,7 +945,7 @@ static int scalio_tgt_count_keys(struct scalio_tgt_ssd *ssd, u32 *primed)
 	struct scalio_tgt_store *st = ssd->store;
 	struct scalio_tgt_commit *c = ssd->commit;
 	const struct scalio_seg_hdr *sh = c->arena;
-	u64 keys = 0;
+	u64 keys = 0, live = 0;
 	u32 i;
 	int ret;
 
@@ -970,6 +970,7 @@ static int scalio_tgt_count_keys(struct scalio_tgt_ssd *ssd, u32 *primed)
 			if (ret)
 				continue;	/* dropped */
 			keys += le32_to_cpu(sh->nr_records);
+			live += le32_to_cpu(sh->len);
 			if (warm) {
 				scalio_tgt_segcache_publish(ssd, block, seg,
 							    ssd->gens[i],
@@ -995,6 +996,7 @@ static int scalio_tgt_count_keys(struct scalio_tgt_ssd *ssd, u32 *primed)
 			return -EUCLEAN;
 		}
 		keys += le32_to_cpu(sh->nr_records);
+		live += le32_to_cpu(sh->len);
 		if (warm &&
 		    !scalio_seg_check(c->arena,
 				      ((size_t)seg_len << SCALIO_UNIT_SHIFT) -
@@ -1006,6 +1008,7 @@ static int scalio_tgt_count_keys(struct scalio_tgt_ssd *ssd, u32 *primed)
 		}
 	}
 	c->keys = keys;
+	c->live_bytes = live;
 	return 0;
 }
 

@@ -68,6 +68,7 @@ struct scalio_tgt_kent {
  * @ents:	the block's records after the batch's operations
  * @bytes:	size of the segment @ents make (header included)
  * @old_nr:	records of the segment it replaces
+ * @old_bytes:	its bytes (0: none)
  * @dirty:	the batch writes a new segment for the block
  * @seg:	new seg word, once the batch is written
  */
@@ -78,6 +79,7 @@ struct scalio_tgt_tblock {
 	struct scalio_tgt_kent	*ents;
 	u32			bytes;
 	u32			old_nr;
+	u32			old_bytes;
 	bool			dirty;
 	u64			seg;
 };
@@ -98,6 +100,8 @@ struct scalio_tgt_tblock {
  * @stopping:	no more requests are accepted (ssd->lock)
  * @since_ckpt:	log units written since the last checkpoint
  * @keys:	keys stored on this SSD
+ * @live_bytes:	bytes of its blocks' current segments (what the cleaner
+ *		must keep; the rest of the used log is garbage)
  * @failed:	a log write failed: no more writes until the store is
  *		resumed (scalio_tgt_store_resume()) or re-enabled
  * @failed_pos:	where the failed batch was written (its units may hold
@@ -124,6 +128,7 @@ struct scalio_tgt_commit {
 	bool			stopping;
 	u64			since_ckpt;
 	u64			keys;
+	u64			live_bytes;
 	bool			failed;
 	u64			failed_pos;
 	bool			resume;

@@ -127,6 +127,7 @@ struct scalio_tgt_index_chunk {
  * @slots:	slots per block
  * @block_size:	SCALIO_BLOCK_SIZE(slots)
  * @blocks_per_chunk: blocks in every chunk but possibly the last
+ * @bytes:	DRAM it takes: header page, chunks, both seg tables
  * @clock_timer: advances hdr->clock at SCALIO_CLOCK_HZ
  */
 struct scalio_tgt_index {
@@ -138,6 +139,7 @@ struct scalio_tgt_index {
 	u32				slots;
 	u32				block_size;
 	u32				blocks_per_chunk;
+	u64				bytes;
 	struct timer_list		clock_timer;
 };
 

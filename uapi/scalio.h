@@ -307,7 +307,9 @@ struct scalio_target_stats {
 	__u64	seg_cache_evictions;
 	__u64	commit_write_ns;	/* wall time of the commit threads' batch writes */
 	__u64	commit_wait_ns;		/* ... and of their waits for announced company */
-	__u64	reserved[9];
+	__u64	live_bytes;		/* bytes of the blocks' current segments on the SSDs */
+	__u64	index_bytes;		/* DRAM of the index: blocks, seg tables, generations */
+	__u64	reserved[7];
 };
 
 /**

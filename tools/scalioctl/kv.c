@@ -338,7 +338,8 @@ static const struct counter target_counters[] = {
 	TC(cpu_ns_commit), TC(cpu_ns_rpc), TC(cpu_ns_cleaner),
 	TC(log_used_units), TC(log_total_units), TC(keys), TC(ssd_failed),
 	TC(seg_cache_hits), TC(seg_cache_misses), TC(seg_cache_evictions),
-	TC(commit_write_ns), TC(commit_wait_ns),
+	TC(commit_write_ns), TC(commit_wait_ns), TC(live_bytes),
+	TC(index_bytes),
 };
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -416,6 +417,14 @@ static void print_stats_table(const char *store, const struct scalio_stats *st)
 		printf("  %-20s %19.1f%%\n", "log_used",
 		       100.0 * (double)st->target.log_used_units /
 		       (double)st->target.log_total_units);
+	if (st->target.log_total_units && st->target.live_bytes)
+		printf("  %-20s %19.1f%%\n", "log_live",
+		       100.0 * (double)st->target.live_bytes /
+		       ((double)st->target.log_total_units * 4096));
+	if (st->target.keys && st->target.index_bytes)
+		printf("  %-20s %20.1f\n", "index_bytes_per_key",
+		       (double)st->target.index_bytes /
+		       (double)st->target.keys);
 	printf("\nSSDs\n");
 	for (i = 0; i < st->nr_ssds && i < 64; i++)
 		printf("  ssd%-17zu %20s\n", i,

@@ -149,6 +149,10 @@ static const struct prom_metric target_metrics[] = {
 	{ "scalio_target_commit_wait_seconds_total", PROM_COUNTER,
 	  "Wall time the commit threads waited for announced requests.",
 	  "commit_wait_ns", NULL, 0, true },
+	GAUGE("scalio_target_live_bytes", "live_bytes",
+		"Bytes of the blocks' current segments in the SSD logs."),
+	GAUGE("scalio_target_index_bytes", "index_bytes",
+		"DRAM the store's index takes."),
 };
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))

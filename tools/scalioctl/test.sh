@@ -379,6 +379,7 @@ if out=$("$here/test_prom" > "$t/p.prom" && chk "$t/p.prom" \
 	'scalio_target_keys{store=kv"0}=17' 'scalio_target_seg_cache_evictions_total{store=kv"0}=20' \
 	'scalio_target_commit_write_seconds_total{store=kv"0}=1.5' \
 	'scalio_target_commit_wait_seconds_total{store=kv"0}=3e-09' \
+	'scalio_target_live_bytes{store=kv"0}=40960' 'scalio_target_index_bytes{store=kv"0}=69632' \
 	'scalio_target_ssd_state{store=kv"0,ssd=1,state=failed}=1' 'scalio_target_ssd_state{store=kv"0,ssd=1,state=ok}=0' \
 	'scalio_target_ssd_state{store=kv"0,ssd=2,state=down}=1' \
 	'scalio_target_ssd_state{store=kv"0,ssd=3,state=ok}=absent' \

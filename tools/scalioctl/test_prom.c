@@ -26,7 +26,8 @@ int main(void)
 		"log_used_units 3\nlog_total_units 1024\nkeys 17\n"
 		"ssd_failed 2\nseg_cache_hits 18\nseg_cache_misses 19\n"
 		"seg_cache_evictions 20\ncommit_write_ns 1500000000\n"
-		"commit_wait_ns 3\na_counter_of_a_newer_module 21\n"
+		"commit_wait_ns 3\nlive_bytes 40960\nindex_bytes 69632\n"
+		"a_counter_of_a_newer_module 21\n"
 		"garbage\nkeys_bad 1x\n"
 		"ssd0 ok\nssd1 failed\nssd2 down\nssd99 ok\nssd3x ok\n";
 	int s, k;

@@ -97,6 +97,17 @@ runs=$(stat cleaner_runs) moved=$(stat cleaner_moved)
 [ "${runs:-0}" -gt 0 ] || fail "cleaner_runs is ${runs:-missing} after ${FACTOR}x the log"
 [ "${moved:-0}" -gt 0 ] || fail "cleaner_moved is ${moved:-missing}: the cold keys were never relocated"
 step "${FACTOR}x the log written: cleaner ran $runs times, moved $moved segments"
+# Every key exists now and every value has a fixed size: the live bytes the
+# commit path counted as it went must be what recovery counts afresh.
+live0=$(stat live_bytes) used=$(stat log_used_units)
+[ "${live0:-0}" -gt $((32 * 4096)) ] && [ "$live0" -le $((used * 4096)) ] ||
+	fail "live_bytes ${live0:-missing}: not above the hot values' 128 KiB and within the $used units used"
+nb=$(scalioctl stats --json "$S" | sed -n 's/.*"nr_blocks": \([0-9]*\).*/\1/p')
+sl=$(scalioctl stats --json "$S" | sed -n 's/.*"slots_per_block": \([0-9]*\).*/\1/p')
+ib=$(stat index_bytes) imin=$((nb * (64 + 128 * sl + 16)))
+[ "${ib:-0}" -ge "$imin" ] && [ "$ib" -lt $((2 * imin + 65536)) ] ||
+	fail "index_bytes ${ib:-missing} for $nb blocks of $sl slots (at least $imin)"
+echo "# live_bytes $live0 ($((live0 * 100 / (total * 4096)))% of the log), index_bytes $ib: $((ib / $(stat keys))) B of DRAM per key"
 
 step "crash on the wrapped log"
 $X write $HOT > /tmp/writer.out 2>&1 &
@@ -117,6 +128,9 @@ scalioctl attach "$S" --addr "$A" || fail "attach"
 $X verify $HOT || fail "hot keys after the crash"
 $X verify $COLD -F || fail "cold keys after the crash"
 show
+live1=$(stat live_bytes)
+[ "$live1" = "$live0" ] ||
+	fail "live_bytes $live1 recounted by recovery, $live0 counted by the commit path"
 
 step "writes after recovery until the cleaner has run twice more"
 r0=$(stat cleaner_runs)

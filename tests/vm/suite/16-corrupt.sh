@@ -15,6 +15,9 @@
 #      copy, reported; every key reads back.
 #   B. both superblocks damaged: refused (EUCLEAN, "damaged"), not
 #      formatted; the saved units put back: every key reads back.
+#   B2. both superblocks of another on-SSD format version (2, re-sealed
+#      by tests/selftests/scalio_sbver): refused (EINVAL), the report
+#      names both versions and what to do; put back: every key reads.
 #   C. newest checkpoint slot damaged: recovered from the older slot +
 #      the log, reported; new values of all keys read back.  Then both
 #      slots damaged: refused (EUCLEAN, "no valid checkpoint"), not
@@ -183,6 +186,19 @@ restore sb 0
 up
 verify "B"
 
+step "B2. a store of another on-SSD format version: refused, says what to do"
+down
+save sb 0 8192
+T "/scalio/tests/selftests/scalio_sbver \$SCALIO_SSDS 2" ||
+	fail "B2: scalio_sbver"
+setup && fail "B2: a store of on-SSD format version 2 was enabled"
+expect_refused 'Invalid argument' "B2"
+expect_refused 'of another format version' "B2"
+expect_refused 'format version 2; this module reads version 3 only: copy its pairs' "B2"
+restore sb 0
+up
+verify "B2"
+
 step "C. newest checkpoint slot damaged: older slot + log"
 write 2
 down
@@ -256,14 +272,14 @@ echo "# $nb batches after the checkpoint"
 # One batch per operation since C's enable checkpointed: b3 below relies
 # on it.
 [ "$nb" = 50 ] || fail "E: $nb batches after the checkpoint, expected 50"
-b1=$(awk -v n=$((nb / 3)) '$1 == "seg" && ++c == n { sub("unit=", "", $3); print $3 }' /share/ondisk.out)
+b1=$(awk -v n=$((nb / 3)) '$1 == "seg" && ++c == n { sub("off=", "", $7); print $7 }' /share/ondisk.out)
 b2=$(awk -v n=$((2 * nb / 3)) '$1 == "batch" && ++c == n { sub("unit=", "", $3); print $3 }' /share/ondisk.out)
-echo "# record length damaged in the segment at unit $b1, header of the batch at unit $b2"
-save rec $((b1 * 4096 + 34)) 2
-damage $((b1 * 4096 + 34)) 2
+echo "# record length damaged in the segment at byte $b1, header of the batch at unit $b2"
+save rec $((b1 + 34)) 2
+damage $((b1 + 34)) 2
 setup && fail "E: a damaged mid-log segment was accepted"
 expect_refused 'would be lost' "E (record length)"
-restore rec $((b1 * 4096 + 34))
+restore rec $((b1 + 34))
 damage $((b2 * 4096)) 8
 setup && fail "E: a damaged mid-log batch header was accepted"
 expect_refused 'would be lost' "E (batch header)"
@@ -316,9 +332,9 @@ done
 step "D. crc of a checkpointed segment damaged"
 down
 ondisk
-u=$(awk '$1 == "entry" { sub("unit=", "", $3); print $3; exit }' /share/ondisk.out)
+u=$(awk '$1 == "entry" { sub("off=", "", $7); print $7; exit }' /share/ondisk.out)
 [ -n "$u" ] || fail "D: no segment in the checkpoint"
-damage $((u * 4096 + 24)) 4
+damage $((u + 24)) 4
 up
 bad=0
 i=1
