@@ -173,12 +173,16 @@ def main():
       '(and the blocks\' 64 B headers, which hold nothing). Keys: the '
       'target\'s `keys` counter after the run. Log: `log_used_units` / '
       '`log_total_units` after the run (load + updates; `cleaner_runs` '
-      'says whether the cleaner ran).')
+      'says whether the cleaner ran). Format 3 also has the target\'s own '
+      'counters `index_bytes` (the index\'s DRAM: blocks, seg table, '
+      'generations, header page) and `live_bytes` (the blocks\' current '
+      'segments on the SSD); format 2 has neither.')
     w('')
     w('| geometry | value | index DRAM (seg table) | keys (f2 / f3) | '
       'DRAM per key: whole index | seg table only | '
-      'log used after the run, f2 / f3 | cleaner runs f2 / f3 |')
-    w('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
+      'f3 `index_bytes` (per key) | log used after the run, f2 / f3 | '
+      'f3 `live_bytes` / log | cleaner runs f2 / f3 |')
+    w('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
     for nb in nblocks:
         for sz in sizes:
             ph = {v: P[v, nb, sz, 'd%d' % depths[-1]] for v in ('v2', 'v3')}
@@ -188,13 +192,19 @@ def main():
             cr = [sum(P[v, nb, sz, p].d['cleaner_runs'] for p in
                       ['load'] + ['d%d' % d for d in depths])
                   for v in ('v2', 'v3')]
+            a3 = ph['v3'].after
+            ib = a3.get('index_bytes', 0)
+            lb = a3.get('live_bytes', 0)
             w('| %d blocks | %d B | %d B (%d B) | %d / %d | %.1f B | %.2f B '
-              '| %.2f %% / %.2f %% | %d / %d |' % (
+              '| %s | %.2f %% / %.2f %% | %s | %d / %d |' % (
                   nb, sz, idx, 8 * nb, k2, k3, idx / max(k3, 1),
                   8.0 * nb / max(k3, 1),
+                  '%d B (%.1f B)' % (ib, ib / max(k3, 1)) if ib else 'n/a',
                   100.0 * a['log_used_units'] / a['log_total_units'],
-                  100.0 * ph['v3'].after['log_used_units'] /
-                  ph['v3'].after['log_total_units'], cr[0], cr[1]))
+                  100.0 * a3['log_used_units'] / a3['log_total_units'],
+                  '%d B (%.2f %%)' % (lb, 100.0 * lb /
+                                      (a3['log_total_units'] * UNIT))
+                  if lb else 'n/a', cr[0], cr[1]))
     w('')
     w('What fills up first, computed (not measured) from the geometry and '
       'the format: with uniformly hashed keys a block holds keys / nr_blocks '
