@@ -82,7 +82,7 @@ $X verify -l /tmp/fill > /tmp/verify.out 2>&1 ||
 echo "FILL DONE"
 EOF
 
-"$top/tests/vm/run" --kver "$kver" --ssds 1 --ssd-size "$SIZE" \
+"$top/tests/vm/run" --kver "$kver" --ssds 1 --ssd-size "$SIZE" --timeout 3600 \
 	--share "$share" --target-setup-args "--nblocks $NB" -- 'sh /share/fill.sh'
 rc=$?
 [ $rc = 0 ] || { echo "FAIL: tests/vm/run exited $rc"; exit 1; }

@@ -114,9 +114,10 @@ $py "$top/bench/report.py" "$raw" "$out" || {
 	exit 1
 }
 if [ $publish = 1 ]; then
-	# Keep the section `make bench-wa` results live in (pasted by hand).
-	wa=$(sed -n '/^## Write amplification: format 2 against format 3/,/^## [^W]/p' \
-		"$top/bench/results.md" 2>/dev/null | sed '${/^## [^W]/d}')
+	# Keep the sections of `make bench-wa` and `make bench-fill` (pasted
+	# by hand, from the first of them to the end of the file).
+	wa=$(sed -n '/^## Write amplification: format 2 against format 3/,$p' \
+		"$top/bench/results.md" 2>/dev/null)
 	cp "$out/results.md" "$out/breakdown.png" "$out/scaling.png" \
 		"$out/sweep.png" "$top/bench/" || exit 1
 	[ -z "$wa" ] || printf '\n%s\n' "$wa" >> "$top/bench/results.md"
