@@ -430,17 +430,55 @@ static int scalio_host_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *e
 	return 0;
 }
 
-/* Wait for the CM handler to report the step just started. */
-static int scalio_host_cm_wait(struct scalio_host_conn *conn, unsigned long timeout)
+/* The rdma_cm steps of a connect, for the log. */
+static const char * const scalio_host_cm_steps[] = {
+	"address resolution", "route resolution", "connect",
+};
+
+enum { SCALIO_CM_ADDR, SCALIO_CM_ROUTE, SCALIO_CM_CONNECT };
+
+/*
+ * Wait for the CM handler to report the step just started, for at most
+ * @tmo jiffies and never past @end.
+ */
+static int scalio_host_cm_wait(struct scalio_host_conn *conn, unsigned long tmo,
+			       unsigned long end)
 {
+	long left = (long)(end - jiffies);
 	long ret;
 
-	ret = wait_for_completion_killable_timeout(&conn->cm_done, timeout);
+	if (left <= 0)
+		return -ETIMEDOUT;
+	ret = wait_for_completion_killable_timeout(&conn->cm_done,
+						   min_t(long, tmo, left));
 	if (ret < 0)
 		return -EINTR;
 	if (!ret)
 		return -ETIMEDOUT;
 	return conn->cm_error;
+}
+
+/*
+ * Milliseconds a step started now may take: its own @step_ms, cut to what
+ * is left before @end (at least 1: rdma_cm takes no 0).
+ */
+static u32 scalio_host_cm_step_ms(u32 step_ms, unsigned long end)
+{
+	long left = (long)(end - jiffies);
+
+	return left > 0 ? max(1U, min(step_ms, jiffies_to_msecs(left))) : 1;
+}
+
+/*
+ * A step ran out of time: say which (the errno alone cannot), and where
+ * to.  Rate limited: a reconnect repeats it while the target is away.
+ */
+static void scalio_host_cm_timed_out(struct scalio_host_conn *conn, int step,
+				     const char *traddr, u32 trsvcid, u64 t0)
+{
+	pr_warn_ratelimited("%s: %s to %s:%u timed out after %llu ms\n",
+			    conn->hs->name, scalio_host_cm_steps[step], traddr,
+			    trsvcid, div_u64(ktime_get_ns() - t0, NSEC_PER_MSEC));
 }
 
 /**
@@ -449,22 +487,33 @@ static int scalio_host_cm_wait(struct scalio_host_conn *conn, unsigned long time
  * @traddr:	IPv4/IPv6 literal
  * @trsvcid:	port
  * @timeout_ms:	for each step
+ * @total_ms:	for all the steps together
+ *
+ * A step that runs out of time is logged by name.  The connect step is
+ * waited for once more when it times out and @total_ms leaves time: the
+ * IB CM resends a lost REQ only after about 6 s (rdma_cm's response
+ * timeout, 2^20 x 4.096 us, plus twice the packet lifetime), later than a
+ * step of the default 5 s, and a REQ of a busy or just restarted target
+ * may be answered only then.
  *
  * On failure the caller runs scalio_host_conn_destroy(), which undoes whatever
  * part was set up.
  *
- * Return: 0, or -EINVAL (bad address), -ETIMEDOUT, -ECONNREFUSED, an errno
- * the target's reject carried (-ENOENT: no such store...), -EPROTO...
+ * Return: 0, or -EINVAL (bad address), -ETIMEDOUT (a step ran out of time:
+ * the log says which), -ECONNREFUSED, an errno the target's reject carried
+ * (-ENOENT: no such store...), -EPROTO...
  */
 int scalio_host_conn_connect(struct scalio_host_hstore *hs, const char *traddr,
-			     u32 trsvcid, u32 timeout_ms)
+			     u32 trsvcid, u32 timeout_ms, u32 total_ms)
 {
 	struct scalio_host_conn *conn = &hs->conn;
 	unsigned long tmo = msecs_to_jiffies(timeout_ms);
+	unsigned long end = jiffies + msecs_to_jiffies(total_ms);
 	struct sockaddr_storage addr;
 	struct rdma_conn_param param = {};
 	struct scalio_cm_req req = {};
 	char port[8];
+	u64 t0;
 	u32 i;
 	int ret;
 
@@ -483,19 +532,26 @@ int scalio_host_conn_connect(struct scalio_host_hstore *hs, const char *traddr,
 	}
 
 	reinit_completion(&conn->cm_done);
+	t0 = ktime_get_ns();
 	ret = rdma_resolve_addr(conn->cm_id, NULL, (struct sockaddr *)&addr,
-				timeout_ms);
+				scalio_host_cm_step_ms(timeout_ms, end));
 	if (ret)
 		return ret;
-	ret = scalio_host_cm_wait(conn, tmo);
+	ret = scalio_host_cm_wait(conn, tmo, end);
+	if (ret == -ETIMEDOUT)
+		scalio_host_cm_timed_out(conn, SCALIO_CM_ADDR, traddr, trsvcid, t0);
 	if (ret)
 		return ret;
 
 	reinit_completion(&conn->cm_done);
-	ret = rdma_resolve_route(conn->cm_id, timeout_ms);
+	t0 = ktime_get_ns();
+	ret = rdma_resolve_route(conn->cm_id,
+				 scalio_host_cm_step_ms(timeout_ms, end));
 	if (ret)
 		return ret;
-	ret = scalio_host_cm_wait(conn, tmo);
+	ret = scalio_host_cm_wait(conn, tmo, end);
+	if (ret == -ETIMEDOUT)
+		scalio_host_cm_timed_out(conn, SCALIO_CM_ROUTE, traddr, trsvcid, t0);
 	if (ret)
 		return ret;
 
@@ -538,10 +594,20 @@ int scalio_host_conn_connect(struct scalio_host_hstore *hs, const char *traddr,
 		return ret;
 
 	reinit_completion(&conn->cm_done);
+	t0 = ktime_get_ns();
 	ret = rdma_connect(conn->cm_id, &param);
 	if (ret)
 		return ret;
-	ret = scalio_host_cm_wait(conn, tmo);
+	ret = scalio_host_cm_wait(conn, tmo, end);
+	if (ret == -ETIMEDOUT && time_before(jiffies, end)) {
+		/* Once more, for the CM's own resent REQ (see above). */
+		pr_info_ratelimited("%s: connect to %s:%u unanswered after %llu ms, waiting for the REQ's resend\n",
+				    hs->name, traddr, trsvcid,
+				    div_u64(ktime_get_ns() - t0, NSEC_PER_MSEC));
+		ret = scalio_host_cm_wait(conn, tmo, end);
+	}
+	if (ret == -ETIMEDOUT)
+		scalio_host_cm_timed_out(conn, SCALIO_CM_CONNECT, traddr, trsvcid, t0);
 	if (ret)
 		return ret;
 
@@ -659,7 +725,8 @@ int scalio_host_conn_reconnect(struct scalio_host_hstore *hs)
 	hs->clock = 0;
 	hs->clock_jiffies = jiffies;
 	spin_unlock(&hs->clock_lock);
-	ret = scalio_host_conn_connect(hs, hs->traddr, hs->trsvcid, hs->timeout_ms);
+	ret = scalio_host_conn_connect(hs, hs->traddr, hs->trsvcid, hs->timeout_ms,
+				       3 * hs->timeout_ms);
 	if (!ret)
 		ret = scalio_host_conn_handshake(hs, true);
 	/*
