@@ -704,6 +704,7 @@ static void scalio_host_conn_release(struct scalio_host_conn *conn)
 int scalio_host_conn_reconnect(struct scalio_host_hstore *hs)
 {
 	struct scalio_host_conn *conn = &hs->conn;
+	u32 budget;
 	int ret;
 
 	scalio_host_conn_destroy(conn);
@@ -725,8 +726,10 @@ int scalio_host_conn_reconnect(struct scalio_host_hstore *hs)
 	hs->clock = 0;
 	hs->clock_jiffies = jiffies;
 	spin_unlock(&hs->clock_lock);
+	budget = 3 * hs->timeout_ms;
+	trace_scalio_host_reconnect_begin(hs, budget);
 	ret = scalio_host_conn_connect(hs, hs->traddr, hs->trsvcid, hs->timeout_ms,
-				       3 * hs->timeout_ms);
+				       budget);
 	if (!ret)
 		ret = scalio_host_conn_handshake(hs, true);
 	/*
