@@ -297,6 +297,7 @@ struct scalio_host_conn {
 	struct mutex		teardown_lock;
 	struct work_struct	fail_work;
 	wait_queue_head_t	state_wq;
+	atomic_t		waiting;	/* operations waiting in state_wq */
 };
 
 /**
