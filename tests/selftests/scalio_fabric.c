@@ -20,7 +20,8 @@
  * Output, one line a second (wall clock, to line up with the faults the
  * driving script injects):
  *   sec EPOCH get_ok N get_err N put_ok N put_err N
- * each error also as "err EPOCH.MS get|put ERRNO-NAME", and at the end:
+ * each error also as "err EPOCH.MS get|put ERRNO-NAME START.MS" (when it
+ * failed, and when it was started), and at the end:
  *   total get_ok N get_err N put_ok N put_err N wrong N lost N
  *   errno NAME N (one line per errno seen)
  * Exit 0 when nothing was wrong or lost (errors are the script's to judge),
@@ -93,7 +94,7 @@ static uint32_t make_value(const char *k, uint32_t v, uint8_t *buf)
 	return len;
 }
 
-static void record(int op, int ret)
+static void record(int op, int ret, const struct timeval *t0)
 {
 	long s = now_s();
 	long rel = s - t_start;
@@ -107,9 +108,10 @@ static void record(int op, int ret)
 		atomic_fetch_add(&errnos[-ret < MAX_ERRNO_SEEN ? -ret : 0], 1);
 		gettimeofday(&tv, NULL);
 		pthread_mutex_lock(&out_lock);
-		printf("err %ld.%03ld %s %s\n", (long)tv.tv_sec,
+		printf("err %ld.%03ld %s %s %ld.%03ld\n", (long)tv.tv_sec,
 		       (long)tv.tv_usec / 1000, put ? "put" : "get",
-		       strerrorname_np(-ret) ? : "?");
+		       strerrorname_np(-ret) ? : "?", (long)t0->tv_sec,
+		       (long)t0->tv_usec / 1000);
 		fflush(stdout);
 		pthread_mutex_unlock(&out_lock);
 	}
@@ -155,6 +157,7 @@ static void *worker(void *arg)
 	static __thread uint8_t buf[SCALIO_VALUE_MAX];
 
 	while (!atomic_load(&stopping)) {
+		struct timeval t0;
 		struct key *k;
 		uint32_t len;
 		int ret;
@@ -163,8 +166,9 @@ static void *worker(void *arg)
 		k = &t->keys[t->rng % nkeys];
 		if ((t->rng >> 20) % 100 < get_pct) {
 			len = sizeof(buf);
+			gettimeofday(&t0, NULL);
 			ret = kv_ioctl(t->fd, SCALIO_IOC_GET, k->name, buf, &len);
-			record(SCALIO_OP_GET, ret == -ENOENT ? 0 : ret);
+			record(SCALIO_OP_GET, ret == -ENOENT ? 0 : ret, &t0);
 			if ((!ret || ret == -ENOENT) &&
 			    !value_ok(k, ret, buf, len, k->acked, k->attempted)) {
 				atomic_fetch_add(&wrong, 1);
@@ -177,8 +181,9 @@ static void *worker(void *arg)
 
 			len = make_value(k->name, v, buf);
 			k->attempted = v;
+			gettimeofday(&t0, NULL);
 			ret = kv_ioctl(t->fd, SCALIO_IOC_PUT, k->name, buf, &len);
-			record(SCALIO_OP_PUT, ret);
+			record(SCALIO_OP_PUT, ret, &t0);
 			if (!ret)
 				k->acked = v;
 		}

@@ -12,9 +12,14 @@
 #      for FABRIC_PART seconds: longer than the transport's retransmission
 #      (~8.6 s, so the connection is really lost and re-made) and shorter
 #      than the default bound (15 s, which the attach left);
-#   C. a partition longer than a bound of 5 s: operations must fail with
-#      EHOSTDOWN while the partition still holds (no hang), and succeed
-#      again after it;
+#   C. a partition longer than a bound of 5 s, lifted as the third
+#      reconnect attempt made during it starts: operations must fail with
+#      EHOSTDOWN while the partition still holds (no hang); none started
+#      after the lift may (the reconnect must find the fabric back within
+#      their bound: while operations wait, an attempt's time and the
+#      delay after it add up to less than the bound), and none started
+#      after the reconnect may fail at all; goodput during the partition
+#      and after the lift is reported;
 #   D. with the partition on again and the device closed, a detach must
 #      complete (the bed's hang guard catches a hang); then attach again.
 # In A and B: no GET fails; at most FABRIC_THREADS PUTs fail (those in
@@ -157,6 +162,8 @@ echo > $T/trace
 echo 4096 > $T/buffer_size_kb
 echo 1 > $T/events/scalio_host/scalio_host_conn_wait/enable
 echo 1 > $T/events/scalio_host/scalio_host_get_lost/enable
+echo 1 > $T/events/scalio_host/scalio_host_reconnect/enable
+echo 1 > $T/events/scalio_host/scalio_host_reconnect_begin/enable
 echo 1 > $T/tracing_on
 
 step "A. target restart, bound 300 s"
@@ -207,26 +214,87 @@ show b0 b1 B
 judge_waits b0 b1 B 15000
 [ "$(moved b0 b1 fast_io_fails)" = 0 ] || check "B: fast_io_fails moved (partition shorter than the bound)"
 
-step "C. partition of 30 s, bound 5 s"
+step "C. partition until the third reconnect attempt, bound 5 s"
 echo 5000 > $ATTR || fail "set the bound"
 rc0=$(hstat reconnects)
 snap c0
+# The reconnect attempts' starts, in a trace instance of their own: its
+# pipe is read (and emptied) here, the main buffer is counted below.
+I=$T/instances/fabric
+mkdir $I || fail "no trace instance"
+echo 1 > $I/events/scalio_host/scalio_host_reconnect_begin/enable || fail "no reconnect_begin event"
 start C
 ta=$(date +%s)
+echo "partition C" > $T/trace_marker
 part_on
-sleep 30
+# Lift the partition as the third attempt made during it starts: the
+# attempt's REQ is lost, and the fabric's return must be found by the
+# next attempt, within the bound of what started after the lift.  (Two
+# failed attempts first: the first may come only once the GETs in SSD
+# reads at the partition, which hold the old connection, time out.)
+exec 3< $I/trace_pipe
+n=0
+while [ $n -lt 3 ] && read -r line <&3; do
+	n=$((n + 1))
+	echo "# C: attempt $n: ${line##*: }"
+done
 tb=$(date +%s)
 part_off
+# The lift, in ms of the clock the workload stamps its operations with:
+# an operation started at or after it found the fabric whole.
+lift=$(date +%s%3N)
+echo "lift" > $T/trace_marker
+exec 3<&-
+echo 0 > $I/events/scalio_host/scalio_host_reconnect_begin/enable
+rmdir $I
+[ $n = 3 ] || fail "C: the trace pipe ended after $n attempts"
 wait_until "the store to reconnect" reconnected || fail "no reconnect after C"
+# When the reconnect was seen (at most one poll late): operations started
+# after it found the connection up.
+seen=$(date +%s%3N)
 finish C $ta $tb
 down=$(errs C '[a-z]*' EHOSTDOWN)
 # EHOSTDOWN errors logged before the partition was lifted: ops came back
 # with the bound's error instead of hanging until the network did.
-early=$(awk -v tb=$tb '$1 == "err" && $4 == "EHOSTDOWN" && $2 < tb' /share/fab.C.out | wc -l)
+early=$(awk -v l=$lift '$1 == "err" && $4 == "EHOSTDOWN" && $2 * 1000 < l' /share/fab.C.out | wc -l)
+# Operations started after the lift wait for the reconnect, which must
+# come within their bound: none of them fails with EHOSTDOWN, and none
+# started after the reconnect was seen fails at all.
+after=$(awk -v l=$lift '$1 == "err" && $4 == "EHOSTDOWN" && $5 * 1000 >= l' /share/fab.C.out | wc -l)
+afterseen=$(awk -v l=$seen '$1 == "err" && $5 * 1000 >= l' /share/fab.C.out | wc -l)
 late=$(awk -v tb=$tb '$1 == "sec" && $2 > tb + 5 { n += $4 + $8 } END { print n + 0 }' /share/fab.C.out)
-echo "# C: EHOSTDOWN $down, of them $early before the partition was lifted; $late ops succeeded after it"
+echo "# C: EHOSTDOWN $down: $early failed before the lift, $after of the operations started after it;" \
+	"$afterseen errors of those started after the reconnect was seen ($((seen - lift)) ms after the lift); $late ops succeeded from 5 s after the lift"
+# Goodput: ops/s during the partition and after the lift (to the end of
+# the window), against the BASE seconds before the partition.
+awk -v ta=$ta -v tb=$tb -v b=$BASE '
+	$1 == "sec" && $2 >= ta - b + 2 && $2 < ta { bo += $4 + $8; bs++ }
+	$1 == "sec" && $2 >= ta && $2 < tb { po += $4 + $8; ps++ }
+	$1 == "sec" && $2 > tb { ao += $4 + $8; as++ }
+	END {
+		gb = bs ? bo / bs : 0
+		printf "# goodput C: before %.1f ops/s (%d s), partition %.1f ops/s (%d s, ratio %.2f), after the lift %.1f ops/s (%d s, ratio %.2f)\n",
+			gb, bs, ps ? po / ps : 0, ps, gb && ps ? po / ps / gb : 0,
+			as ? ao / as : 0, as, gb && as ? ao / as / gb : 0
+	}' /share/fab.C.out
+# The attempts of C and the lift, from the main buffer (its clock).
+sed -n '/tracing_mark_write: partition C/,$p' $T/trace |
+	grep -E 'scalio_host_reconnect(_begin)?: |tracing_mark_write: ' > /tmp/rc.C
+sed 's/^ *//; s/^/#   /' /tmp/rc.C | tail -n 16
 [ "$early" -gt 0 ] || check "C: no operation failed with EHOSTDOWN during the partition"
 [ "$late" -gt 0 ] || check "C: no operation succeeded after the partition"
+[ "$after" = 0 ] || check "C: $after operations started after the lift failed with EHOSTDOWN"
+[ "$afterseen" = 0 ] || check "C: $afterseen operations started after the reconnect failed"
+# What makes that hold whenever the fabric comes back: while operations
+# wait, an attempt's time and the delay before the next one (each attempt
+# of C that failed) add up to less than their bound.
+sched=$(awk '
+	/reconnect_begin: / { split($NF, a, "="); bud = a[2] }
+	/reconnect: / && !/result=0 / && bud != "" { split($NF, a, "="); print bud + a[2]; bud = "" }' /tmp/rc.C |
+	sort -n | tail -n 1)
+echo "# C: longest attempt budget + retry delay while waiting: ${sched:-none} ms"
+[ -n "$sched" ] && [ "$sched" -lt 5000 ] ||
+	check "C: a reconnect attempt and the delay after it took ${sched:-?} ms of the 5000 ms bound"
 snap c1
 show c0 c1 C
 judge_waits c0 c1 C 5000
