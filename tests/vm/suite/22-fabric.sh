@@ -21,7 +21,11 @@
 #      after the reconnect may fail at all; goodput during the partition
 #      and after the lift is reported;
 #   D. with the partition on again and the device closed, a detach must
-#      complete (the bed's hang guard catches a hang); then attach again.
+#      complete (the bed's hang guard catches a hang); then attach again;
+#   E. an attach whose connection request is lost (RoCE dropped, ARP not;
+#      lifted as the REQ is out) must succeed on the IB CM's resend and
+#      log the wait for it; the reconnect attempts of C must have logged
+#      their connect step timing out, by name.
 # In A and B: no GET fails; at most FABRIC_THREADS PUTs fail (those in
 # flight at the fault), each with ENOTCONN or ETIMEDOUT (outcome unknown,
 # never EHOSTDOWN); in all: no read returns a value outside [acked,
@@ -339,6 +343,44 @@ for try in 1 2 3 4 5; do
 done
 [ "$(cat $ATTR)" = 15000 ] || check "D: a new attach's bound is $(cat $ATTR)"
 scalioctl put "$S" after-d yes || check "put after D"
+
+step "E. attach whose connection request is lost"
+# RoCE (UDP 4791) dropped, ARP not: the attach resolves the target and
+# sends its REQ into the partition, which is lifted as soon as the REQ is
+# out.  The IB CM resends it after about 6 s, later than the 5 s connect
+# step: the attach must wait for the resend (and log it), not fail.
+scalioctl detach "$S" > /dev/null || fail "detach before E"
+mkdir $I || fail "no trace instance"
+echo 1 > $I/events/rdma_cma/cm_send_req/enable || fail "no rdma_cma:cm_send_req event"
+modprobe sch_prio 2> /dev/null
+modprobe cls_u32 2> /dev/null
+tc qdisc add dev eth0 root handle 1: prio &&
+	tc qdisc add dev eth0 parent 1:3 handle 30: netem loss 100% &&
+	tc filter add dev eth0 parent 1: protocol ip prio 1 u32 \
+		match ip protocol 17 0xff match ip dport 4791 0xffff flowid 1:3 ||
+	fail "E: the RoCE-only partition"
+scalioctl attach "$S" --addr "$A" > /tmp/attach.E 2>&1 &
+apid=$!
+exec 3< $I/trace_pipe
+while read -r line <&3; do
+	case $line in *:4800*) break ;; esac
+done
+part_off
+exec 3<&-
+echo 0 > $I/events/rdma_cma/cm_send_req/enable
+rmdir $I
+echo "# E: REQ sent: ${line##*: }"
+wait $apid
+arc=$?
+sed 's/^/# E: attach: /' /tmp/attach.E
+[ $arc = 0 ] || check "E: the attach whose REQ was lost failed ($arc)"
+dmesg | grep -E 'kv0: connect to .* (unanswered|timed out) after' | tail -n 3 | sed 's/^/# E: /'
+dmesg | grep -q "$S: connect to $A:4800 unanswered after" ||
+	check "E: no 'unanswered ... waiting for the REQ's resend' in the log"
+# C's attempts timed out in their connect step, and the log named it.
+dmesg | grep -q "$S: connect to $A:4800 timed out after" ||
+	check "C: no reconnect attempt logged its connect step timing out"
+scalioctl put "$S" after-e yes || check "put after E"
 
 [ $bad = 0 ] || fail "see above"
 step "FABRIC TEST PASSED"
