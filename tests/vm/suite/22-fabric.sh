@@ -12,8 +12,9 @@
 #      for FABRIC_PART seconds: longer than the transport's retransmission
 #      (~8.6 s, so the connection is really lost and re-made) and shorter
 #      than the default bound (15 s, which the attach left);
-#   C. a partition longer than a bound of 5 s, lifted as the third
-#      reconnect attempt made during it starts: operations must fail with
+#   C. a partition of RoCE longer than a bound of 5 s, lifted as the
+#      third reconnect attempt made during it has sent its (lost) REQ
+#      (rdma_cma:cm_send_req): operations must fail with
 #      EHOSTDOWN while the partition still holds (no hang); none started
 #      after the lift may (the reconnect must find the fabric back within
 #      their bound: while operations wait, an attempt's time and the
@@ -79,6 +80,17 @@ part_on() {
 	tc qdisc add dev eth0 root netem loss 100% || fail "netem on eth0"
 }
 part_off() { tc qdisc del dev eth0 root || fail "netem off"; }
+# roce_on: drop RoCE v2 (UDP 4791) only; ARP and the rest go through
+roce_on() {
+	modprobe sch_netem 2> /dev/null
+	modprobe sch_prio 2> /dev/null
+	modprobe cls_u32 2> /dev/null
+	tc qdisc add dev eth0 root handle 1: prio &&
+		tc qdisc add dev eth0 parent 1:3 handle 30: netem loss 100% &&
+		tc filter add dev eth0 parent 1: protocol ip prio 1 u32 \
+			match ip protocol 17 0xff match ip dport 4791 0xffff flowid 1:3 ||
+		fail "the RoCE-only partition"
+}
 # The host's counters of the waits (reconnect_waits, reconnect_wait_ns,
 # fast_io_fails, lost_get_retries): snap NAME saves them as NAME_<counter>;
 # moved NAME0 NAME1 C: the delta of counter C.
@@ -218,29 +230,35 @@ show b0 b1 B
 judge_waits b0 b1 B 15000
 [ "$(moved b0 b1 fast_io_fails)" = 0 ] || check "B: fast_io_fails moved (partition shorter than the bound)"
 
-step "C. partition until the third reconnect attempt, bound 5 s"
+step "C. RoCE partition until the third reconnect REQ, bound 5 s"
 echo 5000 > $ATTR || fail "set the bound"
 rc0=$(hstat reconnects)
 snap c0
-# The reconnect attempts' starts, in a trace instance of their own: its
-# pipe is read (and emptied) here, the main buffer is counted below.
+# The connection requests to the store's port, in a trace instance of
+# their own: its pipe is read (and emptied) here, the main buffer is
+# counted below.
 I=$T/instances/fabric
 mkdir $I || fail "no trace instance"
-echo 1 > $I/events/scalio_host/scalio_host_reconnect_begin/enable || fail "no reconnect_begin event"
+echo 1 > $I/events/rdma_cma/cm_send_req/enable || fail "no rdma_cma:cm_send_req event"
 start C
 ta=$(date +%s)
 echo "partition C" > $T/trace_marker
-part_on
-# Lift the partition as the third attempt made during it starts: the
-# attempt's REQ is lost, and the fabric's return must be found by the
-# next attempt, within the bound of what started after the lift.  (Two
-# failed attempts first: the first may come only once the GETs in SSD
-# reads at the partition, which hold the old connection, time out.)
+roce_on
+# Lift the partition as the third reconnect attempt made during it has
+# sent its REQ, which is lost: the worst moment for the fabric to come
+# back.  The attempt under way cannot succeed before the IB CM resends
+# (after about 6 s), and the fabric's return must be found within the
+# bound of what started after the lift.  (Two failed attempts first: the
+# first may come only once the GETs in SSD reads at the partition, which
+# hold the old connection, time out.)  Only RoCE is dropped: with ARP
+# gone too, attempts would spend the partition resolving the address,
+# and one under way at the lift would be saved by the next ARP reply.
 exec 3< $I/trace_pipe
 n=0
 while [ $n -lt 3 ] && read -r line <&3; do
+	case $line in *:4800*) ;; *) continue ;; esac
 	n=$((n + 1))
-	echo "# C: attempt $n: ${line##*: }"
+	echo "# C: REQ $n: ${line##*: }"
 done
 tb=$(date +%s)
 part_off
@@ -249,9 +267,9 @@ part_off
 lift=$(date +%s%3N)
 echo "lift" > $T/trace_marker
 exec 3<&-
-echo 0 > $I/events/scalio_host/scalio_host_reconnect_begin/enable
+echo 0 > $I/events/rdma_cma/cm_send_req/enable
 rmdir $I
-[ $n = 3 ] || fail "C: the trace pipe ended after $n attempts"
+[ $n = 3 ] || fail "C: the trace pipe ended after $n REQs"
 wait_until "the store to reconnect" reconnected || fail "no reconnect after C"
 # When the reconnect was seen (at most one poll late): operations started
 # after it found the connection up.
@@ -352,13 +370,7 @@ step "E. attach whose connection request is lost"
 scalioctl detach "$S" > /dev/null || fail "detach before E"
 mkdir $I || fail "no trace instance"
 echo 1 > $I/events/rdma_cma/cm_send_req/enable || fail "no rdma_cma:cm_send_req event"
-modprobe sch_prio 2> /dev/null
-modprobe cls_u32 2> /dev/null
-tc qdisc add dev eth0 root handle 1: prio &&
-	tc qdisc add dev eth0 parent 1:3 handle 30: netem loss 100% &&
-	tc filter add dev eth0 parent 1: protocol ip prio 1 u32 \
-		match ip protocol 17 0xff match ip dport 4791 0xffff flowid 1:3 ||
-	fail "E: the RoCE-only partition"
+roce_on
 scalioctl attach "$S" --addr "$A" > /tmp/attach.E 2>&1 &
 apid=$!
 exec 3< $I/trace_pipe
