@@ -17,7 +17,8 @@
 #      third reconnect attempt made during it has sent its (lost) REQ
 #      (rdma_cma:cm_send_req): operations must fail with
 #      EHOSTDOWN while the partition still holds (no hang); none started
-#      after the lift may (the reconnect must find the fabric back within
+#      after the lift may, a probe GET the workload starts as it sees the
+#      lift included (the reconnect must find the fabric back within
 #      their bound: while operations wait, an attempt's time and the
 #      delay after it add up to less than the bound), and none started
 #      after the reconnect may fail at all; goodput during the partition
@@ -120,8 +121,8 @@ T=/sys/kernel/tracing
 
 # start NAME: the workload in the background, its output in /share
 start() {
-	rm -f /tmp/stop.$1
-	$F -s "$S" -t $THREADS -k 16 -g 80 -p "$1" -S /tmp/stop.$1 \
+	rm -f /tmp/stop.$1 /tmp/lift.$1
+	$F -s "$S" -t $THREADS -k 16 -g 80 -p "$1" -S /tmp/stop.$1 -L /tmp/lift.$1 \
 		> /share/fab.$1.out 2>&1 &
 	wpid=$!
 	sleep $BASE
@@ -266,6 +267,8 @@ while [ $n -lt 3 ] && read -r line <&3; do
 done
 tb=$(date +%s)
 part_off
+# The workload's probe: one GET started as it sees this (no fork here).
+: > /tmp/lift.C
 # The lift, in ms of the clock the workload stamps its operations with:
 # an operation started at or after it found the fabric whole.
 lift=$(date +%s%3N)
@@ -310,6 +313,11 @@ sed 's/^ *//; s/^/#   /' /tmp/rc.C | tail -n 16
 [ "$early" -gt 0 ] || check "C: no operation failed with EHOSTDOWN during the partition"
 [ "$late" -gt 0 ] || check "C: no operation succeeded after the partition"
 [ "$after" = 0 ] || check "C: $after operations started after the lift failed with EHOSTDOWN"
+# The workers' waits run in step (they all met the loss together), so
+# whether one starts just after the lift is chance; the probe does.
+probe=$(grep '^probe ' /share/fab.C.out)
+echo "# C: $probe (start, end, result)"
+[ "${probe##* }" = ok ] || check "C: the probe GET started after the lift failed: ${probe:-none}"
 [ "$afterseen" = 0 ] || check "C: $afterseen operations started after the reconnect failed"
 # What makes that hold whenever the fabric comes back: while operations
 # wait, an attempt's time and the delay before the next one (each attempt
