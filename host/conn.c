@@ -51,6 +51,7 @@ void scalio_host_conn_init(struct scalio_host_hstore *hs)
 	mutex_init(&conn->teardown_lock);
 	INIT_WORK(&conn->fail_work, scalio_host_conn_fail_work);
 	init_waitqueue_head(&conn->state_wq);
+	atomic_set(&conn->waiting, 0);
 }
 
 /*
@@ -109,17 +110,48 @@ static void scalio_host_conn_fail_work(struct work_struct *work)
 		scalio_host_reconnect_schedule(hs);
 }
 
+/* The delay before the next reconnect attempt, in jiffies (see below). */
+static unsigned long scalio_host_reconnect_next(struct scalio_host_hstore *hs)
+{
+	unsigned long delay = READ_ONCE(hs->reconnect_delay);
+
+	if (atomic_read(&hs->conn.waiting))
+		delay = min(delay, msecs_to_jiffies(SCALIO_RECONNECT_MIN_MS));
+	return delay;
+}
+
 /**
  * scalio_host_reconnect_schedule() - queue a reconnect attempt of a store
  * @hs:	store
  *
  * After the current retry delay: SCALIO_RECONNECT_MIN_MS after a working
- * connection was lost, doubling with each failed attempt.
+ * connection was lost, doubling with each failed attempt; but never more
+ * than SCALIO_RECONNECT_MIN_MS while operations wait for the connection.
+ * They wait at most fast_io_fail_ms: a longer backoff would fail them
+ * with -EHOSTDOWN though the fabric had come back long before.
  */
 void scalio_host_reconnect_schedule(struct scalio_host_hstore *hs)
 {
 	queue_delayed_work(system_long_wq, &hs->reconnect_work,
-			   READ_ONCE(hs->reconnect_delay));
+			   scalio_host_reconnect_next(hs));
+}
+
+/*
+ * An operation starts to wait for the connection: bring forward a retry
+ * that sits in a long backoff (the connection was lost, or stayed down,
+ * while nobody used it).  Operations wait only while the store is live
+ * and its device open, so a detach cannot be cancelling the work here;
+ * at worst a retry that just started is queued once more, and finds the
+ * connection up.
+ */
+static void scalio_host_reconnect_hurry(struct scalio_host_hstore *hs)
+{
+	struct delayed_work *dw = &hs->reconnect_work;
+	unsigned long soon = msecs_to_jiffies(SCALIO_RECONNECT_MIN_MS);
+
+	if (delayed_work_pending(dw) &&
+	    time_after(READ_ONCE(dw->timer.expires), jiffies + soon))
+		mod_delayed_work(system_long_wq, dw, soon);
 }
 
 /* ------------------------------------------------------------------ */
@@ -214,7 +246,9 @@ int scalio_host_conn_fast_fail(struct scalio_host_conn *conn)
 
 /*
  * The gate's loop: 0 or an error, and in *@t0 the time the operation
- * started to wait (0: it did not).
+ * started to wait (0: it did not).  From then it counts in conn->waiting,
+ * which keeps the reconnect's retries close together; the caller uncounts
+ * it.
  */
 static int scalio_host_conn_enter_wait(struct scalio_host_conn *conn,
 				       unsigned long *end, u64 *t0)
@@ -234,8 +268,11 @@ static int scalio_host_conn_enter_wait(struct scalio_host_conn *conn,
 		left = (long)(*end - jiffies);
 		if (left <= 0)
 			return -EHOSTDOWN;
-		if (!*t0)
+		if (!*t0) {
 			*t0 = ktime_get_ns();
+			atomic_inc(&conn->waiting);
+			scalio_host_reconnect_hurry(conn->hs);
+		}
 		left = wait_event_killable_timeout(conn->state_wq,
 						   scalio_host_conn_wait_over(conn),
 						   left);
@@ -276,8 +313,10 @@ int scalio_host_conn_enter_until(struct scalio_host_conn *conn,
 	int ret;
 
 	ret = scalio_host_conn_enter_wait(conn, end, &t0);
-	if (t0)
+	if (t0) {
+		atomic_dec(&conn->waiting);
 		scalio_host_conn_wait_done(conn, op, t0, ret);
+	}
 	if (ret == -EHOSTDOWN)
 		ret = scalio_host_conn_fast_fail(conn);
 	return ret;
@@ -430,17 +469,55 @@ static int scalio_host_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *e
 	return 0;
 }
 
-/* Wait for the CM handler to report the step just started. */
-static int scalio_host_cm_wait(struct scalio_host_conn *conn, unsigned long timeout)
+/* The rdma_cm steps of a connect, for the log. */
+static const char * const scalio_host_cm_steps[] = {
+	"address resolution", "route resolution", "connect",
+};
+
+enum { SCALIO_CM_ADDR, SCALIO_CM_ROUTE, SCALIO_CM_CONNECT };
+
+/*
+ * Wait for the CM handler to report the step just started, for at most
+ * @tmo jiffies and never past @end.
+ */
+static int scalio_host_cm_wait(struct scalio_host_conn *conn, unsigned long tmo,
+			       unsigned long end)
 {
+	long left = (long)(end - jiffies);
 	long ret;
 
-	ret = wait_for_completion_killable_timeout(&conn->cm_done, timeout);
+	if (left <= 0)
+		return -ETIMEDOUT;
+	ret = wait_for_completion_killable_timeout(&conn->cm_done,
+						   min_t(long, tmo, left));
 	if (ret < 0)
 		return -EINTR;
 	if (!ret)
 		return -ETIMEDOUT;
 	return conn->cm_error;
+}
+
+/*
+ * Milliseconds a step started now may take: its own @step_ms, cut to what
+ * is left before @end (at least 1: rdma_cm takes no 0).
+ */
+static u32 scalio_host_cm_step_ms(u32 step_ms, unsigned long end)
+{
+	long left = (long)(end - jiffies);
+
+	return left > 0 ? max(1U, min(step_ms, jiffies_to_msecs(left))) : 1;
+}
+
+/*
+ * A step ran out of time: say which (the errno alone cannot), and where
+ * to.  Rate limited: a reconnect repeats it while the target is away.
+ */
+static void scalio_host_cm_timed_out(struct scalio_host_conn *conn, int step,
+				     const char *traddr, u32 trsvcid, u64 t0)
+{
+	pr_warn_ratelimited("%s: %s to %s:%u timed out after %llu ms\n",
+			    conn->hs->name, scalio_host_cm_steps[step], traddr,
+			    trsvcid, div_u64(ktime_get_ns() - t0, NSEC_PER_MSEC));
 }
 
 /**
@@ -449,22 +526,33 @@ static int scalio_host_cm_wait(struct scalio_host_conn *conn, unsigned long time
  * @traddr:	IPv4/IPv6 literal
  * @trsvcid:	port
  * @timeout_ms:	for each step
+ * @total_ms:	for all the steps together
+ *
+ * A step that runs out of time is logged by name.  The connect step is
+ * waited for once more when it times out and @total_ms leaves time: the
+ * IB CM resends a lost REQ only after about 6 s (rdma_cm's response
+ * timeout, 2^20 x 4.096 us, plus twice the packet lifetime), later than a
+ * step of the default 5 s, and a REQ of a busy or just restarted target
+ * may be answered only then.
  *
  * On failure the caller runs scalio_host_conn_destroy(), which undoes whatever
  * part was set up.
  *
- * Return: 0, or -EINVAL (bad address), -ETIMEDOUT, -ECONNREFUSED, an errno
- * the target's reject carried (-ENOENT: no such store...), -EPROTO...
+ * Return: 0, or -EINVAL (bad address), -ETIMEDOUT (a step ran out of time:
+ * the log says which), -ECONNREFUSED, an errno the target's reject carried
+ * (-ENOENT: no such store...), -EPROTO...
  */
 int scalio_host_conn_connect(struct scalio_host_hstore *hs, const char *traddr,
-			     u32 trsvcid, u32 timeout_ms)
+			     u32 trsvcid, u32 timeout_ms, u32 total_ms)
 {
 	struct scalio_host_conn *conn = &hs->conn;
 	unsigned long tmo = msecs_to_jiffies(timeout_ms);
+	unsigned long end = jiffies + msecs_to_jiffies(total_ms);
 	struct sockaddr_storage addr;
 	struct rdma_conn_param param = {};
 	struct scalio_cm_req req = {};
 	char port[8];
+	u64 t0;
 	u32 i;
 	int ret;
 
@@ -483,19 +571,26 @@ int scalio_host_conn_connect(struct scalio_host_hstore *hs, const char *traddr,
 	}
 
 	reinit_completion(&conn->cm_done);
+	t0 = ktime_get_ns();
 	ret = rdma_resolve_addr(conn->cm_id, NULL, (struct sockaddr *)&addr,
-				timeout_ms);
+				scalio_host_cm_step_ms(timeout_ms, end));
 	if (ret)
 		return ret;
-	ret = scalio_host_cm_wait(conn, tmo);
+	ret = scalio_host_cm_wait(conn, tmo, end);
+	if (ret == -ETIMEDOUT)
+		scalio_host_cm_timed_out(conn, SCALIO_CM_ADDR, traddr, trsvcid, t0);
 	if (ret)
 		return ret;
 
 	reinit_completion(&conn->cm_done);
-	ret = rdma_resolve_route(conn->cm_id, timeout_ms);
+	t0 = ktime_get_ns();
+	ret = rdma_resolve_route(conn->cm_id,
+				 scalio_host_cm_step_ms(timeout_ms, end));
 	if (ret)
 		return ret;
-	ret = scalio_host_cm_wait(conn, tmo);
+	ret = scalio_host_cm_wait(conn, tmo, end);
+	if (ret == -ETIMEDOUT)
+		scalio_host_cm_timed_out(conn, SCALIO_CM_ROUTE, traddr, trsvcid, t0);
 	if (ret)
 		return ret;
 
@@ -538,10 +633,20 @@ int scalio_host_conn_connect(struct scalio_host_hstore *hs, const char *traddr,
 		return ret;
 
 	reinit_completion(&conn->cm_done);
+	t0 = ktime_get_ns();
 	ret = rdma_connect(conn->cm_id, &param);
 	if (ret)
 		return ret;
-	ret = scalio_host_cm_wait(conn, tmo);
+	ret = scalio_host_cm_wait(conn, tmo, end);
+	if (ret == -ETIMEDOUT && time_before(jiffies, end)) {
+		/* Once more, for the CM's own resent REQ (see above). */
+		pr_info_ratelimited("%s: connect to %s:%u unanswered after %llu ms, waiting for the REQ's resend\n",
+				    hs->name, traddr, trsvcid,
+				    div_u64(ktime_get_ns() - t0, NSEC_PER_MSEC));
+		ret = scalio_host_cm_wait(conn, tmo, end);
+	}
+	if (ret == -ETIMEDOUT)
+		scalio_host_cm_timed_out(conn, SCALIO_CM_CONNECT, traddr, trsvcid, t0);
 	if (ret)
 		return ret;
 
@@ -570,7 +675,12 @@ void scalio_host_conn_destroy(struct scalio_host_conn *conn)
 
 	mutex_lock(&conn->teardown_lock);
 	scalio_host_conn_stop(conn);
-	/* Every operation holds io_rwsem for reading; all were woken above. */
+	/*
+	 * Every operation holds io_rwsem for reading; all were woken above,
+	 * but for a GET waiting for its SSD read, which holds it until the
+	 * read completes (NVMe-oF may be reconnecting too) or the GET's
+	 * time is up.
+	 */
 	down_write(&conn->io_rwsem);
 	scalio_host_conn_release(conn);
 	up_write(&conn->io_rwsem);
@@ -618,6 +728,26 @@ static void scalio_host_conn_release(struct scalio_host_conn *conn)
 /* ------------------------------------------------------------------ */
 /* reconnect                                                           */
 
+/*
+ * How long one reconnect attempt may take to connect: half the store's
+ * fast_io_fail_ms, at least half a step and at most the attach's three
+ * steps.  Until the fabric is back an attempt can only time out, its REQ
+ * lost, and the one under way when it comes back is found only by the
+ * next; operations wait at most fast_io_fail_ms.  Attempts no longer than
+ * half of that (retried after SCALIO_RECONNECT_MIN_MS while operations
+ * wait) reconnect within the bound of an operation started as the fabric
+ * came back.  A working fabric connects in milliseconds, far below the
+ * floor.
+ */
+static u32 scalio_host_reconnect_budget_ms(const struct scalio_host_hstore *hs)
+{
+	u32 step = hs->timeout_ms, fail = READ_ONCE(hs->fast_io_fail_ms);
+
+	if (!fail)		/* nobody waits for it */
+		return 3 * step;
+	return clamp(fail / 2, step / 2, 3 * step);
+}
+
 /**
  * scalio_host_conn_reconnect() - replace a lost connection by a new one
  * @hs:	live store whose connection failed
@@ -638,6 +768,7 @@ static void scalio_host_conn_release(struct scalio_host_conn *conn)
 int scalio_host_conn_reconnect(struct scalio_host_hstore *hs)
 {
 	struct scalio_host_conn *conn = &hs->conn;
+	u32 budget;
 	int ret;
 
 	scalio_host_conn_destroy(conn);
@@ -659,7 +790,10 @@ int scalio_host_conn_reconnect(struct scalio_host_hstore *hs)
 	hs->clock = 0;
 	hs->clock_jiffies = jiffies;
 	spin_unlock(&hs->clock_lock);
-	ret = scalio_host_conn_connect(hs, hs->traddr, hs->trsvcid, hs->timeout_ms);
+	budget = scalio_host_reconnect_budget_ms(hs);
+	trace_scalio_host_reconnect_begin(hs, budget);
+	ret = scalio_host_conn_connect(hs, hs->traddr, hs->trsvcid, hs->timeout_ms,
+				       budget);
 	if (!ret)
 		ret = scalio_host_conn_handshake(hs, true);
 	/*
@@ -689,8 +823,9 @@ int scalio_host_conn_reconnect(struct scalio_host_hstore *hs)
  * scalio_host_reconnect_work() - try to re-establish a live store's connection
  * @work:	&hs->reconnect_work
  *
- * Retries with a delay that doubles up to SCALIO_RECONNECT_MAX_MS, for as
- * long as the store is attached, unless it came back different (-ESTALE).
+ * Retries with a delay that doubles up to SCALIO_RECONNECT_MAX_MS
+ * (SCALIO_RECONNECT_MIN_MS while operations wait), for as long as the
+ * store is attached, unless it came back different (-ESTALE).
  */
 void scalio_host_reconnect_work(struct work_struct *work)
 {
@@ -725,7 +860,7 @@ void scalio_host_reconnect_work(struct work_struct *work)
 		   min_t(unsigned long, hs->reconnect_delay * 2,
 			 msecs_to_jiffies(SCALIO_RECONNECT_MAX_MS)));
 	trace_scalio_host_reconnect(hs, ret,
-				    jiffies_to_msecs(hs->reconnect_delay));
+				    jiffies_to_msecs(scalio_host_reconnect_next(hs)));
 	if (READ_ONCE(hs->state) == SCALIO_HS_LIVE)
 		scalio_host_reconnect_schedule(hs);
 }

@@ -418,7 +418,8 @@ static int scalio_host_ioctl_attach(void __user *argp)
 	hs->trsvcid = port;
 	hs->timeout_ms = timeout;
 	hs->fast_io_fail_ms = fail_ms;
-	ret = scalio_host_conn_connect(hs, a.traddr, port, timeout);
+	/* A step at most @timeout, and all three together 3 x @timeout. */
+	ret = scalio_host_conn_connect(hs, a.traddr, port, timeout, 3 * timeout);
 	if (ret)
 		goto fail;
 	ret = scalio_host_conn_handshake(hs, false);

@@ -297,6 +297,7 @@ struct scalio_host_conn {
 	struct mutex		teardown_lock;
 	struct work_struct	fail_work;
 	wait_queue_head_t	state_wq;
+	atomic_t		waiting;	/* operations waiting in state_wq */
 };
 
 /**
@@ -618,7 +619,7 @@ int scalio_host_conn_module_init(void);
 void scalio_host_conn_module_exit(void);
 void scalio_host_conn_init(struct scalio_host_hstore *hs);
 int scalio_host_conn_connect(struct scalio_host_hstore *hs, const char *traddr,
-			     u32 trsvcid, u32 timeout_ms);
+			     u32 trsvcid, u32 timeout_ms, u32 total_ms);
 void scalio_host_conn_destroy(struct scalio_host_conn *conn);
 int scalio_host_conn_reconnect(struct scalio_host_hstore *hs);
 void scalio_host_reconnect_work(struct work_struct *work);

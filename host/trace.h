@@ -191,6 +191,25 @@ DEFINE_EVENT(scalio_host_slot_lock, scalio_host_slot_renew,
 	TP_ARGS(hs, block, slot, done));
 
 /*
+ * A reconnect attempt of a live store starts connecting, with @budget_ms
+ * for its rdma_cm steps (what the old connection's users left of the
+ * attempt's time is not counted: they are gone by now).
+ */
+TRACE_EVENT(scalio_host_reconnect_begin,
+	TP_PROTO(const struct scalio_host_hstore *hs, u32 budget_ms),
+	TP_ARGS(hs, budget_ms),
+	TP_STRUCT__entry(
+		__array(char, store, SCALIO_NAME_MAX)
+		__field(u32, budget_ms)
+	),
+	TP_fast_assign(
+		strscpy(__entry->store, hs->name, SCALIO_NAME_MAX);
+		__entry->budget_ms = budget_ms;
+	),
+	TP_printk("store=%s budget_ms=%u", __entry->store, __entry->budget_ms)
+);
+
+/*
  * A reconnect attempt of a live store ended: @result 0 (the reconnects
  * counter) or its error; @next_ms: the delay before the next attempt (0:
  * none).

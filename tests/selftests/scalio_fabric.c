@@ -13,6 +13,11 @@
  * have landed).  A GET must return a version in [acked, attempted]
  * (byte-identical value); anything else is "wrong".
  *
+ * When the file -L appears (the driving script lifted a fault), one GET
+ * is started at once from the main thread, the "probe": an operation that
+ * began after the lift, with no other operation of this program in step
+ * with it, logged as "probe START.MS END.MS ok|ERRNO-NAME".
+ *
  * Until the file -S exists (or -T seconds), then every key is read once
  * more (retrying while the store does not answer): a key whose version is
  * below its acked one, or not byte-identical, is "lost".
@@ -20,7 +25,8 @@
  * Output, one line a second (wall clock, to line up with the faults the
  * driving script injects):
  *   sec EPOCH get_ok N get_err N put_ok N put_err N
- * each error also as "err EPOCH.MS get|put ERRNO-NAME", and at the end:
+ * each error also as "err EPOCH.MS get|put ERRNO-NAME START.MS" (when it
+ * failed, and when it was started), and at the end:
  *   total get_ok N get_err N put_ok N put_err N wrong N lost N
  *   errno NAME N (one line per errno seen)
  * Exit 0 when nothing was wrong or lost (errors are the script's to judge),
@@ -45,7 +51,7 @@
 #define MAX_SECS	4096
 #define MAX_ERRNO_SEEN	256
 
-static const char *store = "kv0", *prefix = "fab", *stop_file;
+static const char *store = "kv0", *prefix = "fab", *stop_file, *lift_file;
 static unsigned int nthreads = 8, nkeys = 16, get_pct = 80, vmax = 512;
 static unsigned long max_secs = 600;
 static long t_start;
@@ -93,7 +99,7 @@ static uint32_t make_value(const char *k, uint32_t v, uint8_t *buf)
 	return len;
 }
 
-static void record(int op, int ret)
+static void record(int op, int ret, const struct timeval *t0)
 {
 	long s = now_s();
 	long rel = s - t_start;
@@ -107,9 +113,10 @@ static void record(int op, int ret)
 		atomic_fetch_add(&errnos[-ret < MAX_ERRNO_SEEN ? -ret : 0], 1);
 		gettimeofday(&tv, NULL);
 		pthread_mutex_lock(&out_lock);
-		printf("err %ld.%03ld %s %s\n", (long)tv.tv_sec,
+		printf("err %ld.%03ld %s %s %ld.%03ld\n", (long)tv.tv_sec,
 		       (long)tv.tv_usec / 1000, put ? "put" : "get",
-		       strerrorname_np(-ret) ? : "?");
+		       strerrorname_np(-ret) ? : "?", (long)t0->tv_sec,
+		       (long)t0->tv_usec / 1000);
 		fflush(stdout);
 		pthread_mutex_unlock(&out_lock);
 	}
@@ -155,6 +162,7 @@ static void *worker(void *arg)
 	static __thread uint8_t buf[SCALIO_VALUE_MAX];
 
 	while (!atomic_load(&stopping)) {
+		struct timeval t0;
 		struct key *k;
 		uint32_t len;
 		int ret;
@@ -163,8 +171,9 @@ static void *worker(void *arg)
 		k = &t->keys[t->rng % nkeys];
 		if ((t->rng >> 20) % 100 < get_pct) {
 			len = sizeof(buf);
+			gettimeofday(&t0, NULL);
 			ret = kv_ioctl(t->fd, SCALIO_IOC_GET, k->name, buf, &len);
-			record(SCALIO_OP_GET, ret == -ENOENT ? 0 : ret);
+			record(SCALIO_OP_GET, ret == -ENOENT ? 0 : ret, &t0);
 			if ((!ret || ret == -ENOENT) &&
 			    !value_ok(k, ret, buf, len, k->acked, k->attempted)) {
 				atomic_fetch_add(&wrong, 1);
@@ -177,13 +186,34 @@ static void *worker(void *arg)
 
 			len = make_value(k->name, v, buf);
 			k->attempted = v;
+			gettimeofday(&t0, NULL);
 			ret = kv_ioctl(t->fd, SCALIO_IOC_PUT, k->name, buf, &len);
-			record(SCALIO_OP_PUT, ret);
+			record(SCALIO_OP_PUT, ret, &t0);
 			if (!ret)
 				k->acked = v;
 		}
 	}
 	return NULL;
+}
+
+/* One GET, now: its start, end and outcome (see -L). */
+static void probe(struct thread *t)
+{
+	static uint8_t buf[SCALIO_VALUE_MAX];
+	struct timeval t0, t1;
+	uint32_t len = sizeof(buf);
+	int ret;
+
+	gettimeofday(&t0, NULL);
+	ret = kv_ioctl(t->fd, SCALIO_IOC_GET, t->keys[0].name, buf, &len);
+	gettimeofday(&t1, NULL);
+	pthread_mutex_lock(&out_lock);
+	printf("probe %ld.%03ld %ld.%03ld %s\n", (long)t0.tv_sec,
+	       (long)t0.tv_usec / 1000, (long)t1.tv_sec,
+	       (long)t1.tv_usec / 1000,
+	       !ret || ret == -ENOENT ? "ok" : strerrorname_np(-ret) ? : "?");
+	fflush(stdout);
+	pthread_mutex_unlock(&out_lock);
 }
 
 /* Read every key back once the store answers again: nothing acked lost. */
@@ -222,7 +252,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: scalio_fabric [-s STORE] [-t THREADS] [-k KEYS] [-g GET%%]\n"
-		"         [-v VMAX] [-p PREFIX] [-S STOPFILE] [-T SECONDS]\n");
+		"         [-v VMAX] [-p PREFIX] [-S STOPFILE] [-L LIFTFILE] [-T SECONDS]\n");
 	exit(2);
 }
 
@@ -235,7 +265,7 @@ int main(int argc, char **argv)
 	unsigned int i, j;
 	int c;
 
-	while ((c = getopt(argc, argv, "s:t:k:g:v:p:S:T:")) != -1) {
+	while ((c = getopt(argc, argv, "s:t:k:g:v:p:S:L:T:")) != -1) {
 		switch (c) {
 		case 's': store = optarg; break;
 		case 't': nthreads = sel_num_arg(argv[0], optarg, 1, 256); break;
@@ -244,6 +274,7 @@ int main(int argc, char **argv)
 		case 'v': vmax = sel_num_arg(argv[0], optarg, 16, SCALIO_VALUE_MAX); break;
 		case 'p': prefix = optarg; break;
 		case 'S': stop_file = optarg; break;
+		case 'L': lift_file = optarg; break;
 		case 'T': max_secs = sel_num_arg(argv[0], optarg, 1, MAX_SECS - 1); break;
 		default: usage();
 		}
@@ -275,7 +306,11 @@ int main(int argc, char **argv)
 			return 1;
 	end = t_start + max_secs;
 	for (;;) {
-		usleep(200000);
+		usleep(50000);
+		if (lift_file && !access(lift_file, F_OK)) {
+			probe(&ts[0]);
+			lift_file = NULL;
+		}
 		s = now_s();
 		/* Each finished second once: the workers have moved on. */
 		while (last + 1 < s - t_start && last + 1 < MAX_SECS) {

@@ -12,11 +12,23 @@
 #      for FABRIC_PART seconds: longer than the transport's retransmission
 #      (~8.6 s, so the connection is really lost and re-made) and shorter
 #      than the default bound (15 s, which the attach left);
-#   C. a partition longer than a bound of 5 s: operations must fail with
-#      EHOSTDOWN while the partition still holds (no hang), and succeed
-#      again after it;
+#   C. a partition of RoCE longer than a bound of 5 s (times the lane's
+#      SCALIO_TIMEOUT_FACTOR, as the attach's steps), lifted as the
+#      third reconnect attempt made during it has sent its (lost) REQ
+#      (rdma_cma:cm_send_req): operations must fail with
+#      EHOSTDOWN while the partition still holds (no hang); none started
+#      after the lift may, a probe GET the workload starts as it sees the
+#      lift included (the reconnect must find the fabric back within
+#      their bound: while operations wait, an attempt's time and the
+#      delay after it add up to less than the bound), and none started
+#      after the reconnect may fail at all; goodput during the partition
+#      and after the lift is reported;
 #   D. with the partition on again and the device closed, a detach must
-#      complete (the bed's hang guard catches a hang); then attach again.
+#      complete (the bed's hang guard catches a hang); then attach again;
+#   E. an attach whose connection request is lost (RoCE dropped, ARP not;
+#      lifted as the REQ is out) must succeed on the IB CM's resend and
+#      log the wait for it; the reconnect attempts of C must have logged
+#      their connect step timing out, by name.
 # In A and B: no GET fails; at most FABRIC_THREADS PUTs fail (those in
 # flight at the fault), each with ENOTCONN or ETIMEDOUT (outcome unknown,
 # never EHOSTDOWN); in all: no read returns a value outside [acked,
@@ -70,6 +82,17 @@ part_on() {
 	tc qdisc add dev eth0 root netem loss 100% || fail "netem on eth0"
 }
 part_off() { tc qdisc del dev eth0 root || fail "netem off"; }
+# roce_on: drop RoCE v2 (UDP 4791) only; ARP and the rest go through
+roce_on() {
+	modprobe sch_netem 2> /dev/null
+	modprobe sch_prio 2> /dev/null
+	modprobe cls_u32 2> /dev/null
+	tc qdisc add dev eth0 root handle 1: prio &&
+		tc qdisc add dev eth0 parent 1:3 handle 30: netem loss 100% &&
+		tc filter add dev eth0 parent 1: protocol ip prio 1 u32 \
+			match ip protocol 17 0xff match ip dport 4791 0xffff flowid 1:3 ||
+		fail "the RoCE-only partition"
+}
 # The host's counters of the waits (reconnect_waits, reconnect_wait_ns,
 # fast_io_fails, lost_get_retries): snap NAME saves them as NAME_<counter>;
 # moved NAME0 NAME1 C: the delta of counter C.
@@ -98,8 +121,8 @@ T=/sys/kernel/tracing
 
 # start NAME: the workload in the background, its output in /share
 start() {
-	rm -f /tmp/stop.$1
-	$F -s "$S" -t $THREADS -k 16 -g 80 -p "$1" -S /tmp/stop.$1 \
+	rm -f /tmp/stop.$1 /tmp/lift.$1
+	$F -s "$S" -t $THREADS -k 16 -g 80 -p "$1" -S /tmp/stop.$1 -L /tmp/lift.$1 \
 		> /share/fab.$1.out 2>&1 &
 	wpid=$!
 	sleep $BASE
@@ -157,6 +180,8 @@ echo > $T/trace
 echo 4096 > $T/buffer_size_kb
 echo 1 > $T/events/scalio_host/scalio_host_conn_wait/enable
 echo 1 > $T/events/scalio_host/scalio_host_get_lost/enable
+echo 1 > $T/events/scalio_host/scalio_host_reconnect/enable
+echo 1 > $T/events/scalio_host/scalio_host_reconnect_begin/enable
 echo 1 > $T/tracing_on
 
 step "A. target restart, bound 300 s"
@@ -207,30 +232,109 @@ show b0 b1 B
 judge_waits b0 b1 B 15000
 [ "$(moved b0 b1 fast_io_fails)" = 0 ] || check "B: fast_io_fails moved (partition shorter than the bound)"
 
-step "C. partition of 30 s, bound 5 s"
-echo 5000 > $ATTR || fail "set the bound"
+# C's bound: 5 s, scaled with the lane like the attach's steps (on the
+# debug kernel each is 20 s, and an attempt gets at least half of one).
+CB=$((5000 * ${SCALIO_TIMEOUT_FACTOR:-1}))
+step "C. RoCE partition until the third reconnect REQ, bound $CB ms"
+echo $CB > $ATTR || fail "set the bound"
 rc0=$(hstat reconnects)
 snap c0
+# The connection requests to the store's port, in a trace instance of
+# their own: its pipe is read (and emptied) here, the main buffer is
+# counted below.
+I=$T/instances/fabric
+mkdir $I || fail "no trace instance"
+echo 1 > $I/events/rdma_cma/cm_send_req/enable || fail "no rdma_cma:cm_send_req event"
 start C
 ta=$(date +%s)
-part_on
-sleep 30
+echo "partition C" > $T/trace_marker
+roce_on
+# Lift the partition as the third reconnect attempt made during it has
+# sent its REQ, which is lost: the worst moment for the fabric to come
+# back.  The attempt under way cannot succeed before the IB CM resends
+# (after about 6 s), and the fabric's return must be found within the
+# bound of what started after the lift.  (Two failed attempts first: the
+# first may come only once the GETs in SSD reads at the partition, which
+# hold the old connection, time out.)  Only RoCE is dropped: with ARP
+# gone too, attempts would spend the partition resolving the address,
+# and one under way at the lift would be saved by the next ARP reply.
+exec 3< $I/trace_pipe
+n=0
+while [ $n -lt 3 ] && read -r line <&3; do
+	case $line in *:4800*) ;; *) continue ;; esac
+	n=$((n + 1))
+	echo "# C: REQ $n: ${line##*: }"
+done
 tb=$(date +%s)
 part_off
+# The workload's probe: one GET started as it sees this (no fork here).
+: > /tmp/lift.C
+# The lift, in ms of the clock the workload stamps its operations with:
+# an operation started at or after it found the fabric whole.
+lift=$(date +%s%3N)
+echo "lift" > $T/trace_marker
+exec 3<&-
+echo 0 > $I/events/rdma_cma/cm_send_req/enable
+rmdir $I
+[ $n = 3 ] || fail "C: the trace pipe ended after $n REQs"
 wait_until "the store to reconnect" reconnected || fail "no reconnect after C"
+# When the reconnect was seen (at most one poll late): operations started
+# after it found the connection up.
+seen=$(date +%s%3N)
 finish C $ta $tb
 down=$(errs C '[a-z]*' EHOSTDOWN)
 # EHOSTDOWN errors logged before the partition was lifted: ops came back
 # with the bound's error instead of hanging until the network did.
-early=$(awk -v tb=$tb '$1 == "err" && $4 == "EHOSTDOWN" && $2 < tb' /share/fab.C.out | wc -l)
+early=$(awk -v l=$lift '$1 == "err" && $4 == "EHOSTDOWN" && $2 * 1000 < l' /share/fab.C.out | wc -l)
+# Operations started after the lift wait for the reconnect, which must
+# come within their bound: none of them fails with EHOSTDOWN, and none
+# started after the reconnect was seen fails at all.
+after=$(awk -v l=$lift '$1 == "err" && $4 == "EHOSTDOWN" && $5 * 1000 >= l' /share/fab.C.out | wc -l)
+afterseen=$(awk -v l=$seen '$1 == "err" && $5 * 1000 >= l' /share/fab.C.out | wc -l)
 late=$(awk -v tb=$tb '$1 == "sec" && $2 > tb + 5 { n += $4 + $8 } END { print n + 0 }' /share/fab.C.out)
-echo "# C: EHOSTDOWN $down, of them $early before the partition was lifted; $late ops succeeded after it"
+echo "# C: EHOSTDOWN $down: $early failed before the lift, $after of the operations started after it;" \
+	"$afterseen errors of those started after the reconnect was seen ($((seen - lift)) ms after the lift); $late ops succeeded from 5 s after the lift"
+# Goodput: ops/s during the partition and after the lift (to the end of
+# the window), against the BASE seconds before the partition.
+awk -v ta=$ta -v tb=$tb -v b=$BASE '
+	$1 == "sec" && $2 >= ta - b + 2 && $2 < ta { bo += $4 + $8; bs++ }
+	$1 == "sec" && $2 >= ta && $2 < tb { po += $4 + $8; ps++ }
+	$1 == "sec" && $2 > tb { ao += $4 + $8; as++ }
+	END {
+		gb = bs ? bo / bs : 0
+		printf "# goodput C: before %.1f ops/s (%d s), partition %.1f ops/s (%d s, ratio %.2f), after the lift %.1f ops/s (%d s, ratio %.2f)\n",
+			gb, bs, ps ? po / ps : 0, ps, gb && ps ? po / ps / gb : 0,
+			as ? ao / as : 0, as, gb && as ? ao / as / gb : 0
+	}' /share/fab.C.out
+# The attempts of C and the lift, from the main buffer (its clock).
+sed -n '/tracing_mark_write: partition C/,$p' $T/trace |
+	grep -E 'scalio_host_reconnect(_begin)?: |tracing_mark_write: ' > /tmp/rc.C
+sed 's/^ *//; s/^/#   /' /tmp/rc.C | tail -n 16
 [ "$early" -gt 0 ] || check "C: no operation failed with EHOSTDOWN during the partition"
 [ "$late" -gt 0 ] || check "C: no operation succeeded after the partition"
+[ "$after" = 0 ] || check "C: $after operations started after the lift failed with EHOSTDOWN"
+# The workers' waits run in step (they all met the loss together), so
+# whether one starts just after the lift is chance; the probe does.
+probe=$(grep '^probe ' /share/fab.C.out)
+echo "# C: $probe (start, end, result)"
+[ "${probe##* }" = ok ] || check "C: the probe GET started after the lift failed: ${probe:-none}"
+[ "$afterseen" = 0 ] || check "C: $afterseen operations started after the reconnect failed"
+# What makes that hold whenever the fabric comes back: while operations
+# wait, an attempt's time and the delay before the next one (each attempt
+# of C that failed) add up to less than their bound.
+sched=$(awk '
+	/reconnect_begin: / { split($NF, a, "="); bud = a[2] }
+	/reconnect: / && !/result=0 / && bud != "" { split($NF, a, "="); print bud + a[2]; bud = "" }' /tmp/rc.C |
+	sort -n | tail -n 1)
+echo "# C: longest attempt budget + retry delay while waiting: ${sched:-none} ms"
+[ -n "$sched" ] && [ "$sched" -lt $CB ] ||
+	check "C: a reconnect attempt and the delay after it took ${sched:-?} ms of the $CB ms bound"
 snap c1
 show c0 c1 C
-judge_waits c0 c1 C 5000
-# Every EHOSTDOWN the workload saw is one fast_io_fails (nothing else ran).
+judge_waits c0 c1 C $CB
+# Every EHOSTDOWN the workload saw (its workers' and its probe's) is one
+# fast_io_fails (nothing else ran).
+[ "${probe##* }" = EHOSTDOWN ] && down=$((down + 1))
 [ "$(moved c0 c1 fast_io_fails)" = "$down" ] ||
 	check "C: fast_io_fails +$(moved c0 c1 fast_io_fails), the workload saw $down EHOSTDOWN"
 
@@ -271,6 +375,39 @@ for try in 1 2 3 4 5; do
 done
 [ "$(cat $ATTR)" = 15000 ] || check "D: a new attach's bound is $(cat $ATTR)"
 scalioctl put "$S" after-d yes || check "put after D"
+
+step "E. attach whose connection request is lost"
+# RoCE (UDP 4791) dropped, ARP not: the attach resolves the target and
+# sends its REQ into the partition, which is lifted as soon as the REQ is
+# out.  The IB CM resends it after about 6 s, later than the 5 s connect
+# step: the attach must wait for the resend (and log it), not fail.
+scalioctl detach "$S" > /dev/null || fail "detach before E"
+mkdir $I || fail "no trace instance"
+echo 1 > $I/events/rdma_cma/cm_send_req/enable || fail "no rdma_cma:cm_send_req event"
+roce_on
+# The default 5 s step on every lane: the resend is the CM's, at 6.1 s.
+scalioctl attach "$S" --addr "$A" --timeout-ms 5000 > /tmp/attach.E 2>&1 &
+apid=$!
+exec 3< $I/trace_pipe
+while read -r line <&3; do
+	case $line in *:4800*) break ;; esac
+done
+part_off
+exec 3<&-
+echo 0 > $I/events/rdma_cma/cm_send_req/enable
+rmdir $I
+echo "# E: REQ sent: ${line##*: }"
+wait $apid
+arc=$?
+sed 's/^/# E: attach: /' /tmp/attach.E
+[ $arc = 0 ] || check "E: the attach whose REQ was lost failed ($arc)"
+dmesg | grep -E 'kv0: connect to .* (unanswered|timed out) after' | tail -n 3 | sed 's/^/# E: /'
+dmesg | grep -q "$S: connect to $A:4800 unanswered after" ||
+	check "E: no 'unanswered ... waiting for the REQ's resend' in the log"
+# C's attempts timed out in their connect step, and the log named it.
+dmesg | grep -q "$S: connect to $A:4800 timed out after" ||
+	check "C: no reconnect attempt logged its connect step timing out"
+scalioctl put "$S" after-e yes || check "put after E"
 
 [ $bad = 0 ] || fail "see above"
 step "FABRIC TEST PASSED"
