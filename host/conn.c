@@ -520,6 +520,22 @@ static void scalio_host_cm_timed_out(struct scalio_host_conn *conn, int step,
 			    trsvcid, div_u64(ktime_get_ns() - t0, NSEC_PER_MSEC));
 }
 
+/* A new rdma_cm id for @conn, in place of the one it has (if any). */
+static int scalio_host_conn_new_id(struct scalio_host_conn *conn)
+{
+	if (conn->cm_id)
+		rdma_destroy_id(conn->cm_id);
+	conn->cm_id = rdma_create_id(&init_net, scalio_host_cm_handler, conn,
+				     RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(conn->cm_id)) {
+		int ret = PTR_ERR(conn->cm_id);
+
+		conn->cm_id = NULL;
+		return ret;
+	}
+	return 0;
+}
+
 /**
  * scalio_host_conn_connect() - resolve, create the QP, connect to the store
  * @hs:		store (name set)
@@ -528,8 +544,12 @@ static void scalio_host_cm_timed_out(struct scalio_host_conn *conn, int step,
  * @timeout_ms:	for each step
  * @total_ms:	for all the steps together
  *
- * A step that runs out of time is logged by name.  The connect step is
- * waited for once more when it times out and @total_ms leaves time: the
+ * A step that runs out of time is logged by name.  The address query is
+ * started once more, on a fresh id, when it times out or fails and
+ * @total_ms leaves time (a target just back may answer its neighbour probe
+ * only then).
+ * The connect step is waited for once more when it times out and
+ * @total_ms leaves time: the
  * IB CM resends a lost REQ only after about 6 s (rdma_cm's response
  * timeout, 2^20 x 4.096 us, plus twice the packet lifetime), later than a
  * step of the default 5 s, and a REQ of a busy or just restarted target
@@ -562,23 +582,36 @@ int scalio_host_conn_connect(struct scalio_host_hstore *hs, const char *traddr,
 		return -EINVAL;
 
 	conn->qd_req = scalio_host_queue_depth;	/* checked at module load */
-	conn->cm_id = rdma_create_id(&init_net, scalio_host_cm_handler, conn,
-				     RDMA_PS_TCP, IB_QPT_RC);
-	if (IS_ERR(conn->cm_id)) {
-		ret = PTR_ERR(conn->cm_id);
-		conn->cm_id = NULL;
-		return ret;
-	}
-
-	reinit_completion(&conn->cm_done);
-	t0 = ktime_get_ns();
-	ret = rdma_resolve_addr(conn->cm_id, NULL, (struct sockaddr *)&addr,
-				scalio_host_cm_step_ms(timeout_ms, end));
+	ret = scalio_host_conn_new_id(conn);
 	if (ret)
 		return ret;
-	ret = scalio_host_cm_wait(conn, tmo, end);
-	if (ret == -ETIMEDOUT)
-		scalio_host_cm_timed_out(conn, SCALIO_CM_ADDR, traddr, trsvcid, t0);
+
+	for (i = 0;; i++) {
+		reinit_completion(&conn->cm_done);
+		t0 = ktime_get_ns();
+		ret = rdma_resolve_addr(conn->cm_id, NULL,
+					(struct sockaddr *)&addr,
+					scalio_host_cm_step_ms(timeout_ms, end));
+		if (ret)
+			return ret;
+		ret = scalio_host_cm_wait(conn, tmo, end);
+		if (ret == -ETIMEDOUT)
+			scalio_host_cm_timed_out(conn, SCALIO_CM_ADDR, traddr,
+						 trsvcid, t0);
+		if ((ret != -ETIMEDOUT && ret != -EHOSTUNREACH) || i ||
+		    !time_before(jiffies, end))
+			break;
+		/*
+		 * Once more, on a fresh id: while the target was away its
+		 * neighbour entry failed, and the address query only asks
+		 * again when its own time is up (then it ends with an
+		 * address error, or our wait ends first).  A new query
+		 * probes anew.
+		 */
+		ret = scalio_host_conn_new_id(conn);
+		if (ret)
+			return ret;
+	}
 	if (ret)
 		return ret;
 

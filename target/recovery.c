@@ -504,14 +504,6 @@ static int scalio_tgt_report_back(struct scalio_tgt_ssd *ssd, u32 block,
 }
 
 /*
- * Report what a forced recovery dropped in @gap: every intact segment the
- * dropped batches left in its units, with its keys, and whether a later
- * batch rewrote the block (then its keys are kept: a segment holds the
- * whole block) or they are lost; and the keys such a segment shows were
- * deleted, which come back.  What damaged units held is unknown: the
- * report says so.
- */
-/*
  * Does the segment header at @sh look like one a dropped batch of @gap
  * wrote on this SSD?  Only a candidate: its crc is checked on the whole.
  */
@@ -551,6 +543,8 @@ static int scalio_tgt_report_gap_seg(struct scalio_tgt_ssd *ssd,
 	if (ret)
 		return ret == -ENODATA ? 0 : ret;
 	memmove(c->buf, c->buf + off, SCALIO_UNIT_SIZE - off);
+	if (!scalio_tgt_gap_candidate(ssd, gap, sh))
+		return 0;	/* read otherwise this time */
 	gen = le64_to_cpu(sh->gen);
 	block = le32_to_cpu(sh->block);
 	len = le32_to_cpu(sh->len);
@@ -589,6 +583,14 @@ static int scalio_tgt_report_gap_seg(struct scalio_tgt_ssd *ssd,
 	return DIV_ROUND_UP(len, SCALIO_SECTOR_SIZE);
 }
 
+/*
+ * Report what a forced recovery dropped in @gap: every intact segment the
+ * dropped batches left in its units, with its keys, and whether a later
+ * batch rewrote the block (then its keys are kept: a segment holds the
+ * whole block) or they are lost; and the keys such a segment shows were
+ * deleted, which come back.  What damaged units held is unknown: the
+ * report says so.
+ */
 static int scalio_tgt_report_gap(struct scalio_tgt_ssd *ssd,
 				 const struct scalio_tgt_gap *gap, u32 *lines)
 {
