@@ -608,6 +608,10 @@ int scalio_host_conn_connect(struct scalio_host_hstore *hs, const char *traddr,
 		 * address error, or our wait ends first).  A new query
 		 * probes anew.
 		 */
+		pr_info_ratelimited("%s: address of %s:%u unresolved after %llu ms (%d), asking once more\n",
+				    conn->hs->name, traddr, trsvcid,
+				    div_u64(ktime_get_ns() - t0, NSEC_PER_MSEC),
+				    ret);
 		ret = scalio_host_conn_new_id(conn);
 		if (ret)
 			return ret;

@@ -29,6 +29,9 @@
 #      lifted as the REQ is out) must succeed on the IB CM's resend and
 #      log the wait for it; the reconnect attempts of C must have logged
 #      their connect step timing out, by name.
+#   F. an attach whose address query is lost (ARP dropped, the target's
+#      neighbour entry flushed; let through once the host logs that it
+#      asks once more) must succeed.
 # In A and B: no GET fails; at most FABRIC_THREADS PUTs fail (those in
 # flight at the fault), each with ENOTCONN or ETIMEDOUT (outcome unknown,
 # never EHOSTDOWN); in all: no read returns a value outside [acked,
@@ -408,6 +411,34 @@ dmesg | grep -q "$S: connect to $A:4800 unanswered after" ||
 dmesg | grep -q "$S: connect to $A:4800 timed out after" ||
 	check "C: no reconnect attempt logged its connect step timing out"
 scalioctl put "$S" after-e yes || check "put after E"
+
+step "F. attach whose address query is lost"
+# The target's neighbour entry flushed and ARP dropped: the attach's
+# address query goes unanswered.  Once the host logs that it asks once
+# more (on a fresh id), ARP is let through: the attach must succeed.
+scalioctl detach "$S" > /dev/null || fail "detach before F"
+ip neigh flush dev eth0
+modprobe sch_netem 2> /dev/null
+modprobe sch_prio 2> /dev/null
+modprobe cls_u32 2> /dev/null
+tc qdisc add dev eth0 root handle 1: prio &&
+	tc qdisc add dev eth0 parent 1:3 handle 30: netem loss 100% &&
+	tc filter add dev eth0 parent 1: protocol arp prio 1 u32 \
+		match u32 0 0 flowid 1:3 || fail "the ARP-only partition"
+n0=$(dmesg | grep -c "$S: address of $A:4800 unresolved after")
+scalioctl attach "$S" --addr "$A" --timeout-ms 5000 > /tmp/attach.F 2>&1 &
+apid=$!
+while kill -0 $apid 2> /dev/null &&
+	[ "$(dmesg | grep -c "$S: address of $A:4800 unresolved after")" = "$n0" ]; do
+	sleep 0.2
+done
+part_off
+wait $apid
+arc=$?
+sed 's/^/# F: attach: /' /tmp/attach.F
+dmesg | grep -E "$S: address (of|resolution to) $A" | tail -n 2 | sed 's/^/# F: /'
+[ $arc = 0 ] || check "F: the attach whose address query was lost failed ($arc)"
+scalioctl put "$S" after-f yes || check "put after F"
 
 [ $bad = 0 ] || fail "see above"
 step "FABRIC TEST PASSED"
