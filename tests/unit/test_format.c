@@ -528,7 +528,15 @@ static void ckpt_seal(struct scalio_ckpt_hdr *h)
 					offsetof(struct scalio_ckpt_hdr, crc)));
 }
 
-#define CK_BAD(stmt, err) do {						struct scalio_sb _sb;						struct scalio_ckpt_hdr *h = ckpt_make(&_sb);			struct scalio_ckpt_entry *e = (void *)(h + 1);			(void)e;							stmt;								ckpt_seal(h);							CHECK_EQ(scalio_ckpt_check(h, &_sb, 2048), err);	} while (0)
+#define CK_BAD(stmt, err) do {						\
+	struct scalio_sb _sb;						\
+	struct scalio_ckpt_hdr *h = ckpt_make(&_sb);			\
+	struct scalio_ckpt_entry *e = (void *)(h + 1);			\
+	(void)e;							\
+	stmt;								\
+	ckpt_seal(h);							\
+	CHECK_EQ(scalio_ckpt_check(h, &_sb, 2048), err);		\
+} while (0)
 
 static void ckpt_checks(void)
 {
