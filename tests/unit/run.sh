@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Run test binaries from bin/ and print one KTAP stream: a top-level plan,
-# each binary's own KTAP output indented as its subtests, then
-# "ok N - name" or "not ok N - name" for the binary.  Exit status 1 if any
-# binary failed (non-zero exit, including a sanitizer abort).
+# each binary's own output (stdout and stderr) indented as its subtests,
+# then "ok N - name" or "not ok N - name" for the binary.  The test_*
+# programs print kselftest_harness.h's TAP ("ok N global.case"), the
+# fuzzer and the model their own KTAP.  Exit status 1 if any binary failed
+# (non-zero exit, including a sanitizer abort).
 #
 # usage: run.sh "prog [args]"...
 

@@ -5,8 +5,8 @@
  * (every byte flipped, every truncation) that must yield an error and
  * never a crash (run under ASan/UBSan).
  */
+#include "kselftest_harness.h"
 #include <stddef.h>
-#include "harness.h"
 #include "common/scalio_format.h"
 #include "common/scalio_index.h"
 
@@ -18,36 +18,36 @@ static u8 *const segbuf = (u8 *)segbuf_words;
 static u64 workbuf_words[SEG_CAP / 8];
 static u8 *const workbuf = (u8 *)workbuf_words;
 
-static void crc_convention(void)
+TEST(crc_convention)
 {
 	u8 buf[13], ref[13];
 
 	memcpy(buf, "123456789\xde\xad\xbe\xef", 13);
 	memcpy(ref, "123456789\0\0\0\0", 13);
 	/* The crc field is treated as zero whatever it holds. */
-	CHECK_EQ(scalio_crc(buf, 13, 9), ~crc32c(~0U, ref, 13));
+	EXPECT_EQ(scalio_crc(buf, 13, 9), ~crc32c(~0U, ref, 13));
 	memset(buf + 9, 0x55, 4);
-	CHECK_EQ(scalio_crc(buf, 13, 9), ~crc32c(~0U, ref, 13));
+	EXPECT_EQ(scalio_crc(buf, 13, 9), ~crc32c(~0U, ref, 13));
 	/* Field at the start. */
 	memcpy(ref, "\0\0\0\0" "56789abcd", 13);
 	memcpy(buf, "XXXX" "56789abcd", 13);
-	CHECK_EQ(scalio_crc(buf, 13, 0), ~crc32c(~0U, ref, 13));
+	EXPECT_EQ(scalio_crc(buf, 13, 0), ~crc32c(~0U, ref, 13));
 	/* A field that does not fit is a caller bug, answered without reads. */
-	CHECK_EQ(scalio_crc(buf, 13, 10), 0);
-	CHECK_EQ(scalio_crc(buf, 3, 0), 0);
-	CHECK_EQ(scalio_crc(buf, 13, (size_t)-1), 0);
+	EXPECT_EQ(scalio_crc(buf, 13, 10), 0);
+	EXPECT_EQ(scalio_crc(buf, 3, 0), 0);
+	EXPECT_EQ(scalio_crc(buf, 13, (size_t)-1), 0);
 }
 
-static void struct_sizes(void)
+TEST(struct_sizes)
 {
-	CHECK_EQ(sizeof(struct scalio_sb), 144);
-	CHECK_EQ(offsetof(struct scalio_sb, crc), 140);
-	CHECK_EQ(sizeof(struct scalio_batch_hdr), 32);
-	CHECK_EQ(sizeof(struct scalio_seg_hdr), 32);
-	CHECK_EQ(sizeof(struct scalio_rec_hdr), 4);
-	CHECK_EQ(sizeof(struct scalio_ckpt_hdr), 64);
-	CHECK_EQ(sizeof(struct scalio_ckpt_entry), 16);
-	CHECK_EQ(scalio_rec_size(3, 10), 17);
+	EXPECT_EQ(sizeof(struct scalio_sb), 144);
+	EXPECT_EQ(offsetof(struct scalio_sb, crc), 140);
+	EXPECT_EQ(sizeof(struct scalio_batch_hdr), 32);
+	EXPECT_EQ(sizeof(struct scalio_seg_hdr), 32);
+	EXPECT_EQ(sizeof(struct scalio_rec_hdr), 4);
+	EXPECT_EQ(sizeof(struct scalio_ckpt_hdr), 64);
+	EXPECT_EQ(sizeof(struct scalio_ckpt_entry), 16);
+	EXPECT_EQ(scalio_rec_size(3, 10), 17);
 }
 
 static void sb_make(struct scalio_sb *sb)
@@ -68,27 +68,27 @@ static void sb_make(struct scalio_sb *sb)
 	scalio_sb_seal(sb);
 }
 
-static void sb_seal_check(void)
+TEST(sb_seal_check)
 {
 	struct scalio_sb sb, ref;
 
 	sb_make(&sb);
-	CHECK_EQ(scalio_sb_check(&sb), 0);
-	CHECK_EQ(le32_to_cpu(sb.crc),
+	EXPECT_EQ(scalio_sb_check(&sb), 0);
+	EXPECT_EQ(le32_to_cpu(sb.crc),
 		 scalio_crc(&sb, sizeof(sb), offsetof(struct scalio_sb, crc)));
 	/* Sealing is idempotent and independent of the old crc. */
 	ref = sb;
 	sb.crc = cpu_to_le32(0x12345678);
 	scalio_sb_seal(&sb);
-	CHECK(!memcmp(&sb, &ref, sizeof(sb)));
+	EXPECT_TRUE(!memcmp(&sb, &ref, sizeof(sb)));
 	/* Smallest legal log: header + one segment unit, ending at nr_units. */
 	sb.log_units = cpu_to_le64(2);
 	sb.nr_units = cpu_to_le64(22);
 	scalio_sb_seal(&sb);
-	CHECK_EQ(scalio_sb_check(&sb), 0);
+	EXPECT_EQ(scalio_sb_check(&sb), 0);
 }
 
-static void sb_corruption(void)
+TEST(sb_corruption)
 {
 	struct scalio_sb sb, bad;
 	size_t i;
@@ -102,18 +102,18 @@ static void sb_corruption(void)
 			if (scalio_sb_check(&bad) != 0)
 				detected++;
 			else
-				printf("# undetected flip byte %zu bit %d\n",
+				TH_LOG("undetected flip byte %zu bit %d",
 				       i, bit);
 		}
 	}
-	CHECK_EQ(detected, sizeof(sb) * 8);
+	EXPECT_EQ(detected, sizeof(sb) * 8);
 
 	bad = sb;
 	bad.magic = cpu_to_le64(0);
-	CHECK_EQ(scalio_sb_check(&bad), -ENODATA);
+	EXPECT_EQ(scalio_sb_check(&bad), -ENODATA);
 	bad = sb;
 	bad.crc ^= cpu_to_le32(1);
-	CHECK_EQ(scalio_sb_check(&bad), -EBADMSG);
+	EXPECT_EQ(scalio_sb_check(&bad), -EBADMSG);
 }
 
 #define SB_BAD(field, val, err) do {				\
@@ -121,11 +121,11 @@ static void sb_corruption(void)
 	sb_make(&_b);						\
 	_b.field = (val);					\
 	scalio_sb_seal(&_b);					\
-	CHECK_EQ(scalio_sb_check(&_b), err);			\
+	EXPECT_EQ(scalio_sb_check(&_b), err);			\
 } while (0)
 
 /* Resealed (crc-valid) superblocks with an impossible geometry. */
-static void sb_geometry(void)
+TEST(sb_geometry)
 {
 	SB_BAD(version, cpu_to_le32(SCALIO_FORMAT_VERSION + 1),
 	       -EPROTONOSUPPORT);
@@ -159,7 +159,7 @@ static void sb_geometry(void)
 	SB_BAD(seq, cpu_to_le64(~0ULL), 0);
 }
 
-static void batch_hdr(void)
+TEST(batch_hdr)
 {
 	struct scalio_batch_hdr bh, bad;
 	size_t i;
@@ -171,9 +171,9 @@ static void batch_hdr(void)
 	bh.nr_units = cpu_to_le32(9);
 	bh.nr_segs = cpu_to_le32(8);
 	scalio_batch_hdr_seal(&bh);
-	CHECK_EQ(scalio_batch_hdr_check(&bh, 0x100000005ULL), 0);
-	CHECK_EQ(scalio_batch_hdr_check(&bh, 0x100000004ULL), -ESTALE);
-	CHECK_EQ(scalio_batch_hdr_check(&bh, 5), -ESTALE);
+	EXPECT_EQ(scalio_batch_hdr_check(&bh, 0x100000005ULL), 0);
+	EXPECT_EQ(scalio_batch_hdr_check(&bh, 0x100000004ULL), -ESTALE);
+	EXPECT_EQ(scalio_batch_hdr_check(&bh, 5), -ESTALE);
 
 	for (i = 0; i < sizeof(bh); i++) {
 		for (bit = 0; bit < 8; bit++) {
@@ -184,33 +184,34 @@ static void batch_hdr(void)
 				detected++;
 		}
 	}
-	CHECK_EQ(detected, sizeof(bh) * 8);
+	EXPECT_EQ(detected, sizeof(bh) * 8);
 
 	bad = bh;
 	bad.nr_segs = cpu_to_le32(9 * 8);	/* no sector left for one */
 	scalio_batch_hdr_seal(&bad);
-	CHECK_EQ(scalio_batch_hdr_check(&bad, 0x100000005ULL), -EBADMSG);
+	EXPECT_EQ(scalio_batch_hdr_check(&bad, 0x100000005ULL), -EBADMSG);
 	bad = bh;
 	bad.nr_units = 0;
 	bad.nr_segs = 0;
 	scalio_batch_hdr_seal(&bad);
-	CHECK_EQ(scalio_batch_hdr_check(&bad, 0x100000005ULL), -EBADMSG);
+	EXPECT_EQ(scalio_batch_hdr_check(&bad, 0x100000005ULL), -EBADMSG);
 	bad = bh;
 	bad.nr_units = cpu_to_le32(1);		/* stores never write empty ones */
 	bad.nr_segs = 0;
 	scalio_batch_hdr_seal(&bad);
-	CHECK_EQ(scalio_batch_hdr_check(&bad, 0x100000005ULL), -EBADMSG);
+	EXPECT_EQ(scalio_batch_hdr_check(&bad, 0x100000005ULL), -EBADMSG);
 	bad = bh;
 	bad.flags = cpu_to_le32(1);
 	scalio_batch_hdr_seal(&bad);
-	CHECK_EQ(scalio_batch_hdr_check(&bad, 0x100000005ULL), -EBADMSG);
+	EXPECT_EQ(scalio_batch_hdr_check(&bad, 0x100000005ULL), -EBADMSG);
 }
 
 static const u8 key32[32] = "0123456789abcdefghijklmnopqrstuv";
 static u8 val4096[SCALIO_VALUE_MAX];
 
 /* Three records: 32 + 6 + 8 + 4132 = 4178 bytes, nine sectors. */
-static u32 build_sample(u8 *buf, u32 cap, u32 block, u64 gen)
+static u32 build_sample(struct __test_metadata *_metadata,
+			u8 *buf, u32 cap, u32 block, u64 gen)
 {
 	struct scalio_seg_builder b;
 	u32 i;
@@ -218,17 +219,17 @@ static u32 build_sample(u8 *buf, u32 cap, u32 block, u64 gen)
 	for (i = 0; i < sizeof(val4096); i++)
 		val4096[i] = (u8)(i * 7 + 3);
 	scalio_seg_build_init(&b, buf, cap);
-	CHECK_EQ(b.len, 32);
-	CHECK_EQ(scalio_seg_build_add(&b, (const u8 *)"a", 1,
+	EXPECT_EQ(b.len, 32);
+	EXPECT_EQ(scalio_seg_build_add(&b, (const u8 *)"a", 1,
 				      (const u8 *)"1", 1), 0);
-	CHECK_EQ(scalio_seg_build_add(&b, (const u8 *)"key2", 4, NULL, 0), 0);
-	CHECK_EQ(scalio_seg_build_add(&b, key32, 32, val4096, 4096), 0);
-	CHECK_EQ(b.len, 4178);
-	CHECK_EQ(b.nr, 3);
+	EXPECT_EQ(scalio_seg_build_add(&b, (const u8 *)"key2", 4, NULL, 0), 0);
+	EXPECT_EQ(scalio_seg_build_add(&b, key32, 32, val4096, 4096), 0);
+	EXPECT_EQ(b.len, 4178);
+	EXPECT_EQ(b.nr, 3);
 	return scalio_seg_build_finish(&b, block, gen);
 }
 
-static void seg_roundtrip(void)
+TEST(seg_roundtrip)
 {
 	const struct scalio_seg_hdr *sh = (const void *)segbuf;
 	struct scalio_rec rec;
@@ -236,91 +237,91 @@ static void seg_roundtrip(void)
 	int n = 0;
 
 	memset(segbuf, 0xee, SEG_CAP);
-	units = build_sample(segbuf, SEG_CAP, 77, 0x300000009ULL);
-	CHECK_EQ(units, 9);
-	CHECK_EQ(le32_to_cpu(sh->magic), SCALIO_SEG_MAGIC);
-	CHECK_EQ(le32_to_cpu(sh->block), 77);
-	CHECK_EQ(le64_to_cpu(sh->gen), 0x300000009ULL);
-	CHECK_EQ(le32_to_cpu(sh->nr_records), 3);
-	CHECK_EQ(le32_to_cpu(sh->len), 4178);
-	CHECK_EQ(le32_to_cpu(sh->crc),
+	units = build_sample(_metadata, segbuf, SEG_CAP, 77, 0x300000009ULL);
+	EXPECT_EQ(units, 9);
+	EXPECT_EQ(le32_to_cpu(sh->magic), SCALIO_SEG_MAGIC);
+	EXPECT_EQ(le32_to_cpu(sh->block), 77);
+	EXPECT_EQ(le64_to_cpu(sh->gen), 0x300000009ULL);
+	EXPECT_EQ(le32_to_cpu(sh->nr_records), 3);
+	EXPECT_EQ(le32_to_cpu(sh->len), 4178);
+	EXPECT_EQ(le32_to_cpu(sh->crc),
 		 scalio_crc(segbuf, 4178, offsetof(struct scalio_seg_hdr, crc)));
 	/* Padding to the sector boundary is zeroed, the rest untouched. */
 	for (i = 4178; i < 4608; i++)
 		if (segbuf[i])
 			break;
-	CHECK_EQ(i, 4608);
-	CHECK_EQ(segbuf[4608], 0xee);
+	EXPECT_EQ(i, 4608);
+	EXPECT_EQ(segbuf[4608], 0xee);
 	/* First record at byte 32: klen, flags, le16 vlen, key, value. */
-	CHECK(!memcmp(segbuf + 32, "\x01\x00\x01\x00" "a1", 6));
-	CHECK(!memcmp(segbuf + 38, "\x04\x00\x00\x00" "key2", 8));
-	CHECK(!memcmp(segbuf + 46, "\x20\x00\x00\x10", 4));
+	EXPECT_TRUE(!memcmp(segbuf + 32, "\x01\x00\x01\x00" "a1", 6));
+	EXPECT_TRUE(!memcmp(segbuf + 38, "\x04\x00\x00\x00" "key2", 8));
+	EXPECT_TRUE(!memcmp(segbuf + 46, "\x20\x00\x00\x10", 4));
 
-	CHECK_EQ(scalio_seg_check(segbuf, 8192, 77, 9), 0);
-	CHECK_EQ(scalio_seg_check(segbuf, 4178, 77, 9), 0);
-	CHECK_EQ(scalio_seg_check(segbuf, 8192, 77, -1), 0);
-	CHECK_EQ(scalio_seg_check(segbuf, 8192, 78, 9), -ESTALE);
-	CHECK_EQ(scalio_seg_check(segbuf, 8192, 77, 8), -ESTALE);
-	CHECK_EQ(scalio_seg_check(segbuf, 8192, 77, 0x300000009LL), -ESTALE);
-	CHECK_EQ(scalio_seg_check(segbuf, 8192, 77, 9 | (1 << 20)), -ESTALE);
-	CHECK_EQ(scalio_seg_check(segbuf, 4177, 77, 9), -EBADMSG);
+	EXPECT_EQ(scalio_seg_check(segbuf, 8192, 77, 9), 0);
+	EXPECT_EQ(scalio_seg_check(segbuf, 4178, 77, 9), 0);
+	EXPECT_EQ(scalio_seg_check(segbuf, 8192, 77, -1), 0);
+	EXPECT_EQ(scalio_seg_check(segbuf, 8192, 78, 9), -ESTALE);
+	EXPECT_EQ(scalio_seg_check(segbuf, 8192, 77, 8), -ESTALE);
+	EXPECT_EQ(scalio_seg_check(segbuf, 8192, 77, 0x300000009LL), -ESTALE);
+	EXPECT_EQ(scalio_seg_check(segbuf, 8192, 77, 9 | (1 << 20)), -ESTALE);
+	EXPECT_EQ(scalio_seg_check(segbuf, 4177, 77, 9), -EBADMSG);
 
-	CHECK_EQ(scalio_seg_find(segbuf, (const u8 *)"a", 1, &rec), 0);
-	CHECK_EQ(rec.klen, 1);
-	CHECK_EQ(rec.vlen, 1);
-	CHECK_EQ(rec.value[0], '1');
-	CHECK(rec.key == segbuf + 36);
-	CHECK_EQ(scalio_seg_find(segbuf, (const u8 *)"key2", 4, &rec), 0);
-	CHECK_EQ(rec.vlen, 0);
-	CHECK_EQ(scalio_seg_find(segbuf, key32, 32, &rec), 0);
-	CHECK_EQ(rec.vlen, 4096);
-	CHECK(!memcmp(rec.value, val4096, 4096));
-	CHECK_EQ(scalio_seg_find(segbuf, (const u8 *)"key", 3, &rec), -ENOENT);
-	CHECK_EQ(scalio_seg_find(segbuf, (const u8 *)"key22", 5, &rec),
+	EXPECT_EQ(scalio_seg_find(segbuf, (const u8 *)"a", 1, &rec), 0);
+	EXPECT_EQ(rec.klen, 1);
+	EXPECT_EQ(rec.vlen, 1);
+	EXPECT_EQ(rec.value[0], '1');
+	EXPECT_TRUE(rec.key == segbuf + 36);
+	EXPECT_EQ(scalio_seg_find(segbuf, (const u8 *)"key2", 4, &rec), 0);
+	EXPECT_EQ(rec.vlen, 0);
+	EXPECT_EQ(scalio_seg_find(segbuf, key32, 32, &rec), 0);
+	EXPECT_EQ(rec.vlen, 4096);
+	EXPECT_TRUE(!memcmp(rec.value, val4096, 4096));
+	EXPECT_EQ(scalio_seg_find(segbuf, (const u8 *)"key", 3, &rec), -ENOENT);
+	EXPECT_EQ(scalio_seg_find(segbuf, (const u8 *)"key22", 5, &rec),
 		 -ENOENT);
-	CHECK_EQ(scalio_seg_find(segbuf, key32, 31, &rec), -ENOENT);
-	CHECK_EQ(scalio_seg_find(segbuf, key32, 0, &rec), -ENOENT);
+	EXPECT_EQ(scalio_seg_find(segbuf, key32, 31, &rec), -ENOENT);
+	EXPECT_EQ(scalio_seg_find(segbuf, key32, 0, &rec), -ENOENT);
 
 	while (scalio_seg_next(segbuf, &pos, &rec) == 1) {
 		n++;
 		if (n == 1)
-			CHECK(rec.klen == 1 && rec.key[0] == 'a');
+			EXPECT_TRUE(rec.klen == 1 && rec.key[0] == 'a');
 		if (n == 2)
-			CHECK(rec.klen == 4 && !memcmp(rec.key, "key2", 4));
+			EXPECT_TRUE(rec.klen == 4 && !memcmp(rec.key, "key2", 4));
 		if (n == 3)
-			CHECK(rec.klen == 32 && rec.vlen == 4096);
+			EXPECT_TRUE(rec.klen == 32 && rec.vlen == 4096);
 	}
-	CHECK_EQ(n, 3);
-	CHECK_EQ(pos, 4178);
-	CHECK_EQ(scalio_seg_next(segbuf, &pos, &rec), 0);
+	EXPECT_EQ(n, 3);
+	EXPECT_EQ(pos, 4178);
+	EXPECT_EQ(scalio_seg_next(segbuf, &pos, &rec), 0);
 	/* A cursor inside a record is detected as garbage, not trusted. */
 	pos = 4177;
-	CHECK_EQ(scalio_seg_next(segbuf, &pos, &rec), -EBADMSG);
+	EXPECT_EQ(scalio_seg_next(segbuf, &pos, &rec), -EBADMSG);
 	pos = 5000;
-	CHECK_EQ(scalio_seg_next(segbuf, &pos, &rec), -EBADMSG);
+	EXPECT_EQ(scalio_seg_next(segbuf, &pos, &rec), -EBADMSG);
 }
 
-static void seg_empty(void)
+TEST(seg_empty)
 {
 	struct scalio_seg_builder b;
 	struct scalio_rec rec;
 	u32 pos = 0;
 
 	scalio_seg_build_init(&b, segbuf, SCALIO_UNIT_SIZE);
-	CHECK_EQ(scalio_seg_build_finish(&b, 0, 1), 1);
-	CHECK_EQ(scalio_seg_check(segbuf, SCALIO_UNIT_SIZE, 0, 1), 0);
-	CHECK_EQ(scalio_seg_check(segbuf, 32, 0, 1), 0);
-	CHECK_EQ(scalio_seg_check(segbuf, 31, 0, 1), -EBADMSG);
-	CHECK_EQ(scalio_seg_find(segbuf, (const u8 *)"a", 1, &rec), -ENOENT);
-	CHECK_EQ(scalio_seg_next(segbuf, &pos, &rec), 0);
+	EXPECT_EQ(scalio_seg_build_finish(&b, 0, 1), 1);
+	EXPECT_EQ(scalio_seg_check(segbuf, SCALIO_UNIT_SIZE, 0, 1), 0);
+	EXPECT_EQ(scalio_seg_check(segbuf, 32, 0, 1), 0);
+	EXPECT_EQ(scalio_seg_check(segbuf, 31, 0, 1), -EBADMSG);
+	EXPECT_EQ(scalio_seg_find(segbuf, (const u8 *)"a", 1, &rec), -ENOENT);
+	EXPECT_EQ(scalio_seg_next(segbuf, &pos, &rec), 0);
 	/* A builder without room for a header produces nothing. */
 	scalio_seg_build_init(&b, segbuf, 16);
-	CHECK_EQ(scalio_seg_build_add(&b, (const u8 *)"a", 1, NULL, 0),
+	EXPECT_EQ(scalio_seg_build_add(&b, (const u8 *)"a", 1, NULL, 0),
 		 -ENOSPC);
-	CHECK_EQ(scalio_seg_build_finish(&b, 0, 1), 0);
+	EXPECT_EQ(scalio_seg_build_finish(&b, 0, 1), 0);
 }
 
-static void seg_enospc(void)
+TEST(seg_enospc)
 {
 	struct scalio_seg_builder b;
 	struct scalio_rec rec;
@@ -337,43 +338,43 @@ static void seg_enospc(void)
 		if (ret)
 			break;
 	}
-	CHECK_EQ(i, 36);
-	CHECK_EQ(ret, -ENOSPC);
-	CHECK_EQ(b.len, 32 + 36 * 112);
-	CHECK_EQ(b.nr, 36);
+	EXPECT_EQ(i, 36);
+	EXPECT_EQ(ret, -ENOSPC);
+	EXPECT_EQ(b.len, 32 + 36 * 112);
+	EXPECT_EQ(b.nr, 36);
 	/* 32 bytes left: a 4 + 8 + 20 record fits exactly, then nothing. */
-	CHECK_EQ(scalio_seg_build_add(&b, key, 8, val, 21), -ENOSPC);
-	CHECK_EQ(scalio_seg_build_add(&b, key, 8, val, 20), 0);
-	CHECK_EQ(b.len, 4096);
-	CHECK_EQ(scalio_seg_build_add(&b, key, 1, NULL, 0), -ENOSPC);
-	CHECK_EQ(scalio_seg_build_finish(&b, 5, 6), 8);
-	CHECK_EQ(scalio_seg_check(segbuf, 4096, 5, 6), 0);
+	EXPECT_EQ(scalio_seg_build_add(&b, key, 8, val, 21), -ENOSPC);
+	EXPECT_EQ(scalio_seg_build_add(&b, key, 8, val, 20), 0);
+	EXPECT_EQ(b.len, 4096);
+	EXPECT_EQ(scalio_seg_build_add(&b, key, 1, NULL, 0), -ENOSPC);
+	EXPECT_EQ(scalio_seg_build_finish(&b, 5, 6), 8);
+	EXPECT_EQ(scalio_seg_check(segbuf, 4096, 5, 6), 0);
 	key[7] = 35;
-	CHECK_EQ(scalio_seg_find(segbuf, key, 8, &rec), 0);
-	CHECK_EQ(rec.vlen, 100);
-	CHECK(rec.key == segbuf + 32 + 35 * 112 + 4);
-	CHECK_EQ(scalio_seg_find(segbuf, key, 8, &rec), 0);
+	EXPECT_EQ(scalio_seg_find(segbuf, key, 8, &rec), 0);
+	EXPECT_EQ(rec.vlen, 100);
+	EXPECT_TRUE(rec.key == segbuf + 32 + 35 * 112 + 4);
+	EXPECT_EQ(scalio_seg_find(segbuf, key, 8, &rec), 0);
 
 	/* Bad lengths are refused before any copy. */
 	scalio_seg_build_init(&b, segbuf, SEG_CAP);
-	CHECK_EQ(scalio_seg_build_add(&b, key, 0, val, 1), -EINVAL);
-	CHECK_EQ(scalio_seg_build_add(&b, key32, 33, val, 1), -EINVAL);
-	CHECK_EQ(scalio_seg_build_add(&b, key, 1, val4096,
+	EXPECT_EQ(scalio_seg_build_add(&b, key, 0, val, 1), -EINVAL);
+	EXPECT_EQ(scalio_seg_build_add(&b, key32, 33, val, 1), -EINVAL);
+	EXPECT_EQ(scalio_seg_build_add(&b, key, 1, val4096,
 				      SCALIO_VALUE_MAX + 1), -EINVAL);
-	CHECK_EQ(b.nr, 0);
-	CHECK_EQ(b.len, 32);
+	EXPECT_EQ(b.nr, 0);
+	EXPECT_EQ(b.len, 32);
 	/* The capacity is clamped to the largest segment a seg word names. */
 	scalio_seg_build_init(&b, segbuf, ~0U);
-	CHECK_EQ(b.cap, SCALIO_SEG_MAX_BYTES);
+	EXPECT_EQ(b.cap, SCALIO_SEG_MAX_BYTES);
 }
 
 /* Flip every bit of the used bytes; truncate at every length. */
-static void seg_corruption_sweep(void)
+TEST(seg_corruption_sweep)
 {
 	u32 len = 4178, i, bit, undetected = 0, badtrunc = 0;
 	int ret;
 
-	build_sample(segbuf, SEG_CAP, 12, 34);
+	build_sample(_metadata, segbuf, SEG_CAP, 12, 34);
 	for (i = 0; i < len; i++) {
 		for (bit = 0; bit < 8; bit++) {
 			memcpy(workbuf, segbuf, 8192);
@@ -383,11 +384,11 @@ static void seg_corruption_sweep(void)
 				undetected++;
 		}
 	}
-	CHECK_EQ(undetected, 0);
+	EXPECT_EQ(undetected, 0);
 	/* Bytes past len (padding) are not part of the segment. */
 	memcpy(workbuf, segbuf, 8192);
 	workbuf[5000] ^= 0xff;
-	CHECK_EQ(scalio_seg_check(workbuf, 8192, 12, 34), 0);
+	EXPECT_EQ(scalio_seg_check(workbuf, 8192, 12, 34), 0);
 
 	for (i = 0; i < len; i++) {
 		/* A heap copy of exactly i bytes so ASan sees any overread. */
@@ -398,7 +399,7 @@ static void seg_corruption_sweep(void)
 			badtrunc++;
 		free(t);
 	}
-	CHECK_EQ(badtrunc, 0);
+	EXPECT_EQ(badtrunc, 0);
 }
 
 /* Rewrite the crc after a corruption, to reach the structural checks. */
@@ -411,13 +412,14 @@ static void reseal(u8 *buf)
 					 offsetof(struct scalio_seg_hdr, crc)));
 }
 
-static int crafted(void (*edit)(u8 *buf), bool seal)
+static int crafted(struct __test_metadata *_metadata,
+		   void (*edit)(u8 *buf), bool seal)
 {
 	struct scalio_rec rec;
 	u32 pos = 0;
 	int ret, n = 0;
 
-	build_sample(segbuf, SEG_CAP, 1, 2);
+	build_sample(_metadata, segbuf, SEG_CAP, 1, 2);
 	edit(segbuf);
 	if (seal)
 		reseal(segbuf);
@@ -446,29 +448,29 @@ static void e_reserved(u8 *b) { ((struct scalio_seg_hdr *)b)->reserved = cpu_to_
 static void e_magic(u8 *b) { b[0] ^= 1; }
 static void e_block(u8 *b) { ((struct scalio_seg_hdr *)b)->block = cpu_to_le32(2); }
 
-static void seg_crafted(void)
+TEST(seg_crafted)
 {
-	CHECK_EQ(crafted(e_nr_plus, true), -EBADMSG);
-	CHECK_EQ(crafted(e_nr_minus, true), -EBADMSG);
-	CHECK_EQ(crafted(e_nr_huge, true), -EBADMSG);
-	CHECK_EQ(crafted(e_klen0, true), -EBADMSG);
-	CHECK_EQ(crafted(e_klen33, true), -EBADMSG);
-	CHECK_EQ(crafted(e_flags, true), -EBADMSG);
-	CHECK_EQ(crafted(e_vlen_big, true), -EBADMSG);
-	CHECK_EQ(crafted(e_vlen_shift, true), -EBADMSG);
-	CHECK_EQ(crafted(e_len_short, true), -EBADMSG);
-	CHECK_EQ(crafted(e_len_long, true), -EBADMSG);
-	CHECK_EQ(crafted(e_len_tiny, false), -EBADMSG);
-	CHECK_EQ(crafted(e_len_buf, false), -EBADMSG);
-	CHECK_EQ(crafted(e_len_max, false), -EBADMSG);
-	CHECK_EQ(crafted(e_reserved, true), -EBADMSG);
-	CHECK_EQ(crafted(e_magic, true), -EBADMSG);
-	CHECK_EQ(crafted(e_block, false), -EBADMSG);
-	CHECK_EQ(crafted(e_block, true), -ESTALE);
+	EXPECT_EQ(crafted(_metadata, e_nr_plus, true), -EBADMSG);
+	EXPECT_EQ(crafted(_metadata, e_nr_minus, true), -EBADMSG);
+	EXPECT_EQ(crafted(_metadata, e_nr_huge, true), -EBADMSG);
+	EXPECT_EQ(crafted(_metadata, e_klen0, true), -EBADMSG);
+	EXPECT_EQ(crafted(_metadata, e_klen33, true), -EBADMSG);
+	EXPECT_EQ(crafted(_metadata, e_flags, true), -EBADMSG);
+	EXPECT_EQ(crafted(_metadata, e_vlen_big, true), -EBADMSG);
+	EXPECT_EQ(crafted(_metadata, e_vlen_shift, true), -EBADMSG);
+	EXPECT_EQ(crafted(_metadata, e_len_short, true), -EBADMSG);
+	EXPECT_EQ(crafted(_metadata, e_len_long, true), -EBADMSG);
+	EXPECT_EQ(crafted(_metadata, e_len_tiny, false), -EBADMSG);
+	EXPECT_EQ(crafted(_metadata, e_len_buf, false), -EBADMSG);
+	EXPECT_EQ(crafted(_metadata, e_len_max, false), -EBADMSG);
+	EXPECT_EQ(crafted(_metadata, e_reserved, true), -EBADMSG);
+	EXPECT_EQ(crafted(_metadata, e_magic, true), -EBADMSG);
+	EXPECT_EQ(crafted(_metadata, e_block, false), -EBADMSG);
+	EXPECT_EQ(crafted(_metadata, e_block, true), -ESTALE);
 }
 
 /* Random garbage, and random edits of a valid segment, under ASan. */
-static void seg_random(void)
+TEST(seg_random)
 {
 	u64 x = 0x9e3779b97f4a7c15ULL;
 	struct scalio_rec rec;
@@ -476,7 +478,7 @@ static void seg_random(void)
 	int ret;
 
 	for (i = 0; i < 20000; i++) {
-		build_sample(segbuf, SEG_CAP, 3, 4);
+		build_sample(_metadata, segbuf, SEG_CAP, 3, 4);
 		for (j = 0; j < 1 + i % 5; j++) {
 			x ^= x << 13; x ^= x >> 7; x ^= x << 17;
 			segbuf[(x >> 8) % 4300] = (u8)x;
@@ -484,16 +486,16 @@ static void seg_random(void)
 		x ^= x << 13; x ^= x >> 7; x ^= x << 17;
 		len = (i & 1) ? 8192 : (u32)(x % 8193);
 		ret = scalio_seg_check(segbuf, len, 3, 4);
-		CHECK(ret == 0 || ret == -EBADMSG || ret == -ESTALE);
+		EXPECT_TRUE(ret == 0 || ret == -EBADMSG || ret == -ESTALE);
 		if (ret)
 			continue;
 		ok++;
 		pos = 0;
 		while (scalio_seg_next(segbuf, &pos, &rec) == 1)
-			CHECK(rec.key + rec.klen + rec.vlen <= segbuf + len);
+			EXPECT_TRUE(rec.key + rec.klen + rec.vlen <= segbuf + len);
 	}
 	/* Edits in the padding or rewriting a byte to itself keep it valid. */
-	CHECK(ok > 0);
+	EXPECT_TRUE(ok > 0);
 }
 
 /* A 2-block checkpoint of SSD 1 of 2 (sb_make's geometry, 2048 blocks). */
@@ -528,22 +530,30 @@ static void ckpt_seal(struct scalio_ckpt_hdr *h)
 					offsetof(struct scalio_ckpt_hdr, crc)));
 }
 
-#define CK_BAD(stmt, err) do {						struct scalio_sb _sb;						struct scalio_ckpt_hdr *h = ckpt_make(&_sb);			struct scalio_ckpt_entry *e = (void *)(h + 1);			(void)e;							stmt;								ckpt_seal(h);							CHECK_EQ(scalio_ckpt_check(h, &_sb, 2048), err);	} while (0)
+#define CK_BAD(stmt, err) do {						\
+	struct scalio_sb _sb;						\
+	struct scalio_ckpt_hdr *h = ckpt_make(&_sb);			\
+	struct scalio_ckpt_entry *e = (void *)(h + 1);			\
+	(void)e;							\
+	stmt;								\
+	ckpt_seal(h);							\
+	EXPECT_EQ(scalio_ckpt_check(h, &_sb, 2048), err);		\
+} while (0)
 
-static void ckpt_checks(void)
+TEST(ckpt_checks)
 {
 	struct scalio_sb sb;
 	struct scalio_ckpt_hdr *h = ckpt_make(&sb);
 
-	CHECK_EQ(scalio_owned_blocks(4096, 2, 1), 2048);
-	CHECK_EQ(scalio_owned_blocks(4, 3, 2), 1);
-	CHECK_EQ(scalio_owned_blocks(1, 2, 1), 0);
-	CHECK_EQ(scalio_ckpt_units(2048), 9);
+	EXPECT_EQ(scalio_owned_blocks(4096, 2, 1), 2048);
+	EXPECT_EQ(scalio_owned_blocks(4, 3, 2), 1);
+	EXPECT_EQ(scalio_owned_blocks(1, 2, 1), 0);
+	EXPECT_EQ(scalio_ckpt_units(2048), 9);
 	ckpt_seal(h);
-	CHECK_EQ(scalio_ckpt_check(h, &sb, 2048), 0);
-	CHECK_EQ(scalio_ckpt_check(h, &sb, 2047), -EBADMSG);
+	EXPECT_EQ(scalio_ckpt_check(h, &sb, 2048), 0);
+	EXPECT_EQ(scalio_ckpt_check(h, &sb, 2047), -EBADMSG);
 	ckbuf[5000] ^= 1;
-	CHECK_EQ(scalio_ckpt_check(h, &sb, 2048), -EBADMSG);
+	EXPECT_EQ(scalio_ckpt_check(h, &sb, 2048), -EBADMSG);
 	CK_BAD(h->magic = 0, -ENODATA);
 	CK_BAD(h->seq = 0, -ERANGE);
 	CK_BAD(h->log_head = cpu_to_le64(19), -ERANGE);
@@ -627,7 +637,7 @@ static u32 batch_make(u64 seq)
 	return DIV_ROUND_UP(off, 8);
 }
 
-static void batch_checks(void)
+TEST(batch_checks)
 {
 	const struct scalio_seg_hdr *sh;
 	struct scalio_batch_hdr *bh = (void *)bbuf;
@@ -637,80 +647,63 @@ static void batch_checks(void)
 
 	sb_make(&sb);
 	n = batch_make(777);
-	CHECK_EQ(n, 2);
-	CHECK_EQ(scalio_batch_check(bbuf, 1, 777, &sb, 40, &need), -EAGAIN);
-	CHECK_EQ(need, 2);
-	CHECK_EQ(scalio_batch_check(bbuf, 2, 777, &sb, 40, &need), 2);
-	CHECK_EQ(scalio_batch_check(bbuf, 2, 778, &sb, 40, &need), -ESTALE);
+	EXPECT_EQ(n, 2);
+	EXPECT_EQ(scalio_batch_check(bbuf, 1, 777, &sb, 40, &need), -EAGAIN);
+	EXPECT_EQ(need, 2);
+	EXPECT_EQ(scalio_batch_check(bbuf, 2, 777, &sb, 40, &need), 2);
+	EXPECT_EQ(scalio_batch_check(bbuf, 2, 778, &sb, 40, &need), -ESTALE);
 	scalio_batch_iter_init(&it, bbuf);
 	while (scalio_batch_next_seg(&it, &sh, &sector, &sectors)) {
 		segs++;
-		CHECK_EQ(sector, segs == 1 ? 1 : 2);
-		CHECK_EQ(sectors, segs == 1 ? 1 : 9);
-		CHECK_EQ(le32_to_cpu(sh->block), segs == 1 ? 1 : 3);
+		EXPECT_EQ(sector, segs == 1 ? 1 : 2);
+		EXPECT_EQ(sectors, segs == 1 ? 1 : 9);
+		EXPECT_EQ(le32_to_cpu(sh->block), segs == 1 ? 1 : 3);
 	}
-	CHECK_EQ(segs, 2);
+	EXPECT_EQ(segs, 2);
 	/* The walk stops at nr_segs, not at the zeroes after them. */
-	CHECK_EQ(scalio_batch_next_seg(&it, &sh, &sector, &sectors), 0);
+	EXPECT_EQ(scalio_batch_next_seg(&it, &sh, &sector, &sectors), 0);
 	/* Outside the log, or running past its end. */
-	CHECK_EQ(scalio_batch_check(bbuf, 2, 777, &sb, 19, &need), -EUCLEAN);
-	CHECK_EQ(scalio_batch_check(bbuf, 2, 777, &sb, (1 << 20) - 1, &need),
+	EXPECT_EQ(scalio_batch_check(bbuf, 2, 777, &sb, 19, &need), -EUCLEAN);
+	EXPECT_EQ(scalio_batch_check(bbuf, 2, 777, &sb, (1 << 20) - 1, &need),
 		 -EUCLEAN);
-	CHECK_EQ(scalio_batch_check(bbuf, 2, 777, &sb, (1 << 20) - 2, &need),
+	EXPECT_EQ(scalio_batch_check(bbuf, 2, 777, &sb, (1 << 20) - 2, &need),
 		 2);
 	/* Segment damage: record length, crc, generation, foreign block. */
 	bbuf[SCALIO_SECTOR_SIZE + 34] ^= 1;
-	CHECK_EQ(scalio_batch_check(bbuf, 2, 777, &sb, 40, &need), -EUCLEAN);
+	EXPECT_EQ(scalio_batch_check(bbuf, 2, 777, &sb, 40, &need), -EUCLEAN);
 	batch_make(777);
 	bbuf[2 * SCALIO_SECTOR_SIZE + 100] ^= 1;
-	CHECK_EQ(scalio_batch_check(bbuf, 2, 777, &sb, 40, &need), -EUCLEAN);
+	EXPECT_EQ(scalio_batch_check(bbuf, 2, 777, &sb, 40, &need), -EUCLEAN);
 	/* A unit more than the segments need, or one less. */
 	batch_make(777);
 	bh->nr_units = cpu_to_le32(3);
 	scalio_batch_hdr_seal(bh);
-	CHECK_EQ(scalio_batch_check(bbuf, 3, 777, &sb, 40, &need), -EUCLEAN);
+	EXPECT_EQ(scalio_batch_check(bbuf, 3, 777, &sb, 40, &need), -EUCLEAN);
 	bh->nr_units = cpu_to_le32(1);
 	scalio_batch_hdr_seal(bh);
-	CHECK_EQ(scalio_batch_check(bbuf, 2, 777, &sb, 40, &need), -EUCLEAN);
+	EXPECT_EQ(scalio_batch_check(bbuf, 2, 777, &sb, 40, &need), -EUCLEAN);
 	bh->nr_units = cpu_to_le32(SCALIO_BATCH_MAX_UNITS + 1);
 	scalio_batch_hdr_seal(bh);
-	CHECK_EQ(scalio_batch_check(bbuf, 2, 777, &sb, 40, &need), -EUCLEAN);
+	EXPECT_EQ(scalio_batch_check(bbuf, 2, 777, &sb, 40, &need), -EUCLEAN);
 	/* One segment fewer than written: the batch must end in its unit. */
 	bh->nr_units = cpu_to_le32(2);
 	bh->nr_segs = cpu_to_le32(1);
 	scalio_batch_hdr_seal(bh);
-	CHECK_EQ(scalio_batch_check(bbuf, 2, 777, &sb, 40, &need), -EUCLEAN);
+	EXPECT_EQ(scalio_batch_check(bbuf, 2, 777, &sb, 40, &need), -EUCLEAN);
 	/* More segments than sectors is refused from the header alone. */
 	bh->nr_units = cpu_to_le32(1);
 	bh->nr_segs = cpu_to_le32(8);
 	scalio_batch_hdr_seal(bh);
-	CHECK_EQ(scalio_batch_hdr_check(bh, 777), -EBADMSG);
+	EXPECT_EQ(scalio_batch_hdr_check(bh, 777), -EBADMSG);
 	bh->nr_segs = cpu_to_le32(7);
 	scalio_batch_hdr_seal(bh);
-	CHECK_EQ(scalio_batch_hdr_check(bh, 777), 0);
+	EXPECT_EQ(scalio_batch_hdr_check(bh, 777), 0);
 	sb.ssd_index = 0;
 	scalio_sb_seal(&sb);
 	batch_make(777);
-	CHECK_EQ(scalio_batch_check(bbuf, 2, 777, &sb, 40, &need), -EUCLEAN);
+	EXPECT_EQ(scalio_batch_check(bbuf, 2, 777, &sb, 40, &need), -EUCLEAN);
 	bh->magic = 0;
-	CHECK_EQ(scalio_batch_check(bbuf, 2, 777, &sb, 40, &need), -EBADMSG);
+	EXPECT_EQ(scalio_batch_check(bbuf, 2, 777, &sb, 40, &need), -EBADMSG);
 }
 
-static const struct t_case cases[] = {
-	T_CASE(crc_convention),
-	T_CASE(struct_sizes),
-	T_CASE(sb_seal_check),
-	T_CASE(sb_corruption),
-	T_CASE(sb_geometry),
-	T_CASE(batch_hdr),
-	T_CASE(ckpt_checks),
-	T_CASE(batch_checks),
-	T_CASE(seg_roundtrip),
-	T_CASE(seg_empty),
-	T_CASE(seg_enospc),
-	T_CASE(seg_corruption_sweep),
-	T_CASE(seg_crafted),
-	T_CASE(seg_random),
-};
-
-T_MAIN(cases)
+TEST_HARNESS_MAIN

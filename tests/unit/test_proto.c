@@ -4,8 +4,8 @@
  * both directions, and reject tables: every length off by one, every
  * header field, every per-opcode length and reserved field.
  */
+#include "kselftest_harness.h"
 #include <stddef.h>
-#include "harness.h"
 #include "common/scalio_proto.h"
 
 static u64 words[(SCALIO_MSG_SIZE + 64) / 8];
@@ -129,26 +129,26 @@ static int chk_len(u32 len, bool resp)
 	return scalio_msg_check(buf, len, resp);
 }
 
-static void sizes(void)
+TEST(sizes)
 {
-	CHECK_EQ(sizeof(struct scalio_msg_hdr), 24);
-	CHECK_EQ(sizeof(struct scalio_msg_kv_req), 64);
-	CHECK_EQ(sizeof(struct scalio_msg_kv_rep), 40);
-	CHECK_EQ(sizeof(struct scalio_msg_hello_rep), 96);
-	CHECK_EQ(sizeof(struct scalio_msg_chunks_req), 32);
-	CHECK_EQ(sizeof(struct scalio_msg_chunks_rep), 32);
-	CHECK_EQ(sizeof(struct scalio_msg_ssd_info_req), 32);
-	CHECK_EQ(sizeof(struct scalio_msg_ssd_info_rep), 264);
-	CHECK_EQ(sizeof(struct scalio_msg_stats_rep), 24 + 32 * 8);
-	CHECK_EQ(SCALIO_CHUNKS_PER_MSG, 255);
-	CHECK_EQ(sizeof(struct scalio_msg_admit_req), 304);
+	EXPECT_EQ(sizeof(struct scalio_msg_hdr), 24);
+	EXPECT_EQ(sizeof(struct scalio_msg_kv_req), 64);
+	EXPECT_EQ(sizeof(struct scalio_msg_kv_rep), 40);
+	EXPECT_EQ(sizeof(struct scalio_msg_hello_rep), 96);
+	EXPECT_EQ(sizeof(struct scalio_msg_chunks_req), 32);
+	EXPECT_EQ(sizeof(struct scalio_msg_chunks_rep), 32);
+	EXPECT_EQ(sizeof(struct scalio_msg_ssd_info_req), 32);
+	EXPECT_EQ(sizeof(struct scalio_msg_ssd_info_rep), 264);
+	EXPECT_EQ(sizeof(struct scalio_msg_stats_rep), 24 + 32 * 8);
+	EXPECT_EQ(SCALIO_CHUNKS_PER_MSG, 255);
+	EXPECT_EQ(sizeof(struct scalio_msg_admit_req), 304);
 	/* An IB CM REQ leaves 56 bytes of private data to rdma_cm users. */
-	CHECK_EQ(sizeof(struct scalio_cm_req), 56);
-	CHECK_EQ(sizeof(struct scalio_cm_rep), 48);
+	EXPECT_EQ(sizeof(struct scalio_cm_req), 56);
+	EXPECT_EQ(sizeof(struct scalio_cm_rep), 48);
 }
 
 /* ADMIT: flags, reserved, and the host NQN's shape. */
-static void admit_requests(void)
+TEST(admit_requests)
 {
 	struct scalio_msg_admit_req *a = (void *)buf;
 	static const char *const bad[] = {
@@ -159,61 +159,61 @@ static void admit_requests(void)
 
 	len = make(SCALIO_MSG_ADMIT, false, 0);
 	a->flags = cpu_to_le32(SCALIO_ADMIT_F_MAC);
-	CHECK_EQ(chk(len, false), 0);
+	EXPECT_EQ(chk(len, false), 0);
 	a->flags = cpu_to_le32(2);
-	CHECK_EQ(chk(len, false), -EPROTO);
+	EXPECT_EQ(chk(len, false), -EPROTO);
 	len = make(SCALIO_MSG_ADMIT, false, 0);
 	a->reserved = cpu_to_le32(1);
-	CHECK_EQ(chk(len, false), -EPROTO);
+	EXPECT_EQ(chk(len, false), -EPROTO);
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		len = make(SCALIO_MSG_ADMIT, false, 0);
 		memset(a->hostnqn, 0, sizeof(a->hostnqn));
 		strcpy(a->hostnqn, bad[i]);
-		CHECK_EQ(chk(len, false), -EBADMSG);
+		EXPECT_EQ(chk(len, false), -EBADMSG);
 	}
 	/* Unterminated, and the longest terminated one. */
 	len = make(SCALIO_MSG_ADMIT, false, 0);
 	memset(a->hostnqn, 'n', sizeof(a->hostnqn));
 	memcpy(a->hostnqn, "nqn.", 4);
-	CHECK_EQ(chk(len, false), -EBADMSG);
+	EXPECT_EQ(chk(len, false), -EBADMSG);
 	a->hostnqn[sizeof(a->hostnqn) - 1] = 0;
-	CHECK_EQ(chk(len, false), 0);
-	CHECK(scalio_nqn_valid("nqn.2014-08.org.nvmexpress:uuid:1", 224));
-	CHECK(!scalio_nqn_valid("nqn.2014-08.org.nvmexpress:uuid:1", 10));
+	EXPECT_EQ(chk(len, false), 0);
+	EXPECT_TRUE(scalio_nqn_valid("nqn.2014-08.org.nvmexpress:uuid:1", 224));
+	EXPECT_TRUE(!scalio_nqn_valid("nqn.2014-08.org.nvmexpress:uuid:1", 10));
 }
 
 /* The MAC input separates every field: no two inputs collide. */
-static void admit_mac_input(void)
+TEST(admit_mac_input)
 {
 	static u8 a[SCALIO_ADMIT_MAC_INPUT_LEN], b[SCALIO_ADMIT_MAC_INPUT_LEN];
 	u8 ch[SCALIO_CHALLENGE_LEN], id[SCALIO_HOSTID_LEN];
 
 	memset(ch, 7, sizeof(ch));
 	memset(id, 9, sizeof(id));
-	CHECK_EQ(SCALIO_ADMIT_MAC_INPUT_LEN, 16 + 32 + 4 + 32 + 224 + 16);
+	EXPECT_EQ(SCALIO_ADMIT_MAC_INPUT_LEN, 16 + 32 + 4 + 32 + 224 + 16);
 	scalio_admit_mac_input(a, ch, 5, "kv", "nqn.h1", id);
 	scalio_admit_mac_input(b, ch, 5, "kv", "nqn.h1", id);
-	CHECK(!memcmp(a, b, sizeof(a)));
-	CHECK(!memcmp(a, "scalio-admit-v2", 15));
+	EXPECT_TRUE(!memcmp(a, b, sizeof(a)));
+	EXPECT_TRUE(!memcmp(a, "scalio-admit-v2", 15));
 	/* Moving a byte from the store to the NQN changes the input. */
 	scalio_admit_mac_input(b, ch, 5, "kvn", "qn.h1", id);
-	CHECK(memcmp(a, b, sizeof(a)));
+	EXPECT_TRUE(memcmp(a, b, sizeof(a)));
 	scalio_admit_mac_input(b, ch, 6, "kv", "nqn.h1", id);
-	CHECK(memcmp(a, b, sizeof(a)));
+	EXPECT_TRUE(memcmp(a, b, sizeof(a)));
 	ch[31] ^= 1;
 	scalio_admit_mac_input(b, ch, 5, "kv", "nqn.h1", id);
-	CHECK(memcmp(a, b, sizeof(a)));
+	EXPECT_TRUE(memcmp(a, b, sizeof(a)));
 	ch[31] ^= 1;
 	id[0] ^= 1;
 	scalio_admit_mac_input(b, ch, 5, "kv", "nqn.h1", id);
-	CHECK(memcmp(a, b, sizeof(a)));
+	EXPECT_TRUE(memcmp(a, b, sizeof(a)));
 }
 
 /* The variable parts to try per opcode: min, typical and max. */
 static const u32 req_vars[] = { 0, 1, 72, SCALIO_VALUE_MAX };
 static const u32 rep_vars[] = { 0, 1, 3, SCALIO_CHUNKS_PER_MSG };
 
-static void accept_all(void)
+TEST(accept_all)
 {
 	u16 op;
 	u32 i, len;
@@ -221,31 +221,31 @@ static void accept_all(void)
 	for (op = 1; op < SCALIO_MSG_OP_MAX; op++) {
 		for (i = 0; i < 4; i++) {
 			len = make(op, false, req_vars[i]);
-			CHECK_EQ(chk(len, false), 0);
+			EXPECT_EQ(chk(len, false), 0);
 			len = make(op, true, op == SCALIO_MSG_GET ?
 				   req_vars[i] : rep_vars[i]);
-			CHECK_EQ(chk(len, true), 0);
+			EXPECT_EQ(chk(len, true), 0);
 			/* The tag is opaque and the status may be an errno. */
 			H->tag = cpu_to_le64(~0ULL);
-			CHECK_EQ(chk(len, true), 0);
+			EXPECT_EQ(chk(len, true), 0);
 		}
 	}
 	/* A bare-header error response to any request. */
 	for (op = 1; op < SCALIO_MSG_OP_MAX; op++) {
 		hdr_init(op, true, 24);
 		H->status = cpu_to_le32((u32)-ENOENT);
-		CHECK_EQ(chk(24, true), 0);
+		EXPECT_EQ(chk(24, true), 0);
 		H->status = cpu_to_le32((u32)-4095);
-		CHECK_EQ(chk(24, true), 0);
+		EXPECT_EQ(chk(24, true), 0);
 	}
 	/* An error kv response with its body (and no value). */
 	make(SCALIO_MSG_GET, true, 0);
 	H->status = cpu_to_le32((u32)-ENOENT);
-	CHECK_EQ(chk(40, true), 0);
+	EXPECT_EQ(chk(40, true), 0);
 }
 
 /* Every valid message, with its length one byte short or one too long. */
-static void length_off_by_one(void)
+TEST(length_off_by_one)
 {
 	u16 op;
 	u32 i, len;
@@ -260,19 +260,19 @@ static void length_off_by_one(void)
 
 				len = make(op, resp, var);
 				r = chk_len(len - 1, resp);
-				CHECK_EQ(r, -EBADMSG);
+				EXPECT_EQ(r, -EBADMSG);
 				len = make(op, resp, var);
 				r = chk_len(len + 1, resp);
-				CHECK(r == -EBADMSG ||
+				EXPECT_TRUE(r == -EBADMSG ||
 				      (len + 1 > SCALIO_MSG_SIZE && r == -EMSGSIZE));
 				/* hdr.len disagreeing with byte_len. */
 				len = make(op, resp, var);
 				H->len = cpu_to_le32(len + 1);
-				CHECK_EQ(chk(len, resp), -EBADMSG);
+				EXPECT_EQ(chk(len, resp), -EBADMSG);
 				H->len = cpu_to_le32(len - 1);
-				CHECK_EQ(chk(len, resp), -EBADMSG);
+				EXPECT_EQ(chk(len, resp), -EBADMSG);
 				H->len = 0;
-				CHECK_EQ(chk(len, resp), -EBADMSG);
+				EXPECT_EQ(chk(len, resp), -EBADMSG);
 			}
 			if (resp)
 				break;
@@ -280,7 +280,7 @@ static void length_off_by_one(void)
 	}
 }
 
-static void header_fields(void)
+TEST(header_fields)
 {
 	u32 len, b;
 	u16 op;
@@ -288,59 +288,59 @@ static void header_fields(void)
 	/* Short and oversized receives. */
 	for (len = 0; len < 24; len++) {
 		make(SCALIO_MSG_HELLO, false, 0);
-		CHECK_EQ(chk_len(len, false), -EBADMSG);
+		EXPECT_EQ(chk_len(len, false), -EBADMSG);
 	}
 	make(SCALIO_MSG_GET, true, 0);
-	CHECK_EQ(chk_len(SCALIO_MSG_SIZE + 1, true), -EMSGSIZE);
-	CHECK_EQ(chk_len(~0U, true), -EMSGSIZE);
+	EXPECT_EQ(chk_len(SCALIO_MSG_SIZE + 1, true), -EMSGSIZE);
+	EXPECT_EQ(chk_len(~0U, true), -EMSGSIZE);
 
 	for (op = 0; op < 3; op++) {
 		static const u16 bad_ops[] = { 0, SCALIO_MSG_OP_MAX, 0xffff };
 
 		len = make(SCALIO_MSG_HELLO, false, 0);
 		H->opcode = cpu_to_le16(bad_ops[op]);
-		CHECK_EQ(chk(len, false), -EPROTO);
+		EXPECT_EQ(chk(len, false), -EPROTO);
 		len = make(SCALIO_MSG_HELLO, true, 0);
 		H->opcode = cpu_to_le16(bad_ops[op]);
-		CHECK_EQ(chk(len, true), -EPROTO);
+		EXPECT_EQ(chk(len, true), -EPROTO);
 	}
 	for (op = 1; op < SCALIO_MSG_OP_MAX; op++) {
 		/* Unknown flag bits, both directions. */
 		for (b = 1; b < 16; b++) {
 			len = make(op, false, 1);
 			H->flags |= cpu_to_le16(1 << b);
-			CHECK_EQ(chk(len, false), -EPROTO);
+			EXPECT_EQ(chk(len, false), -EPROTO);
 			len = make(op, true, 1);
 			H->flags |= cpu_to_le16(1 << b);
-			CHECK_EQ(chk(len, true), -EPROTO);
+			EXPECT_EQ(chk(len, true), -EPROTO);
 		}
 		/* Wrong direction. */
 		len = make(op, false, 1);
-		CHECK_EQ(chk(len, true), -EPROTO);
+		EXPECT_EQ(chk(len, true), -EPROTO);
 		len = make(op, true, 1);
-		CHECK_EQ(chk(len, false), -EPROTO);
+		EXPECT_EQ(chk(len, false), -EPROTO);
 		/* Reserved. */
 		len = make(op, false, 1);
 		H->reserved = cpu_to_le32(1);
-		CHECK_EQ(chk(len, false), -EPROTO);
+		EXPECT_EQ(chk(len, false), -EPROTO);
 		len = make(op, true, 1);
 		H->reserved = cpu_to_le32(0x80000000U);
-		CHECK_EQ(chk(len, true), -EPROTO);
+		EXPECT_EQ(chk(len, true), -EPROTO);
 		/* Status: 0 in requests, 0 or -1..-4095 in responses. */
 		len = make(op, false, 1);
 		H->status = cpu_to_le32((u32)-EIO);
-		CHECK_EQ(chk(len, false), -EPROTO);
+		EXPECT_EQ(chk(len, false), -EPROTO);
 		len = make(op, true, 1);
 		H->status = cpu_to_le32(1);
-		CHECK_EQ(chk(len, true), -EPROTO);
+		EXPECT_EQ(chk(len, true), -EPROTO);
 		H->status = cpu_to_le32((u32)-4096);
-		CHECK_EQ(chk(len, true), -EPROTO);
+		EXPECT_EQ(chk(len, true), -EPROTO);
 		H->status = cpu_to_le32(0x80000000U);
-		CHECK_EQ(chk(len, true), -EPROTO);
+		EXPECT_EQ(chk(len, true), -EPROTO);
 	}
 }
 
-static void kv_requests(void)
+TEST(kv_requests)
 {
 	struct scalio_msg_kv_req *kv = (void *)buf;
 	u16 op;
@@ -349,62 +349,62 @@ static void kv_requests(void)
 	for (op = SCALIO_MSG_GET; op <= SCALIO_MSG_DELETE; op++) {
 		len = make(op, false, 0);
 		kv->klen = 0;
-		CHECK_EQ(chk(len, false), -EBADMSG);
+		EXPECT_EQ(chk(len, false), -EBADMSG);
 		kv->klen = 33;
-		CHECK_EQ(chk(len, false), -EBADMSG);
+		EXPECT_EQ(chk(len, false), -EBADMSG);
 		kv->klen = 255;
-		CHECK_EQ(chk(len, false), -EBADMSG);
+		EXPECT_EQ(chk(len, false), -EBADMSG);
 		kv->klen = 32;
-		CHECK_EQ(chk(len, false), 0);
+		EXPECT_EQ(chk(len, false), 0);
 		kv->klen = 1;
-		CHECK_EQ(chk(len, false), 0);
+		EXPECT_EQ(chk(len, false), 0);
 		kv->flags = 1;
-		CHECK_EQ(chk(len, false), -EPROTO);
+		EXPECT_EQ(chk(len, false), -EPROTO);
 		kv->flags = 0;
 		kv->reserved = cpu_to_le16(1);
-		CHECK_EQ(chk(len, false), -EPROTO);
+		EXPECT_EQ(chk(len, false), -EPROTO);
 		kv->reserved = 0;
 		/* The inflight hint: writes only (its bound is the target's). */
 		kv->inflight = cpu_to_le16(0xffff);
-		CHECK_EQ(chk(len, false),
+		EXPECT_EQ(chk(len, false),
 			 op == SCALIO_MSG_GET ? -EPROTO : 0);
 		kv->inflight = 0;
 	}
 	/* GET and DELETE carry no value, even with a matching length. */
 	len = make(SCALIO_MSG_GET, false, 0);
 	kv->vlen = cpu_to_le16(1);
-	CHECK_EQ(chk_len(len + 1, false), -EBADMSG);
+	EXPECT_EQ(chk_len(len + 1, false), -EBADMSG);
 	len = make(SCALIO_MSG_DELETE, false, 0);
 	kv->vlen = cpu_to_le16(1);
-	CHECK_EQ(chk_len(len + 1, false), -EBADMSG);
+	EXPECT_EQ(chk_len(len + 1, false), -EBADMSG);
 	/* PUT: vlen beyond the maximum, with a matching length. */
 	len = make(SCALIO_MSG_PUT, false, SCALIO_VALUE_MAX);
 	kv->vlen = cpu_to_le16(SCALIO_VALUE_MAX + 1);
-	CHECK_EQ(chk_len(len + 1, false), -EBADMSG);
+	EXPECT_EQ(chk_len(len + 1, false), -EBADMSG);
 	kv->vlen = cpu_to_le16(0xffff);
-	CHECK_EQ(chk_len(64 + 0xffff, false), -EMSGSIZE);
+	EXPECT_EQ(chk_len(64 + 0xffff, false), -EMSGSIZE);
 	/* PUT vlen disagreeing with the length either way. */
 	len = make(SCALIO_MSG_PUT, false, 100);
 	kv->vlen = cpu_to_le16(101);
-	CHECK_EQ(chk(len, false), -EBADMSG);
+	EXPECT_EQ(chk(len, false), -EBADMSG);
 	kv->vlen = cpu_to_le16(99);
-	CHECK_EQ(chk(len, false), -EBADMSG);
+	EXPECT_EQ(chk(len, false), -EBADMSG);
 	/* CHUNKS and SSD_INFO reserved. */
 	len = make(SCALIO_MSG_CHUNKS, false, 0);
 	((struct scalio_msg_chunks_req *)buf)->reserved = cpu_to_le32(1);
-	CHECK_EQ(chk(len, false), -EPROTO);
+	EXPECT_EQ(chk(len, false), -EPROTO);
 	len = make(SCALIO_MSG_SSD_INFO, false, 0);
 	((struct scalio_msg_ssd_info_req *)buf)->reserved = cpu_to_le32(1);
-	CHECK_EQ(chk(len, false), -EPROTO);
+	EXPECT_EQ(chk(len, false), -EPROTO);
 }
 
 #define HELLO_BAD(field, val, err) do {				\
 	u32 _l = make(SCALIO_MSG_HELLO, true, 0);			\
 	((struct scalio_msg_hello_rep *)buf)->field = cpu_to_le32(val); \
-	CHECK_EQ(chk(_l, true), err);					\
+	EXPECT_EQ(chk(_l, true), err);					\
 } while (0)
 
-static void responses(void)
+TEST(responses)
 {
 	struct scalio_msg_chunks_rep *cr = (void *)buf;
 	struct scalio_msg_kv_rep *kr = (void *)buf;
@@ -428,80 +428,69 @@ static void responses(void)
 
 	/* CHUNKS: nr beyond a message, nr disagreeing with the length. */
 	len = make(SCALIO_MSG_CHUNKS, true, SCALIO_CHUNKS_PER_MSG);
-	CHECK_EQ(len, SCALIO_MSG_SIZE);
+	EXPECT_EQ(len, SCALIO_MSG_SIZE);
 	cr->nr = cpu_to_le32(SCALIO_CHUNKS_PER_MSG + 1);
-	CHECK_EQ(chk(len, true), -EBADMSG);
+	EXPECT_EQ(chk(len, true), -EBADMSG);
 	cr->nr = cpu_to_le32(~0U);		/* nr * 32 overflows u32 */
-	CHECK_EQ(chk(len, true), -EBADMSG);
+	EXPECT_EQ(chk(len, true), -EBADMSG);
 	cr->nr = cpu_to_le32(0x08000001);	/* 0x08000001 * 32 wraps to 32 */
-	CHECK_EQ(chk_len(64, true), -EBADMSG);
+	EXPECT_EQ(chk_len(64, true), -EBADMSG);
 	len = make(SCALIO_MSG_CHUNKS, true, 3);
 	cr->nr = cpu_to_le32(2);
-	CHECK_EQ(chk(len, true), -EBADMSG);
+	EXPECT_EQ(chk(len, true), -EBADMSG);
 	cr->nr = cpu_to_le32(4);
-	CHECK_EQ(chk(len, true), -EBADMSG);
+	EXPECT_EQ(chk(len, true), -EBADMSG);
 	len = make(SCALIO_MSG_CHUNKS, true, 3);
 	cr->chunk[2].nr_blocks = 0;
-	CHECK_EQ(chk(len, true), -EBADMSG);
+	EXPECT_EQ(chk(len, true), -EBADMSG);
 	len = make(SCALIO_MSG_CHUNKS, true, 3);
 	cr->chunk[1].first_block = cpu_to_le32(~0U - 1023);
-	CHECK_EQ(chk(len, true), -EBADMSG);
+	EXPECT_EQ(chk(len, true), -EBADMSG);
 	cr->chunk[1].first_block = cpu_to_le32(~0U - 1024);
-	CHECK_EQ(chk(len, true), 0);
+	EXPECT_EQ(chk(len, true), 0);
 	/* The seg table's address and rkey are not the checker's business. */
 	cr->chunk[0].seg_rkey = cpu_to_le32(1);
 	cr->chunk[0].seg_addr = cpu_to_le64(~0ULL);
-	CHECK_EQ(chk(len, true), 0);
+	EXPECT_EQ(chk(len, true), 0);
 
 	/* SSD_INFO: NQN empty or unterminated. */
 	len = make(SCALIO_MSG_SSD_INFO, true, 0);
 	si->nqn[0] = 0;
-	CHECK_EQ(chk(len, true), -EBADMSG);
+	EXPECT_EQ(chk(len, true), -EBADMSG);
 	memset(si->nqn, 'n', sizeof(si->nqn));
-	CHECK_EQ(chk(len, true), -EBADMSG);
+	EXPECT_EQ(chk(len, true), -EBADMSG);
 	si->nqn[sizeof(si->nqn) - 1] = 0;
-	CHECK_EQ(chk(len, true), 0);
+	EXPECT_EQ(chk(len, true), 0);
 
 	/* kv responses. */
 	len = make(SCALIO_MSG_GET, true, 10);
 	kr->vlen = cpu_to_le16(11);
-	CHECK_EQ(chk(len, true), -EBADMSG);
+	EXPECT_EQ(chk(len, true), -EBADMSG);
 	kr->vlen = cpu_to_le16(9);
-	CHECK_EQ(chk(len, true), -EBADMSG);
+	EXPECT_EQ(chk(len, true), -EBADMSG);
 	len = make(SCALIO_MSG_GET, true, SCALIO_VALUE_MAX);
 	kr->vlen = cpu_to_le16(SCALIO_VALUE_MAX + 1);
-	CHECK_EQ(chk_len(len + 1, true), -EBADMSG);
+	EXPECT_EQ(chk_len(len + 1, true), -EBADMSG);
 	len = make(SCALIO_MSG_GET, true, 0);
 	kr->reserved[2] = cpu_to_le16(1);
-	CHECK_EQ(chk(len, true), -EPROTO);
+	EXPECT_EQ(chk(len, true), -EPROTO);
 	len = make(SCALIO_MSG_PUT, true, 0);
 	kr->vlen = cpu_to_le16(1);
-	CHECK_EQ(chk_len(41, true), -EBADMSG);
+	EXPECT_EQ(chk_len(41, true), -EBADMSG);
 	len = make(SCALIO_MSG_DELETE, true, 0);
 	kr->vlen = cpu_to_le16(1);
-	CHECK_EQ(chk_len(41, true), -EBADMSG);
+	EXPECT_EQ(chk_len(41, true), -EBADMSG);
 	/* An error response carries no value. */
 	len = make(SCALIO_MSG_GET, true, 5);
 	H->status = cpu_to_le32((u32)-EIO);
-	CHECK_EQ(chk(len, true), -EBADMSG);
+	EXPECT_EQ(chk(len, true), -EBADMSG);
 	/* An error response is a bare header or a valid body, nothing else. */
 	make(SCALIO_MSG_GET, true, 0);
 	H->status = cpu_to_le32((u32)-EIO);
-	CHECK_EQ(chk_len(25, true), -EBADMSG);
+	EXPECT_EQ(chk_len(25, true), -EBADMSG);
 	make(SCALIO_MSG_HELLO, true, 0);
 	H->status = cpu_to_le32((u32)-EIO);
-	CHECK_EQ(chk_len(95, true), -EBADMSG);
+	EXPECT_EQ(chk_len(95, true), -EBADMSG);
 }
 
-static const struct t_case cases[] = {
-	T_CASE(sizes),
-	T_CASE(accept_all),
-	T_CASE(length_off_by_one),
-	T_CASE(header_fields),
-	T_CASE(kv_requests),
-	T_CASE(responses),
-	T_CASE(admit_requests),
-	T_CASE(admit_mac_input),
-};
-
-T_MAIN(cases)
+TEST_HARNESS_MAIN

@@ -3,9 +3,10 @@
  * Segment cache bookkeeping: hits only on the exact seg word and
  * generation, LRU eviction within the unit budget, replacement, buffer
  * reuse, a disabled cache, and a random walk checked against a reference
- * model (every buffer freed exactly once, as ASan confirms at exit).
+ * model (every buffer freed exactly once, as ASan confirms: LeakSanitizer
+ * runs at the end of each test, see leakcheck.c).
  */
-#include "harness.h"
+#include "kselftest_harness.h"
 #include "common/scalio_segcache.h"
 
 #define NR	64
@@ -28,113 +29,114 @@ static void *buf(u32 units)
 }
 
 /* Walk the list both ways and check it against @used. */
-static void check_list(struct scalio_segcache *sc)
+static void check_list(struct __test_metadata *_metadata,
+		       struct scalio_segcache *sc)
 {
 	u32 i, n = 0, prev = SCALIO_SC_NONE;
 	u64 used = 0;
 
 	for (i = sc->mru; i != SCALIO_SC_NONE; i = sc->ents[i].next) {
-		CHECK(sc->ents[i].data != NULL);
-		CHECK_EQ(sc->ents[i].prev, prev);
+		EXPECT_TRUE(sc->ents[i].data != NULL);
+		EXPECT_EQ(sc->ents[i].prev, prev);
 		used += sc->ents[i].units;
 		prev = i;
 		if (++n > sc->nr)
 			break;
 	}
-	CHECK_EQ(prev, sc->lru);
-	CHECK_EQ(used, sc->used);
-	CHECK(sc->used <= sc->cap);
+	EXPECT_EQ(prev, sc->lru);
+	EXPECT_EQ(used, sc->used);
+	EXPECT_TRUE(sc->used <= sc->cap);
 	for (i = 0, n = 0; i < sc->nr; i++)
 		n += sc->ents[i].data != NULL;
 	for (i = sc->mru, used = 0; i != SCALIO_SC_NONE && used <= sc->nr;
 	     i = sc->ents[i].next)
 		used++;
-	CHECK_EQ(n, used);
+	EXPECT_EQ(n, used);
 }
 
-static void exact_match(void)
+TEST(exact_match)
 {
 	struct scalio_segcache sc;
 
 	scalio_sc_init(&sc, ents, NR, 100, free_data);
-	CHECK(scalio_sc_lookup(&sc, 3, 0x1234, 7) == NULL);
-	CHECK_EQ(sc.misses, 1);
-	CHECK_EQ(scalio_sc_store(&sc, 3, 0x1234, 7, buf(2), 2), 0);
-	CHECK(scalio_sc_lookup(&sc, 3, 0x1234, 7) != NULL);
-	CHECK_EQ(sc.hits, 1);
+	EXPECT_TRUE(scalio_sc_lookup(&sc, 3, 0x1234, 7) == NULL);
+	EXPECT_EQ(sc.misses, 1);
+	EXPECT_EQ(scalio_sc_store(&sc, 3, 0x1234, 7, buf(2), 2), 0);
+	EXPECT_TRUE(scalio_sc_lookup(&sc, 3, 0x1234, 7) != NULL);
+	EXPECT_EQ(sc.hits, 1);
 	/* Another generation under the same seg word: stale, dropped. */
 	nr_freed = 0;
-	CHECK(scalio_sc_lookup(&sc, 3, 0x1234, 8) == NULL);
-	CHECK_EQ(nr_freed, 1);
-	CHECK_EQ(sc.used, 0);
-	CHECK(scalio_sc_lookup(&sc, 3, 0x1234, 7) == NULL);
+	EXPECT_TRUE(scalio_sc_lookup(&sc, 3, 0x1234, 8) == NULL);
+	EXPECT_EQ(nr_freed, 1);
+	EXPECT_EQ(sc.used, 0);
+	EXPECT_TRUE(scalio_sc_lookup(&sc, 3, 0x1234, 7) == NULL);
 	/* Another seg word (the cleaner moved it): stale too. */
 	scalio_sc_store(&sc, 3, 0x1234, 7, buf(2), 2);
-	CHECK(scalio_sc_lookup(&sc, 3, 0x9999, 7) == NULL);
-	CHECK(scalio_sc_lookup(&sc, 3, 0x1234, 7) == NULL);
-	CHECK_EQ(sc.misses, 5);
+	EXPECT_TRUE(scalio_sc_lookup(&sc, 3, 0x9999, 7) == NULL);
+	EXPECT_TRUE(scalio_sc_lookup(&sc, 3, 0x1234, 7) == NULL);
+	EXPECT_EQ(sc.misses, 5);
 	/* Out of range never touches memory. */
-	CHECK(scalio_sc_lookup(&sc, NR, 1, 1) == NULL);
-	check_list(&sc);
+	EXPECT_TRUE(scalio_sc_lookup(&sc, NR, 1, 1) == NULL);
+	check_list(_metadata, &sc);
 	scalio_sc_clear(&sc);
 }
 
-static void lru_order(void)
+TEST(lru_order)
 {
 	struct scalio_segcache sc;
 	u32 i;
 
 	scalio_sc_init(&sc, ents, NR, 8, free_data);
 	for (i = 0; i < 4; i++)
-		CHECK_EQ(scalio_sc_store(&sc, i, 100 + i, i, buf(2), 2), 0);
-	CHECK_EQ(sc.used, 8);
+		EXPECT_EQ(scalio_sc_store(&sc, i, 100 + i, i, buf(2), 2), 0);
+	EXPECT_EQ(sc.used, 8);
 	/* Touch 0: 1 is now the least recently used. */
-	CHECK(scalio_sc_lookup(&sc, 0, 100, 0) != NULL);
-	CHECK_EQ(scalio_sc_store(&sc, 10, 110, 10, buf(2), 2), 1);
-	CHECK(sc.ents[1].data == NULL);
-	CHECK(sc.ents[0].data != NULL);
-	CHECK_EQ(sc.evictions, 1);
+	EXPECT_TRUE(scalio_sc_lookup(&sc, 0, 100, 0) != NULL);
+	EXPECT_EQ(scalio_sc_store(&sc, 10, 110, 10, buf(2), 2), 1);
+	EXPECT_TRUE(sc.ents[1].data == NULL);
+	EXPECT_TRUE(sc.ents[0].data != NULL);
+	EXPECT_EQ(sc.evictions, 1);
 	/* A big one evicts as many as needed, oldest first. */
-	CHECK_EQ(scalio_sc_store(&sc, 11, 111, 11, buf(5), 5), 3);
-	CHECK(sc.ents[10].data != NULL && sc.ents[11].data != NULL);
-	CHECK(sc.ents[0].data == NULL && sc.ents[2].data == NULL &&
+	EXPECT_EQ(scalio_sc_store(&sc, 11, 111, 11, buf(5), 5), 3);
+	EXPECT_TRUE(sc.ents[10].data != NULL && sc.ents[11].data != NULL);
+	EXPECT_TRUE(sc.ents[0].data == NULL && sc.ents[2].data == NULL &&
 	      sc.ents[3].data == NULL);
-	CHECK_EQ(sc.used, 7);
-	check_list(&sc);
+	EXPECT_EQ(sc.used, 7);
+	check_list(_metadata, &sc);
 	/* Replacing an entry is not an eviction. */
-	CHECK_EQ(scalio_sc_store(&sc, 11, 112, 12, buf(6), 6), 0);
-	CHECK_EQ(sc.used, 8);
-	CHECK(scalio_sc_lookup(&sc, 11, 111, 11) == NULL);
-	check_list(&sc);
+	EXPECT_EQ(scalio_sc_store(&sc, 11, 112, 12, buf(6), 6), 0);
+	EXPECT_EQ(sc.used, 8);
+	EXPECT_TRUE(scalio_sc_lookup(&sc, 11, 111, 11) == NULL);
+	check_list(_metadata, &sc);
 	scalio_sc_clear(&sc);
-	CHECK_EQ(sc.used, 0);
-	CHECK_EQ(sc.mru, SCALIO_SC_NONE);
+	EXPECT_EQ(sc.used, 0);
+	EXPECT_EQ(sc.mru, SCALIO_SC_NONE);
 }
 
-static void budget_limits(void)
+TEST(budget_limits)
 {
 	struct scalio_segcache sc;
 
 	/* Disabled: nothing is kept, the buffer is freed. */
 	scalio_sc_init(&sc, ents, NR, 0, free_data);
-	CHECK(!scalio_sc_admits(&sc, 1));
+	EXPECT_TRUE(!scalio_sc_admits(&sc, 1));
 	nr_freed = 0;
 	scalio_sc_store(&sc, 1, 1, 1, buf(1), 1);
-	CHECK_EQ(nr_freed, 1);
-	CHECK(scalio_sc_lookup(&sc, 1, 1, 1) == NULL);
+	EXPECT_EQ(nr_freed, 1);
+	EXPECT_TRUE(scalio_sc_lookup(&sc, 1, 1, 1) == NULL);
 	/* Larger than the whole budget: dropped, and the old entry too. */
 	scalio_sc_init(&sc, ents, NR, 4, free_data);
 	scalio_sc_store(&sc, 1, 1, 1, buf(2), 2);
 	scalio_sc_store(&sc, 2, 2, 2, buf(2), 2);
 	scalio_sc_store(&sc, 1, 3, 3, buf(5), 5);
-	CHECK(sc.ents[1].data == NULL);
-	CHECK(sc.ents[2].data != NULL);
-	CHECK_EQ(sc.evictions, 0);
-	check_list(&sc);
+	EXPECT_TRUE(sc.ents[1].data == NULL);
+	EXPECT_TRUE(sc.ents[2].data != NULL);
+	EXPECT_EQ(sc.evictions, 0);
+	check_list(_metadata, &sc);
 	scalio_sc_clear(&sc);
 }
 
-static void take_reuse(void)
+TEST(take_reuse)
 {
 	struct scalio_segcache sc;
 	void *p, *q;
@@ -142,24 +144,24 @@ static void take_reuse(void)
 	scalio_sc_init(&sc, ents, NR, 10, free_data);
 	p = buf(3);
 	scalio_sc_store(&sc, 5, 50, 5, p, 3);
-	CHECK(scalio_sc_take(&sc, 5, 2) == NULL);	/* size differs: dropped */
-	CHECK(sc.ents[5].data == NULL);
+	EXPECT_TRUE(scalio_sc_take(&sc, 5, 2) == NULL);	/* size differs: dropped */
+	EXPECT_TRUE(sc.ents[5].data == NULL);
 	p = buf(3);
 	scalio_sc_store(&sc, 5, 50, 5, p, 3);
 	q = scalio_sc_take(&sc, 5, 3);
-	CHECK(q == p);
-	CHECK_EQ(sc.used, 0);
-	CHECK(scalio_sc_take(&sc, 5, 3) == NULL);
+	EXPECT_TRUE(q == p);
+	EXPECT_EQ(sc.used, 0);
+	EXPECT_TRUE(scalio_sc_take(&sc, 5, 3) == NULL);
 	scalio_sc_store(&sc, 5, 51, 6, q, 3);
-	CHECK(scalio_sc_lookup(&sc, 5, 51, 6) == q);
+	EXPECT_TRUE(scalio_sc_lookup(&sc, 5, 51, 6) == q);
 	scalio_sc_drop(&sc, 5);
 	scalio_sc_drop(&sc, 5);
-	CHECK_EQ(sc.used, 0);
-	check_list(&sc);
+	EXPECT_EQ(sc.used, 0);
+	check_list(_metadata, &sc);
 }
 
 /* Reference: per block, the (seg, gen) cached and its last use. */
-static void random_walk(void)
+TEST(random_walk)
 {
 	struct scalio_segcache sc;
 	u64 ref_seg[NR] = { 0 }, ref_gen[NR] = { 0 };
@@ -176,8 +178,8 @@ static void random_walk(void)
 		case 1:
 			d = scalio_sc_lookup(&sc, i, seg, gen);
 			if (d) {
-				CHECK_EQ(ref_seg[i], seg);
-				CHECK_EQ(ref_gen[i], gen);
+				EXPECT_EQ(ref_seg[i], seg);
+				EXPECT_EQ(ref_gen[i], gen);
 			}
 			if (!d || ref_seg[i] != seg || ref_gen[i] != gen)
 				ref_seg[i] = 0;
@@ -196,21 +198,13 @@ static void random_walk(void)
 		if (!sc.ents[i].data)
 			ref_seg[i] = 0;
 		if (!(step % 1000))
-			check_list(&sc);
-		if (t_case_failed)
+			check_list(_metadata, &sc);
+		if (!_metadata->passed)
 			break;
 	}
-	check_list(&sc);
-	CHECK(sc.hits > 1000 && sc.evictions > 1000);
+	check_list(_metadata, &sc);
+	EXPECT_TRUE(sc.hits > 1000 && sc.evictions > 1000);
 	scalio_sc_clear(&sc);
 }
 
-static const struct t_case cases[] = {
-	T_CASE(exact_match),
-	T_CASE(lru_order),
-	T_CASE(budget_limits),
-	T_CASE(take_reuse),
-	T_CASE(random_walk),
-};
-
-T_MAIN(cases)
+TEST_HARNESS_MAIN
