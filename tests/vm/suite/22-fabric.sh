@@ -85,16 +85,23 @@ part_on() {
 	tc qdisc add dev eth0 root netem loss 100% || fail "netem on eth0"
 }
 part_off() { tc qdisc del dev eth0 root || fail "netem off"; }
-# roce_on: drop RoCE v2 (UDP 4791) only; ARP and the rest go through
-roce_on() {
+# drop_only WHAT FILTER...: drop the frames the u32 FILTER matches, and
+# only those (part_off lifts it)
+drop_only() {
+	what=$1
+	shift
 	modprobe sch_netem 2> /dev/null
 	modprobe sch_prio 2> /dev/null
 	modprobe cls_u32 2> /dev/null
 	tc qdisc add dev eth0 root handle 1: prio &&
 		tc qdisc add dev eth0 parent 1:3 handle 30: netem loss 100% &&
-		tc filter add dev eth0 parent 1: protocol ip prio 1 u32 \
-			match ip protocol 17 0xff match ip dport 4791 0xffff flowid 1:3 ||
-		fail "the RoCE-only partition"
+		tc filter add dev eth0 parent 1: "$@" flowid 1:3 ||
+		fail "the $what-only partition"
+}
+# roce_on: drop RoCE v2 (UDP 4791) only; ARP and the rest go through
+roce_on() {
+	drop_only RoCE protocol ip prio 1 u32 \
+		match ip protocol 17 0xff match ip dport 4791 0xffff
 }
 # The host's counters of the waits (reconnect_waits, reconnect_wait_ns,
 # fast_io_fails, lost_get_retries): snap NAME saves them as NAME_<counter>;
@@ -418,13 +425,7 @@ step "F. attach whose address query is lost"
 # more (on a fresh id), ARP is let through: the attach must succeed.
 scalioctl detach "$S" > /dev/null || fail "detach before F"
 ip neigh flush dev eth0
-modprobe sch_netem 2> /dev/null
-modprobe sch_prio 2> /dev/null
-modprobe cls_u32 2> /dev/null
-tc qdisc add dev eth0 root handle 1: prio &&
-	tc qdisc add dev eth0 parent 1:3 handle 30: netem loss 100% &&
-	tc filter add dev eth0 parent 1: protocol arp prio 1 u32 \
-		match u32 0 0 flowid 1:3 || fail "the ARP-only partition"
+drop_only ARP protocol arp prio 1 u32 match u32 0 0
 n0=$(dmesg | grep -c "$S: address of $A:4800 unresolved after")
 scalioctl attach "$S" --addr "$A" --timeout-ms 5000 > /tmp/attach.F 2>&1 &
 apid=$!
