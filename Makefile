@@ -22,7 +22,8 @@
 #   make bench-wa        write amplification, on-SSD format 2 (V2=53170e9)
 #                        against this tree's format 3, in one boot
 #                        (bench/wa.sh; not part of make check)
-#   make bench-fill      a store filled to ENOSPC on a small SSD (bench/fill.sh)
+#   make bench-fill      a store filled to ENOSPC on a small SSD (bench/fill.sh;
+#                        BASE=REV: REV's modules fill first, for comparison)
 #   make soak            hours: 2 hosts, YCSB at depth, crashes, detaches,
 #                        partitions (DURATION=seconds, default 7200;
 #                        tests/soak/soak.sh, Documentation/testing.rst)
@@ -129,7 +130,7 @@ bench-wa:
 # How full a store gets before ENOSPC, on a small SSD (bench/fill.sh).
 bench-fill:
 	@scripts/need-deps.sh || scripts/install-deps.sh
-	bench/fill.sh --kver $(CHECK_KVER)
+	bench/fill.sh --kver $(CHECK_KVER)$(if $(BASE), --base $(BASE))
 
 soak:
 	@scripts/need-deps.sh || scripts/install-deps.sh

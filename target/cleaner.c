@@ -3,7 +3,8 @@
  * The log cleaner: keeps an SSD's circular log from filling up.
  *
  * Runs in the SSD's commit kthread, between group commits, when fewer
- * than scalio_tgt_log_low() units are free.  One pass:
+ * units are free than the levels of common/scalio_space.h say (they
+ * follow the room live data leaves).  One pass:
  *   1. read batches from the log head into the arena, oldest first, until
  *      enough would be freed or the arena (or the free space that the
  *      relocation itself needs) is used up;

@@ -561,6 +561,7 @@ static int scalio_tgt_commit_thread(void *data)
 	struct scalio_tgt_commit *c = ssd->commit;
 	u64 log_units = le64_to_cpu(ssd->log.sb.log_units);
 	struct scalio_tgt_treq *req, *tmp;
+	struct scalio_space_levels lv;
 	LIST_HEAD(dead);
 	u64 t0;
 
@@ -576,9 +577,9 @@ static int scalio_tgt_commit_thread(void *data)
 		scalio_tgt_commit_wait_batch(ssd);
 
 		/* Space first, while no batch is being built. */
-		if (scalio_tgt_log_free(ssd) < scalio_tgt_log_low(ssd))
-			scalio_tgt_cleaner_run(ssd, scalio_tgt_log_low(ssd) +
-					       log_units / 8);
+		scalio_tgt_log_levels(ssd, &lv);
+		if (scalio_tgt_log_free(ssd) < lv.start)
+			scalio_tgt_cleaner_run(ssd, lv.goal);
 
 		t0 = scalio_tgt_task_cpu_ns();
 		scalio_tgt_commit_round(ssd);

@@ -32,12 +32,18 @@ u64 scalio_tgt_log_free(const struct scalio_tgt_ssd *ssd)
 	return le64_to_cpu(ssd->log.sb.log_units) - ssd->log.used_units;
 }
 
-/* Below this many free units, the cleaner runs before the next batch. */
-u64 scalio_tgt_log_low(const struct scalio_tgt_ssd *ssd)
+/*
+ * When the cleaner runs and how far, from the log's size and its live
+ * data (common/scalio_space.h).
+ */
+void scalio_tgt_log_levels(const struct scalio_tgt_ssd *ssd,
+			   struct scalio_space_levels *lv)
 {
-	u64 units = le64_to_cpu(ssd->log.sb.log_units);
+	u64 live = DIV_ROUND_UP(READ_ONCE(ssd->commit->live_bytes),
+				SCALIO_UNIT_SIZE);
 
-	return SCALIO_LOG_RESERVE + max_t(u64, 2 * SCALIO_BUF_UNITS, units / 8);
+	scalio_space_levels(le64_to_cpu(ssd->log.sb.log_units), live,
+			    SCALIO_LOG_RESERVE, SCALIO_BUF_UNITS, lv);
 }
 
 /* Make room for @n records in @tb. */

@@ -18,7 +18,7 @@
  *     free afterwards: enough for the cleaner to relocate one buffer of
  *     live segments even if it has to wrap;
  *   - the cleaner runs before a batch is built whenever fewer than
- *     scalio_tgt_log_low() units are free.
+ *     scalio_tgt_log_levels()'s start units are free.
  */
 #ifndef _SCALIO_STORE_H
 #define _SCALIO_STORE_H
@@ -27,6 +27,7 @@
 
 #include "scalio_target.h"
 #include "../common/scalio_segcache.h"
+#include "../common/scalio_space.h"
 
 /* Largest batch, in units; also the size of the read arena. */
 #define SCALIO_BUF_UNITS	512U
@@ -215,7 +216,8 @@ void scalio_tgt_segcache_publish(struct scalio_tgt_ssd *ssd, u32 block, u64 seg,
  */
 u64 scalio_tgt_log_end(const struct scalio_tgt_ssd *ssd);
 u64 scalio_tgt_log_free(const struct scalio_tgt_ssd *ssd);
-u64 scalio_tgt_log_low(const struct scalio_tgt_ssd *ssd);
+void scalio_tgt_log_levels(const struct scalio_tgt_ssd *ssd,
+			   struct scalio_space_levels *lv);
 u64 scalio_tgt_log_dist(const struct scalio_tgt_ssd *ssd, u64 from, u64 to);
 int scalio_tgt_tb_reserve(struct scalio_tgt_tblock *tb, u32 n);
 struct scalio_tgt_tblock *scalio_tgt_tb_get(struct scalio_tgt_ssd *ssd,
