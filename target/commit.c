@@ -233,8 +233,13 @@ static int scalio_tgt_tb_find(const struct scalio_tgt_tblock *tb, const u8 *key,
 }
 
 /* Apply one request to the batch's copy of its block. */
+/*
+ * Apply @req to its block.  Unless @may_grow, a PUT that would make the
+ * block's segment larger is refused with -ENOSPC: the log keeps its last
+ * SCALIO_SHRINK_RESERVE units for requests that do not add live data.
+ */
 static int scalio_tgt_tb_apply(struct scalio_tgt_tblock *tb,
-			       struct scalio_tgt_treq *req)
+			       struct scalio_tgt_treq *req, bool may_grow)
 {
 	int k = scalio_tgt_tb_find(tb, req->key, req->klen);
 	struct scalio_tgt_kent *e;
@@ -256,6 +261,8 @@ static int scalio_tgt_tb_apply(struct scalio_tgt_tblock *tb,
 		bytes -= scalio_rec_size(tb->ents[k].klen, tb->ents[k].vlen);
 	if (bytes > SCALIO_SEG_MAX_BYTES)
 		return -EFBIG;	/* this block's segment is full */
+	if (bytes > tb->bytes && !may_grow)
+		return -ENOSPC;
 	if (k < 0) {
 		ret = scalio_tgt_tb_reserve(tb, tb->nr + 1);
 		if (ret)
@@ -307,7 +314,10 @@ static void scalio_tgt_commit_round(struct scalio_tgt_ssd *ssd)
 	struct scalio_tgt_treq *req, *tmp;
 	LIST_HEAD(applied);
 	u32 nr = 0, bytes = 0, est = 1, k, i, sectors = 1, units = 0;
+	u32 grown, refused = 0;
 	u64 t0 = 0, seq = 0, written, tw, now = ktime_get_ns();
+	u64 free = scalio_tgt_log_free(ssd);
+	bool may_grow;
 	int ret;
 
 	/* Take the batch: one request of each writer in turn. */
@@ -350,9 +360,20 @@ static void scalio_tgt_commit_round(struct scalio_tgt_ssd *ssd)
 			continue;
 		}
 		before = scalio_tgt_tb_sectors(tb);
-		c->status[k++] = scalio_tgt_tb_apply(tb, req);
+		/* Room for the batch with this request at its largest? */
+		grown = est - before + DIV_ROUND_UP(tb->bytes +
+			scalio_rec_size(req->klen, req->vlen), SCALIO_SECTOR_SIZE);
+		may_grow = free >= SCALIO_LOG_RESERVE + SCALIO_SHRINK_RESERVE +
+			   scalio_tgt_log_consume(ssd,
+					scalio_tgt_batch_units(grown));
+		c->status[k] = scalio_tgt_tb_apply(tb, req, may_grow);
+		if (c->status[k++] == -ENOSPC)
+			refused++;
 		est = est - before + scalio_tgt_tb_sectors(tb);
 	}
+	if (refused)
+		pr_warn_ratelimited("%s: ssd %u: log nearly full: refusing %u PUTs that add data (DELETEs and PUTs that do not grow still go in)\n",
+				    st->name, ssd->index, refused);
 	if (k < nr) {
 		list_cut_before(&applied, &c->batch, &req->entry);
 		scalio_tgt_commit_requeue(ssd, &c->batch);

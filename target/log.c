@@ -32,6 +32,26 @@ u64 scalio_tgt_log_free(const struct scalio_tgt_ssd *ssd)
 	return le64_to_cpu(ssd->log.sb.log_units) - ssd->log.used_units;
 }
 
+/* Free units a batch of @n units at the tail takes (a wrap skips the end). */
+u64 scalio_tgt_log_consume(const struct scalio_tgt_ssd *ssd, u32 n)
+{
+	u64 tail = ssd->log.tail, end = scalio_tgt_log_end(ssd);
+
+	return tail + n <= end ? n : end - tail + n;
+}
+
+/*
+ * Used units that hold no live segment: what cleaning the whole log could
+ * gain, less a header sector and the padding of each relocation batch.
+ */
+u64 scalio_tgt_log_garbage(const struct scalio_tgt_ssd *ssd)
+{
+	u64 live = DIV_ROUND_UP(ssd->commit->live_sectors,
+				SCALIO_SECTORS_PER_UNIT);
+
+	return ssd->log.used_units > live ? ssd->log.used_units - live : 0;
+}
+
 /*
  * When the cleaner runs and how far, from the log's size and its live
  * data (common/scalio_space.h).
@@ -39,11 +59,12 @@ u64 scalio_tgt_log_free(const struct scalio_tgt_ssd *ssd)
 void scalio_tgt_log_levels(const struct scalio_tgt_ssd *ssd,
 			   struct scalio_space_levels *lv)
 {
-	u64 live = DIV_ROUND_UP(READ_ONCE(ssd->commit->live_bytes),
-				SCALIO_UNIT_SIZE);
+	u64 live = DIV_ROUND_UP(ssd->commit->live_sectors,
+				SCALIO_SECTORS_PER_UNIT);
 
 	scalio_space_levels(le64_to_cpu(ssd->log.sb.log_units), live,
-			    SCALIO_LOG_RESERVE, SCALIO_BUF_UNITS, lv);
+			    SCALIO_LOG_RESERVE + SCALIO_SHRINK_RESERVE,
+			    SCALIO_BUF_UNITS, lv);
 }
 
 /* Make room for @n records in @tb. */
@@ -168,7 +189,7 @@ int scalio_tgt_batch_write(struct scalio_tgt_ssd *ssd, u64 reserve)
 	struct scalio_batch_hdr *bh = c->buf;
 	u64 pos, consume;
 	u32 i, n, sectors = 1, nr_segs = 0, off;
-	s64 dkeys = 0, dbytes = 0;
+	s64 dkeys = 0, dbytes = 0, dsecs = 0;
 	int ret;
 
 	for (i = 0; i < c->nr_tbs; i++) {
@@ -185,13 +206,8 @@ int scalio_tgt_batch_write(struct scalio_tgt_ssd *ssd, u64 reserve)
 	if (n > SCALIO_BUF_UNITS)
 		return -E2BIG;	/* the admission rules make this impossible */
 
-	if (tail + n <= end) {
-		pos = tail;
-		consume = n;
-	} else {
-		pos = start;
-		consume = (end - tail) + n;
-	}
+	pos = tail + n <= end ? tail : start;
+	consume = scalio_tgt_log_consume(ssd, n);
 	if (consume + reserve > scalio_tgt_log_free(ssd))
 		return -ENOSPC;
 
@@ -262,6 +278,8 @@ int scalio_tgt_batch_write(struct scalio_tgt_ssd *ssd, u64 reserve)
 		ssd->gens[scalio_tgt_owned_idx(ssd, tb->block)] = seq;
 		dkeys += (s64)tb->nr - tb->old_nr;
 		dbytes += (s64)(tb->seg ? tb->bytes : 0) - tb->old_bytes;
+		dsecs += (s64)(tb->seg ? scalio_tgt_tb_sectors(tb) : 0) -
+			 DIV_ROUND_UP(tb->old_bytes, SCALIO_SECTOR_SIZE);
 		/* The images are all built: the cache may now evict. */
 		scalio_tgt_segcache_publish(ssd, tb->block, tb->seg, seq,
 					    c->buf + ((size_t)off <<
@@ -270,6 +288,7 @@ int scalio_tgt_batch_write(struct scalio_tgt_ssd *ssd, u64 reserve)
 	}
 	WRITE_ONCE(c->keys, c->keys + dkeys);
 	WRITE_ONCE(c->live_bytes, c->live_bytes + dbytes);
+	WRITE_ONCE(c->live_sectors, c->live_sectors + dsecs);
 	ssd->log.tail = pos + n == end ? start : pos + n;
 	WRITE_ONCE(ssd->log.used_units, ssd->log.used_units + consume);
 	ssd->log.next_batch = seq + 1;

@@ -947,7 +947,7 @@ static int scalio_tgt_count_keys(struct scalio_tgt_ssd *ssd, u32 *primed)
 	struct scalio_tgt_store *st = ssd->store;
 	struct scalio_tgt_commit *c = ssd->commit;
 	const struct scalio_seg_hdr *sh = c->arena;
-	u64 keys = 0, live = 0;
+	u64 keys = 0, live = 0, secs = 0;
 	u32 i;
 	int ret;
 
@@ -999,6 +999,7 @@ static int scalio_tgt_count_keys(struct scalio_tgt_ssd *ssd, u32 *primed)
 		}
 		keys += le32_to_cpu(sh->nr_records);
 		live += le32_to_cpu(sh->len);
+		secs += DIV_ROUND_UP(le32_to_cpu(sh->len), SCALIO_SECTOR_SIZE);
 		if (warm &&
 		    !scalio_seg_check(c->arena,
 				      ((size_t)seg_len << SCALIO_UNIT_SHIFT) -
@@ -1011,6 +1012,7 @@ static int scalio_tgt_count_keys(struct scalio_tgt_ssd *ssd, u32 *primed)
 	}
 	c->keys = keys;
 	c->live_bytes = live;
+	c->live_sectors = secs;
 	return 0;
 }
 

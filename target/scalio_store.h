@@ -17,6 +17,10 @@
  *   - a client batch is written only if SCALIO_LOG_RESERVE units stay
  *     free afterwards: enough for the cleaner to relocate one buffer of
  *     live segments even if it has to wrap;
+ *   - a PUT that makes its block's segment larger goes in only if
+ *     SCALIO_SHRINK_RESERVE more units stay free: a log full of live data
+ *     still takes DELETEs (and PUTs that do not grow), whose garbage the
+ *     cleaner can then reclaim;
  *   - the cleaner runs before a batch is built whenever fewer than
  *     scalio_tgt_log_levels()'s start units are free.
  */
@@ -35,6 +39,8 @@
 #define SCALIO_BATCH_SOFT_UNITS	(SCALIO_BUF_UNITS - SCALIO_SEG_LEN_MAX - 4)
 /* Free units a client batch must leave for the cleaner. */
 #define SCALIO_LOG_RESERVE	(2 * SCALIO_BUF_UNITS + 2)
+/* Free units only requests that add no live data may use. */
+#define SCALIO_SHRINK_RESERVE	SCALIO_BUF_UNITS
 /* Smallest log a store accepts. */
 #define SCALIO_LOG_MIN_UNITS	(8 * SCALIO_BUF_UNITS)
 /*
@@ -103,6 +109,8 @@ struct scalio_tgt_tblock {
  * @keys:	keys stored on this SSD
  * @live_bytes:	bytes of its blocks' current segments (what the cleaner
  *		must keep; the rest of the used log is garbage)
+ * @live_sectors: sectors those segments take (each starts on a sector):
+ *		what relocating them all would write
  * @failed:	a log write failed: no more writes until the store is
  *		resumed (scalio_tgt_store_resume()) or re-enabled
  * @failed_pos:	where the failed batch was written (its units may hold
@@ -130,6 +138,7 @@ struct scalio_tgt_commit {
 	u64			since_ckpt;
 	u64			keys;
 	u64			live_bytes;
+	u64			live_sectors;
 	bool			failed;
 	u64			failed_pos;
 	bool			resume;
@@ -216,6 +225,8 @@ void scalio_tgt_segcache_publish(struct scalio_tgt_ssd *ssd, u32 block, u64 seg,
  */
 u64 scalio_tgt_log_end(const struct scalio_tgt_ssd *ssd);
 u64 scalio_tgt_log_free(const struct scalio_tgt_ssd *ssd);
+u64 scalio_tgt_log_consume(const struct scalio_tgt_ssd *ssd, u32 n);
+u64 scalio_tgt_log_garbage(const struct scalio_tgt_ssd *ssd);
 void scalio_tgt_log_levels(const struct scalio_tgt_ssd *ssd,
 			   struct scalio_space_levels *lv);
 u64 scalio_tgt_log_dist(const struct scalio_tgt_ssd *ssd, u64 from, u64 to);

@@ -1,0 +1,126 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# 24-logfull: a log full of live data refuses PUTs that add data with
+# ENOSPC, still takes DELETEs and PUTs that do not grow, takes new PUTs
+# again once DELETEs made room, and loses nothing.
+#
+# One 24 MiB SSD (a log of about 6,100 units), 2048 hash blocks.  host1
+# first PUTs 64 "d" keys and one "sk" key (4 KiB values), then four
+# writers of tests/selftests/scalio_crash PUT new keys of 4 KiB until each
+# is refused.  Then:
+#   - every writer stopped on ENOSPC ("No space left on device"), and so
+#     does one more PUT of a new key;
+#   - shrinking sk.0.0 to one byte succeeds (it adds no data: the last
+#     SCALIO_SHRINK_RESERVE units of the log are kept for such requests);
+#   - DELETE of the 64 d keys succeeds, every one;
+#   - 32 new keys of 4 KiB then go in, every one (the cleaner reaches the
+#     DELETEs' garbage wherever it lies in the log: a pass that gained
+#     nothing goes on when the garbage counted is enough);
+#   - every acknowledged key reads back, the deleted ones are absent;
+#   - a restart of the target (kill, start, reconnect) recovers exactly
+#     that, with the same live_bytes; kernel logs stay clean.
+# Controls: 24-logfull.no-shrink-reserve, 24-logfull.no-go-on.
+# Usage: 24-logfull.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+# shellcheck source=tests/vm/lib.sh
+. "$top/tests/vm/lib.sh"
+suite_kver "$@"
+
+make -C "$top/tests" > /dev/null ||
+	{ echo "FAIL: make -C tests (selftest programs) failed"; exit 1; }
+suite_share logfull
+
+cat > "$share/logfull.sh" << 'EOF'
+set -u
+# shellcheck source=tests/vm/guest/wait.sh
+. /scalio/tests/vm/guest/wait.sh
+X=/scalio/tests/selftests/scalio_crash
+S=${SCALIO_STORE:-kv0}
+T0=$(date +%s)
+fail() { echo "FAIL: $*"; exit 1; }
+step() { echo "=== [$(( $(date +%s) - T0 ))s] $*"; }
+stat() {
+	scalioctl stats --json "$S" | sed -n "s/.*\"target_$1\": \([0-9]*\).*/\1/p"
+}
+show() {
+	echo "# keys $(stat keys), live_bytes $(stat live_bytes), log $(stat log_used_units)/$(stat log_total_units) units used, cleaner runs $(stat cleaner_runs), moved $(stat cleaner_moved)"
+}
+val() { printf '%-4096s' "value-$1"; }
+# Every value is 4 KiB: each key is 9 sectors of its block's segment.
+V="-V 4096 -v 4096"
+
+step "64 keys to delete later, one to shrink"
+$X write -s "$S" -l /tmp/d -p d -t 1 -k 64 -n 64 $V > /tmp/d.out 2>&1 ||
+	{ cat /tmp/d.out; fail "PUT of the d keys"; }
+$X write -s "$S" -l /tmp/sk -p sk -t 1 -k 1 -n 1 $V > /tmp/sk.out 2>&1 ||
+	{ cat /tmp/sk.out; fail "PUT of sk.0.0"; }
+
+step "four writers PUT new keys until refused"
+total=$(stat log_total_units)
+K=$((total / 4 + 100))
+$X write -s "$S" -l /tmp/f -p f -t 4 -k $K -n $K $V -F > /tmp/f.out 2>&1
+grep -v '^ok\|acknowledged in' /tmp/f.out | tail -n 6
+show
+n=$(grep -c '^# writer [0-3] stopped: PUT failed: No space left on device$' /tmp/f.out)
+[ "$n" = 4 ] || fail "$n of 4 writers stopped on ENOSPC"
+acked=$(cat /tmp/f/w*.log | grep -c '^K ')
+live=$(stat live_bytes)
+echo "# $acked keys of 4 KiB acknowledged; live data $((live * 100 / (total * 4096)))% of the log"
+[ "$acked" -ge $((total / 4)) ] || fail "only $acked keys of 4 KiB in a log of $total units"
+scalioctl put "$S" nk.0.0 "$(val nk)" 2> /tmp/err && fail "a new key went into the full log"
+grep -q 'No space left on device' /tmp/err || fail "the refusal of a new key: $(cat /tmp/err)"
+
+step "a PUT that shrinks a value goes in"
+scalioctl put "$S" sk.0.0 x || fail "shrinking sk.0.0 in the full log"
+step "DELETE of the 64 d keys"
+i=0
+while [ $i -lt 64 ]; do
+	scalioctl del "$S" d.0.$i || fail "DELETE d.0.$i in the full log"
+	i=$((i + 1))
+done
+show
+step "32 new keys go in again"
+$X write -s "$S" -l /tmp/n -p n -t 1 -k 32 -n 32 $V > /tmp/n.out 2>&1 ||
+	{ grep -v '^ok' /tmp/n.out | tail -n 4; show; fail "a new key was refused after the DELETEs"; }
+show
+
+check() {
+	$X verify -s "$S" -l /tmp/f -N > /tmp/verify.out 2>&1 ||
+		{ tail -n 5 /tmp/verify.out; fail "$1: the filled keys"; }
+	$X verify -s "$S" -l /tmp/n -N > /tmp/verify.out 2>&1 ||
+		{ tail -n 5 /tmp/verify.out; fail "$1: the new keys"; }
+	[ "$(scalioctl get "$S" sk.0.0)" = x ] || fail "$1: sk.0.0 is not the shrunk value"
+	for i in 0 9 31 63; do
+		scalioctl get "$S" d.0.$i > /dev/null 2>&1 && fail "$1: d.0.$i is back"
+	done
+	scalioctl get "$S" nk.0.0 > /dev/null 2>&1 && fail "$1: the refused nk.0.0 is stored"
+	echo "# $1: every key as acknowledged"
+}
+check "before the restart"
+live=$(stat live_bytes)
+
+step "restart of the target"
+hstat() { scalioctl stats "$S" --host-only | awk -v k="$1" '$1 == k { print $2 }'; }
+rc0=$(hstat reconnects)
+vmctl kill-target || fail kill-target
+vmctl start-target || fail start-target
+reconnected() {
+	target_up || never "the target is down"
+	[ "$(hstat reconnects)" -gt "$rc0" ]
+}
+wait_until "a reconnect after the restart" reconnected ||
+	fail "no reconnect after the restart"
+check "after the restart"
+[ "$(stat live_bytes)" = "$live" ] ||
+	fail "live_bytes $(stat live_bytes) recounted by recovery, $live before"
+echo "LOGFULL TEST PASSED"
+EOF
+
+"$top/tests/vm/run" --kver "$kver" --ssds 1 --ssd-size 24M --share "$share" \
+	--target-setup-args "--nblocks 2048" -- 'sh /share/logfull.sh'
+rc=$?
+[ $rc = 0 ] || { echo "FAIL: tests/vm/run exited $rc"; exit 1; }
+echo "PASS: a full log refuses PUTs with ENOSPC, takes DELETEs, and loses nothing"
+exit 0
