@@ -278,7 +278,12 @@ static bool scalio_tgt_cleaner_go_on(struct scalio_tgt_ssd *ssd, u64 need,
 	u64 log_units = le64_to_cpu(ssd->log.sb.log_units);
 	u64 margin = log_units / 256 + SCALIO_BUF_UNITS;
 
+	/*
+	 * Not into SCALIO_LOG_RESERVE: below it a pass may no longer read
+	 * the largest batch at the head (its budget is half the free units).
+	 */
 	return scanned < log_units &&
+	       scalio_tgt_log_free(ssd) >= SCALIO_LOG_RESERVE &&
 	       scalio_tgt_log_free(ssd) + scalio_tgt_log_garbage(ssd) >=
 	       need + margin;
 }
