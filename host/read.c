@@ -796,8 +796,8 @@ static u16 scalio_host_fill_moved(u64 deadline, u64 word)
  * struct scalio_host_renewal - keeps a filler's lease alive across slow I/O
  * @work:	renews every half lease while the fill reads the segment
  * @g:		the GET; the atomic word of its bounce page belongs to @work
- *		until scalio_host_renewal_stop(), which uses it only while it
- *		holds the GET's connection (the GET may not)
+ *		until scalio_host_renewal_stop(); @work uses it only while it
+ *		holds the GET's connection itself (the GET may have left it)
  * @slot:	our slot
  * @mine:	our lock as last renewed
  * @deadline:	its deadline (target clock)

@@ -231,8 +231,6 @@ read_delay 0
 wait \$lp
 step "host1's GET returned: \$(tr '\\n' ' ' < /tmp/l1)"
 sed 's/^ *//; s/^/#   /' /tmp/rc.lost | head -n 6
-[ "\$to1" = "\$to0" ] ||
-	fail "host1 reconnected only after its GET gave its SSD read up (ssd_read_timeouts \$to0 -> \$to1): the reconnect waited for the read"
 # The first attempt after the loss, in the trace's clock: its delay from the
 # loss plus its budget must fit in the bound of the operations waiting.
 bound=\$(cat /sys/class/misc/scalio-\$S/fast_io_fail_ms)
@@ -241,6 +239,8 @@ first=\$(awk '
 	/tracing_mark_write: lose/ { t0 = ts() }
 	/scalio_host_reconnect_begin: / && t0 != "" { split(\$NF, a, "="); printf "%d %d\\n", (ts() - t0) * 1000, a[2]; exit }' /tmp/rc.lost)
 echo "# first reconnect attempt after the loss: \${first% *} ms after it, budget \${first#* } ms, bound \$bound ms"
+[ "\$to1" = "\$to0" ] ||
+	fail "host1 reconnected only after its GET gave its SSD read up (ssd_read_timeouts \$to0 -> \$to1): the reconnect waited for the read"
 [ -n "\$first" ] || fail "no scalio_host_reconnect_begin after the loss in host1's trace"
 [ \$(( \${first% *} + \${first#* } )) -lt "\$bound" ] ||
 	fail "the first reconnect attempt began \${first% *} ms after the loss: with its budget of \${first#* } ms past the \$bound ms bound"
