@@ -355,6 +355,53 @@ bool scalio_host_conn_may_retry(struct scalio_host_conn *conn,
 }
 
 /**
+ * scalio_host_conn_leave() - let go of the connection across a wait that
+ *	does not use it
+ * @conn:	connection, entered (io_rwsem held for reading)
+ *
+ * For a GET's SSD read, which waits for NVMe-oF (whose own path may be
+ * reconnecting, or hang until the GET's time is up) and not for this
+ * connection: held across it, io_rwsem would keep a teardown or a
+ * reconnect waiting for that long.  The caller noted scalio_host_conn_gen()
+ * while it held the connection, and keeps what it got from it (its bounce
+ * page above all) without using it until scalio_host_conn_return().
+ */
+void scalio_host_conn_leave(struct scalio_host_conn *conn)
+{
+	up_read(&conn->io_rwsem);
+}
+
+/**
+ * scalio_host_conn_return() - take the connection back after
+ *	scalio_host_conn_leave(), if it is still the same one
+ * @conn:	connection
+ * @gen:	scalio_host_conn_gen() as it was before leaving
+ *
+ * Never sleeps, so a work item that the holder of the connection cancels
+ * synchronously (a fill's lease renewal) may call it too.  The trylock
+ * fails only while a teardown or a reconnect holds or wants io_rwsem, or
+ * has just let it go: each releases the connection's resources and bumps
+ * conn->gen (scalio_host_conn_release()) before any reader gets in again,
+ * so failing then is what waiting would have found.
+ *
+ * Return: 0 (io_rwsem held again; the same connection, whose bounce pages,
+ * slot locks, client id and rkeys are as they were, though it may have
+ * died meanwhile like any connection), or -ESTALE (not held: the
+ * connection was released or replaced; nothing taken from it before may be
+ * used, nor given back: a bounce page of it is freed with it).
+ */
+int scalio_host_conn_return(struct scalio_host_conn *conn, u32 gen)
+{
+	if (!down_read_trylock(&conn->io_rwsem))
+		return -ESTALE;
+	if (conn->gen != gen) {
+		up_read(&conn->io_rwsem);
+		return -ESTALE;
+	}
+	return 0;
+}
+
+/**
  * scalio_host_conn_wake() - wake the operations waiting for the connection
  * @conn:	connection
  *
@@ -713,10 +760,10 @@ void scalio_host_conn_destroy(struct scalio_host_conn *conn)
 	mutex_lock(&conn->teardown_lock);
 	scalio_host_conn_stop(conn);
 	/*
-	 * Every operation holds io_rwsem for reading; all were woken above,
-	 * but for a GET waiting for its SSD read, which holds it until the
-	 * read completes (NVMe-oF may be reconnecting too) or the GET's
-	 * time is up.
+	 * Every operation holds io_rwsem for reading; all were woken above.
+	 * A GET waiting for its SSD read does not hold it (it left the
+	 * connection, scalio_host_conn_leave()): the release below bumps
+	 * conn->gen, and that GET starts over when its read is done.
 	 */
 	down_write(&conn->io_rwsem);
 	scalio_host_conn_release(conn);
@@ -735,6 +782,8 @@ void scalio_host_conn_destroy(struct scalio_host_conn *conn)
  */
 static void scalio_host_conn_release(struct scalio_host_conn *conn)
 {
+	/* Whoever left the connection must not come back to what is freed. */
+	conn->gen++;
 	if (conn->qp) {
 		/*
 		 * scalio_host_conn_stop() drained it; drain again for requests an

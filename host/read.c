@@ -281,6 +281,10 @@ static bool scalio_host_victim_random(const struct scalio_block_view *v, u32 *id
  * @value:	out, SCALIO_VALUE_MAX bytes
  * @vlen:	out
  * @end:	jiffies when the GET's time (SCALIO_OP_TIMEOUT_MS) is up
+ * @gen:	the connection's generation when the GET entered it
+ * @held:	the GET holds the connection (io_rwsem for reading); false
+ *		once it came back from its SSD read to another connection
+ *		(then @io is NULL: its page was freed with the old one)
  * @hit:	answered from a cached slot (for its trace event)
  * @retries:	block re-reads so far (for its trace event)
  */
@@ -296,6 +300,8 @@ struct scalio_host_get {
 	u8			*value;
 	u32			vlen;
 	unsigned long		end;
+	u32			gen;
+	bool			held;
 	bool			hit;
 	u32			retries;
 };
@@ -499,11 +505,53 @@ out:
 	return ret;
 }
 
+/**
+ * scalio_host_get_read_seg() - the SSD read of step 5, without holding the
+ *	connection
+ * @g:		the GET (holding the connection)
+ * @seg:	the seg word to read the segment of
+ * @bufp:	out, as scalio_host_ssd_read_seg()
+ *
+ * The read waits for NVMe-oF, which may stall (its own path reconnecting,
+ * up to the GET's time): the GET lets go of its connection meanwhile, so
+ * that a teardown or a reconnect of it does not wait for the read.  The
+ * GET keeps its bounce page and its slot lock; the lease renewal, a work
+ * item, enters the connection on its own.  Coming back to another
+ * connection (a reconnect or a teardown happened), nothing it read or
+ * locked through the old one may be used: not the seg word (the
+ * invalidations a reconnect pays assume no fill of the old connection
+ * publishes after them), the lock word (perhaps another client id's now)
+ * nor the rkeys; the GET is lost with the connection and starts over
+ * (scalio_host_get()), its lock left to expire, as a GET whose connection
+ * failed under it always was.
+ *
+ * Return: as scalio_host_ssd_read_seg(), g->held still true; or, with
+ * g->held false and g->io NULL, the read's -ETIMEDOUT or -EINTR (the GET's
+ * time is up or it was killed: no point starting over), else -ENOTCONN.
+ */
+static int scalio_host_get_read_seg(struct scalio_host_get *g, u64 seg,
+				    void **bufp)
+{
+	struct scalio_host_conn *conn = &g->hs->conn;
+	int ret;
+
+	scalio_host_conn_leave(conn);
+	ret = scalio_host_ssd_read_seg(g->hs, seg, g->end, bufp);
+	if (!scalio_host_conn_return(conn, g->gen))
+		return ret;
+	g->held = false;
+	g->io = NULL;
+	if (!ret)
+		scalio_host_ssd_free_seg(*bufp, seg);
+	return ret == -ETIMEDOUT || ret == -EINTR ? ret : -ENOTCONN;
+}
+
 /*
  * Step 5 on the direct path: read the segment @seg names from the bound
  * SSD, check its header against @seg (block and generation), find the key.
  * A header that does not match means the segment moved or was rewritten
- * since our seg read: read seg again and retry.
+ * since our seg read: read seg again and retry.  Returns 0 or -ENOENT only
+ * with the connection held (scalio_host_get_read_seg()).
  */
 static int scalio_host_get_ssd(struct scalio_host_get *g, u64 seg)
 {
@@ -519,7 +567,7 @@ static int scalio_host_get_ssd(struct scalio_host_get *g, u64 seg)
 		if (scalio_seg_ssd(seg) >= hs->nr_ssds || !scalio_seg_len(seg))
 			ret = -EBADMSG;	/* a seg word we cannot use */
 		else
-			ret = scalio_host_ssd_read_seg(hs, seg, g->end, &buf);
+			ret = scalio_host_get_read_seg(g, seg, &buf);
 		if (ret == -ENODEV)	/* that SSD is not bound */
 			return scalio_host_get_rpc(g);
 		if (!ret) {
@@ -748,7 +796,8 @@ static u16 scalio_host_fill_moved(u64 deadline, u64 word)
  * struct scalio_host_renewal - keeps a filler's lease alive across slow I/O
  * @work:	renews every half lease while the fill reads the segment
  * @g:		the GET; the atomic word of its bounce page belongs to @work
- *		until scalio_host_renewal_stop()
+ *		until scalio_host_renewal_stop(); @work uses it only while it
+ *		holds the GET's connection itself (the GET may have left it)
  * @slot:	our slot
  * @mine:	our lock as last renewed
  * @deadline:	its deadline (target clock)
@@ -822,12 +871,29 @@ static bool scalio_host_renewal_renew(struct scalio_host_renewal *r)
 	return true;
 }
 
+/*
+ * The renewal's CAS goes on the GET's connection, which the GET may have
+ * left for its SSD read (scalio_host_get_read_seg()): enter it here, and
+ * only if it is still the one the lock was taken on.  Without waiting: the
+ * GET cancels this work synchronously, holding the connection.  Another
+ * connection (or one being torn down) means the lock is lost to us.
+ */
 static void scalio_host_renewal_work(struct work_struct *work)
 {
 	struct scalio_host_renewal *r = container_of(to_delayed_work(work),
 						struct scalio_host_renewal, work);
+	struct scalio_host_conn *conn = &r->g->hs->conn;
+	bool again;
 
-	if (scalio_host_renewal_renew(r))
+	if (scalio_host_conn_return(conn, r->g->gen)) {
+		r->lost = true;
+		trace_scalio_host_slot_renew(r->g->hs, r->g->block, r->slot,
+					     false);
+		return;
+	}
+	again = scalio_host_renewal_renew(r);
+	scalio_host_conn_exit(conn);
+	if (again)
 		queue_delayed_work(system_long_wq, &r->work,
 				   scalio_host_renewal_delay(r));
 }
@@ -1020,7 +1086,9 @@ static int __scalio_host_fill(struct scalio_host_get *g,
 	scalio_host_renewal_stop(&r);
 	mine = r.mine;
 	if (ret && ret != -ENOENT) {
-		scalio_host_unlock(g, victim, mine);
+		/* back on another connection: the lock is left to expire */
+		if (g->held)
+			scalio_host_unlock(g, victim, mine);
 		return ret;
 	}
 	present = !ret;
@@ -1311,6 +1379,8 @@ again:
 	ret = scalio_host_conn_enter_until(conn, &wait_end, SCALIO_HOST_OP_GET);
 	if (ret)
 		goto out;
+	g.gen = scalio_host_conn_gen(conn);
+	g.held = true;
 	if (!(hs->features & SCALIO_F_INLINE_CACHE) &&
 	    !(hs->features & SCALIO_F_OFFLOAD_READ)) {
 		/* the baseline: a plain RPC */
@@ -1331,15 +1401,21 @@ again:
 		ret = scalio_host_get_cached(&g);
 	else
 		ret = scalio_host_get_fetch(&g);
-	scalio_host_io_put(conn, g.io);
+	if (g.io)	/* NULL: it went with the connection it came from */
+		scalio_host_io_put(conn, g.io);
+	g.io = NULL;
 out_unlock:
 	/*
 	 * Lost with the connection: -ENOTCONN, or a timeout that failed it
 	 * (read while we hold io_rwsem, before a reconnect can clear it).
+	 * A GET that came back from its SSD read to another connection no
+	 * longer holds it, and returns -ENOTCONN unless its time is up.
 	 */
 	lost = ret == -ENOTCONN ||
-	       (ret == -ETIMEDOUT && scalio_host_conn_dead(conn));
-	scalio_host_conn_exit(conn);
+	       (ret == -ETIMEDOUT && g.held && scalio_host_conn_dead(conn));
+	if (g.held)
+		scalio_host_conn_exit(conn);
+	g.held = false;
 	if (lost) {
 		bool retry = scalio_host_conn_may_retry(conn, &wait_end);
 

@@ -26,7 +26,13 @@
  *   away under a poster.  Teardown first marks the connection dead and
  *   moves the QP to the error state, which flushes every posted work
  *   request and thereby wakes every waiter: the write lock is then granted
- *   promptly.
+ *   promptly.  A GET does not hold io_rwsem across its SSD read, which
+ *   waits for NVMe-oF and not for this connection: it lets go with
+ *   scalio_host_conn_leave() and takes it back with
+ *   scalio_host_conn_return(), which fails if conn->gen moved meanwhile
+ *   (every release of the RDMA resources bumps it, under the write lock):
+ *   then nothing the GET got from the old connection (its bounce page,
+ *   slot lock, seg word, rkeys) may be used again, and it starts over.
  *   conn->teardown_lock (mutex) serializes the failure work with the
  *   teardown, so the work never touches a QP or cm_id being destroyed.
  *   conn->state_wq is where operations wait for a lost connection to come
@@ -294,6 +300,7 @@ struct scalio_host_conn {
 	atomic_t		ts_inflight;
 
 	struct rw_semaphore	io_rwsem;
+	u32			gen;	/* bumped (io_rwsem written) at each release */
 	struct mutex		teardown_lock;
 	struct work_struct	fail_work;
 	wait_queue_head_t	state_wq;
@@ -490,6 +497,12 @@ static inline void scalio_host_conn_exit(struct scalio_host_conn *conn)
 	up_read(&conn->io_rwsem);
 }
 
+/* The connection's generation; io_rwsem held for reading. */
+static inline u32 scalio_host_conn_gen(const struct scalio_host_conn *conn)
+{
+	return conn->gen;
+}
+
 /*
  * Test hooks: module parameters that break the protocol on purpose (the
  * broken variants the VM suite must catch).  They exist only in a test
@@ -632,6 +645,8 @@ int scalio_host_conn_enter(struct scalio_host_conn *conn,
 int scalio_host_conn_fast_fail(struct scalio_host_conn *conn);
 bool scalio_host_conn_may_retry(struct scalio_host_conn *conn,
 				unsigned long *end);
+void scalio_host_conn_leave(struct scalio_host_conn *conn);
+int scalio_host_conn_return(struct scalio_host_conn *conn, u32 gen);
 void scalio_host_conn_wake(struct scalio_host_conn *conn);
 
 /* handshake.c */

@@ -196,10 +196,13 @@ void scalio_host_ssd_free_seg(void *buf, u64 seg)
 /*
  * An SSD read in flight.  Its GET waits only until its own time is up: an
  * NVMe-oF path that hangs (nvme-rdma requeues I/O while it reconnects,
- * until ctrl_loss_tmo: 600 s by default) must not hold the connection's
- * io_rwsem, and with it detach and reconnect, for that long.  A waiter
- * that gives up leaves buffer and bio to the completion, which has them
- * freed by scalio_host_ssd_wq; @state says who owns them.
+ * until ctrl_loss_tmo: 600 s by default) must not hold the GET's caller,
+ * nor (through the lease renewals) the key for every reader, for that
+ * long.  The GET does not hold its connection meanwhile (read.c,
+ * scalio_host_get_read_seg()): nothing here uses it, so a reconnect or a
+ * teardown of the connection does not wait for the read.  A waiter that
+ * gives up leaves buffer and bio to the completion, which has them freed
+ * by scalio_host_ssd_wq; @state says who owns them.
  */
 struct scalio_host_ssd_read {
 	struct completion	done;
@@ -326,7 +329,8 @@ static bool scalio_host_ssd_read_abandon(struct scalio_host_ssd_read *rd,
  * SCALIO_SSD_ABANDONED_MAX are, this reads nothing and returns -ENODEV:
  * the caller asks the target instead.
  *
- * Context: process, may sleep.
+ * Context: process, may sleep; uses nothing of the store's connection
+ * (the caller need not hold it).
  * Return: 0, -ENODEV (that SSD is not bound, or too many reads hang),
  * -EBADMSG (the seg word points outside the device: a stale or damaged
  * word), -ENOMEM, -EIO, -ETIMEDOUT (still running at @end), -EINTR.

@@ -18,6 +18,23 @@
 # filler for a dead one) and its retries stay bounded.
 # A second round must hit the cache.
 #
+# Then host1's connection is lost while a GET of host1 waits for its SSD
+# read (issue 39): every target read now takes 60 s, longer than a GET's
+# 30 s; host1 GETs a fresh key, and once its fill has renewed its lease
+# (the renewal enters the connection by itself: the GET does not hold it
+# during the read) a PUT with debug_lose_conn_after_write=1 drops host1's
+# connection.  The reconnect must not wait for the read: host1 reconnects
+# while the read still waits (ssd_read_timeouts unchanged when the
+# reconnect is seen; a GET holding the connection across its read delayed
+# the first attempt until the read or the GET's time was over), and in
+# host1's trace the first scalio_host_reconnect_begin after the loss came
+# so soon that its delay plus the attempt's budget_ms stays below the
+# store's fast_io_fail_ms (the bound operations wait for a reconnect, as
+# 22-fabric C judges the later attempts).  Then the delay goes (dm-delay
+# submits the held read at once); the GET, back on another connection,
+# starts over (lost_get_retries +1) and returns the value.  Control:
+# tests/vm/controls/33-lease-slowio.get-holds-conn.patch.
+#
 # Then a read that stalls for longer than its GET's whole time (30 s):
 # host1 reads the SSD through a second target address B (its own nvmet
 # port, set up before the attach; host2 uses the store's address), reads
@@ -49,6 +66,8 @@ suite_share slowio
 
 cat > "$share/slowio.sh" << EOF
 set -u
+# shellcheck source=tests/vm/guest/wait.sh
+. /scalio/tests/vm/guest/wait.sh
 S=\$SCALIO_STORE
 A=\$SCALIO_TARGET_ADDR
 N=4
@@ -166,6 +185,71 @@ step "a second round hits the cache"
 h0=\$(hstat cache_hits)
 sh -c "\$getall" || fail "second round"
 [ "\$(hstat cache_hits)" -ge \$((h0 + N)) ] || fail "second round did not hit the cache"
+
+step "host1's connection lost while its GET waits for an SSD read: the reconnect must not wait"
+T=/sys/kernel/tracing
+mountpoint -q \$T || mount -t tracefs nodev \$T || fail "no tracefs"
+scalioctl put \$S lost.0 value-of-lost.0 || fail "put lost.0"
+read_delay 60000
+echo 0 > \$T/tracing_on
+echo > \$T/trace
+echo 1 > \$T/events/scalio_host/scalio_host_reconnect_begin/enable
+echo 1 > \$T/events/scalio_host/scalio_host_reconnect/enable
+echo 1 > \$T/tracing_on
+rc0=\$(hstat reconnects)
+ssd0=\$(hstat ssd_reads)
+to0=\$(hstat ssd_read_timeouts)
+ren0=\$(hstat lease_renewals)
+lg0=\$(hstat lost_get_retries)
+(scalioctl get \$S lost.0; echo "rc=\$?") > /tmp/l1 2>&1 & lp=\$!
+# in its read (counted at submission) with a renewed lease
+stalled() {
+	kill -0 \$lp 2> /dev/null || never "host1's GET of lost.0 returned: \$(tr '\\n' ' ' < /tmp/l1)"
+	[ "\$(hstat ssd_reads)" -gt "\$ssd0" ] && [ "\$(hstat lease_renewals)" -gt "\$ren0" ]
+}
+wait_until "host1's GET to read the SSD and renew its lease" stalled ||
+	{ read_delay 0; fail "host1's GET of lost.0 did not stall in its SSD read"; }
+echo "lose" > \$T/trace_marker
+echo 1 > /sys/module/scalio_host/parameters/debug_lose_conn_after_write ||
+	fail "setting debug_lose_conn_after_write"
+# the same key and value: its block's segment is in the target's cache (no read)
+scalioctl put \$S lost.0 value-of-lost.0 &&
+	fail "the PUT that was to lose the connection succeeded"
+echo 0 > /sys/module/scalio_host/parameters/debug_lose_conn_after_write
+reconnected() {
+	target_up || never "the target is down"
+	[ "\$(hstat reconnects)" -gt "\$rc0" ]
+}
+wait_until "host1 to reconnect" reconnected || { read_delay 0; fail "host1 did not reconnect"; }
+to1=\$(hstat ssd_read_timeouts)
+echo 0 > \$T/tracing_on
+grep -E 'tracing_mark_write: lose|scalio_host_reconnect' \$T/trace > /tmp/rc.lost
+echo 0 > \$T/events/scalio_host/enable
+echo > \$T/trace
+step "reconnected (ssd_read_timeouts \$to0 -> \$to1); the reads are fast again"
+read_delay 0
+wait \$lp
+step "host1's GET returned: \$(tr '\\n' ' ' < /tmp/l1)"
+sed 's/^ *//; s/^/#   /' /tmp/rc.lost | head -n 6
+# The first attempt after the loss, in the trace's clock: its delay from the
+# loss plus its budget must fit in the bound of the operations waiting.
+bound=\$(cat /sys/class/misc/scalio-\$S/fast_io_fail_ms)
+first=\$(awk '
+	function ts(  i) { for (i = 1; i <= NF; i++) if (\$i ~ /^[0-9]+\\.[0-9]+:\$/) return substr(\$i, 1, length(\$i) - 1) }
+	/tracing_mark_write: lose/ { t0 = ts() }
+	/scalio_host_reconnect_begin: / && t0 != "" { split(\$NF, a, "="); printf "%d %d\\n", (ts() - t0) * 1000, a[2]; exit }' /tmp/rc.lost)
+echo "# first reconnect attempt after the loss: \${first% *} ms after it, budget \${first#* } ms, bound \$bound ms"
+[ "\$to1" = "\$to0" ] ||
+	fail "host1 reconnected only after its GET gave its SSD read up (ssd_read_timeouts \$to0 -> \$to1): the reconnect waited for the read"
+[ -n "\$first" ] || fail "no scalio_host_reconnect_begin after the loss in host1's trace"
+[ \$(( \${first% *} + \${first#* } )) -lt "\$bound" ] ||
+	fail "the first reconnect attempt began \${first% *} ms after the loss: with its budget of \${first#* } ms past the \$bound ms bound"
+grep -q '^value-of-lost.0\$' /tmp/l1 && grep -q '^rc=0\$' /tmp/l1 ||
+	fail "host1's GET of lost.0 across the reconnect: \$(tr '\\n' ' ' < /tmp/l1)"
+[ "\$(hstat lost_get_retries)" -gt "\$lg0" ] ||
+	fail "host1's GET did not start over after its read (lost_get_retries \$lg0 -> \$(hstat lost_get_retries))"
+[ "\$(hstat ssd_read_timeouts)" = "\$to0" ] ||
+	fail "ssd_read_timeouts moved: \$to0 -> \$(hstat ssd_read_timeouts)"
 
 step "a read that stalls past its GET's time: host1's fill must give the key up"
 read_delay 0
