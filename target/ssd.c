@@ -106,6 +106,13 @@ static int scalio_tgt_ssd_rw(struct scalio_tgt_ssd *ssd, u64 unit, void *buf,
 					   min_t(unsigned int, nr_pages,
 						 BIO_MAX_VECS),
 					   opf, GFP_KERNEL);
+			/*
+			 * A new bio starts at sector 0: without this, the rest
+			 * of an I/O beyond BIO_MAX_VECS pages went to the
+			 * superblock, the checkpoints and the log's start.
+			 */
+			bio->bi_iter.bi_sector = sector +
+						 (done >> SECTOR_SHIFT);
 			continue;
 		}
 		done += n;
