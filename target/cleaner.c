@@ -264,30 +264,6 @@ static int scalio_tgt_cleaner_collect(struct scalio_tgt_ssd *ssd, u64 need,
 	return 0;
 }
 
-/*
- * After a pass that gained nothing (the head was all live): is there
- * garbage further on that reaches @need, within one turn of the log for
- * the run?  Otherwise the log is full of live data and the run stops, or
- * every refused batch would rewrite the whole log.  The margin covers what
- * the relocation batches of a whole turn lose (a header sector and the
- * end of a unit each) and a wrap's skipped units.
- */
-static bool scalio_tgt_cleaner_go_on(struct scalio_tgt_ssd *ssd, u64 need,
-				     u64 scanned)
-{
-	u64 log_units = le64_to_cpu(ssd->log.sb.log_units);
-	u64 margin = log_units / 256 + SCALIO_BUF_UNITS;
-
-	/*
-	 * Not into SCALIO_LOG_RESERVE: below it a pass may no longer read
-	 * the largest batch at the head (its budget is half the free units).
-	 */
-	return scanned < log_units &&
-	       scalio_tgt_log_free(ssd) >= SCALIO_LOG_RESERVE &&
-	       scalio_tgt_log_free(ssd) + scalio_tgt_log_garbage(ssd) >=
-	       need + margin;
-}
-
 /**
  * scalio_tgt_cleaner_run() - free log space until @need_units are free
  * @ssd:	SSD (commit kthread context, no batch being built)
@@ -301,7 +277,7 @@ int scalio_tgt_cleaner_run(struct scalio_tgt_ssd *ssd, u64 need_units)
 {
 	struct scalio_tgt_store *st = ssd->store;
 	struct scalio_tgt_commit *c = ssd->commit;
-	u64 t0 = scalio_tgt_task_cpu_ns(), total_moved = 0, scanned = 0;
+	u64 t0 = scalio_tgt_task_cpu_ns(), total_moved = 0;
 	int ret = 0;
 
 	if (c->failed)
@@ -349,14 +325,12 @@ int scalio_tgt_cleaner_run(struct scalio_tgt_ssd *ssd, u64 need_units)
 		}
 		total_moved += moved;
 		trace_scalio_tgt_cleaner_move(ssd, old_head, head, moved, freed);
-		scanned += freed;
 		/*
 		 * A pass in a damaged range may gain nothing yet (its batch
 		 * takes what the relocated segments freed), but each moves at
 		 * least one segment out of it or the head past it.
 		 */
-		if (!stepped && scalio_tgt_log_free(ssd) <= free &&
-		    !scalio_tgt_cleaner_go_on(ssd, need_units, scanned)) {
+		if (!stepped && scalio_tgt_log_free(ssd) <= free) {
 			/* Everything was live: cleaning cannot gain space. */
 			ret = -ENOSPC;
 			break;

@@ -41,18 +41,6 @@ u64 scalio_tgt_log_consume(const struct scalio_tgt_ssd *ssd, u32 n)
 }
 
 /*
- * Used units that hold no live segment: what cleaning the whole log could
- * gain, less a header sector and the padding of each relocation batch.
- */
-u64 scalio_tgt_log_garbage(const struct scalio_tgt_ssd *ssd)
-{
-	u64 live = DIV_ROUND_UP(ssd->commit->live_sectors,
-				SCALIO_SECTORS_PER_UNIT);
-
-	return ssd->log.used_units > live ? ssd->log.used_units - live : 0;
-}
-
-/*
  * When the cleaner runs and how far, from the log's size and its live
  * data (common/scalio_space.h).
  */

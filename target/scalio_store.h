@@ -110,7 +110,7 @@ struct scalio_tgt_tblock {
  * @live_bytes:	bytes of its blocks' current segments (what the cleaner
  *		must keep; the rest of the used log is garbage)
  * @live_sectors: sectors those segments take (each starts on a sector):
- *		what relocating them all would write
+ *		what relocating them all would write, for the cleaner levels
  * @failed:	a log write failed: no more writes until the store is
  *		resumed (scalio_tgt_store_resume()) or re-enabled
  * @failed_pos:	where the failed batch was written (its units may hold
@@ -226,7 +226,6 @@ void scalio_tgt_segcache_publish(struct scalio_tgt_ssd *ssd, u32 block, u64 seg,
 u64 scalio_tgt_log_end(const struct scalio_tgt_ssd *ssd);
 u64 scalio_tgt_log_free(const struct scalio_tgt_ssd *ssd);
 u64 scalio_tgt_log_consume(const struct scalio_tgt_ssd *ssd, u32 n);
-u64 scalio_tgt_log_garbage(const struct scalio_tgt_ssd *ssd);
 void scalio_tgt_log_levels(const struct scalio_tgt_ssd *ssd,
 			   struct scalio_space_levels *lv);
 u64 scalio_tgt_log_dist(const struct scalio_tgt_ssd *ssd, u64 from, u64 to);

@@ -13,13 +13,12 @@
 #   - shrinking sk.0.0 to one byte succeeds (it adds no data: the last
 #     SCALIO_SHRINK_RESERVE units of the log are kept for such requests);
 #   - DELETE of the 64 d keys succeeds, every one;
-#   - 32 new keys of 4 KiB then go in, every one (the cleaner reaches the
-#     DELETEs' garbage wherever it lies in the log: a pass that gained
-#     nothing goes on when the garbage counted is enough);
+#   - 32 new keys of 4 KiB then go in, every one (the cleaner reclaims the
+#     DELETEs' garbage);
 #   - every acknowledged key reads back, the deleted ones are absent;
 #   - a restart of the target (kill, start, reconnect) recovers exactly
 #     that, with the same live_bytes; kernel logs stay clean.
-# Controls: 24-logfull.no-shrink-reserve, 24-logfull.no-go-on.
+# Controls: 24-logfull.no-shrink-reserve, 24-logfull.bio-sector0.
 # Usage: 24-logfull.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../../.." && pwd)
