@@ -21,6 +21,8 @@
 
 /* First scan buffer; grown on EOVERFLOW up to SCALIO_SCAN_BUF_MAX. */
 #define SCAN_BUF_START	(1U << 20)
+/* Blocks per SCALIO_IOC_SCAN: each may be an SSD read; progress between. */
+#define SCAN_BLOCKS	256
 
 static double now_s(void)
 {
@@ -139,6 +141,7 @@ int cmd_export(int argc, char **argv)
 			.buf = (uintptr_t)buf,
 			.buf_len = buf_len,
 			.block = block,
+			.max_blocks = SCAN_BLOCKS,
 		};
 		uint32_t off = 0, i;
 
