@@ -109,11 +109,12 @@ for d in $(ls /dev/nvme*n* | grep -v 'c[0-9]*n'); do
 	[ -n "$off" ] && { at=$(($1 * 4096 + off)); dev=$d; break; }
 done
 [ -n "$at" ] || fail "canary not found in the last batch of any SSD"
-u=$((at / 4096 + 1))	# a unit inside the canary's value
-echo "# canary value on $dev at byte $at: damaging unit $u"
+# $at is the value's last mark (4082 bytes in): damage a byte 2000 before.
+p=$((at - 2000)) u=$(((at - 2000) / 4096))
+echo "# canary value on $dev ends at byte $at: damaging byte $p (unit $u)"
 dd if="$dev" of=/tmp/unit.orig bs=4096 skip=$u count=1 iflag=direct status=none || fail "read unit $u"
 cp /tmp/unit.orig /tmp/unit.bad
-printf 'x' | dd of=/tmp/unit.bad bs=1 seek=100 conv=notrunc status=none
+printf 'x' | dd of=/tmp/unit.bad bs=1 seek=$((p % 4096)) conv=notrunc status=none
 dd if=/tmp/unit.bad of="$dev" bs=4096 seek=$u count=1 oflag=direct conv=fsync status=none ||
 	fail "write unit $u"
 scalioctl export -q $S /tmp/e4 2> /tmp/e4.err; rc=$?
