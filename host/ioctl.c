@@ -415,6 +415,8 @@ long scalio_host_store_ioctl(struct file *file, unsigned int cmd,
 		return scalio_host_ioctl_ssd_bind(hs, argp);
 	case SCALIO_IOC_CLOCK:
 		return scalio_host_ioctl_clock(hs, argp);
+	case SCALIO_IOC_SCAN:
+		return scalio_host_ioctl_scan(hs, argp);
 	default:
 		return -ENOTTY;
 	}

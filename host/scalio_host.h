@@ -15,6 +15,8 @@
  *   read.c   GET: the one-sided slot protocol
  *   write.c  PUT/DELETE by RPC, then slot invalidation
  *   ssd.c    SSD binding and segment reads with bios
+ *   scan.c   SCALIO_IOC_SCAN: every pair of a run of blocks, read as GET
+ *            misses read (scalioctl export)
  *
  * Locking:
  *   scalio_host_hstores_lock (mutex) protects the list of stores and their
@@ -665,6 +667,10 @@ int scalio_host_clock_refresh(struct scalio_host_hstore *hs, struct scalio_host_
 			      u64 *now);
 u64 scalio_host_clock_now(struct scalio_host_hstore *hs);
 void scalio_host_backoff(unsigned int attempt);
+
+/* scan.c */
+int scalio_host_ioctl_scan(struct scalio_host_hstore *hs,
+			   struct scalio_scan __user *argp);
 
 /* write.c */
 int scalio_host_inval_flush(struct scalio_host_hstore *hs);

@@ -12,7 +12,7 @@
  *      resulting block device to the module with SCALIO_IOC_SSD_BIND.
  *      Until an SSD is bound, cache misses on its blocks are served by the
  *      target (as with offload_read=0).
- *   3. GET, PUT, DELETE, MULTI and STATS on /dev/scalio/<store>.
+ *   3. GET, PUT, DELETE, MULTI, STATS and SCAN on /dev/scalio/<store>.
  *   4. SCALIO_IOC_DETACH on /dev/scalio-ctl removes the store device; it
  *      fails with -EBUSY while the store device is open.
  *
@@ -338,6 +338,83 @@ struct scalio_stats {
 
 #define SCALIO_STATS_F_TARGET	(1U << 0)
 
+/**
+ * struct scalio_scan - SCALIO_IOC_SCAN: the pairs of a run of hash blocks
+ * @buf:	user pointer to the output buffer (records, see below)
+ * @buf_len:	in: bytes at @buf, a multiple of 8 in
+ *		SCALIO_SCAN_BUF_MIN..SCALIO_SCAN_BUF_MAX; out: bytes filled,
+ *		or with -EOVERFLOW the bytes the first block's pairs need
+ * @block:	in: the first block to scan (the cursor), below the store's
+ *		block count; out: the next block to scan, = @store_blocks
+ *		when the scan is complete
+ * @max_blocks:	in: scan at most this many blocks, 1..SCALIO_SCAN_BLOCKS_MAX,
+ *		or 0 for as many as fit (up to SCALIO_SCAN_BLOCKS_MAX)
+ * @flags:	must be 0
+ * @nr_blocks:	out: blocks scanned (their pairs are all in @buf)
+ * @nr_pairs:	out: records in @buf
+ * @store_blocks: out: hash blocks of the store (the cursor's end)
+ * @reserved:	must be 0
+ *
+ * Reads the blocks the way a GET miss does, without the target's CPU:
+ * each block's seg word with a one-sided RDMA READ, its segment from the
+ * bound SSD over NVMe-oF, checked against the seg word (block, generation,
+ * crc) and read again when the segment moved.  Blocks are never split:
+ * every block scanned has all of its pairs in @buf, as they were at one
+ * moment (when its seg word was read).  Different blocks are read at
+ * different moments: a scan of the whole store is a point-in-time copy
+ * only while nobody writes.  Deleted keys have no record: a segment holds
+ * only the block's live pairs.
+ *
+ * @buf receives @nr_pairs records, each a struct scalio_scan_rec, the key,
+ * the value and zeroes up to SCALIO_SCAN_REC_SIZE(klen, vlen) bytes.
+ *
+ * The call stops before a block whose pairs do not fit any more, after
+ * @max_blocks blocks, at the end of the store, or at a signal (after at
+ * least one block).  A block that cannot be read ends the call there if
+ * blocks were scanned before it (success, @block names it); otherwise the
+ * call fails with its error and @block unchanged: -EIO (its segment is
+ * damaged, or never matched its seg word), -ENODEV (its SSD is not bound,
+ * or too many SSD reads hang), -ETIMEDOUT, -ENOTCONN, -EHOSTDOWN, -EINTR.
+ * -EOVERFLOW: the first block's pairs need more than @buf_len (given back
+ * in @buf_len; at most SCALIO_SCAN_BUF_MAX).  -EINVAL: a field out of
+ * range (@block at or past the store's block count included).
+ */
+struct scalio_scan {
+	__u64	buf;
+	__u32	buf_len;
+	__u32	block;
+	__u32	max_blocks;
+	__u32	flags;
+	__u32	nr_blocks;
+	__u32	nr_pairs;
+	__u32	store_blocks;
+	__u32	reserved[7];
+};
+
+/**
+ * struct scalio_scan_rec - one pair in a SCALIO_IOC_SCAN buffer
+ * @block:	the hash block it was read from
+ * @klen:	1..SCALIO_KEY_MAX
+ * @flags:	0
+ * @vlen:	0..SCALIO_VALUE_MAX
+ *
+ * Followed by the key, the value and zero padding to the next record
+ * (8-byte aligned within the buffer).
+ */
+struct scalio_scan_rec {
+	__u32	block;
+	__u8	klen;
+	__u8	flags;
+	__u16	vlen;
+};
+
+#define SCALIO_SCAN_REC_SIZE(klen, vlen) \
+	((sizeof(struct scalio_scan_rec) + (klen) + (vlen) + 7) & ~7UL)
+#define SCALIO_SCAN_BUF_MIN	8192
+/* Holds any block: a segment is at most 255 units of records of 5 bytes. */
+#define SCALIO_SCAN_BUF_MAX	(16U << 20)
+#define SCALIO_SCAN_BLOCKS_MAX	4096
+
 #define SCALIO_IOC_MAGIC	0xE7
 
 /* On /dev/scalio-ctl. */
@@ -362,6 +439,8 @@ struct scalio_stats {
  * The target advances it from a timer, so it moves in steps of a few ticks.
  */
 #define SCALIO_IOC_CLOCK	_IOR(SCALIO_IOC_MAGIC, 0x17, __u64)
+/* SCALIO_IOC_SCAN: struct scalio_scan above (scalioctl export). */
+#define SCALIO_IOC_SCAN		_IOWR(SCALIO_IOC_MAGIC, 0x18, struct scalio_scan)
 
 /*
  * Asynchronous GET, PUT and DELETE: IORING_OP_URING_CMD on

@@ -274,6 +274,56 @@ static const struct command commands[] = {
 		"                       collector\n"
 	},
 	{
+		"export", cmd_export,
+		"write every pair of a store to a file (scalioctl import reads it)",
+		"Usage: scalioctl export [-q] NAME FILE\n"
+		"\n"
+		"Writes every key and value of store NAME to FILE (\"-\": standard\n"
+		"output; an existing FILE is never overwritten) in the versioned\n"
+		"export format of Documentation/export.rst: a header (format version,\n"
+		"the store's name and geometry), frames of up to 256 pairs each with\n"
+		"its xxh64, a trailer with the counts and an xxh64 of the whole file.\n"
+		"Any release that reads the format imports it, into a store of any\n"
+		"geometry or on-SSD format.\n"
+		"\n"
+		"The pairs are read block by block with SCALIO_IOC_SCAN: one-sided\n"
+		"RDMA and NVMe-oF reads, as GET misses read, without the target's CPU\n"
+		"(every SSD must be bound: attach does it).  Each hash block's pairs\n"
+		"are the block's state at one moment; different blocks are read at\n"
+		"different moments, so the file is a point-in-time copy of the store\n"
+		"only if nobody writes to it meanwhile: stop the writers first.\n"
+		"Deleted keys are not exported.  Memory use does not grow with the\n"
+		"store.  Progress (blocks done of all, pairs) goes to stderr once a\n"
+		"second unless -q.  A block that cannot be read (a damaged segment:\n"
+		"EIO) stops the export with exit status 3 naming the block; the file\n"
+		"is then left without its trailer, and import refuses it.\n"
+		"\n"
+		"Options:\n"
+		"  -q, --quiet   no progress or summary on stderr\n"
+	},
+	{
+		"import", cmd_import,
+		"put every pair of an export file into a store",
+		"Usage: scalioctl import [-q] NAME FILE\n"
+		"       scalioctl import --check [-q] FILE\n"
+		"\n"
+		"Reads FILE (\"-\": standard input), written by scalioctl export, and\n"
+		"PUTs its pairs into store NAME, one SCALIO_IOC_MULTI of up to 256\n"
+		"PUTs per frame of the file.  Keys already in NAME are overwritten,\n"
+		"others are left as they are.  The magic, the format version and each\n"
+		"frame's checksum are checked before any pair of that frame is put,\n"
+		"and the trailer's counts and whole-file checksum at the end.  A\n"
+		"damaged or truncated file stops the import with exit status 3; the\n"
+		"message says where the damage is and how many pairs (those of the\n"
+		"frames before it) were imported.  A PUT that fails (EFBIG: the\n"
+		"key's block is full in this store; ENOSPC) stops it the same way,\n"
+		"naming the keys.\n"
+		"\n"
+		"Options:\n"
+		"  --check       check FILE only (no store): prints its pair count\n"
+		"  -q, --quiet   no progress or summary on stderr\n"
+	},
+	{
 		"save", cmd_save,
 		"write this machine's whole configuration as JSON",
 		"Usage: scalioctl save [--target] [--host] [-v] [FILE]\n"

@@ -65,6 +65,22 @@ _scalioctl()
 	save|restore)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		;;
+	export|import)
+		# NAME, then FILE (import --check: FILE only).
+		local words=0
+		for ((i = 2; i < COMP_CWORD; i++)); do
+			case ${COMP_WORDS[i]} in
+			--check) words=$((words + 1)) ;;
+			-*) ;;
+			*) words=$((words + 1)) ;;
+			esac
+		done
+		if [ "$words" -eq 0 ]; then
+			mapfile -t COMPREPLY < <(compgen -W "$(_scalioctl_stores)" -- "$cur")
+		else
+			mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+		fi
+		;;
 	target-setup)
 		mapfile -t COMPREPLY < <(compgen -W "$(ls -d /dev/nvme*n* /dev/disk/by-id/* 2>/dev/null)" -- "$cur")
 		;;

@@ -6,7 +6,8 @@
  * helpers), target.c (nvmet + scalio configfs on the storage server),
  * host.c (attach/detach, nvme connect, sysfs lookup), kv.c (put, get,
  * del, stats, its Prometheus collection), config.c (save, restore,
- * clear), list.c (list), json_io.c (JSON on json-c), nsuuid.c (the
+ * clear), list.c (list), export.c (export, import; dump.c: the file),
+ * json_io.c (JSON on json-c), nsuuid.c (the
  * namespace UUIDs), prom.c (the Prometheus exposition).
  */
 #ifndef SCALIOCTL_H
@@ -129,6 +130,10 @@ int for_each_attached(int (*fn)(const char *dir, const char *name, void *arg),
 int cmd_save(int argc, char **argv);
 int cmd_restore(int argc, char **argv);
 int cmd_clear(int argc, char **argv);
+
+/* export.c */
+int cmd_export(int argc, char **argv);
+int cmd_import(int argc, char **argv);
 
 /* list.c */
 int cmd_list(int argc, char **argv);

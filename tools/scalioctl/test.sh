@@ -745,5 +745,111 @@ if [ $rc = 2 ] && ! grep -q "unknown option" <<< "$out" && grep -q "rel" <<< "$o
 else
 	notok "target-setup parses --hosts-file, --allow-host, --no-key and the attribute options together" "exit $rc: $out"
 fi
+# ---- export files (export / import, dump.c): the reader refuses every
+# truncation and damage, with what came before it, and reads back what the
+# writer wrote (test_dump: the same code as scalioctl's, sanitizers on).
+td=$here/test_dump
+D=$t/dump
+if "$td" write "$D" 3000 && "$td" verify "$D" 3000; then
+	ok "export file: 3000 pairs of 1..32-byte keys and 0..4096-byte values read back"
+else
+	notok "export file: 3000 pairs read back"
+fi
+out=$("$ctl" import --check "$D" 2>&1); rc=$?
+if [ $rc = 0 ] && grep -q "intact: 3000 pairs in 12 frames" <<< "$out"; then
+	ok "import --check of an intact file counts its pairs"
+else
+	notok "import --check of an intact file counts its pairs" "exit $rc: $out"
+fi
+out=$("$ctl" import --check - < "$D" 2>&1); rc=$?
+if [ $rc = 0 ] && grep -q "intact: 3000 pairs" <<< "$out"; then
+	ok "import --check - reads standard input"
+else
+	notok "import --check - reads standard input" "exit $rc: $out"
+fi
+"$td" write "$t/empty" 0
+out=$("$ctl" import --check "$t/empty" 2>&1); rc=$?
+if [ $rc = 0 ] && grep -q "intact: 0 pairs in 0 frames, 168 bytes" <<< "$out"; then
+	ok "an export of no pairs is a header and a trailer"
+else
+	notok "an export of no pairs is a header and a trailer" "exit $rc: $out"
+fi
+size=$(stat -c %s "$D")
+# cut N EXPECTED: the first N bytes must be refused as truncated.
+for cut in 0 10 100 140 152 30000 337700 $((size - 41)) $((size - 40)) $((size - 1)); do
+	head -c "$cut" "$D" > "$t/cut"
+	out=$("$ctl" import -q --check "$t/cut" 2>&1); rc=$?
+	if [ $rc = 3 ] && grep -q "truncated: the file ends in" <<< "$out" &&
+	   ! grep -q intact: <<< "$out"; then
+		ok "a file cut at byte $cut is refused as truncated"
+	else
+		notok "a file cut at byte $cut is refused as truncated" "exit $rc: $out"
+	fi
+done
+if ! "$td" verify "$t/cut" 3000 2> /dev/null; then
+	ok "the reader hands out no pair of a cut frame"
+else
+	notok "the reader hands out no pair of a cut frame"
+fi
+# damage OFFSET BYTE EXPECTED WHAT
+damage() {
+	cp "$D" "$t/bad"
+	printf "$2" | dd of="$t/bad" bs=1 seek="$1" conv=notrunc status=none
+	out=$("$ctl" import -q --check "$t/bad" 2>&1); rc=$?
+	if [ $rc = 3 ] && grep -q -- "$3" <<< "$out"; then
+		ok "$4 is refused: $3"
+	else
+		notok "$4 is refused: $3" "exit $rc: $out"
+	fi
+}
+damage 0 'X' "not a scalio export file" "another magic"
+damage 8 '\002' "export format version 2: this scalioctl reads version 1" "format version 2"
+damage 60 'Z' "damaged header: checksum mismatch" "a changed header byte"
+damage 133 '\377' "damaged frame header at byte 128" "a frame's pair count"
+damage 500000 'X' "damaged frame at byte 337710: checksum mismatch" "a changed value byte in frame 2"
+damage $((size - 30)) 'X' "damaged trailer" "a changed trailer"
+cp "$D" "$t/bad"; printf 'X' | dd of="$t/bad" bs=1 seek=500000 conv=notrunc status=none
+out=$("$ctl" import -q --check "$t/bad" 2>&1)
+if grep -q "256 pairs in 1 frames before it are intact" <<< "$out"; then
+	ok "the damage message says what came before it"
+else
+	notok "the damage message says what came before it" "$out"
+fi
+cp "$D" "$t/bad"; printf 'more' >> "$t/bad"
+out=$("$ctl" import -q --check "$t/bad" 2>&1); rc=$?
+if [ $rc = 3 ] && grep -q "data after the trailer" <<< "$out"; then
+	ok "data after the trailer is refused"
+else
+	notok "data after the trailer is refused" "exit $rc: $out"
+fi
+# Two intact frames swapped: each frame checks, the file checksum does not.
+python3 - "$D" "$t/bad" << 'PY'
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+pos, frames = 128, []
+while d[pos:pos + 4] == b'PAIR':
+    n = struct.unpack_from('<I', d, pos + 8)[0]
+    frames.append(d[pos:pos + 24 + n]); pos += 24 + n
+frames[1], frames[2] = frames[2], frames[1]
+open(sys.argv[2], 'wb').write(d[:128] + b''.join(frames) + d[pos:])
+PY
+out=$("$ctl" import -q --check "$t/bad" 2>&1); rc=$?
+if [ $rc = 3 ] && grep -q "file checksum mismatch" <<< "$out"; then
+	ok "frames in another order are refused by the file checksum"
+else
+	notok "frames in another order are refused by the file checksum" "exit $rc: $out"
+fi
+out=$("$ctl" export kv0 2>&1); rc=$?
+if [ $rc = 2 ] && grep -q "expected STORE FILE" <<< "$out"; then
+	ok "export without FILE is a usage error"
+else
+	notok "export without FILE is a usage error" "exit $rc: $out"
+fi
+out=$("$ctl" import --check a b 2>&1); rc=$?
+if [ $rc = 2 ] && grep -q "expected FILE" <<< "$out"; then
+	ok "import --check with a store is a usage error"
+else
+	notok "import --check with a store is a usage error" "exit $rc: $out"
+fi
 echo "1..$n"
 [ $bad = 0 ]

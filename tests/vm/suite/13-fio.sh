@@ -13,6 +13,18 @@
 #     writes == the PUT delta (the engine does one ioctl per I/O, nothing
 #     else touched the store), and both are non-zero;
 #   - the host's errors counter did not move.
+# Then, on the store fio filled, export / import (issue 36):
+#   - tests/selftests/scalio_export: SCALIO_IOC_SCAN's hostile arguments
+#     (exact errnos), 2000 pairs of 1..32-byte keys and 0..4096-byte values
+#     put, a fifth deleted, a fifth rewritten, `scalioctl export` read back
+#     from its documented layout (each live pair once with its last value,
+#     no deleted one), every key deleted and the empty store exported,
+#     `scalioctl import`, a GET of every key;
+#   - a damaged segment: a 4 KiB canary value PUT, one byte of it changed
+#     on the SSD (found with scalio_ondisk, written through the host's
+#     NVMe-oF namespace): `scalioctl export` must fail naming its block
+#     (EIO), and leave a file that import refuses; with the byte put
+#     back the canary reads back.
 # Needs fio (make deps) and its source headers (scripts/fio-source.sh):
 # without the engine built it fails, it does not skip.
 # Usage: 13-fio.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
@@ -25,6 +37,8 @@ suite_kver "$@"
 command -v fio > /dev/null || { echo "FAIL: fio is not installed (make deps)"; exit 1; }
 make -C "$top/tools" > /dev/null ||
 	{ echo "FAIL: make -C tools failed"; exit 1; }
+make -C "$top/tests" > /dev/null ||
+	{ echo "FAIL: make -C tests (selftest programs) failed"; exit 1; }
 [ -f "$top/tools/fio/scalio-fio.so" ] ||
 	{ echo "FAIL: tools/fio/scalio-fio.so not built (scripts/fio-source.sh)"; exit 1; }
 
@@ -64,6 +78,60 @@ do_verify=1
 verify_fatal=1
 EOF
 
+cat > "$share/export.sh" << 'EOF'
+set -u
+S=kv0
+T0=$(date +%s)
+fail() { echo "FAIL: $*"; exit 1; }
+step() { echo "=== [$(( $(date +%s) - T0 ))s] $*"; }
+step "scalio_export: SCAN arguments, round trip"
+/scalio/tests/selftests/scalio_export $S /share || fail "scalio_export"
+rm -f /share/e1 /share/e2
+
+step "a damaged segment"
+v=$(i=0; while [ $i -lt 315 ]; do printf 'EXPORTCANARY-'; i=$((i + 1)); done; printf '!')
+[ ${#v} = 4096 ] || fail "canary of ${#v} bytes"
+scalioctl put $S exportcanary "$v" || fail "put of the canary"
+# The canary's segment is in the newest batch of its SSD (nothing else
+# writes now): read each SSD's last batch through the host's namespace.
+at=
+for d in $(ls /dev/nvme*n* | grep -v 'c[0-9]*n'); do
+	blockdev --flushbufs "$d"
+	/scalio/tests/selftests/scalio_ondisk "$d" > /tmp/ondisk.out || continue
+	last=$(awk '/^batch /{u=$3; n=$4} END{sub("unit=","",u); sub("units=","",n); if (u != "") print u, n}' /tmp/ondisk.out)
+	if [ -z "$last" ]; then
+		tail=$(sed -n 's/^ckpt .* tail=\([0-9]*\) .*/\1/p' /tmp/ondisk.out | sort -n | tail -1)
+		last="$((tail > 512 ? tail - 512 : 0)) 512"
+	fi
+	set -- $last
+	off=$(dd if="$d" bs=4096 skip="$1" count="$2" iflag=direct status=none |
+		grep -obaF EXPORTCANARY- | tail -1 | cut -d: -f1)
+	[ -n "$off" ] && { at=$(($1 * 4096 + off)); dev=$d; break; }
+done
+[ -n "$at" ] || fail "canary not found in the last batch of any SSD"
+# $at is the value's last mark (4082 bytes in): damage a byte 2000 before.
+p=$((at - 2000)) u=$(((at - 2000) / 4096))
+echo "# canary value on $dev ends at byte $at: damaging byte $p (unit $u)"
+dd if="$dev" of=/tmp/unit.orig bs=4096 skip=$u count=1 iflag=direct status=none || fail "read unit $u"
+cp /tmp/unit.orig /tmp/unit.bad
+printf 'x' | dd of=/tmp/unit.bad bs=1 seek=$((p % 4096)) conv=notrunc status=none
+dd if=/tmp/unit.bad of="$dev" bs=4096 seek=$u count=1 oflag=direct conv=fsync status=none ||
+	fail "write unit $u"
+scalioctl export -q $S /tmp/e4 2> /tmp/e4.err; rc=$?
+cat /tmp/e4.err
+dd if=/tmp/unit.orig of="$dev" bs=4096 seek=$u count=1 oflag=direct conv=fsync status=none ||
+	fail "restore unit $u"
+[ $rc != 0 ] || fail "the export of a store with a damaged segment succeeded (exit 0)"
+[ $rc = 3 ] && grep -q "block [0-9]* of [0-9]*: SCALIO_IOC_SCAN: Input/output error" /tmp/e4.err ||
+	fail "the export of a damaged segment did not fail with EIO naming its block (exit $rc)"
+! scalioctl import --check /tmp/e4 > /dev/null 2>&1 || fail "the failed export's file imports"
+rm -f /tmp/e4
+# (A whole export of the intact store: scalio_export above.)
+[ "$(scalioctl get $S exportcanary)" = "$v" ] || fail "the repaired canary does not read back"
+scalioctl del $S exportcanary || fail "del of the canary"
+step "export: done"
+EOF
+
 "$top/tests/vm/run" --kver "$kver" --share "$share" -- '
 	set -e
 	cd /share
@@ -72,7 +140,8 @@ EOF
 	scalioctl stats kv0 --host-only --json > after.json
 	fio --output-format=json --output=verify.json verify.fio
 	scalioctl stats kv0 --host-only --json > verified.json
-	echo "# fio jobs done"'
+	echo "# fio jobs done"
+	sh /share/export.sh'
 rc=$?
 [ $rc = 0 ] || { echo "FAIL: tests/vm/run exited $rc"; exit 1; }
 

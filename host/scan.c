@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SCALIO_IOC_SCAN: the pairs of a run of hash blocks, read as a GET miss
+ * reads (scalioctl export).  The seg words come from the target's
+ * read-only seg table by one-sided RDMA READ, many in one READ; each
+ * segment from the bound SSD over NVMe-oF, checked against its seg word
+ * with scalio_seg_check() and read again (seg word first) when it moved.
+ * The target's CPU takes no part.
+ *
+ * The connection is held (io_rwsem) only for the seg word READs, not
+ * across the SSD reads nor the copies to user space.
+ */
+#define pr_fmt(fmt) "scalio-host: " fmt
+
+#include <linux/jiffies.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "scalio_host.h"
+
+/* Seg words read with one RDMA READ: the bounce page's area before its CAS word. */
+#define SCALIO_SCAN_WORDS	(SCALIO_IO_ATOMIC_OFF / sizeof(u64))
+/* Segment reads of one block that may fail their check, as a GET's. */
+#define SCALIO_SCAN_SEG_RETRIES	16
+
+/* One scan: the user's request, where its output goes, and its progress. */
+struct scalio_host_scan {
+	struct scalio_host_hstore	*hs;
+	u8 __user	*ubuf;
+	u32		buf_len;
+	u32		used;
+	u32		nr_pairs;
+	u32		need;		/* the block that did not fit: its bytes */
+	u8		*rec;		/* one record, assembled */
+	unsigned long	wait_end;	/* the wait for a lost connection */
+};
+
+/*
+ * The seg table of the chunk holding @block: the remote address of
+ * @block's word, its rkey, and how many blocks from @block the chunk
+ * still holds.  Under the connection (a reconnect replaces the chunks).
+ */
+static void scalio_host_scan_seg_loc(struct scalio_host_hstore *hs, u32 block,
+				     u64 *raddr, u32 *rkey, u32 *run)
+{
+	u32 lo = 0, hi = hs->nr_chunks;
+	const struct scalio_host_hchunk *c;
+
+	/* Chunks tile the blocks in order (checked at attach). */
+	while (hi - lo > 1) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (hs->chunks[mid].first_block <= block)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	c = &hs->chunks[lo];
+	*raddr = c->seg_addr + (u64)(block - c->first_block) * sizeof(u64);
+	*rkey = c->seg_rkey;
+	*run = c->first_block + c->nr_blocks - block;
+}
+
+/*
+ * Read the seg words of blocks @block .. @block + *@nr - 1 into @words
+ * (*@nr is cut to the end of the chunk), with one RDMA READ.  A
+ * connection lost under it is waited for, as a GET waits.
+ */
+static int scalio_host_scan_seg_words(struct scalio_host_scan *sc, u32 block,
+				      u32 *nr, u64 *words)
+{
+	struct scalio_host_hstore *hs = sc->hs;
+	struct scalio_host_conn *conn = &hs->conn;
+	struct scalio_host_io *io;
+	u32 rkey, run, i;
+	u64 raddr;
+	int ret;
+
+again:
+	ret = scalio_host_conn_enter_until(conn, &sc->wait_end,
+					   SCALIO_HOST_OP_GET);
+	if (ret)
+		return ret;
+	io = scalio_host_io_get(conn);
+	if (!io) {
+		ret = scalio_host_io_get_err(conn);
+		goto out;
+	}
+	scalio_host_scan_seg_loc(hs, block, &raddr, &rkey, &run);
+	*nr = min(*nr, run);
+	ret = scalio_host_rdma_read(conn, io, 0, *nr * sizeof(u64), raddr, rkey);
+	if (!ret)
+		for (i = 0; i < *nr; i++)
+			words[i] = le64_to_cpu(((__le64 *)io->buf)[i]);
+	scalio_host_io_put(conn, io);
+out:
+	scalio_host_conn_exit(conn);
+	if ((ret == -ENOTCONN ||
+	     (ret == -ETIMEDOUT && scalio_host_conn_dead(conn))) &&
+	    scalio_host_conn_may_retry(conn, &sc->wait_end))
+		goto again;
+	return ret;
+}
+
+/*
+ * Copy the pairs of a checked segment to the user's buffer as records.
+ * Return: 0, -ENOSPC (they do not fit: sc->need says how much they
+ * take), -EBADMSG, -EFAULT.
+ */
+static int scalio_host_scan_emit(struct scalio_host_scan *sc, u32 block,
+				 const void *seg)
+{
+	struct scalio_scan_rec *rh = (void *)sc->rec;
+	struct scalio_rec rec;
+	u32 pos = 0, need = 0, nr = 0, size;
+	int ret;
+
+	while ((ret = scalio_seg_next(seg, &pos, &rec)) > 0)
+		need += SCALIO_SCAN_REC_SIZE(rec.klen, rec.vlen);
+	if (ret)
+		return ret;
+	if (need > sc->buf_len - sc->used) {
+		sc->need = need;
+		return -ENOSPC;
+	}
+	pos = 0;
+	while ((ret = scalio_seg_next(seg, &pos, &rec)) > 0) {
+		size = SCALIO_SCAN_REC_SIZE(rec.klen, rec.vlen);
+		memset(sc->rec, 0, size);
+		rh->block = block;
+		rh->klen = rec.klen;
+		rh->vlen = rec.vlen;
+		memcpy(sc->rec + sizeof(*rh), rec.key, rec.klen);
+		memcpy(sc->rec + sizeof(*rh) + rec.klen, rec.value, rec.vlen);
+		if (copy_to_user(sc->ubuf + sc->used, sc->rec, size))
+			return -EFAULT;
+		sc->used += size;
+		nr++;
+	}
+	sc->nr_pairs += nr;
+	return ret;
+}
+
+/*
+ * One block: the segment @seg names, checked as scalio_host_get_ssd()
+ * checks it; when it fails the check (moved, rewritten, or torn in
+ * flight), the seg word is read again and so is the segment.
+ * Return: 0, -ENOSPC (does not fit), -EIO (never matched: damaged),
+ * -ENODEV, -EFAULT, or the reads' errors.
+ */
+static int scalio_host_scan_block(struct scalio_host_scan *sc, u32 block,
+				  u64 seg)
+{
+	struct scalio_host_hstore *hs = sc->hs;
+	unsigned int tries;
+	void *buf;
+	u32 one;
+	int ret;
+
+	for (tries = 0;; tries++) {
+		if (!seg)
+			return 0;	/* no segment: no pairs */
+		if (scalio_seg_ssd(seg) >= hs->nr_ssds || !scalio_seg_len(seg))
+			ret = -EBADMSG;	/* a seg word we cannot use */
+		else
+			ret = scalio_host_ssd_read_seg(hs, seg, jiffies +
+					msecs_to_jiffies(SCALIO_OP_TIMEOUT_MS),
+					&buf);
+		if (!ret) {
+			/* Whole units were read: the segment starts inside. */
+			void *sh = buf + scalio_seg_offset(seg);
+
+			ret = scalio_seg_check(sh, ((size_t)scalio_seg_len(seg)
+					       << SCALIO_UNIT_SHIFT) -
+					       scalio_seg_offset(seg), block,
+					       scalio_seg_gen(seg));
+			if (!ret)
+				ret = scalio_host_scan_emit(sc, block, sh);
+			scalio_host_ssd_free_seg(buf, seg);
+			if (ret != -EBADMSG && ret != -ESTALE)
+				return ret;
+		} else if (ret != -EBADMSG) {
+			return ret;
+		}
+		scalio_host_hstat_inc(hs, SCALIO_HS_HEADER_MISMATCHES);
+		if (tries >= SCALIO_SCAN_SEG_RETRIES) {
+			pr_warn_ratelimited("%s: scan: block %u: segment never matched seg %llx\n",
+					    hs->name, block, seg);
+			return -EIO;
+		}
+		one = 1;
+		ret = scalio_host_scan_seg_words(sc, block, &one, &seg);
+		if (ret)
+			return ret;
+	}
+}
+
+static bool scalio_host_scan_zero(const void *p, size_t len)
+{
+	return !memchr_inv(p, 0, len);
+}
+
+/**
+ * scalio_host_ioctl_scan() - SCALIO_IOC_SCAN: the pairs of a run of blocks
+ * @hs:		the store
+ * @argp:	user pointer to a struct scalio_scan
+ *
+ * Validates every field, then scans from @argp->block: seg words a page
+ * at a time, each block's segment from its SSD, whole blocks into the
+ * user's buffer until one does not fit, @argp->max_blocks are done, the
+ * store ends, a signal comes or a block fails (see uapi/scalio.h).
+ *
+ * Context: process, may sleep.
+ * Return: 0 with the struct's outputs written back, or a negative errno
+ * (-EOVERFLOW writes back buf_len: the bytes the first block needs).
+ */
+int scalio_host_ioctl_scan(struct scalio_host_hstore *hs,
+			   struct scalio_scan __user *argp)
+{
+	struct scalio_host_scan sc = { .hs = hs };
+	struct scalio_scan s;
+	u32 block, end, nr, i;
+	u64 *words;
+	int ret = 0;
+
+	if (copy_from_user(&s, argp, sizeof(s)))
+		return -EFAULT;
+	if (s.flags || !scalio_host_scan_zero(s.reserved, sizeof(s.reserved)) ||
+	    !s.buf || s.buf_len < SCALIO_SCAN_BUF_MIN ||
+	    s.buf_len > SCALIO_SCAN_BUF_MAX || s.buf_len % 8 ||
+	    s.max_blocks > SCALIO_SCAN_BLOCKS_MAX || s.block >= hs->nr_blocks)
+		return -EINVAL;
+	sc.ubuf = u64_to_user_ptr(s.buf);
+	sc.buf_len = s.buf_len;
+	if (!access_ok(sc.ubuf, sc.buf_len))
+		return -EFAULT;
+
+	words = kmalloc_array(SCALIO_SCAN_WORDS, sizeof(u64), GFP_KERNEL);
+	sc.rec = kmalloc(SCALIO_SCAN_REC_SIZE(SCALIO_KEY_MAX, SCALIO_VALUE_MAX),
+			 GFP_KERNEL);
+	if (!words || !sc.rec) {
+		ret = -ENOMEM;
+		goto out;
+	}
+
+	block = s.block;
+	end = hs->nr_blocks - block;
+	end = block + min_t(u32, end, s.max_blocks ?: SCALIO_SCAN_BLOCKS_MAX);
+	while (block < end) {
+		nr = min_t(u32, end - block, SCALIO_SCAN_WORDS);
+		ret = scalio_host_scan_seg_words(&sc, block, &nr, words);
+		if (ret)
+			break;
+		for (i = 0; i < nr; i++) {
+			if (block != s.block && signal_pending(current)) {
+				ret = -EINTR;
+				break;
+			}
+			ret = scalio_host_scan_block(&sc, block, words[i]);
+			if (ret)
+				break;
+			block++;
+		}
+		if (ret)
+			break;
+	}
+	/* What ended the call concerns @block; the blocks before it are done. */
+	if (ret == -ENOSPC && block == s.block) {
+		ret = -EOVERFLOW;
+		if (put_user(sc.need, &argp->buf_len))
+			ret = -EFAULT;
+		goto out;
+	}
+	if (ret && ret != -EFAULT && block != s.block)
+		ret = 0;
+	if (ret)
+		goto out;
+	s.buf_len = sc.used;
+	s.nr_blocks = block - s.block;
+	s.block = block;
+	s.nr_pairs = sc.nr_pairs;
+	s.store_blocks = hs->nr_blocks;
+	if (copy_to_user(argp, &s, sizeof(s)))
+		ret = -EFAULT;
+out:
+	kfree(sc.rec);
+	kfree(words);
+	return ret;
+}
