@@ -55,8 +55,9 @@ static bool scalio_fmt_pow2(u64 x)
  *
  * Checks the magic, the crc, the format version and that the geometry is
  * self-consistent and bounded: at most SCALIO_MAX_SSDS SSDs and
- * SCALIO_MAX_BLOCKS blocks, 32-bit unit numbers, checkpoint slots exactly
- * as large as the blocks the SSD owns need, the log right after them and
+ * SCALIO_MAX_BLOCKS blocks and SCALIO_MAX_BUCKETS buckets (at least as
+ * many as blocks), 32-bit unit numbers, checkpoint slots exactly as large
+ * as the buckets the SSD owns need, the log right after them and
  * inside the device, reserved fields zero.  So nothing sized from a
  * superblock that passes can ask for more memory than the geometry needs.
  *
@@ -67,7 +68,7 @@ static bool scalio_fmt_pow2(u64 x)
 int scalio_sb_check(const struct scalio_sb *sb)
 {
 	u64 nr_units, ckpt_units, log_start, log_units;
-	u32 nr_ssds, nr_blocks, idx, i;
+	u32 nr_ssds, nr_blocks, nr_buckets, idx, i;
 
 	if (le64_to_cpu(sb->magic) != SCALIO_SB_MAGIC)
 		return -ENODATA;
@@ -84,6 +85,10 @@ int scalio_sb_check(const struct scalio_sb *sb)
 		return -ERANGE;
 	if (!scalio_fmt_pow2(nr_blocks) || nr_blocks > SCALIO_MAX_BLOCKS)
 		return -ERANGE;
+	nr_buckets = le32_to_cpu(sb->nr_buckets);
+	if (!scalio_fmt_pow2(nr_buckets) || nr_buckets > SCALIO_MAX_BUCKETS ||
+	    nr_buckets < nr_blocks)
+		return -ERANGE;
 
 	nr_units = le64_to_cpu(sb->nr_units);
 	ckpt_units = le64_to_cpu(sb->ckpt_units);
@@ -93,7 +98,7 @@ int scalio_sb_check(const struct scalio_sb *sb)
 	if (nr_units > 0xffffffffULL)
 		return -ERANGE;
 	if (ckpt_units !=
-	    scalio_ckpt_units(scalio_owned_blocks(nr_blocks, nr_ssds, idx)))
+	    scalio_ckpt_units(scalio_owned_buckets(nr_buckets, nr_ssds, idx)))
 		return -ERANGE;
 	/* All values are below 2^33 here: the sums cannot overflow. */
 	if (log_start != SCALIO_CKPT_UNIT + 2 * ckpt_units ||
@@ -103,7 +108,7 @@ int scalio_sb_check(const struct scalio_sb *sb)
 	if (log_units < 2 || log_units > nr_units - log_start)
 		return -ERANGE;
 
-	if (sb->pad)
+	if (sb->pad || sb->reserved32)
 		return -ERANGE;
 	for (i = 0; i < ARRAY_SIZE(sb->reserved); i++)
 		if (sb->reserved[i])
@@ -182,7 +187,7 @@ int scalio_ckpt_check(const struct scalio_ckpt_hdr *h,
 		    scalio_seg_gen(seg) != (gen & SCALIO_SEG_GEN_MASK))
 			return -ERANGE;
 		/*
-		 * A block's segment lies in a batch still in use: one the
+		 * A bucket's segment lies in a batch still in use: one the
 		 * cleaner has freed may be overwritten by the next batches.
 		 */
 		if (gen < head_seq ||
@@ -233,7 +238,7 @@ int scalio_batch_hdr_check(const struct scalio_batch_hdr *bh, u64 seq)
  * See scalio_format.h.  The header is checked first; its unit count is
  * bounded by SCALIO_BATCH_MAX_UNITS and the end of the log before the
  * caller reads the rest.  Then every segment must be intact, belong to a
- * block of this SSD and carry the batch's sequence number as generation
+ * bucket of this SSD and carry the batch's sequence number as generation
  * (stale segments of an older lap fail), and the segments, packed on
  * sectors after the header sector, must end in the batch's last unit.
  */
@@ -244,7 +249,7 @@ int scalio_batch_check(const void *buf, u32 avail, u64 seq,
 	u64 start = le64_to_cpu(sb->log_start);
 	u64 end = start + le64_to_cpu(sb->log_units);
 	u32 nr_ssds = le32_to_cpu(sb->nr_ssds);
-	u32 nr_blocks = le32_to_cpu(sb->nr_blocks);
+	u32 nr_buckets = le32_to_cpu(sb->nr_buckets);
 	u32 idx = le32_to_cpu(sb->ssd_index);
 	u32 n, nr_segs, off, k, sectors;
 	int ret;
@@ -268,18 +273,19 @@ int scalio_batch_check(const void *buf, u32 avail, u64 seq,
 	off = 1;
 	for (k = 0; k < nr_segs; k++) {
 		const struct scalio_seg_hdr *sh;
-		u32 block;
+		u32 bucket;
 
 		if (off >= sectors)
 			return -EUCLEAN;
 		sh = (const void *)((const u8 *)buf +
 				    ((size_t)off << SCALIO_SECTOR_SHIFT));
-		block = le32_to_cpu(sh->block);
-		if (block >= nr_blocks || scalio_block_ssd(block, nr_ssds) != idx)
+		bucket = le32_to_cpu(sh->bucket);
+		if (bucket >= nr_buckets ||
+		    scalio_bucket_ssd(bucket, nr_ssds) != idx)
 			return -EUCLEAN;
 		if (scalio_seg_check(sh,
 				     (size_t)(sectors - off) << SCALIO_SECTOR_SHIFT,
-				     block, seq & SCALIO_SEG_GEN_MASK) ||
+				     bucket, seq & SCALIO_SEG_GEN_MASK) ||
 		    le64_to_cpu(sh->gen) != seq)
 			return -EUCLEAN;
 		off += DIV_ROUND_UP(le32_to_cpu(sh->len), SCALIO_SECTOR_SIZE);
@@ -359,7 +365,7 @@ static u32 scalio_rec_decode(const u8 *seg, u32 pos, u32 len,
  * identity last, so -ESTALE always means "an intact segment, but not the
  * one the caller's seg word names".
  */
-int scalio_seg_check(const void *buf, size_t buf_len, u32 block, s64 genlo)
+int scalio_seg_check(const void *buf, size_t buf_len, u32 bucket, s64 genlo)
 {
 	const struct scalio_seg_hdr *sh = buf;
 	struct scalio_rec rec;
@@ -392,7 +398,7 @@ int scalio_seg_check(const void *buf, size_t buf_len, u32 block, s64 genlo)
 	if (pos != len)
 		return -EBADMSG;
 
-	if (le32_to_cpu(sh->block) != block)
+	if (le32_to_cpu(sh->bucket) != bucket)
 		return -ESTALE;
 	if (genlo >= 0 &&
 	    (le64_to_cpu(sh->gen) & SCALIO_SEG_GEN_MASK) != (u64)genlo)
@@ -494,14 +500,15 @@ int scalio_seg_build_add(struct scalio_seg_builder *sb, const u8 *key,
 /**
  * scalio_seg_build_finish() - write the header and seal the segment
  * @sb:		builder (needs a capacity of at least a header)
- * @block:	hash block of the segment
+ * @bucket:	bucket of the segment
  * @gen:	generation (the batch's sequence number)
  *
  * Zero-pads the last sector (within the capacity).
  *
  * Return: sectors the segment occupies.
  */
-u32 scalio_seg_build_finish(struct scalio_seg_builder *sb, u32 block, u64 gen)
+u32 scalio_seg_build_finish(struct scalio_seg_builder *sb, u32 bucket,
+			    u64 gen)
 {
 	struct scalio_seg_hdr *sh = (void *)sb->buf;
 	u32 end = ALIGN(sb->len, SCALIO_SECTOR_SIZE);
@@ -509,7 +516,7 @@ u32 scalio_seg_build_finish(struct scalio_seg_builder *sb, u32 block, u64 gen)
 	if (sb->cap < sizeof(*sh))
 		return 0;
 	sh->magic = cpu_to_le32(SCALIO_SEG_MAGIC);
-	sh->block = cpu_to_le32(block);
+	sh->bucket = cpu_to_le32(bucket);
 	sh->gen = cpu_to_le64(gen);
 	sh->nr_records = cpu_to_le32(sb->nr);
 	sh->len = cpu_to_le32(sb->len);

@@ -15,9 +15,9 @@
  * unit.  A batch that does not fit before the end of the log is written at
  * log_start instead (recovery looks there when the next header is not
  * where the previous batch ended).  A segment holds every live record of
- * one hash block; a newer segment of the block (higher generation, which
- * is the sequence number of the batch that wrote it) supersedes older
- * ones.
+ * one bucket; a newer segment of the bucket (higher generation, which is
+ * the sequence number of the batch that wrote it) supersedes older ones.
+ * Buckets map to SSDs round-robin (scalio_bucket_ssd()).
  *
  * crc convention: crc = ~crc32c(~0, bytes with the crc field zeroed).
  */
@@ -36,15 +36,19 @@
 #define SCALIO_CKPT_MAGIC	0x54504b43494c4353ULL	/* "SCLICKPT" */
 #define SCALIO_BATCH_MAGIC	0x48544142494c4353ULL	/* "SCLIBATH" */
 #define SCALIO_SEG_MAGIC	0x47455353U		/* "SSEG" */
-/* 3: segments packed on sectors in a batch; seg words address sectors. */
-#define SCALIO_FORMAT_VERSION	3
+/*
+ * 3: segments packed on sectors in a batch; seg words address sectors.
+ * 4: a segment per bucket, apart from the cache blocks (nr_buckets).
+ */
+#define SCALIO_FORMAT_VERSION	4
 
 /* Where the superblock, its copy and the first checkpoint slot live. */
 #define SCALIO_SB_UNIT		0
 #define SCALIO_SB_COPY_UNIT	1
 #define SCALIO_CKPT_UNIT	2
-/* Most hash blocks a store may have (bounds every geometry read back). */
+/* Most hash blocks and buckets a store may have (bounds any geometry read). */
 #define SCALIO_MAX_BLOCKS	(1U << 24)
+#define SCALIO_MAX_BUCKETS	(1U << 28)
 /* Largest batch a store writes, in units, header included. */
 #define SCALIO_BATCH_MAX_UNITS	512U
 
@@ -54,7 +58,7 @@
  * @version:	SCALIO_FORMAT_VERSION
  * @ssd_index:	which SSD of the store this is
  * @nr_ssds:	SSDs in the store (must match on every SSD)
- * @nr_blocks:	hash blocks of the store (must match the configuration)
+ * @nr_blocks:	cache blocks of the store (must match the configuration)
  * @uuid:	store identity, equal on all SSDs of the store
  * @nr_units:	usable size of the device in units
  * @ckpt_units:	units per checkpoint slot
@@ -64,6 +68,8 @@
  * @hash_seed:	the store's secret key-hash seed (random at format, equal on
  *		all SSDs); 0 in stores formatted before it existed, which
  *		keep SCALIO_HASH_SEED
+ * @nr_buckets:	buckets of the store (power of two, >= @nr_blocks; must
+ *		match the configuration)
  * @reserved:	0
  * @crc:	see file comment
  */
@@ -80,7 +86,9 @@ struct scalio_sb {
 	__le64	log_units;
 	__le64	seq;
 	__le64	hash_seed;
-	__le64	reserved[6];
+	__le32	nr_buckets;
+	__le32	reserved32;
+	__le64	reserved[5];
 	__le32	pad;
 	__le32	crc;
 };
@@ -93,14 +101,14 @@ struct scalio_sb {
  * @log_head:	oldest unit that may still hold a live segment
  * @log_tail:	unit where the next batch goes; recovery scans from here
  * @next_batch: sequence number the batch at @log_tail must carry
- * @nr_entries:	entries following (blocks of this SSD)
+ * @nr_entries:	entries following (buckets of this SSD)
  * @crc:	over the header and all entries
  * @head_seq:	sequence number of the batch at @log_head (= @next_batch
  *		when the log is empty); lets the cleaner tell the batch at
  *		the head from stale units skipped by a wrap
  *
- * Followed by @nr_entries struct scalio_ckpt_entry, in block order of the
- * blocks this SSD owns (block = ssd_index + i * nr_ssds).
+ * Followed by @nr_entries struct scalio_ckpt_entry, in bucket order of the
+ * buckets this SSD owns (bucket = ssd_index + i * nr_ssds).
  */
 struct scalio_ckpt_hdr {
 	__le64	magic;
@@ -115,8 +123,8 @@ struct scalio_ckpt_hdr {
 };
 
 /**
- * struct scalio_ckpt_entry - one block's segment at checkpoint time
- * @seg:	the block's seg word (0: no segment)
+ * struct scalio_ckpt_entry - one bucket's segment at checkpoint time
+ * @seg:	the bucket's seg word (0: no segment)
  * @gen:	full generation of that segment
  */
 struct scalio_ckpt_entry {
@@ -145,7 +153,7 @@ struct scalio_batch_hdr {
 /**
  * struct scalio_seg_hdr - head of a segment (starts on a sector boundary)
  * @magic:	SCALIO_SEG_MAGIC
- * @block:	hash block whose keys this segment holds
+ * @bucket:	bucket whose keys this segment holds
  * @gen:	generation (= the writing batch's sequence number)
  * @nr_records:	records that follow
  * @len:	bytes of header plus records
@@ -156,7 +164,7 @@ struct scalio_batch_hdr {
  */
 struct scalio_seg_hdr {
 	__le32	magic;
-	__le32	block;
+	__le32	bucket;
 	__le64	gen;
 	__le32	nr_records;
 	__le32	len;
@@ -193,16 +201,16 @@ void scalio_sb_seal(struct scalio_sb *sb);
  */
 int scalio_sb_check(const struct scalio_sb *sb);
 
-/* Blocks SSD @ssd_index of a store owns: ssd_index + i * nr_ssds. */
-static inline u32 scalio_owned_blocks(u32 nr_blocks, u32 nr_ssds,
-				      u32 ssd_index)
+/* Buckets SSD @ssd_index of a store owns: ssd_index + i * nr_ssds. */
+static inline u32 scalio_owned_buckets(u32 nr_buckets, u32 nr_ssds,
+				       u32 ssd_index)
 {
-	if (!nr_ssds || ssd_index >= nr_blocks)
+	if (!nr_ssds || ssd_index >= nr_buckets)
 		return 0;
-	return (nr_blocks - ssd_index - 1) / nr_ssds + 1;
+	return (nr_buckets - ssd_index - 1) / nr_ssds + 1;
 }
 
-/* Bytes and units of a checkpoint of @nr_owned blocks. */
+/* Bytes and units of a checkpoint of @nr_owned buckets. */
 static inline u64 scalio_ckpt_bytes(u32 nr_owned)
 {
 	return sizeof(struct scalio_ckpt_hdr) +
@@ -218,7 +226,7 @@ static inline u64 scalio_ckpt_units(u32 nr_owned)
  * scalio_ckpt_check() - validate a checkpoint slot image
  * @h:		slot image, scalio_ckpt_bytes(@nr_owned) bytes at least
  * @sb:		the SSD's checked superblock
- * @nr_owned:	blocks the SSD owns
+ * @nr_owned:	buckets the SSD owns
  *
  * Checks magic, crc, the log positions and every entry's seg word (on
  * this SSD, inside the log, generation matching, in a batch still in use:
@@ -289,14 +297,14 @@ struct scalio_rec {
  * scalio_seg_check() - validate a segment buffer
  * @buf:	segment bytes (at least @buf_len)
  * @buf_len:	bytes available (length of the seg in units * unit size)
- * @block:	expected block id
+ * @bucket:	expected bucket
  * @genlo:	expected low bits of the generation (SCALIO_SEG_GEN_MASK),
  *		or -1 for any
  *
- * Return: 0, or -EBADMSG (bad magic/crc/lengths) / -ESTALE (block or
+ * Return: 0, or -EBADMSG (bad magic/crc/lengths) / -ESTALE (bucket or
  * generation mismatch: the segment was moved or rewritten).
  */
-int scalio_seg_check(const void *buf, size_t buf_len, u32 block, s64 genlo);
+int scalio_seg_check(const void *buf, size_t buf_len, u32 bucket, s64 genlo);
 
 /**
  * scalio_seg_find() - look up a key in a checked segment
@@ -333,7 +341,8 @@ void scalio_seg_build_init(struct scalio_seg_builder *sb, void *buf, u32 cap);
 int scalio_seg_build_add(struct scalio_seg_builder *sb, const u8 *key,
 			 u32 klen, const u8 *value, u32 vlen);
 /* Seal header + crc; zero-pad to a sector boundary.  Return: sectors used. */
-u32 scalio_seg_build_finish(struct scalio_seg_builder *sb, u32 block, u64 gen);
+u32 scalio_seg_build_finish(struct scalio_seg_builder *sb, u32 bucket,
+			    u64 gen);
 
 /* Bytes a record of this size takes in a segment. */
 static inline u32 scalio_rec_size(u32 klen, u32 vlen)

@@ -12,10 +12,17 @@
  *
  * Layout: a region header page (struct scalio_index_hdr, its own MR) and
  * nr_blocks blocks of SCALIO_BLOCK_SIZE(slots) bytes, 64-byte aligned, in
- * chunks that never split a block.  Beside each chunk, a seg table chunk:
- * one __le64 seg word per block of the chunk, registered for REMOTE_READ
- * only.  It is a copy the target publishes; its authoritative seg table is
- * private kernel memory.
+ * chunks that never split a block.  Beside each chunk, a seg table chunk
+ * registered for REMOTE_READ only: for each block of the chunk, the seg
+ * words of its buckets (scalio_bucket_pos()).  It is a copy the target
+ * publishes; its authoritative seg table is private kernel memory.
+ *
+ * Blocks and buckets: the cache (slots) is cut in nr_blocks blocks, the
+ * keys on the SSDs in nr_buckets buckets, each with its own segment and
+ * seg word.  Both counts are powers of two and nr_buckets >= nr_blocks, so
+ * a bucket's keys all fall in one block (the low bits of the key hash pick
+ * both): the DRAM cache is sized by what should be cached, the bucket
+ * table by how many keys the SSDs hold.
  *
  * Trust boundary: clients can write every byte of the block chunks (slots
  * and block headers).  The target never reads them to make a decision;
@@ -32,8 +39,9 @@
 /*
  * 2: seg moved out of the block header into the read-only seg table.
  * 3: seg words address 512-byte sectors (segments packed in batches).
+ * 4: seg words per bucket, apart from the cache blocks (nr_buckets).
  */
-#define SCALIO_INDEX_VERSION	3
+#define SCALIO_INDEX_VERSION	4
 
 #define SCALIO_SLOT_SIZE	128
 #define SCALIO_BLOCK_HDR_SIZE	64
@@ -55,6 +63,8 @@
  * @clock:	target clock, advanced by the target only; clients stamp
  *		last_ts and lease deadlines with it so no clock sync between
  *		machines is needed
+ * @nr_buckets:	buckets (power of two, >= @nr_blocks)
+ * @reserved:	0
  */
 struct scalio_index_hdr {
 	__le64	magic;
@@ -65,7 +75,9 @@ struct scalio_index_hdr {
 	__le32	nr_ssds;
 	__le32	clock_hz;
 	__le64	clock;
-	__le64	reserved[4];
+	__le32	nr_buckets;
+	__le32	reserved32;
+	__le64	reserved[3];
 };
 
 /**
@@ -226,7 +238,7 @@ static inline bool scalio_lease_expired(u64 now, u16 deadline)
 }
 
 /*
- * seg word (the seg table, one per block; see the top of this file):
+ * seg word (the seg table, one per bucket; see the top of this file):
  *   bits 63..60 SSD index
  *   bits 59..25 start, in 512-byte sectors from the start of the SSD
  *   bits 24..17 units (4 KiB) to read, from the unit holding the start
@@ -317,6 +329,45 @@ static inline u32 scalio_hash_block(u64 hash, u32 nr_blocks)
 	return (u32)hash & (nr_blocks - 1);
 }
 
+/* @nr_buckets is a power of two, >= nr_blocks. */
+static inline u32 scalio_hash_bucket(u64 hash, u32 nr_buckets)
+{
+	return (u32)hash & (nr_buckets - 1);
+}
+
+/* The cache block that holds the keys of @bucket. */
+static inline u32 scalio_bucket_block(u32 bucket, u32 nr_blocks)
+{
+	return bucket & (nr_blocks - 1);
+}
+
+/*
+ * Where a bucket's seg word is published: the seg words of block 0's
+ * buckets first, then block 1's, and so on, so that a chunk of blocks
+ * carries the seg words of exactly its blocks' buckets.  @bpb is
+ * nr_buckets / nr_blocks.
+ */
+static inline u32 scalio_bucket_pos(u32 bucket, u32 nr_blocks, u32 bpb)
+{
+	return (bucket & (nr_blocks - 1)) * bpb + bucket / nr_blocks;
+}
+
+/* The inverse of scalio_bucket_pos(). */
+static inline u32 scalio_pos_bucket(u32 pos, u32 nr_blocks, u32 bpb)
+{
+	return (pos % bpb) * nr_blocks + pos / bpb;
+}
+
+/* Is @nr_buckets a valid bucket count for @nr_blocks cache blocks? */
+static inline bool scalio_buckets_valid(u32 nr_buckets, u32 nr_blocks)
+{
+	return nr_buckets && !(nr_buckets & (nr_buckets - 1)) &&
+	       nr_blocks && !(nr_blocks & (nr_blocks - 1)) &&
+	       nr_buckets >= nr_blocks &&
+	       nr_buckets <= SCALIO_NR_BUCKETS_MAX &&
+	       nr_buckets / nr_blocks <= SCALIO_BUCKETS_PER_BLOCK_MAX;
+}
+
 /* Never 0, so that a B slot always names a fingerprint. */
 static inline u16 scalio_hash_fp(u64 hash)
 {
@@ -332,10 +383,10 @@ static inline bool scalio_slots_valid(u32 slots)
 	       !(slots & (slots - 1));
 }
 
-/* Blocks map to SSDs round-robin: each SSD owns its own log. */
-static inline u32 scalio_block_ssd(u32 block, u32 nr_ssds)
+/* Buckets map to SSDs round-robin: each SSD owns its own log. */
+static inline u32 scalio_bucket_ssd(u32 bucket, u32 nr_ssds)
 {
-	return block % nr_ssds;
+	return bucket % nr_ssds;
 }
 
 u32 scalio_slot_csum(u32 version, const u8 *key, u32 klen,

@@ -96,6 +96,8 @@ static int scalio_msg_check_hello_rep(const struct scalio_msg_hello_rep *m,
 		return -EBADMSG;
 	if (!nr_chunks || nr_chunks > nr_blocks)
 		return -EBADMSG;
+	if (!scalio_buckets_valid(le32_to_cpu(m->nr_buckets), nr_blocks))
+		return -EBADMSG;
 	return 0;
 }
 

@@ -43,9 +43,10 @@
  * 2: ADMIT and host identity; chunks carry the read-only seg table
  * (index version 2).  3: seg words address 512-byte sectors (index
  * version 3: segments packed in batches).  Minor 1: writes carry the
- * inflight hint (a host sends it only to a target of minor >= 1).
+ * inflight hint (a host sends it only to a target of minor >= 1).  4: seg
+ * words per bucket (index version 4; HELLO carries nr_buckets).
  */
-#define SCALIO_PROTO_MAJOR	3
+#define SCALIO_PROTO_MAJOR	4
 #define SCALIO_PROTO_MINOR	1
 #define SCALIO_DEFAULT_PORT	4800
 #define SCALIO_MSG_SIZE		8192
@@ -236,7 +237,7 @@ struct scalio_msg_hello_rep {
 	__le32	lease_ticks;	/* lease length, target clock ticks */
 	__le64	hash_seed;	/* the store's key-hash seed: keep it secret */
 	__le32	kato_ms;	/* reaped when silent this long (0: default) */
-	__le32	reserved0;
+	__le32	nr_buckets;	/* power of two, nr_blocks..(nr_blocks << 16) */
 	__le64	reserved[2];
 };
 
@@ -254,8 +255,9 @@ struct scalio_msg_chunks_req {
  * @nr_blocks:	blocks in this chunk (never split across chunks)
  * @first_block: first block in the chunk
  * @seg_rkey:	rkey of the seg table chunk (read only)
- * @seg_addr:	remote address of the seg word of block @first_block; the
- *		chunk's blocks' seg words follow, 8 bytes each
+ * @seg_addr:	remote address of the first seg word of block @first_block:
+ *		the seg words of the chunk's blocks' buckets, 8 bytes each,
+ *		nr_buckets / nr_blocks per block (scalio_bucket_pos())
  */
 struct scalio_wire_chunk {
 	__le64	addr;
@@ -324,7 +326,7 @@ struct scalio_msg_kv_req {
 /**
  * struct scalio_msg_kv_rep - response to GET, PUT and DELETE
  * @hdr:	status 0, -ENOENT (GET/DELETE of a missing key), -ENOSPC, -EIO...
- * @seg:	the block's seg word the answer is based on
+ * @seg:	the bucket's seg word the answer is based on
  * @vlen:	GET: value length; else 0
  * @reserved:	0
  * @value:	GET: @vlen bytes

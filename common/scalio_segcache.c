@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Segment cache bookkeeping (see scalio_segcache.h): an intrusive doubly
- * linked LRU threaded through an array indexed by owned block.
+ * linked LRU threaded through an array indexed by owned bucket.
  */
 #include "scalio_segcache.h"
 
@@ -70,11 +70,11 @@ static void *scalio_sc_remove(struct scalio_segcache *sc, u32 i)
 }
 
 /**
- * scalio_sc_lookup() - the cached image of block @i's current segment
+ * scalio_sc_lookup() - the cached image of bucket @i's current segment
  * @sc:		cache
- * @i:		owned index of the block
- * @seg:	the block's authoritative seg word (nonzero)
- * @gen:	the block's authoritative full generation
+ * @i:		owned index of the bucket
+ * @seg:	the bucket's authoritative seg word (nonzero)
+ * @gen:	the bucket's authoritative full generation
  *
  * A hit moves the entry to the MRU end.  An entry stored under another
  * seg word or generation is stale: it is dropped and the lookup misses.
@@ -105,9 +105,9 @@ const void *scalio_sc_lookup(struct scalio_segcache *sc, u32 i, u64 seg,
 }
 
 /**
- * scalio_sc_store() - remember @data as block @i's current segment
+ * scalio_sc_store() - remember @data as bucket @i's current segment
  * @sc:		cache
- * @i:		owned index of the block
+ * @i:		owned index of the bucket
  * @seg:	the seg word just published for it
  * @gen:	its full generation
  * @data:	image of @units units; the cache owns it from now on
@@ -148,9 +148,9 @@ u32 scalio_sc_store(struct scalio_segcache *sc, u32 i, u64 seg, u64 gen,
 }
 
 /**
- * scalio_sc_take() - remove block @i's entry and hand its buffer back
+ * scalio_sc_take() - remove bucket @i's entry and hand its buffer back
  * @sc:		cache
- * @i:		owned index of the block
+ * @i:		owned index of the bucket
  * @units:	size the caller wants to reuse the buffer for
  *
  * Return: the entry's data if it had exactly @units units (the caller
@@ -170,7 +170,7 @@ void *scalio_sc_take(struct scalio_segcache *sc, u32 i, u32 units)
 	return data;
 }
 
-/* Forget block @i's entry (its segment moved, or it has none now). */
+/* Forget bucket @i's entry (its segment moved, or it has none now). */
 void scalio_sc_drop(struct scalio_segcache *sc, u32 i)
 {
 	if (i < sc->nr && sc->ents[i].data)

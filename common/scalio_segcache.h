@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Bookkeeping of the target's segment cache, as pure logic: which blocks'
+ * Bookkeeping of the target's segment cache, as pure logic: which buckets'
  * current segments are held in DRAM, in LRU order, within a budget of
  * units.  The commit kthread of an SSD owns one cache (no locking); it
- * looks a block up before reading the block's segment from the SSD and
+ * looks a bucket up before reading the bucket's segment from the SSD and
  * stores the new image of every segment a durable batch published.
  *
- * An entry is addressed by the block's owned index (block / nr_ssds) and
+ * An entry is addressed by the bucket's owned index (bucket / nr_ssds) and
  * records the exact seg word and full generation it was stored under.  A
- * lookup hits only when both still match the block's authoritative ones,
- * so an entry left behind by any path that moved the block (commit,
+ * lookup hits only when both still match the bucket's authoritative ones,
+ * so an entry left behind by any path that moved the bucket (commit,
  * cleaner, recovery) can never be served: it is dropped as a miss.
  *
  * The data buffers are the caller's: the cache frees them only through
@@ -24,7 +24,7 @@
 #define SCALIO_SC_NONE	0xffffffffU
 
 /**
- * struct scalio_sc_ent - one block's cached segment (data NULL: none)
+ * struct scalio_sc_ent - one bucket's cached segment (data NULL: none)
  * @data:	segment image, @units units
  * @seg:	seg word it was stored under
  * @gen:	full generation it was stored under
@@ -43,7 +43,7 @@ struct scalio_sc_ent {
 
 /**
  * struct scalio_segcache - an LRU of segment images within a unit budget
- * @ents:	one per owned block, @nr of them (caller-allocated)
+ * @ents:	one per owned bucket, @nr of them (caller-allocated)
  * @nr:		entries
  * @mru:	most recently used entry, or SCALIO_SC_NONE
  * @lru:	least recently used entry, or SCALIO_SC_NONE

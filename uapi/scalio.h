@@ -44,6 +44,9 @@
  * seed them): a value outside gets -EINVAL.  Tools check them first.
  */
 #define SCALIO_NR_BLOCKS_MAX	(1U << 24)	/* attr_nr_blocks: power of 2 */
+#define SCALIO_NR_BUCKETS_MAX	(1U << 28)	/* attr_nr_buckets: power of 2 */
+/* attr_nr_buckets / attr_nr_blocks at most (a block's seg words: 512 KiB) */
+#define SCALIO_BUCKETS_PER_BLOCK_MAX (1U << 16)
 #define SCALIO_SLOTS_MIN	4		/* attr_slots_per_block: 4, 8, 16 */
 #define SCALIO_SLOTS_MAX	16
 #define SCALIO_BATCH_MAX_LIMIT	1024U		/* attr_batch_max: 1.. */
