@@ -8,8 +8,8 @@
  *   1. read batches from the log head into the arena, oldest first, until
  *      enough would be freed or the arena (or the free space that the
  *      relocation itself needs) is used up;
- *   2. a segment is live iff its block's seg word still points to it
- *      (same start unit); every live segment becomes a block of a new
+ *   2. a segment is live iff its bucket's seg word still points to it
+ *      (same start unit); every live segment becomes a bucket of a new
  *      batch -- through the commit engine, so it is rewritten with a new
  *      generation and published exactly like a client write;
  *   3. write that relocation batch (durable), then a checkpoint that
@@ -46,7 +46,7 @@
 #include "scalio_store.h"
 #include "trace.h"
 
-/* A live segment in damaged units: owned block index, units from @pos. */
+/* A live segment in damaged units: owned bucket index, units from @pos. */
 struct scalio_tgt_skip_seg {
 	u32	idx;
 	u32	dist;
@@ -123,11 +123,11 @@ static int scalio_tgt_cleaner_skip(struct scalio_tgt_ssd *ssd, u64 pos, u64 seq,
 	*npos = fpos;
 	*nseq = fseq;
 	for (i = 0; i < n; i++) {
-		u32 block = ssd->index + segs[i].idx * st->nr_ssds;
-		u64 w = scalio_tgt_index_get_seg(&st->index, block);
+		u32 bucket = ssd->index + segs[i].idx * st->nr_ssds;
+		u64 w = scalio_tgt_index_get_seg(&st->index, bucket);
 		u64 gen = ssd->gens[segs[i].idx];
 		u32 unit = scalio_seg_unit(w), len = scalio_seg_len(w);
-		struct scalio_tgt_tblock *tb;
+		struct scalio_tgt_tbucket *tb;
 		void *buf;
 
 		if (*au + len > budget) {
@@ -138,15 +138,15 @@ static int scalio_tgt_cleaner_skip(struct scalio_tgt_ssd *ssd, u64 pos, u64 seq,
 			goto out;
 		}
 		buf = c->arena + ((size_t)*au << SCALIO_UNIT_SHIFT);
-		ret = scalio_tgt_seg_read_live(ssd, block, w, gen, buf);
+		ret = scalio_tgt_seg_read_live(ssd, bucket, w, gen, buf);
 		if (ret) {
-			pr_err_ratelimited("%s: ssd %u: block %u: live segment at unit %u, in damaged log batch %llu, is unreadable (%d): cannot clean (target-setup --force-recover drops the block)\n",
-					   st->name, ssd->index, block, unit,
+			pr_err_ratelimited("%s: ssd %u: bucket %u: live segment at unit %u, in damaged log batch %llu, is unreadable (%d): cannot clean (target-setup --force-recover drops the bucket)\n",
+					   st->name, ssd->index, bucket, unit,
 					   seq, ret);
 			ret = -EIO;
 			goto out;
 		}
-		tb = scalio_tgt_tb_get(ssd, block, buf);
+		tb = scalio_tgt_tb_get(ssd, bucket, buf);
 		if (IS_ERR(tb)) {
 			ret = PTR_ERR(tb);
 			goto out;
@@ -238,14 +238,14 @@ static int scalio_tgt_cleaner_collect(struct scalio_tgt_ssd *ssd, u64 need,
 
 		scalio_batch_iter_init(&it, buf);
 		while (scalio_batch_next_seg(&it, &sh, &sector, &sectors)) {
-			u32 block = le32_to_cpu(sh->block);
-			u64 w = scalio_tgt_index_get_seg(&st->index, block);
-			struct scalio_tgt_tblock *tb;
+			u32 bucket = le32_to_cpu(sh->bucket);
+			u64 w = scalio_tgt_index_get_seg(&st->index, bucket);
+			struct scalio_tgt_tbucket *tb;
 
 			if (!w || scalio_seg_sector(w) !=
 				  pos * SCALIO_SECTORS_PER_UNIT + sector)
 				continue;	/* superseded: garbage */
-			tb = scalio_tgt_tb_get(ssd, block, sh);
+			tb = scalio_tgt_tb_get(ssd, bucket, sh);
 			if (IS_ERR(tb))
 				return PTR_ERR(tb);
 			tb->dirty = true;

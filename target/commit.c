@@ -10,23 +10,23 @@
  *      is still arriving, and never longer than a few of this SSD's own
  *      write times (the batching policy, common/scalio_batch.h);
  *   2. if the log is short of space, run the cleaner;
- *   3. take up to batch_max requests; for each block they touch read the
- *      block's current segment (its seg word says where; from the segment
+ *   3. take up to batch_max requests; for each bucket they touch read the
+ *      bucket's current segment (its seg word says where; from the segment
  *      cache, segcache.c, when it holds it) and apply the
  *      operations in arrival order to an in-memory copy of its records;
  *   4. lay the batch out at the log tail -- a header sector, then one new
- *      segment per changed block packed on sectors, all with generation =
+ *      segment per changed bucket packed on sectors, all with generation =
  *      the batch's sequence number -- and write it with ONE durable write;
- *   5. only then publish the blocks' new seg words (one 8-byte store each)
+ *   5. only then publish the buckets' new seg words (one 8-byte store each)
  *      and complete every request.
  *
  * A request is acknowledged only after step 5, so every acknowledged write
  * is in a batch that recovery will find.  The cleaner (cleaner.c) uses the
  * same batch engine of log.c (scalio_tgt_tb_get / scalio_tgt_batch_write)
  * to re-append live segments; it runs in this kthread, between rounds, so
- * a block is never being rewritten by both at once.
+ * a bucket is never being rewritten by both at once.
  *
- * A block whose last key is deleted gets an empty segment (so recovery
+ * A bucket whose last key is deleted gets an empty segment (so recovery
  * sees the deletion) but its seg word becomes 0 ("no key here"), which
  * lets hosts answer misses on it without reading the SSD.
  */
@@ -47,7 +47,7 @@ int scalio_tgt_commit_alloc(struct scalio_tgt_ssd *ssd)
 {
 	struct scalio_tgt_store *st = ssd->store;
 	struct scalio_tgt_commit *c;
-	u32 nr_owned = DIV_ROUND_UP(st->nr_blocks - ssd->index, st->nr_ssds);
+	u32 nr_owned = DIV_ROUND_UP(st->nr_buckets - ssd->index, st->nr_ssds);
 
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
 	if (!c)
@@ -181,17 +181,17 @@ static void scalio_tgt_flow_take(struct scalio_tgt_ssd *ssd,
 }
 
 /*
- * Bring @block into the batch: its current segment comes from the segment
+ * Bring @bucket into the batch: its current segment comes from the segment
  * cache if that holds exactly it, else is read into the arena.
- * Return: the block, NULL if the arena has no room (defer the request),
+ * Return: the bucket, NULL if the arena has no room (defer the request),
  * or an ERR_PTR.
  */
-static struct scalio_tgt_tblock *scalio_tgt_tb_load(struct scalio_tgt_ssd *ssd,
-						    u32 block)
+static struct scalio_tgt_tbucket *scalio_tgt_tb_load(struct scalio_tgt_ssd *ssd,
+						    u32 bucket)
 {
 	struct scalio_tgt_store *st = ssd->store;
 	struct scalio_tgt_commit *c = ssd->commit;
-	u32 i = scalio_tgt_owned_idx(ssd, block);
+	u32 i = scalio_tgt_owned_idx(ssd, bucket);
 	u64 seg, gen = ssd->gens[i];
 	u32 len;
 	void *buf;
@@ -199,28 +199,28 @@ static struct scalio_tgt_tblock *scalio_tgt_tb_load(struct scalio_tgt_ssd *ssd,
 
 	if (c->tb_of[i])
 		return &c->tbs[c->tb_of[i] - 1];
-	seg = scalio_tgt_index_get_seg(&st->index, block);
+	seg = scalio_tgt_index_get_seg(&st->index, bucket);
 	if (!seg)
-		return scalio_tgt_tb_get(ssd, block, NULL);
-	buf = (void *)scalio_tgt_segcache_lookup(ssd, block, seg, gen);
+		return scalio_tgt_tb_get(ssd, bucket, NULL);
+	buf = (void *)scalio_tgt_segcache_lookup(ssd, bucket, seg, gen);
 	if (buf)
-		return scalio_tgt_tb_get(ssd, block, buf);
+		return scalio_tgt_tb_get(ssd, bucket, buf);
 	len = scalio_seg_len(seg);
 	if (c->arena_used + len > SCALIO_BUF_UNITS)
 		return NULL;
 	buf = c->arena + ((size_t)c->arena_used << SCALIO_UNIT_SHIFT);
-	ret = scalio_tgt_seg_read_live(ssd, block, seg, gen, buf);
+	ret = scalio_tgt_seg_read_live(ssd, bucket, seg, gen, buf);
 	if (ret) {
-		pr_err_ratelimited("%s: ssd %u: block %u: segment at unit %u unreadable (%d)\n",
-				   st->name, ssd->index, block,
+		pr_err_ratelimited("%s: ssd %u: bucket %u: segment at unit %u unreadable (%d)\n",
+				   st->name, ssd->index, bucket,
 				   scalio_seg_unit(seg), ret);
 		return ERR_PTR(-EIO);
 	}
 	c->arena_used += len;
-	return scalio_tgt_tb_get(ssd, block, buf);
+	return scalio_tgt_tb_get(ssd, bucket, buf);
 }
 
-static int scalio_tgt_tb_find(const struct scalio_tgt_tblock *tb, const u8 *key,
+static int scalio_tgt_tb_find(const struct scalio_tgt_tbucket *tb, const u8 *key,
 			      u32 klen)
 {
 	u32 k;
@@ -232,13 +232,13 @@ static int scalio_tgt_tb_find(const struct scalio_tgt_tblock *tb, const u8 *key,
 	return -1;
 }
 
-/* Apply one request to the batch's copy of its block. */
+/* Apply one request to the batch's copy of its bucket. */
 /*
- * Apply @req to its block.  Unless @may_grow, a PUT that would make the
- * block's segment larger is refused with -ENOSPC: the log keeps its last
+ * Apply @req to its bucket.  Unless @may_grow, a PUT that would make the
+ * bucket's segment larger is refused with -ENOSPC: the log keeps its last
  * SCALIO_SHRINK_RESERVE units for requests that do not add live data.
  */
-static int scalio_tgt_tb_apply(struct scalio_tgt_tblock *tb,
+static int scalio_tgt_tb_apply(struct scalio_tgt_tbucket *tb,
 			       struct scalio_tgt_treq *req, bool may_grow)
 {
 	int k = scalio_tgt_tb_find(tb, req->key, req->klen);
@@ -260,7 +260,7 @@ static int scalio_tgt_tb_apply(struct scalio_tgt_tblock *tb,
 	if (k >= 0)
 		bytes -= scalio_rec_size(tb->ents[k].klen, tb->ents[k].vlen);
 	if (bytes > SCALIO_SEG_MAX_BYTES)
-		return -EFBIG;	/* this block's segment is full */
+		return -EFBIG;	/* this bucket's segment is full */
 	if (bytes > tb->bytes && !may_grow)
 		return -ENOSPC;
 	if (k < 0) {
@@ -348,11 +348,11 @@ static void scalio_tgt_commit_round(struct scalio_tgt_ssd *ssd)
 	 */
 	k = 0;
 	list_for_each_entry(req, &c->batch, entry) {
-		struct scalio_tgt_tblock *tb;
+		struct scalio_tgt_tbucket *tb;
 		u32 before;
 
 		tb = scalio_tgt_batch_units(est) > SCALIO_BATCH_SOFT_UNITS ?
-		     NULL : scalio_tgt_tb_load(ssd, req->block);
+		     NULL : scalio_tgt_tb_load(ssd, req->bucket);
 		if (!tb)
 			break;
 		if (IS_ERR(tb)) {
@@ -424,7 +424,7 @@ static void scalio_tgt_commit_round(struct scalio_tgt_ssd *ssd)
 		list_del_init(&req->entry);
 		req->seg = 0;
 		if (!s) {
-			u32 i = scalio_tgt_owned_idx(ssd, req->block);
+			u32 i = scalio_tgt_owned_idx(ssd, req->bucket);
 
 			req->seg = c->tbs[c->tb_of[i] - 1].seg;
 		}
@@ -679,11 +679,11 @@ void scalio_tgt_store_write(struct scalio_tgt_store *st,
 	if (req->op == SCALIO_MSG_DELETE)
 		req->vlen = 0;
 	bytes = req->klen + req->vlen;
-	req->block = scalio_hash_block(scalio_key_hash(st->hash_seed, req->key,
+	req->bucket = scalio_hash_bucket(scalio_key_hash(st->hash_seed, req->key,
 						       req->klen),
-				       st->nr_blocks);
+				       st->nr_buckets);
 	req->seg = 0;
-	ssd = st->ssds[scalio_block_ssd(req->block, st->nr_ssds)];
+	ssd = st->ssds[scalio_bucket_ssd(req->bucket, st->nr_ssds)];
 	c = ssd->commit;
 	req->arrival_ns = ktime_get_ns();
 

@@ -3,7 +3,7 @@
  * The control tree of scalio-target, in nvmet / null_blk style:
  *
  *   /sys/kernel/config/scalio/stores/<name>/
- *	attr_nr_blocks attr_slots_per_block attr_batch_max
+ *	attr_nr_blocks attr_nr_buckets attr_slots_per_block attr_batch_max
  *	attr_batch_timeout_us attr_offload_read attr_inline_cache
  *	attr_lease_ms attr_seg_cache_mb attr_kato_ms addr_traddr addr_trsvcid enable
  *	stats features attr_format_on_enable attr_force_recover report
@@ -70,6 +70,12 @@ typedef bool (*scalio_tgt_u32_check_t)(u32 val);
 static bool scalio_tgt_chk_nr_blocks(u32 v)
 {
 	return is_power_of_2(v) && v <= SCALIO_NR_BLOCKS_MAX;
+}
+
+/* 0 (as many as blocks) or a power of two; enable checks it against them. */
+static bool scalio_tgt_chk_nr_buckets(u32 v)
+{
+	return !v || (is_power_of_2(v) && v <= SCALIO_NR_BUCKETS_MAX);
 }
 
 static bool scalio_tgt_chk_slots(u32 v)
@@ -184,6 +190,8 @@ static ssize_t scalio_tgt_store_##_name##_store(struct config_item *item,\
 CONFIGFS_ATTR(scalio_tgt_store_, _name)
 
 SCALIO_STORE_U32_ATTR(attr_nr_blocks, nr_blocks, scalio_tgt_chk_nr_blocks);
+SCALIO_STORE_U32_ATTR(attr_nr_buckets, nr_buckets_attr,
+		      scalio_tgt_chk_nr_buckets);
 SCALIO_STORE_U32_ATTR(attr_slots_per_block, slots, scalio_tgt_chk_slots);
 SCALIO_STORE_U32_ATTR(attr_batch_max, batch_max, scalio_tgt_chk_batch_max);
 SCALIO_STORE_U32_ATTR(attr_batch_timeout_us, batch_timeout_us,
@@ -473,7 +481,7 @@ static const char * const scalio_tgt_store_features[] = {
 	"enable", "stats", "ssds", "attr_allow_any_host", "attr_max_clients",
 	"allowed_hosts", "attr_format_on_enable", "attr_force_recover",
 	"report", "resume", "attr_kato_ms", "attr_max_host_clients",
-	"statistics",
+	"statistics", "attr_nr_buckets",
 };
 
 static ssize_t scalio_tgt_store_features_show(struct config_item *item,
@@ -492,6 +500,7 @@ CONFIGFS_ATTR_RO(scalio_tgt_store_, features);
 
 static struct configfs_attribute *scalio_tgt_store_attrs[] = {
 	&scalio_tgt_store_attr_attr_nr_blocks,
+	&scalio_tgt_store_attr_attr_nr_buckets,
 	&scalio_tgt_store_attr_attr_slots_per_block,
 	&scalio_tgt_store_attr_attr_batch_max,
 	&scalio_tgt_store_attr_attr_batch_timeout_us,

@@ -36,6 +36,11 @@ static unsigned int nr_blocks = SCALIO_DEF_NR_BLOCKS;
 module_param(nr_blocks, uint, 0444);
 MODULE_PARM_DESC(nr_blocks, "Default hash blocks per store (power of two)");
 
+static unsigned int nr_buckets;
+module_param(nr_buckets, uint, 0444);
+MODULE_PARM_DESC(nr_buckets,
+		 "Default buckets per store (power of two >= nr_blocks; 0 = as many as blocks)");
+
 static unsigned int slots_per_block = SCALIO_DEF_SLOTS;
 module_param(slots_per_block, uint, 0444);
 MODULE_PARM_DESC(slots_per_block, "Default slots per block (4, 8 or 16)");
@@ -74,6 +79,7 @@ MODULE_PARM_DESC(seg_cache_mb,
 void scalio_tgt_store_set_defaults(struct scalio_tgt_store *st)
 {
 	st->nr_blocks = nr_blocks;
+	st->nr_buckets_attr = nr_buckets;
 	st->slots = slots_per_block;
 	st->batch_max = batch_max;
 	st->batch_timeout_us = batch_timeout_us;
@@ -91,8 +97,10 @@ int scalio_tgt_params_check(void)
 {
 	/* The uAPI's attribute limits must fit the on-SSD format's. */
 	BUILD_BUG_ON(SCALIO_NR_BLOCKS_MAX > SCALIO_MAX_BLOCKS);
+	BUILD_BUG_ON(SCALIO_NR_BUCKETS_MAX > SCALIO_MAX_BUCKETS);
 	BUILD_BUG_ON(SCALIO_BATCH_MAX_LIMIT > SCALIO_TB_MAX);
 	if (!is_power_of_2(nr_blocks) || nr_blocks > SCALIO_NR_BLOCKS_MAX ||
+	    (nr_buckets && !scalio_buckets_valid(nr_buckets, nr_blocks)) ||
 	    !scalio_slots_valid(slots_per_block) ||
 	    !batch_max || batch_max > SCALIO_BATCH_MAX_LIMIT ||
 	    batch_timeout_us > SCALIO_BATCH_TIMEOUT_MAX_US ||
@@ -111,8 +119,9 @@ int scalio_tgt_params_check(void)
  */
 /*
  * What enabling @st with @n SSDs allocates, by far the most of it sized by
- * the geometry: the index, per block a generation, a batch slot and a
- * checkpoint entry, per SSD the batch and arena buffers.  A geometry that
+ * the geometry: the index blocks, per bucket two seg words, a generation,
+ * a batch slot, a segment cache entry and a checkpoint entry, per SSD the
+ * batch and arena buffers.  A geometry that
  * needs more than half of the memory available is refused with -ENOMEM
  * and a message, before anything is allocated (rather than the
  * allocations failing late or the OOM killer stepping in).
@@ -121,13 +130,15 @@ static int scalio_tgt_store_mem_check(struct scalio_tgt_store *st, u32 n)
 {
 	u64 need, avail = (u64)si_mem_available() << PAGE_SHIFT;
 
-	need = (u64)st->nr_blocks * (SCALIO_BLOCK_SIZE(st->slots) +
-				     sizeof(u64) + sizeof(u16) +
-				     sizeof(struct scalio_ckpt_entry)) +
+	need = (u64)st->nr_blocks * SCALIO_BLOCK_SIZE(st->slots) +
+	       (u64)st->nr_buckets * (3 * sizeof(u64) + sizeof(u16) +
+				      sizeof(struct scalio_sc_ent) +
+				      sizeof(struct scalio_ckpt_entry)) +
 	       (u64)n * 2 * ((u64)SCALIO_BUF_UNITS << SCALIO_UNIT_SHIFT);
 	if (need > avail / 2) {
-		pr_err("%s: attr_nr_blocks %u x attr_slots_per_block %u on %u SSD(s) needs %llu MiB; %llu MiB are available\n",
-		       st->name, st->nr_blocks, st->slots, n, need >> 20,
+		pr_err("%s: attr_nr_blocks %u x attr_slots_per_block %u, attr_nr_buckets %u on %u SSD(s) needs %llu MiB; %llu MiB are available\n",
+		       st->name, st->nr_blocks, st->slots, st->nr_buckets, n,
+		       need >> 20,
 		       avail >> 20);
 		return -ENOMEM;
 	}
@@ -177,6 +188,13 @@ static int scalio_tgt_store_validate(struct scalio_tgt_store *st)
 	if (!scalio_slots_valid(st->slots)) {
 		pr_err("%s: attr_slots_per_block must be 4, 8 or 16\n",
 		       st->name);
+		return -EINVAL;
+	}
+	st->nr_buckets = st->nr_buckets_attr ?: st->nr_blocks;
+	if (!scalio_buckets_valid(st->nr_buckets, st->nr_blocks)) {
+		pr_err("%s: attr_nr_buckets %u must be 0 or a power of two from attr_nr_blocks (%u) to %u times that, at most %u\n",
+		       st->name, st->nr_buckets_attr, st->nr_blocks,
+		       SCALIO_BUCKETS_PER_BLOCK_MAX, SCALIO_NR_BUCKETS_MAX);
 		return -EINVAL;
 	}
 	if (!st->batch_max || st->batch_max > SCALIO_BATCH_MAX_LIMIT ||
@@ -257,7 +275,8 @@ int scalio_tgt_store_enable(struct scalio_tgt_store *st)
 		if (ret)
 			goto out_close;
 	}
-	ret = scalio_tgt_index_alloc(&st->index, st->nr_blocks, st->slots, n);
+	ret = scalio_tgt_index_alloc(&st->index, st->nr_blocks, st->nr_buckets,
+				     st->slots, n);
 	if (ret)
 		goto out_close;
 	for (i = 0; i < n; i++) {
@@ -292,8 +311,9 @@ int scalio_tgt_store_enable(struct scalio_tgt_store *st)
 	/* One-shot actions: a later enable recovers, and refuses damage. */
 	st->format_on_enable = false;
 	st->force_recover = false;
-	pr_info("%s: enabled: %u SSD(s), %u blocks x %u slots, batch_max %u, listening on %s:%u\n",
-		st->name, n, st->nr_blocks, st->slots, st->batch_max,
+	pr_info("%s: enabled: %u SSD(s), %u blocks x %u slots, %u buckets, batch_max %u, listening on %s:%u\n",
+		st->name, n, st->nr_blocks, st->slots, st->nr_buckets,
+		st->batch_max,
 		st->traddr, st->trsvcid);
 	return 0;
 
@@ -421,7 +441,12 @@ void scalio_tgt_store_stats(struct scalio_tgt_store *st,
 		out->log_total_units += le64_to_cpu(ssd->log.sb.log_units);
 		out->keys += READ_ONCE(ssd->commit->keys);
 		out->live_bytes += READ_ONCE(ssd->commit->live_bytes);
-		out->index_bytes += ssd->commit->nr_owned * sizeof(*ssd->gens);
+		/* Per owned bucket: generation, batch slot, cache entry, ckpt. */
+		out->index_bytes += (u64)ssd->commit->nr_owned *
+				    (sizeof(*ssd->gens) +
+				     sizeof(*ssd->commit->tb_of) +
+				     sizeof(*ssd->commit->sc_ents) +
+				     sizeof(struct scalio_ckpt_entry));
 		if (scalio_tgt_commit_failed(ssd))
 			out->ssd_failed |= 1ULL << i;
 	}

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * GET served by the target (the RPC path): look a key up on the SSD that
- * owns its block, for hosts that do not read the SSD themselves.
+ * owns its bucket, for hosts that do not read the SSD themselves.
  *
  * Lock-free against the commit kthread and the cleaner: the seg word is
  * read from the index, the segment read and checked; a segment rewritten
@@ -16,7 +16,7 @@
 int scalio_tgt_store_read(struct scalio_tgt_store *st, const u8 *key, u32 klen,
 			  u8 *value, u32 *vlen, u64 *segp)
 {
-	u32 block, len, buf_units = 0, tries;
+	u32 bucket, len, buf_units = 0, tries;
 	struct scalio_tgt_ssd *ssd;
 	struct scalio_rec rec;
 	void *buf = NULL;
@@ -26,17 +26,17 @@ int scalio_tgt_store_read(struct scalio_tgt_store *st, const u8 *key, u32 klen,
 	*segp = 0;
 	if (!klen || klen > SCALIO_KEY_MAX)
 		return -EINVAL;
-	block = scalio_hash_block(scalio_key_hash(st->hash_seed, key, klen),
-				  st->nr_blocks);
-	ssd = st->ssds[scalio_block_ssd(block, st->nr_ssds)];
+	bucket = scalio_hash_bucket(scalio_key_hash(st->hash_seed, key, klen),
+				  st->nr_buckets);
+	ssd = st->ssds[scalio_bucket_ssd(bucket, st->nr_ssds)];
 
 	/*
 	 * The segment may move under us (a commit or the cleaner rewrites
-	 * the block and reuses the units): the header check catches that,
+	 * the bucket and reuses the units): the header check catches that,
 	 * and a changed seg word says to try again.
 	 */
 	for (tries = 0; tries < 16; tries++) {
-		seg = scalio_tgt_index_get_seg(&st->index, block);
+		seg = scalio_tgt_index_get_seg(&st->index, bucket);
 		*segp = seg;
 		if (!seg) {
 			ret = -ENOENT;
@@ -63,10 +63,10 @@ int scalio_tgt_store_read(struct scalio_tgt_store *st, const u8 *key, u32 klen,
 			ret = scalio_seg_check(buf,
 					       ((size_t)len << SCALIO_UNIT_SHIFT) -
 					       scalio_seg_offset(seg),
-					       block, scalio_seg_gen(seg));
+					       bucket, scalio_seg_gen(seg));
 		if (ret) {
 			ret = -EIO;
-			if (scalio_tgt_index_get_seg(&st->index, block) != seg)
+			if (scalio_tgt_index_get_seg(&st->index, bucket) != seg)
 				continue;
 			break;
 		}

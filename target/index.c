@@ -7,9 +7,9 @@
  * most SCALIO_INDEX_CHUNK_BYTES (one fast-registration MR each under
  * rxe), every one vmalloc'ed, page aligned and a whole number of pages,
  * each holding whole blocks, and beside each chunk the page-aligned
- * published seg words of its blocks.  All memory starts zeroed: every ctl
- * word is then state A (empty, version 0) and every seg word is 0 (no
- * segment) until recovery publishes the blocks' segments.
+ * published seg words of its blocks' buckets.  All memory starts zeroed:
+ * every ctl word is then state A (empty, version 0) and every seg word is
+ * 0 (no segment) until recovery publishes the buckets' segments.
  *
  * Trust: clients may write every byte of the block chunks, so the target
  * never reads them.  The seg words it trusts live in @segs, plain kernel
@@ -54,6 +54,8 @@ static void scalio_tgt_clock_tick(struct timer_list *t)
  * scalio_tgt_index_alloc() - allocate and initialise a store's index
  * @idx:	zeroed or freed index
  * @nr_blocks:	power of two
+ * @nr_buckets:	power of two, nr_blocks..nr_blocks *
+ *		SCALIO_BUCKETS_PER_BLOCK_MAX
  * @slots:	4, 8 or 16
  * @nr_ssds:	SSDs of the store (recorded in the header)
  *
@@ -62,25 +64,33 @@ static void scalio_tgt_clock_tick(struct timer_list *t)
  * Return: 0, -EINVAL for a bad geometry, -ENOMEM.
  */
 int scalio_tgt_index_alloc(struct scalio_tgt_index *idx, u32 nr_blocks,
-			   u32 slots, u32 nr_ssds)
+			   u32 nr_buckets, u32 slots, u32 nr_ssds)
 {
 	struct scalio_index_hdr *hdr;
 	u32 i, first;
+
+	BUILD_BUG_ON((u64)SCALIO_BUCKETS_PER_BLOCK_MAX * sizeof(u64) >
+		     SCALIO_INDEX_CHUNK_BYTES);
 
 	BUILD_BUG_ON(sizeof(struct scalio_index_hdr) > PAGE_SIZE);
 	BUILD_BUG_ON(sizeof(struct scalio_slot) != SCALIO_SLOT_SIZE);
 	BUILD_BUG_ON(sizeof(struct scalio_block_hdr) != SCALIO_BLOCK_HDR_SIZE);
 
 	memset(idx, 0, sizeof(*idx));
-	if (!is_power_of_2(nr_blocks) ||
+	if (!scalio_buckets_valid(nr_buckets, nr_blocks) ||
 	    !scalio_slots_valid(slots) ||
 	    !nr_ssds || nr_ssds > SCALIO_MAX_SSDS)
 		return -EINVAL;
 
 	idx->nr_blocks = nr_blocks;
+	idx->nr_buckets = nr_buckets;
+	idx->bpb = nr_buckets / nr_blocks;
 	idx->slots = slots;
 	idx->block_size = SCALIO_BLOCK_SIZE(slots);
-	idx->blocks_per_chunk = SCALIO_INDEX_CHUNK_BYTES / idx->block_size;
+	/* Both a chunk and its seg words must fit one MR. */
+	idx->blocks_per_chunk = min(SCALIO_INDEX_CHUNK_BYTES / idx->block_size,
+				    SCALIO_INDEX_CHUNK_BYTES /
+				    (u32)(idx->bpb * sizeof(u64)));
 	idx->nr_chunks = DIV_ROUND_UP(nr_blocks, idx->blocks_per_chunk);
 
 	idx->hdr = vzalloc(PAGE_SIZE);
@@ -90,10 +100,10 @@ int scalio_tgt_index_alloc(struct scalio_tgt_index *idx, u32 nr_blocks,
 			      GFP_KERNEL);
 	if (!idx->chunks)
 		goto out_nomem;
-	idx->segs = kvcalloc(nr_blocks, sizeof(*idx->segs), GFP_KERNEL);
+	idx->segs = kvcalloc(nr_buckets, sizeof(*idx->segs), GFP_KERNEL);
 	if (!idx->segs)
 		goto out_nomem;
-	idx->bytes = PAGE_SIZE + (u64)nr_blocks * sizeof(*idx->segs);
+	idx->bytes = PAGE_SIZE + (u64)nr_buckets * sizeof(*idx->segs);
 
 	for (i = 0, first = 0; i < idx->nr_chunks; i++) {
 		struct scalio_tgt_index_chunk *c = &idx->chunks[i];
@@ -105,7 +115,8 @@ int scalio_tgt_index_alloc(struct scalio_tgt_index *idx, u32 nr_blocks,
 		c->mem = vzalloc(c->bytes);
 		if (!c->mem)
 			goto out_nomem;
-		c->seg_bytes = PAGE_ALIGN((size_t)c->nr_blocks * sizeof(u64));
+		c->seg_bytes = PAGE_ALIGN((size_t)c->nr_blocks * idx->bpb *
+					  sizeof(u64));
 		c->seg_mem = vzalloc(c->seg_bytes);
 		if (!c->seg_mem)
 			goto out_nomem;
@@ -122,14 +133,15 @@ int scalio_tgt_index_alloc(struct scalio_tgt_index *idx, u32 nr_blocks,
 	hdr->nr_ssds = cpu_to_le32(nr_ssds);
 	hdr->clock_hz = cpu_to_le32(SCALIO_CLOCK_HZ);
 	hdr->clock = cpu_to_le64(scalio_tgt_clock_now());
+	hdr->nr_buckets = cpu_to_le32(nr_buckets);
 
 	timer_setup(&idx->clock_timer, scalio_tgt_clock_tick, 0);
 	mod_timer(&idx->clock_timer, jiffies + 1);
 	return 0;
 
 out_nomem:
-	pr_err("cannot allocate the index (%u blocks of %u bytes)\n",
-	       nr_blocks, SCALIO_BLOCK_SIZE(slots));
+	pr_err("cannot allocate the index (%u blocks of %u bytes, %u buckets)\n",
+	       nr_blocks, SCALIO_BLOCK_SIZE(slots), nr_buckets);
 	scalio_tgt_index_free(idx);
 	return -ENOMEM;
 }
@@ -153,20 +165,22 @@ void scalio_tgt_index_free(struct scalio_tgt_index *idx)
 	memset(idx, 0, sizeof(*idx));
 }
 
-void scalio_tgt_index_set_seg(struct scalio_tgt_index *idx, u32 block, u64 seg)
+void scalio_tgt_index_set_seg(struct scalio_tgt_index *idx, u32 bucket,
+			      u64 seg)
 {
-	u32 c = block / idx->blocks_per_chunk;
-	u32 off = block - idx->chunks[c].first_block;
+	u32 pos = scalio_bucket_pos(bucket, idx->nr_blocks, idx->bpb);
+	u32 c = pos / idx->bpb / idx->blocks_per_chunk;
+	u32 off = pos - idx->chunks[c].first_block * idx->bpb;
 
 	/* RPC GETs read it concurrently (scalio_tgt_store_read()). */
-	WRITE_ONCE(idx->segs[block], seg);
+	WRITE_ONCE(idx->segs[bucket], seg);
 	/* One aligned 8-byte store: RDMA readers see old or new, whole. */
 	WRITE_ONCE(idx->chunks[c].seg_mem[off], cpu_to_le64(seg));
 }
 
-u64 scalio_tgt_index_get_seg(struct scalio_tgt_index *idx, u32 block)
+u64 scalio_tgt_index_get_seg(struct scalio_tgt_index *idx, u32 bucket)
 {
-	return READ_ONCE(idx->segs[block]);
+	return READ_ONCE(idx->segs[bucket]);
 }
 
 u64 scalio_tgt_index_clock(struct scalio_tgt_index *idx)

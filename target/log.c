@@ -56,7 +56,7 @@ void scalio_tgt_log_levels(const struct scalio_tgt_ssd *ssd,
 }
 
 /* Make room for @n records in @tb. */
-int scalio_tgt_tb_reserve(struct scalio_tgt_tblock *tb, u32 n)
+int scalio_tgt_tb_reserve(struct scalio_tgt_tbucket *tb, u32 n)
 {
 	struct scalio_tgt_kent *ents;
 	u32 cap;
@@ -76,21 +76,21 @@ int scalio_tgt_tb_reserve(struct scalio_tgt_tblock *tb, u32 n)
 }
 
 /**
- * scalio_tgt_tb_get() - the batch's copy of a block, created on first use
- * @ssd:	SSD owning @block
- * @block:	block
- * @seg:	when the block is new to the batch: its current segment,
+ * scalio_tgt_tb_get() - the batch's copy of a bucket, created on first use
+ * @ssd:	SSD owning @bucket
+ * @bucket:	bucket
+ * @seg:	when the bucket is new to the batch: its current segment,
  *		already checked (records are referenced, not copied: it must
  *		stay until the batch is reset), or NULL for "no records"
  *
- * Return: the block, or ERR_PTR(-E2BIG / -ENOMEM / -EBADMSG).
+ * Return: the bucket, or ERR_PTR(-E2BIG / -ENOMEM / -EBADMSG).
  */
-struct scalio_tgt_tblock *scalio_tgt_tb_get(struct scalio_tgt_ssd *ssd,
-					    u32 block, const void *seg)
+struct scalio_tgt_tbucket *scalio_tgt_tb_get(struct scalio_tgt_ssd *ssd,
+					    u32 bucket, const void *seg)
 {
 	struct scalio_tgt_commit *c = ssd->commit;
-	u32 i = scalio_tgt_owned_idx(ssd, block);
-	struct scalio_tgt_tblock *tb;
+	u32 i = scalio_tgt_owned_idx(ssd, bucket);
+	struct scalio_tgt_tbucket *tb;
 	struct scalio_rec rec;
 	u32 pos = 0, nr;
 	int ret;
@@ -100,7 +100,7 @@ struct scalio_tgt_tblock *scalio_tgt_tb_get(struct scalio_tgt_ssd *ssd,
 	if (c->nr_tbs >= SCALIO_TB_MAX)
 		return ERR_PTR(-E2BIG);
 	tb = &c->tbs[c->nr_tbs];
-	tb->block = block;
+	tb->bucket = bucket;
 	tb->nr = 0;
 	tb->bytes = sizeof(struct scalio_seg_hdr);
 	tb->dirty = false;
@@ -138,9 +138,9 @@ void scalio_tgt_batch_reset(struct scalio_tgt_ssd *ssd)
 	u32 i;
 
 	for (i = 0; i < c->nr_tbs; i++) {
-		struct scalio_tgt_tblock *tb = &c->tbs[i];
+		struct scalio_tgt_tbucket *tb = &c->tbs[i];
 
-		c->tb_of[scalio_tgt_owned_idx(ssd, tb->block)] = 0;
+		c->tb_of[scalio_tgt_owned_idx(ssd, tb->bucket)] = 0;
 		/* Keep small record arrays for the next batch. */
 		if (tb->cap > 256) {
 			kvfree(tb->ents);
@@ -154,15 +154,15 @@ void scalio_tgt_batch_reset(struct scalio_tgt_ssd *ssd)
 }
 
 /**
- * scalio_tgt_batch_write() - write the dirty blocks of the batch, publish them
+ * scalio_tgt_batch_write() - write the dirty buckets of the batch, publish them
  * @ssd:	SSD
  * @reserve:	free log units that must remain after the write
  *
- * Builds one batch (header sector, then one segment per dirty block packed
+ * Builds one batch (header sector, then one segment per dirty bucket packed
  * on sectors, generation = the batch's sequence number, zeroes to the end
  * of the last unit) at the log tail, or at log_start if it does not fit
  * before the end of the log, writes it durably, then publishes each
- * block's new seg word and generation and advances the log.  Nothing is
+ * bucket's new seg word and generation and advances the log.  Nothing is
  * published if the write fails.  Commit kthread only.
  *
  * Return: 0 (also when nothing is dirty), -ENOSPC, -EIO.
@@ -202,7 +202,7 @@ int scalio_tgt_batch_write(struct scalio_tgt_ssd *ssd, u64 reserve)
 	memset(bh, 0, SCALIO_SECTOR_SIZE);
 	off = 1;
 	for (i = 0; i < c->nr_tbs; i++) {
-		struct scalio_tgt_tblock *tb = &c->tbs[i];
+		struct scalio_tgt_tbucket *tb = &c->tbs[i];
 		struct scalio_seg_builder b;
 		u64 sector = pos * SCALIO_SECTORS_PER_UNIT + off;
 		u32 k, secs;
@@ -220,7 +220,7 @@ int scalio_tgt_batch_write(struct scalio_tgt_ssd *ssd, u64 reserve)
 						 e->value, e->vlen))
 				return -EIO;	/* sizes were checked: a bug */
 		}
-		secs = scalio_seg_build_finish(&b, tb->block, seq);
+		secs = scalio_seg_build_finish(&b, tb->bucket, seq);
 		if (secs != scalio_tgt_tb_sectors(tb) || b.len != tb->bytes)
 			return -EIO;
 		tb->seg = tb->nr ? scalio_seg_make(ssd->index, sector,
@@ -258,18 +258,18 @@ int scalio_tgt_batch_write(struct scalio_tgt_ssd *ssd, u64 reserve)
 
 	/* Durable: publish. */
 	for (i = 0, off = 1; i < c->nr_tbs; i++) {
-		struct scalio_tgt_tblock *tb = &c->tbs[i];
+		struct scalio_tgt_tbucket *tb = &c->tbs[i];
 
 		if (!tb->dirty)
 			continue;
-		scalio_tgt_index_set_seg(&st->index, tb->block, tb->seg);
-		ssd->gens[scalio_tgt_owned_idx(ssd, tb->block)] = seq;
+		scalio_tgt_index_set_seg(&st->index, tb->bucket, tb->seg);
+		ssd->gens[scalio_tgt_owned_idx(ssd, tb->bucket)] = seq;
 		dkeys += (s64)tb->nr - tb->old_nr;
 		dbytes += (s64)(tb->seg ? tb->bytes : 0) - tb->old_bytes;
 		dsecs += (s64)(tb->seg ? scalio_tgt_tb_sectors(tb) : 0) -
 			 DIV_ROUND_UP(tb->old_bytes, SCALIO_SECTOR_SIZE);
 		/* The images are all built: the cache may now evict. */
-		scalio_tgt_segcache_publish(ssd, tb->block, tb->seg, seq,
+		scalio_tgt_segcache_publish(ssd, tb->bucket, tb->seg, seq,
 					    c->buf + ((size_t)off <<
 						      SCALIO_SECTOR_SHIFT));
 		off += scalio_tgt_tb_sectors(tb);
@@ -311,18 +311,18 @@ int scalio_tgt_seg_read(struct scalio_tgt_ssd *ssd, u64 seg, void *buf,
 }
 
 /**
- * scalio_tgt_seg_read_live() - read a block's live segment and check it
- * @ssd:	SSD owning @block
- * @block:	block
+ * scalio_tgt_seg_read_live() - read a bucket's live segment and check it
+ * @ssd:	SSD owning @bucket
+ * @bucket:	bucket
  * @seg:	its seg word (non-zero; length at most SCALIO_BUF_UNITS)
  * @gen:	its generation (ssd->gens[])
  * @buf:	destination, scalio_seg_len(@seg) units; the segment starts
  *		at its first byte
  *
  * Return: 0; the read's error; -EBADMSG (not intact) or -ESTALE (intact,
- * but not that block and generation).
+ * but not that bucket and generation).
  */
-int scalio_tgt_seg_read_live(struct scalio_tgt_ssd *ssd, u32 block, u64 seg,
+int scalio_tgt_seg_read_live(struct scalio_tgt_ssd *ssd, u32 bucket, u64 seg,
 			     u64 gen, void *buf)
 {
 	u32 len = scalio_seg_len(seg);
@@ -332,7 +332,7 @@ int scalio_tgt_seg_read_live(struct scalio_tgt_ssd *ssd, u32 block, u64 seg,
 	if (ret)
 		return ret;
 	ret = scalio_seg_check(buf, ((size_t)len << SCALIO_UNIT_SHIFT) -
-			       scalio_seg_offset(seg), block,
+			       scalio_seg_offset(seg), bucket,
 			       gen & SCALIO_SEG_GEN_MASK);
 	if (!ret && le64_to_cpu(((struct scalio_seg_hdr *)buf)->gen) != gen)
 		ret = -ESTALE;
@@ -364,10 +364,10 @@ int scalio_tgt_checkpoint_write(struct scalio_tgt_ssd *ssd)
 	h->head_seq = cpu_to_le64(ssd->log.head_seq);
 	h->nr_entries = cpu_to_le32(c->nr_owned);
 	for (i = 0; i < c->nr_owned; i++) {
-		u32 block = ssd->index + i * st->nr_ssds;
+		u32 bucket = ssd->index + i * st->nr_ssds;
 
 		e[i].seg = cpu_to_le64(scalio_tgt_index_get_seg(&st->index,
-								block));
+								bucket));
 		e[i].gen = cpu_to_le64(ssd->gens[i]);
 	}
 	h->crc = cpu_to_le32(scalio_crc(h, bytes,

@@ -3,7 +3,7 @@
  * Formatting, checkpoints and crash recovery of one SSD of a store.
  *
  * Layout (scalio_format.h): superblock at unit 0, two checkpoint slots,
- * then the circular log.  A checkpoint holds every owned block's seg word
+ * then the circular log.  A checkpoint holds every owned bucket's seg word
  * and generation plus the log head, tail, next batch sequence and the
  * sequence of the batch at the head.  Checkpoint seq s goes to slot s & 1,
  * so a torn checkpoint write only ever destroys the older of the two, and
@@ -157,6 +157,7 @@ static int scalio_tgt_format_ssd(struct scalio_tgt_ssd *ssd)
 	sb->ssd_index = cpu_to_le32(ssd->index);
 	sb->nr_ssds = cpu_to_le32(st->nr_ssds);
 	sb->nr_blocks = cpu_to_le32(st->nr_blocks);
+	sb->nr_buckets = cpu_to_le32(st->nr_buckets);
 	memcpy(sb->uuid, st->uuid, sizeof(sb->uuid));
 	sb->hash_seed = cpu_to_le64(st->hash_seed);
 	sb->nr_units = cpu_to_le64(nr_units);
@@ -215,7 +216,7 @@ static int scalio_tgt_format_store(struct scalio_tgt_store *st)
 	int ret;
 
 	generate_random_uuid(st->uuid);
-	/* Secret, so that keys cannot be chosen to fill one block. */
+	/* Secret, so that keys cannot be chosen to fill one bucket. */
 	st->hash_seed = get_random_u64() | 1;
 	for (j = 0; j < st->nr_ssds; j++) {
 		ret = scalio_tgt_format_ssd(st->ssds[j]);
@@ -237,12 +238,14 @@ static int scalio_tgt_sb_match(struct scalio_tgt_ssd *ssd,
 
 	if (le32_to_cpu(sb->nr_ssds) != st->nr_ssds ||
 	    le32_to_cpu(sb->nr_blocks) != st->nr_blocks ||
+	    le32_to_cpu(sb->nr_buckets) != st->nr_buckets ||
 	    le32_to_cpu(sb->ssd_index) != ssd->index) {
-		pr_err("%s: ssd %u: %s belongs to a store with %u SSDs and %u blocks, as ssd %u; configured: %u SSDs, %u blocks, ssd %u\n",
+		pr_err("%s: ssd %u: %s belongs to a store with %u SSDs, %u blocks and %u buckets, as ssd %u; configured: %u SSDs, %u blocks, %u buckets, ssd %u\n",
 		       st->name, ssd->index, ssd->device_path,
 		       le32_to_cpu(sb->nr_ssds), le32_to_cpu(sb->nr_blocks),
+		       le32_to_cpu(sb->nr_buckets),
 		       le32_to_cpu(sb->ssd_index), st->nr_ssds,
-		       st->nr_blocks, ssd->index);
+		       st->nr_blocks, st->nr_buckets, ssd->index);
 		return -EINVAL;
 	}
 	if (memcmp(st->uuid, zero_uuid, sizeof(zero_uuid)) &&
@@ -426,10 +429,10 @@ static int scalio_tgt_ckpt_load(struct scalio_tgt_ssd *ssd)
 		return -EIO;	/* changed under us */
 
 	for (i = 0; i < c->nr_owned; i++) {
-		u32 block = ssd->index + i * st->nr_ssds;
+		u32 bucket = ssd->index + i * st->nr_ssds;
 
 		ssd->gens[i] = le64_to_cpu(e[i].gen);
-		scalio_tgt_index_set_seg(&st->index, block,
+		scalio_tgt_index_set_seg(&st->index, bucket,
 					 le64_to_cpu(e[i].seg));
 	}
 	ssd->log.ckpt_seq = seq[slot];
@@ -461,33 +464,33 @@ struct scalio_tgt_gap {
 };
 
 /*
- * A dropped batch's intact segment @gsh of @block, not rewritten later:
- * each key the block holds now (its segment from before the gap) that
+ * A dropped batch's intact segment @gsh of @bucket, not rewritten later:
+ * each key the bucket holds now (its segment from before the gap) that
  * @gsh lacks was deleted by that batch, and is back with an older value.
  * Uses the commit arena.
  */
-static int scalio_tgt_report_back(struct scalio_tgt_ssd *ssd, u32 block,
+static int scalio_tgt_report_back(struct scalio_tgt_ssd *ssd, u32 bucket,
 				  u64 gen, const void *gsh, u32 *lines)
 {
 	struct scalio_tgt_store *st = ssd->store;
 	struct scalio_tgt_commit *c = ssd->commit;
-	u64 w = scalio_tgt_index_get_seg(&st->index, block);
-	u64 cur = ssd->gens[scalio_tgt_owned_idx(ssd, block)];
+	u64 w = scalio_tgt_index_get_seg(&st->index, bucket);
+	u64 cur = ssd->gens[scalio_tgt_owned_idx(ssd, bucket)];
 	u32 len = scalio_seg_len(w), pos = 0;
 	struct scalio_rec rec, found;
 	int ret;
 
 	if (!w)
-		return 0;	/* the block is empty now: nothing back */
+		return 0;	/* the bucket is empty now: nothing back */
 	if (!len || len > SCALIO_BUF_UNITS)
 		return 0;
-	ret = scalio_tgt_seg_read_live(ssd, block, w, cur, c->arena);
+	ret = scalio_tgt_seg_read_live(ssd, bucket, w, cur, c->arena);
 	if (ret != -EBADMSG && ret != -ESTALE && ret)
 		return -EIO;
 	if (ret) {
 		scalio_tgt_report(st, true,
-				  "ssd %u: block %u: its segment of batch %llu is damaged: keys deleted by batch %llu are unknown",
-				  ssd->index, block, cur, gen);
+				  "ssd %u: bucket %u: its segment of batch %llu is damaged: keys deleted by batch %llu are unknown",
+				  ssd->index, bucket, cur, gen);
 		return 0;
 	}
 	while (scalio_seg_next(c->arena, &pos, &rec) > 0) {
@@ -496,8 +499,8 @@ static int scalio_tgt_report_back(struct scalio_tgt_ssd *ssd, u32 block,
 		if (++*lines > SCALIO_REPORT_KEYS)
 			continue;
 		scalio_tgt_report(st, true,
-				  "ssd %u: batch %llu: block %u: key '%*pE' was deleted by it: BACK with its value of batch %llu",
-				  ssd->index, gen, block, (int)rec.klen, rec.key,
+				  "ssd %u: batch %llu: bucket %u: key '%*pE' was deleted by it: BACK with its value of batch %llu",
+				  ssd->index, gen, bucket, (int)rec.klen, rec.key,
 				  cur);
 	}
 	return 0;
@@ -513,11 +516,11 @@ static bool scalio_tgt_gap_candidate(struct scalio_tgt_ssd *ssd,
 {
 	struct scalio_tgt_store *st = ssd->store;
 	u64 gen = le64_to_cpu(sh->gen);
-	u32 block = le32_to_cpu(sh->block);
+	u32 bucket = le32_to_cpu(sh->bucket);
 
 	return le32_to_cpu(sh->magic) == SCALIO_SEG_MAGIC &&
-	       gen >= gap->seq && gen < gap->next && block < st->nr_blocks &&
-	       scalio_block_ssd(block, st->nr_ssds) == ssd->index;
+	       gen >= gap->seq && gen < gap->next && bucket < st->nr_buckets &&
+	       scalio_bucket_ssd(bucket, st->nr_ssds) == ssd->index;
 }
 
 /*
@@ -534,7 +537,7 @@ static int scalio_tgt_report_gap_seg(struct scalio_tgt_ssd *ssd,
 	struct scalio_tgt_commit *c = ssd->commit;
 	const struct scalio_seg_hdr *sh = c->buf;
 	u64 end = scalio_tgt_log_end(ssd), gen;
-	u32 off = s << SCALIO_SECTOR_SHIFT, block, len, units, pos = 0;
+	u32 off = s << SCALIO_SECTOR_SHIFT, bucket, len, units, pos = 0;
 	struct scalio_rec rec;
 	bool kept;
 	int ret;
@@ -546,7 +549,7 @@ static int scalio_tgt_report_gap_seg(struct scalio_tgt_ssd *ssd,
 	if (!scalio_tgt_gap_candidate(ssd, gap, sh))
 		return 0;	/* read otherwise this time */
 	gen = le64_to_cpu(sh->gen);
-	block = le32_to_cpu(sh->block);
+	bucket = le32_to_cpu(sh->bucket);
 	len = le32_to_cpu(sh->len);
 	units = clamp_t(u64, DIV_ROUND_UP(off + min(len, SCALIO_SEG_MAX_BYTES),
 					  SCALIO_UNIT_SIZE),
@@ -555,12 +558,12 @@ static int scalio_tgt_report_gap_seg(struct scalio_tgt_ssd *ssd,
 	if (ret && ret != -ENODATA)
 		return ret;
 	memmove(c->buf, c->buf + off, ((size_t)units << SCALIO_UNIT_SHIFT) - off);
-	kept = ssd->gens[scalio_tgt_owned_idx(ssd, block)] > gen;
+	kept = ssd->gens[scalio_tgt_owned_idx(ssd, bucket)] > gen;
 	if (ret || scalio_seg_check(sh, ((size_t)units << SCALIO_UNIT_SHIFT) -
-				    off, block, -1)) {
+				    off, bucket, -1)) {
 		scalio_tgt_report(st, true,
-				  "ssd %u: batch %llu: block %u: segment at unit %llu (+%u) is %s: its keys are %s",
-				  ssd->index, gen, block, u, off,
+				  "ssd %u: batch %llu: bucket %u: segment at unit %llu (+%u) is %s: its keys are %s",
+				  ssd->index, gen, bucket, u, off,
 				  ret ? "unreadable (a media error)" : "damaged",
 				  kept ? "kept by a later batch" :
 				  "unknown and lost");
@@ -570,13 +573,13 @@ static int scalio_tgt_report_gap_seg(struct scalio_tgt_ssd *ssd,
 		if (++*lines > SCALIO_REPORT_KEYS)
 			continue;
 		scalio_tgt_report(st, true,
-				  "ssd %u: batch %llu: block %u: key '%*pE' %s",
-				  ssd->index, gen, block, (int)rec.klen,
+				  "ssd %u: batch %llu: bucket %u: key '%*pE' %s",
+				  ssd->index, gen, bucket, (int)rec.klen,
 				  rec.key, kept ? "kept by a later batch" :
 				  "LOST (value of that batch)");
 	}
 	if (!kept) {
-		ret = scalio_tgt_report_back(ssd, block, gen, sh, lines);
+		ret = scalio_tgt_report_back(ssd, bucket, gen, sh, lines);
 		if (ret)
 			return ret;
 	}
@@ -586,8 +589,8 @@ static int scalio_tgt_report_gap_seg(struct scalio_tgt_ssd *ssd,
 /*
  * Report what a forced recovery dropped in @gap: every intact segment the
  * dropped batches left in its units, with its keys, and whether a later
- * batch rewrote the block (then its keys are kept: a segment holds the
- * whole block) or they are lost; and the keys such a segment shows were
+ * batch rewrote the bucket (then its keys are kept: a segment holds the
+ * whole bucket) or they are lost; and the keys such a segment shows were
  * deleted, which come back.  What damaged units held is unknown: the
  * report says so.
  */
@@ -733,8 +736,8 @@ static int scalio_tgt_log_chain(struct scalio_tgt_ssd *ssd, u64 *replayed,
 		}
 		scalio_batch_iter_init(&it, c->arena);
 		while (scalio_batch_next_seg(&it, &sh, &sector, &sectors)) {
-			u32 block = le32_to_cpu(sh->block);
-			u32 i = scalio_tgt_owned_idx(ssd, block);
+			u32 bucket = le32_to_cpu(sh->bucket);
+			u32 i = scalio_tgt_owned_idx(ssd, bucket);
 			u64 seg = 0, at;
 
 			if (seq <= ssd->gens[i])
@@ -746,7 +749,7 @@ static int scalio_tgt_log_chain(struct scalio_tgt_ssd *ssd, u64 *replayed,
 						      le32_to_cpu(sh->len)),
 						      seq);
 			ssd->gens[i] = seq;
-			scalio_tgt_index_set_seg(&st->index, block, seg);
+			scalio_tgt_index_set_seg(&st->index, bucket, seg);
 		}
 		ssd->log.tail = pos + n == end ? start : pos + n;
 		ssd->log.used_units += waste + n;
@@ -870,26 +873,26 @@ static int scalio_tgt_log_replay(struct scalio_tgt_ssd *ssd, u64 *replayed)
 }
 
 /*
- * Forced recovery: read @block's segment @seg whole and check it; drop the
- * block (empty, reported) when it is not intact, or when three reads of it
+ * Forced recovery: read @bucket's segment @seg whole and check it; drop the
+ * bucket (empty, reported) when it is not intact, or when three reads of it
  * fail with a media error (-ENODATA, -EILSEQ) or a plain -EIO while the
  * superblock still reads: a device or path going away fails that read too
  * (and other errors, -ENOLINK, -ETIMEDOUT...), which is no proof of damage
  * and fails the recovery instead.
  * Return: 0 (intact), 1 (dropped), or the read error.
  */
-static int scalio_tgt_recover_check_seg(struct scalio_tgt_ssd *ssd, u32 block,
+static int scalio_tgt_recover_check_seg(struct scalio_tgt_ssd *ssd, u32 bucket,
 					u64 seg)
 {
 	struct scalio_tgt_store *st = ssd->store;
 	struct scalio_tgt_commit *c = ssd->commit;
-	u64 gen = ssd->gens[scalio_tgt_owned_idx(ssd, block)];
+	u64 gen = ssd->gens[scalio_tgt_owned_idx(ssd, bucket)];
 	u32 unit = scalio_seg_unit(seg), len = scalio_seg_len(seg);
 	int ret = -EBADMSG, tries = 0;
 
 	if (len && len <= SCALIO_BUF_UNITS) {
 		for (;;) {
-			ret = scalio_tgt_seg_read_live(ssd, block, seg, gen,
+			ret = scalio_tgt_seg_read_live(ssd, bucket, seg, gen,
 						       c->arena);
 			if (!scalio_tgt_media_err(ret) || ++tries == 3)
 				break;
@@ -904,19 +907,19 @@ static int scalio_tgt_recover_check_seg(struct scalio_tgt_ssd *ssd, u32 block,
 			return -EIO;
 		if (scalio_tgt_media_err(ret)) {
 			scalio_tgt_report(st, true,
-					  "ssd %u: block %u: segment at unit %u is unreadable (%d): block dropped, its keys are LOST",
-					  ssd->index, block, unit, ret);
+					  "ssd %u: bucket %u: segment at unit %u is unreadable (%d): bucket dropped, its keys are LOST",
+					  ssd->index, bucket, unit, ret);
 			goto drop;
 		}
 	}
 	if (!ret)
 		return 0;
 	scalio_tgt_report(st, true,
-			  "ssd %u: block %u: segment at unit %u is %s: block dropped, its keys are LOST",
-			  ssd->index, block, unit,
+			  "ssd %u: bucket %u: segment at unit %u is %s: bucket dropped, its keys are LOST",
+			  ssd->index, bucket, unit,
 			  ret == -ESTALE ? "not the one recorded" : "damaged");
 drop:
-	scalio_tgt_index_set_seg(&st->index, block, 0);
+	scalio_tgt_index_set_seg(&st->index, bucket, 0);
 	return 1;
 }
 
@@ -925,17 +928,17 @@ drop:
  * @ssd:	SSD being recovered (commit kthread not running)
  * @primed:	out: segments put into the segment cache
  *
- * Reads each non-empty block's segment header.  While the segment cache
+ * Reads each non-empty bucket's segment header.  While the segment cache
  * has room (no eviction), it reads the whole segment instead and, if the
  * segment passes the same checks as the commit path's read
  * (scalio_tgt_tb_load()), caches it: the first batch after an enable that
- * rewrites the block then needs no read.  A segment that fails those
+ * rewrites the bucket then needs no read.  A segment that fails those
  * checks, or whose whole read fails, is not cached; the commit path
  * reports it when it reads it.
  *
  * A forced recovery reads and checks every segment whole and drops the
- * blocks whose segment is damaged, not the recorded one or unreadable on
- * the medium (reported: their keys are lost): such a block could never be
+ * buckets whose segment is damaged, not the recorded one or unreadable on
+ * the medium (reported: their keys are lost): such a bucket could never be
  * written again, and the cleaner could never move it.  Other read errors
  * fail it.
  *
@@ -953,8 +956,8 @@ static int scalio_tgt_count_keys(struct scalio_tgt_ssd *ssd, u32 *primed)
 
 	*primed = 0;
 	for (i = 0; i < c->nr_owned; i++) {
-		u32 block = ssd->index + i * st->nr_ssds;
-		u64 seg = scalio_tgt_index_get_seg(&st->index, block);
+		u32 bucket = ssd->index + i * st->nr_ssds;
+		u64 seg = scalio_tgt_index_get_seg(&st->index, bucket);
 		u32 unit, seg_len;
 		bool warm;
 
@@ -966,7 +969,7 @@ static int scalio_tgt_count_keys(struct scalio_tgt_ssd *ssd, u32 *primed)
 		       c->sc.used + seg_len <= c->sc.cap;
 		if (st->force_recover) {
 			/* Read whole and checked: in the arena, no re-read. */
-			ret = scalio_tgt_recover_check_seg(ssd, block, seg);
+			ret = scalio_tgt_recover_check_seg(ssd, bucket, seg);
 			if (ret < 0)
 				return ret;
 			if (ret)
@@ -974,7 +977,7 @@ static int scalio_tgt_count_keys(struct scalio_tgt_ssd *ssd, u32 *primed)
 			keys += le32_to_cpu(sh->nr_records);
 			live += le32_to_cpu(sh->len);
 			if (warm) {
-				scalio_tgt_segcache_publish(ssd, block, seg,
+				scalio_tgt_segcache_publish(ssd, bucket, seg,
 							    ssd->gens[i],
 							    c->arena);
 				(*primed)++;
@@ -990,11 +993,11 @@ static int scalio_tgt_count_keys(struct scalio_tgt_ssd *ssd, u32 *primed)
 		if (!warm && scalio_tgt_seg_read(ssd, seg, c->arena, 1))
 			return -EIO;
 		if (le32_to_cpu(sh->magic) != SCALIO_SEG_MAGIC ||
-		    le32_to_cpu(sh->block) != block ||
+		    le32_to_cpu(sh->bucket) != bucket ||
 		    le64_to_cpu(sh->gen) != ssd->gens[i]) {
 			scalio_tgt_report(st, true,
-					  "ssd %u: refused: block %u: segment at unit %u is not the one recorded",
-					  ssd->index, block, unit);
+					  "ssd %u: refused: bucket %u: segment at unit %u is not the one recorded",
+					  ssd->index, bucket, unit);
 			return -EUCLEAN;
 		}
 		keys += le32_to_cpu(sh->nr_records);
@@ -1004,8 +1007,8 @@ static int scalio_tgt_count_keys(struct scalio_tgt_ssd *ssd, u32 *primed)
 		    !scalio_seg_check(c->arena,
 				      ((size_t)seg_len << SCALIO_UNIT_SHIFT) -
 				      scalio_seg_offset(seg),
-				      block, ssd->gens[i] & SCALIO_SEG_GEN_MASK)) {
-			scalio_tgt_segcache_publish(ssd, block, seg,
+				      bucket, ssd->gens[i] & SCALIO_SEG_GEN_MASK)) {
+			scalio_tgt_segcache_publish(ssd, bucket, seg,
 						    ssd->gens[i], c->arena);
 			(*primed)++;
 		}
@@ -1048,7 +1051,7 @@ int scalio_tgt_recover_ssd(struct scalio_tgt_ssd *ssd)
 	ret = scalio_tgt_sb_load(ssd);
 	if (ret)
 		return ret;
-	/* Bounded by scalio_sb_check(): what the owned blocks need. */
+	/* Bounded by scalio_sb_check(): what the owned buckets need. */
 	vfree(c->ckpt);
 	c->ckpt = vmalloc(le64_to_cpu(ssd->log.sb.ckpt_units) <<
 			  SCALIO_UNIT_SHIFT);

@@ -599,6 +599,7 @@ static void scalio_tgt_rpc_hello(struct scalio_tgt_rpc *rpc)
 	rep->lease_ticks = cpu_to_le32((u32)lease);
 	rep->hash_seed = cpu_to_le64(st->hash_seed);
 	rep->kato_ms = cpu_to_le32(st->kato_ms);
+	rep->nr_buckets = cpu_to_le32(idx->nr_buckets);
 	scalio_tgt_stat_add(st, SCALIO_TS_CPU_NS_RPC, ktime_get_ns() - t0);
 	scalio_tgt_rpc_respond(rpc, 0, sizeof(*rep));
 }

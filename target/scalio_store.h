@@ -17,7 +17,7 @@
  *   - a client batch is written only if SCALIO_LOG_RESERVE units stay
  *     free afterwards: enough for the cleaner to relocate one buffer of
  *     live segments even if it has to wrap;
- *   - a PUT that makes its block's segment larger goes in only if
+ *   - a PUT that makes its bucket's segment larger goes in only if
  *     SCALIO_SHRINK_RESERVE more units stay free: a log full of live data
  *     still takes DELETEs (and PUTs that do not grow), whose garbage the
  *     cleaner can then reclaim;
@@ -50,11 +50,11 @@
  * a unit at least, none has a sequence number more than this much higher.
  */
 #define SCALIO_PROBE_UNITS	(2 * SCALIO_BATCH_MAX_UNITS)
-/* Most blocks one batch touches (attr_batch_max is at most this). */
+/* Most buckets one batch touches (attr_batch_max is at most this). */
 #define SCALIO_TB_MAX		1024U
 
 /**
- * struct scalio_tgt_kent - one record of a block being rewritten
+ * struct scalio_tgt_kent - one record of a bucket being rewritten
  * @key:	key bytes (in an old segment or in a request)
  * @value:	value bytes (idem)
  * @klen:	key length
@@ -68,19 +68,19 @@ struct scalio_tgt_kent {
 };
 
 /**
- * struct scalio_tgt_tblock - a block touched by the batch being built
- * @block:	hash block
+ * struct scalio_tgt_tbucket - a bucket touched by the batch being built
+ * @bucket:	hash bucket
  * @nr:		records in @ents
  * @cap:	capacity of @ents
- * @ents:	the block's records after the batch's operations
+ * @ents:	the bucket's records after the batch's operations
  * @bytes:	size of the segment @ents make (header included)
  * @old_nr:	records of the segment it replaces
  * @old_bytes:	its bytes (0: none)
- * @dirty:	the batch writes a new segment for the block
+ * @dirty:	the batch writes a new segment for the bucket
  * @seg:	new seg word, once the batch is written
  */
-struct scalio_tgt_tblock {
-	u32			block;
+struct scalio_tgt_tbucket {
+	u32			bucket;
 	u32			nr;
 	u32			cap;
 	struct scalio_tgt_kent	*ents;
@@ -98,16 +98,16 @@ struct scalio_tgt_tblock {
  *		read by the cleaner (SCALIO_BUF_UNITS units)
  * @arena_used:	units of @arena in use
  * @ckpt:	image of one checkpoint slot (sb.ckpt_units units)
- * @nr_owned:	blocks this SSD owns
- * @tb_of:	owned block index -> 1 + index in @tbs, 0 if untouched
- * @tbs:	touched blocks of the batch being built
+ * @nr_owned:	buckets this SSD owns
+ * @tb_of:	owned bucket index -> 1 + index in @tbs, 0 if untouched
+ * @tbs:	touched buckets of the batch being built
  * @nr_tbs:	entries of @tbs in use
  * @batch:	requests of the batch being built, in arrival order
  * @pending_bytes: payload bytes on ssd->pending (ssd->lock)
  * @stopping:	no more requests are accepted (ssd->lock)
  * @since_ckpt:	log units written since the last checkpoint
  * @keys:	keys stored on this SSD
- * @live_bytes:	bytes of its blocks' current segments (what the cleaner
+ * @live_bytes:	bytes of its buckets' current segments (what the cleaner
  *		must keep; the rest of the used log is garbage)
  * @live_sectors: sectors those segments take (each starts on a sector):
  *		what relocating them all would write, for the cleaner levels
@@ -119,7 +119,7 @@ struct scalio_tgt_tblock {
  * @resume_ret:	its result, valid once @resume is clear again
  * @status:	result of each request of the batch being built
  * @sc:		segment cache (segcache.c)
- * @sc_ents:	its entries, one per owned block
+ * @sc_ents:	its entries, one per owned bucket
  * @stuck_head:	log head at which the cleaner last could not go on
  * @stuck_until: until then (jiffies) it does not try that head again
  */
@@ -130,7 +130,7 @@ struct scalio_tgt_commit {
 	void			*ckpt;
 	u32			nr_owned;
 	u16			*tb_of;
-	struct scalio_tgt_tblock	*tbs;
+	struct scalio_tgt_tbucket	*tbs;
 	u32			nr_tbs;
 	struct list_head	batch;
 	u64			pending_bytes;
@@ -157,11 +157,11 @@ void scalio_tgt_store_set_defaults(struct scalio_tgt_store *st);
 int scalio_tgt_commit_alloc(struct scalio_tgt_ssd *ssd);
 void scalio_tgt_commit_free(struct scalio_tgt_ssd *ssd);
 
-/* Index into ssd->gens and commit->tb_of of a block this SSD owns. */
+/* Index into ssd->gens and commit->tb_of of a bucket this SSD owns. */
 static inline u32 scalio_tgt_owned_idx(const struct scalio_tgt_ssd *ssd,
-				       u32 block)
+				       u32 bucket)
 {
-	return block / ssd->store->nr_ssds;
+	return bucket / ssd->store->nr_ssds;
 }
 
 /*
@@ -176,8 +176,8 @@ static inline u64 scalio_tgt_task_cpu_ns(void)
 	return utime + stime;
 }
 
-/* Sectors a block of the batch takes in it (0 if unchanged). */
-static inline u32 scalio_tgt_tb_sectors(const struct scalio_tgt_tblock *tb)
+/* Sectors a bucket of the batch takes in it (0 if unchanged). */
+static inline u32 scalio_tgt_tb_sectors(const struct scalio_tgt_tbucket *tb)
 {
 	return tb->dirty ? DIV_ROUND_UP(tb->bytes, SCALIO_SECTOR_SIZE) : 0;
 }
@@ -214,9 +214,9 @@ static inline bool scalio_tgt_commit_failed(const struct scalio_tgt_ssd *ssd)
 /* segcache.c: the commit kthread's cache of recently written segments. */
 int scalio_tgt_segcache_alloc(struct scalio_tgt_ssd *ssd);
 void scalio_tgt_segcache_free(struct scalio_tgt_ssd *ssd);
-const void *scalio_tgt_segcache_lookup(struct scalio_tgt_ssd *ssd, u32 block,
+const void *scalio_tgt_segcache_lookup(struct scalio_tgt_ssd *ssd, u32 bucket,
 				       u64 seg, u64 gen);
-void scalio_tgt_segcache_publish(struct scalio_tgt_ssd *ssd, u32 block, u64 seg,
+void scalio_tgt_segcache_publish(struct scalio_tgt_ssd *ssd, u32 bucket, u64 seg,
 				 u64 gen, const void *img);
 
 /*
@@ -229,9 +229,9 @@ u64 scalio_tgt_log_consume(const struct scalio_tgt_ssd *ssd, u32 n);
 void scalio_tgt_log_levels(const struct scalio_tgt_ssd *ssd,
 			   struct scalio_space_levels *lv);
 u64 scalio_tgt_log_dist(const struct scalio_tgt_ssd *ssd, u64 from, u64 to);
-int scalio_tgt_tb_reserve(struct scalio_tgt_tblock *tb, u32 n);
-struct scalio_tgt_tblock *scalio_tgt_tb_get(struct scalio_tgt_ssd *ssd,
-					    u32 block, const void *seg);
+int scalio_tgt_tb_reserve(struct scalio_tgt_tbucket *tb, u32 n);
+struct scalio_tgt_tbucket *scalio_tgt_tb_get(struct scalio_tgt_ssd *ssd,
+					    u32 bucket, const void *seg);
 int scalio_tgt_batch_write(struct scalio_tgt_ssd *ssd, u64 reserve);
 void scalio_tgt_batch_reset(struct scalio_tgt_ssd *ssd);
 int scalio_tgt_checkpoint_write(struct scalio_tgt_ssd *ssd);
@@ -239,7 +239,7 @@ int scalio_tgt_checkpoint_write(struct scalio_tgt_ssd *ssd);
 int scalio_tgt_seg_read(struct scalio_tgt_ssd *ssd, u64 seg, void *buf,
 			u32 units);
 /* A live segment, read and checked. */
-int scalio_tgt_seg_read_live(struct scalio_tgt_ssd *ssd, u32 block, u64 seg,
+int scalio_tgt_seg_read_live(struct scalio_tgt_ssd *ssd, u32 bucket, u64 seg,
 			     u64 gen, void *buf);
 int scalio_tgt_log_read_units(struct scalio_tgt_ssd *ssd, u64 pos, void *buf,
 			      u32 n);

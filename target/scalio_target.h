@@ -15,7 +15,7 @@
  *   store->live (percpu_ref) is held by every connection and every request
  *   in flight; disable kills it and waits for it before tearing down.
  *   ssd->lock (spinlock) protects ssd->pending.
- *   Only the SSD's commit kthread writes its log state, its blocks' seg
+ *   Only the SSD's commit kthread writes its log state, its buckets' seg
  *   words and the shadow generations (the cleaner runs inside that kthread).
  */
 #ifndef _SCALIO_TARGET_H
@@ -99,9 +99,9 @@ struct scalio_tgt_pcpu_stats {
  * struct scalio_tgt_index_chunk - one piece of the index, registered as one MR
  * @mem:	vmalloc'ed, page aligned, @bytes long; client-writable
  * @bytes:	multiple of PAGE_SIZE, at most SCALIO_INDEX_CHUNK_BYTES
- * @seg_mem:	published seg words of the chunk's blocks (__le64 each),
- *		vmalloc'ed, page aligned, @seg_bytes long; clients may only
- *		read it
+ * @seg_mem:	published seg words of the chunk's blocks' buckets (__le64
+ *		each, scalio_bucket_pos() order), vmalloc'ed, page aligned,
+ *		@seg_bytes long; clients may only read it
  * @seg_bytes:	multiple of PAGE_SIZE
  * @first_block: first block it holds
  * @nr_blocks:	blocks it holds (never split)
@@ -120,10 +120,12 @@ struct scalio_tgt_index_chunk {
  * @hdr:	one zeroed page: struct scalio_index_hdr with the clock word;
  *		vmalloc'ed like the chunks (vmalloc_to_page() maps both)
  * @chunks:	array of @nr_chunks
- * @segs:	the authoritative seg word of every block: private memory no
+ * @segs:	the authoritative seg word of every bucket: private memory no
  *		client can reach; set_seg copies each store into the
  *		chunk's published @seg_mem
  * @nr_blocks:	power of two
+ * @nr_buckets:	power of two, @nr_blocks * @bpb
+ * @bpb:	buckets per block
  * @slots:	slots per block
  * @block_size:	SCALIO_BLOCK_SIZE(slots)
  * @blocks_per_chunk: blocks in every chunk but possibly the last
@@ -136,6 +138,8 @@ struct scalio_tgt_index {
 	u64				*segs;
 	u32				nr_chunks;
 	u32				nr_blocks;
+	u32				nr_buckets;
+	u32				bpb;
 	u32				slots;
 	u32				block_size;
 	u32				blocks_per_chunk;
@@ -173,7 +177,7 @@ struct scalio_tgt_flow {
  * @op:		SCALIO_MSG_PUT or SCALIO_MSG_DELETE
  * @klen:	key length
  * @vlen:	value length (PUT)
- * @block:	hash block of the key (filled by scalio_tgt_store_write())
+ * @bucket:	bucket of the key (filled by scalio_tgt_store_write())
  * @arrival_ns:	ktime when queued
  * @taken_ns:	ktime when a batch took it (for the caller's tracing)
  * @key:	the key
@@ -182,7 +186,7 @@ struct scalio_tgt_flow {
  *		request's batch is durable and seg words are updated (status
  *		0, or -ENOENT for DELETE of a missing key), or with a negative
  *		errno if the request failed (-ENOSPC, -EIO, -ESHUTDOWN)
- * @seg:	the block's new seg word, valid when @done gets 0
+ * @seg:	the bucket's new seg word, valid when @done gets 0
  */
 struct scalio_tgt_treq {
 	struct list_head	entry;
@@ -192,7 +196,7 @@ struct scalio_tgt_treq {
 	u8			klen;
 	u16			vlen;
 	u16			inflight;
-	u32			block;
+	u32			bucket;
 	u64			arrival_ns;
 	u64			taken_ns;
 	u8			key[SCALIO_KEY_MAX];
@@ -225,8 +229,8 @@ struct scalio_tgt_treq {
  * @thread:	commit kthread
  * @policy:	batching state
  * @log:	log state, owned by the commit kthread (commit.c / cleaner.c)
- * @gens:	full generation of each owned block's current segment
- *		(index i = block / nr_ssds), owned by the commit kthread
+ * @gens:	full generation of each owned bucket's current segment
+ *		(index i = bucket / nr_ssds), owned by the commit kthread
  * @commit:	buffers and batch state of the store half (scalio_store.h)
  */
 struct scalio_tgt_ssd {
@@ -300,6 +304,8 @@ struct scalio_tgt_host {
  * @live_done:	completed when @live reaches zero after a kill
  * @nr_blocks, @slots, @batch_max, @batch_timeout_us, @offload_read,
  * @inline_cache, @lease_ms, @seg_cache_mb, @kato_ms: attributes (attr_*)
+ * @nr_buckets_attr: attr_nr_buckets (0: as many as @nr_blocks)
+ * @nr_buckets:	buckets while enabled (@nr_buckets_attr resolved)
  * @traddr, @trsvcid: RDMA listen address (addr_*)
  * @allow_any_host: admit hosts not in @hosts (attr_allow_any_host)
  * @max_clients: connections allowed at once (attr_max_clients)
@@ -335,6 +341,8 @@ struct scalio_tgt_store {
 	struct completion		live_done;
 
 	u32				nr_blocks;
+	u32				nr_buckets_attr;
+	u32				nr_buckets;
 	u32				slots;
 	u32				batch_max;
 	u32				batch_timeout_us;
@@ -397,12 +405,13 @@ void scalio_tgt_configfs_exit(void);
 
 /* index.c */
 int scalio_tgt_index_alloc(struct scalio_tgt_index *idx, u32 nr_blocks,
-			   u32 slots, u32 nr_ssds);
+			   u32 nr_buckets, u32 slots, u32 nr_ssds);
 void scalio_tgt_index_free(struct scalio_tgt_index *idx);
-/* Set a block's seg word and publish it (one aligned 8-byte store). */
-void scalio_tgt_index_set_seg(struct scalio_tgt_index *idx, u32 block, u64 seg);
+/* Set a bucket's seg word and publish it (one aligned 8-byte store). */
+void scalio_tgt_index_set_seg(struct scalio_tgt_index *idx, u32 bucket,
+			      u64 seg);
 /* The private copy: never what a client wrote. */
-u64 scalio_tgt_index_get_seg(struct scalio_tgt_index *idx, u32 block);
+u64 scalio_tgt_index_get_seg(struct scalio_tgt_index *idx, u32 bucket);
 u64 scalio_tgt_index_clock(struct scalio_tgt_index *idx);
 
 /* ssd.c: synchronous I/O in units; write is durable (preflush + FUA). */

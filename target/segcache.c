@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The segment cache: recently written segments kept in DRAM, so that the
- * next batch touching a block takes its records from memory instead of
+ * next batch touching a bucket takes its records from memory instead of
  * reading its current segment from the SSD (commit.c, scalio_tgt_tb_load()).
  *
  * One cache per SSD, owned by that SSD's commit kthread like the rest of
@@ -15,7 +15,7 @@
  *     word published (scalio_tgt_batch_write(), for client batches and for the
  *     cleaner's relocations alike), so a failed write leaves nothing;
  *   - a lookup hits only when the entry's seg word and full generation are
- *     exactly the block's current ones, so an image of a segment that has
+ *     exactly the bucket's current ones, so an image of a segment that has
  *     since moved (by any path) is dropped, never served;
  *   - at every enable it starts empty and recovery fills it, while it
  *     has room, with segments read from the SSD that passed the commit
@@ -68,9 +68,9 @@ void scalio_tgt_segcache_free(struct scalio_tgt_ssd *ssd)
 }
 
 /**
- * scalio_tgt_segcache_lookup() - the cached image of @block's current segment
- * @ssd:	SSD owning @block (commit kthread)
- * @block:	block
+ * scalio_tgt_segcache_lookup() - the cached image of @bucket's current segment
+ * @ssd:	SSD owning @bucket (commit kthread)
+ * @bucket:	bucket
  * @seg:	its current seg word (nonzero)
  * @gen:	its current full generation
  *
@@ -78,7 +78,7 @@ void scalio_tgt_segcache_free(struct scalio_tgt_ssd *ssd)
  * replaces or evicts entries before the batch's segments are built), or
  * NULL: read the segment from the SSD.
  */
-const void *scalio_tgt_segcache_lookup(struct scalio_tgt_ssd *ssd, u32 block,
+const void *scalio_tgt_segcache_lookup(struct scalio_tgt_ssd *ssd, u32 bucket,
 				       u64 seg, u64 gen)
 {
 	struct scalio_tgt_commit *c = ssd->commit;
@@ -86,7 +86,7 @@ const void *scalio_tgt_segcache_lookup(struct scalio_tgt_ssd *ssd, u32 block,
 
 	if (!c->sc.cap)
 		return NULL;	/* disabled: not a miss worth counting */
-	data = scalio_sc_lookup(&c->sc, scalio_tgt_owned_idx(ssd, block), seg,
+	data = scalio_sc_lookup(&c->sc, scalio_tgt_owned_idx(ssd, bucket), seg,
 				gen);
 	scalio_tgt_stat_add(ssd->store, data ? SCALIO_TS_SEGCACHE_HITS :
 			    SCALIO_TS_SEGCACHE_MISSES, 1);
@@ -95,21 +95,21 @@ const void *scalio_tgt_segcache_lookup(struct scalio_tgt_ssd *ssd, u32 block,
 
 /**
  * scalio_tgt_segcache_publish() - remember a segment that is now durable
- * @ssd:	SSD owning @block (commit kthread)
- * @block:	block
- * @seg:	the seg word just published (0: the block has no segment)
+ * @ssd:	SSD owning @bucket (commit kthread)
+ * @bucket:	bucket
+ * @seg:	the seg word just published (0: the bucket has no segment)
  * @gen:	its full generation
  * @img:	the segment (header checked or built here; its len bytes
  *		are copied)
  *
  * Call only after the write that holds the segment completed and the seg
- * word was published.  Any older image of @block is dropped.
+ * word was published.  Any older image of @bucket is dropped.
  */
-void scalio_tgt_segcache_publish(struct scalio_tgt_ssd *ssd, u32 block, u64 seg,
+void scalio_tgt_segcache_publish(struct scalio_tgt_ssd *ssd, u32 bucket, u64 seg,
 				 u64 gen, const void *img)
 {
 	struct scalio_tgt_commit *c = ssd->commit;
-	u32 i = scalio_tgt_owned_idx(ssd, block);
+	u32 i = scalio_tgt_owned_idx(ssd, bucket);
 	u32 len = le32_to_cpu(((const struct scalio_seg_hdr *)img)->len);
 	u32 units = DIV_ROUND_UP(len, SCALIO_UNIT_SIZE);
 	size_t bytes = (size_t)units << SCALIO_UNIT_SHIFT;

@@ -8,7 +8,7 @@
  *   ckpt slot=A unit=2 seq=.. tail=.. next=.. newest=1
  *   entry idx=B unit=U len=L gen=G records=R off=O
  *                                      (newest checkpoint, non-empty
- *                                       blocks; R from the segment's
+ *                                       buckets; R from the segment's
  *                                       header, -1 if unreadable or not
  *                                       a segment header; U the unit
  *                                       the segment starts in, L the
@@ -16,7 +16,7 @@
  *                                       offset on the device)
  *   batch seq=S unit=U units=N segs=K  (the chain after the newest
  *                                       checkpoint: magic + seq only)
- *   seg batch=S unit=U block=B records=R units=N off=O
+ *   seg batch=S unit=U bucket=B records=R units=N off=O
  *
  * No crc is checked: this locates structures, it does not validate them
  * (the kernel does).  The geometry comes from whichever superblock has the
@@ -166,9 +166,9 @@ int main(int argc, char **argv)
 			if (rd(at / SCALIO_SECTORS_PER_UNIT, unit, 1))
 				return 1;
 			len = le32_to_cpu(sh->len);
-			printf("seg batch=%llu unit=%llu block=%u records=%u units=%u off=%llu\n",
+			printf("seg batch=%llu unit=%llu bucket=%u records=%u units=%u off=%llu\n",
 			       next, at / SCALIO_SECTORS_PER_UNIT,
-			       le32_to_cpu(sh->block),
+			       le32_to_cpu(sh->bucket),
 			       le32_to_cpu(sh->nr_records),
 			       scalio_seg_span(at, len), at * SCALIO_SECTOR_SIZE);
 			if (!len || len > SCALIO_SEG_MAX_BYTES)

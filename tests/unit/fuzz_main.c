@@ -124,6 +124,7 @@ static void make_seeds(void)
 			m->block_size = cpu_to_le32(SCALIO_BLOCK_SIZE(4));
 			m->nr_ssds = cpu_to_le32(1);
 			m->nr_chunks = cpu_to_le32(1);
+			m->nr_buckets = cpu_to_le32(256);
 			break;
 		}
 		case SCALIO_MSG_CHUNKS: {
@@ -165,7 +166,8 @@ static void make_seeds(void)
 	super->magic = cpu_to_le64(SCALIO_SB_MAGIC);
 	super->version = cpu_to_le32(SCALIO_FORMAT_VERSION);
 	super->nr_ssds = cpu_to_le32(1);
-	super->nr_blocks = cpu_to_le32(64);
+	super->nr_blocks = cpu_to_le32(16);
+	super->nr_buckets = cpu_to_le32(64);
 	super->nr_units = cpu_to_le64(1000);
 	super->ckpt_units = cpu_to_le64(1);	/* 64 entries */
 	super->log_start = cpu_to_le64(4);

@@ -38,7 +38,8 @@ void fuzz_geometry(struct scalio_sb *sb)
 	sb->magic = cpu_to_le64(SCALIO_SB_MAGIC);
 	sb->version = cpu_to_le32(SCALIO_FORMAT_VERSION);
 	sb->nr_ssds = cpu_to_le32(1);
-	sb->nr_blocks = cpu_to_le32(FUZZ_NR_OWNED);
+	sb->nr_blocks = cpu_to_le32(FUZZ_NR_OWNED / 4);
+	sb->nr_buckets = cpu_to_le32(FUZZ_NR_OWNED);
 	sb->nr_units = cpu_to_le64(4096);
 	sb->ckpt_units = cpu_to_le64(1);
 	sb->log_start = cpu_to_le64(4);
@@ -440,7 +441,7 @@ static void fuzz_batch(const u8 *d, size_t n)
 				    SCALIO_SECTORS_PER_UNIT);
 			FUZZ_ASSERT(scalio_seg_check(sh, (size_t)sectors *
 						     SCALIO_SECTOR_SIZE,
-						     le32_to_cpu(sh->block),
+						     le32_to_cpu(sh->bucket),
 						     FUZZ_BATCH_SEQ &
 						     SCALIO_SEG_GEN_MASK) == 0);
 			while (scalio_seg_next(sh, &pos, &rec) == 1)

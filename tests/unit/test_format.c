@@ -57,10 +57,11 @@ static void sb_make(struct scalio_sb *sb)
 	sb->version = cpu_to_le32(SCALIO_FORMAT_VERSION);
 	sb->ssd_index = cpu_to_le32(1);
 	sb->nr_ssds = cpu_to_le32(2);
-	sb->nr_blocks = cpu_to_le32(4096);
+	sb->nr_blocks = cpu_to_le32(1024);
+	sb->nr_buckets = cpu_to_le32(4096);
 	memcpy(sb->uuid, "0123456789abcdef", 16);
 	sb->nr_units = cpu_to_le64(1 << 20);
-	/* SSD 1 of 2 owns 2048 blocks: 64 + 2048 * 16 bytes = 9 units. */
+	/* SSD 1 of 2 owns 2048 buckets: 64 + 2048 * 16 bytes = 9 units. */
 	sb->ckpt_units = cpu_to_le64(9);
 	sb->log_start = cpu_to_le64(20);
 	sb->log_units = cpu_to_le64((1 << 20) - 20);
@@ -136,10 +137,18 @@ TEST(sb_geometry)
 	SB_BAD(ssd_index, cpu_to_le32(2), -ERANGE);
 	SB_BAD(ssd_index, cpu_to_le32(0), 0);
 	SB_BAD(nr_blocks, cpu_to_le32(0), -ERANGE);
-	SB_BAD(nr_blocks, cpu_to_le32(4095), -ERANGE);
+	SB_BAD(nr_blocks, cpu_to_le32(1023), -ERANGE);
 	SB_BAD(nr_blocks, cpu_to_le32(1 << 25), -ERANGE);
-	SB_BAD(nr_blocks, cpu_to_le32(8192), -ERANGE); /* ckpt too small */
-	SB_BAD(nr_blocks, cpu_to_le32(2048), -ERANGE); /* ckpt too large */
+	SB_BAD(nr_blocks, cpu_to_le32(8192), -ERANGE); /* more than buckets */
+	SB_BAD(nr_blocks, cpu_to_le32(4096), 0);
+	SB_BAD(nr_blocks, cpu_to_le32(1), 0);
+	SB_BAD(nr_buckets, cpu_to_le32(0), -ERANGE);
+	SB_BAD(nr_buckets, cpu_to_le32(4095), -ERANGE);
+	SB_BAD(nr_buckets, cpu_to_le32(1 << 29), -ERANGE);
+	SB_BAD(nr_buckets, cpu_to_le32(512), -ERANGE); /* fewer than blocks */
+	SB_BAD(nr_buckets, cpu_to_le32(8192), -ERANGE); /* ckpt too small */
+	SB_BAD(nr_buckets, cpu_to_le32(2048), -ERANGE); /* ckpt too large */
+	SB_BAD(reserved32, cpu_to_le32(1), -ERANGE);
 	SB_BAD(ckpt_units, cpu_to_le64(0), -ERANGE);
 	SB_BAD(ckpt_units, cpu_to_le64(8), -ERANGE);
 	SB_BAD(ckpt_units, cpu_to_le64(10), -ERANGE);
@@ -154,7 +163,7 @@ TEST(sb_geometry)
 	SB_BAD(nr_units, cpu_to_le64(0), -ERANGE);
 	SB_BAD(nr_units, cpu_to_le64(1ULL << 32), -ERANGE);
 	SB_BAD(pad, cpu_to_le32(1), -ERANGE);
-	SB_BAD(reserved[5], cpu_to_le64(1), -ERANGE);
+	SB_BAD(reserved[4], cpu_to_le64(1), -ERANGE);
 	SB_BAD(hash_seed, cpu_to_le64(~0ULL), 0);
 	SB_BAD(seq, cpu_to_le64(~0ULL), 0);
 }
@@ -240,7 +249,7 @@ TEST(seg_roundtrip)
 	units = build_sample(_metadata, segbuf, SEG_CAP, 77, 0x300000009ULL);
 	EXPECT_EQ(units, 9);
 	EXPECT_EQ(le32_to_cpu(sh->magic), SCALIO_SEG_MAGIC);
-	EXPECT_EQ(le32_to_cpu(sh->block), 77);
+	EXPECT_EQ(le32_to_cpu(sh->bucket), 77);
 	EXPECT_EQ(le64_to_cpu(sh->gen), 0x300000009ULL);
 	EXPECT_EQ(le32_to_cpu(sh->nr_records), 3);
 	EXPECT_EQ(le32_to_cpu(sh->len), 4178);
@@ -446,7 +455,7 @@ static void e_len_buf(u8 *b) { ((struct scalio_seg_hdr *)b)->len = cpu_to_le32(8
 static void e_len_max(u8 *b) { ((struct scalio_seg_hdr *)b)->len = cpu_to_le32(~0U); }
 static void e_reserved(u8 *b) { ((struct scalio_seg_hdr *)b)->reserved = cpu_to_le32(1); }
 static void e_magic(u8 *b) { b[0] ^= 1; }
-static void e_block(u8 *b) { ((struct scalio_seg_hdr *)b)->block = cpu_to_le32(2); }
+static void e_block(u8 *b) { ((struct scalio_seg_hdr *)b)->bucket = cpu_to_le32(2); }
 
 TEST(seg_crafted)
 {
@@ -545,9 +554,9 @@ TEST(ckpt_checks)
 	struct scalio_sb sb;
 	struct scalio_ckpt_hdr *h = ckpt_make(&sb);
 
-	EXPECT_EQ(scalio_owned_blocks(4096, 2, 1), 2048);
-	EXPECT_EQ(scalio_owned_blocks(4, 3, 2), 1);
-	EXPECT_EQ(scalio_owned_blocks(1, 2, 1), 0);
+	EXPECT_EQ(scalio_owned_buckets(4096, 2, 1), 2048);
+	EXPECT_EQ(scalio_owned_buckets(4, 3, 2), 1);
+	EXPECT_EQ(scalio_owned_buckets(1, 2, 1), 0);
 	EXPECT_EQ(scalio_ckpt_units(2048), 9);
 	ckpt_seal(h);
 	EXPECT_EQ(scalio_ckpt_check(h, &sb, 2048), 0);
@@ -657,7 +666,7 @@ TEST(batch_checks)
 		segs++;
 		EXPECT_EQ(sector, segs == 1 ? 1 : 2);
 		EXPECT_EQ(sectors, segs == 1 ? 1 : 9);
-		EXPECT_EQ(le32_to_cpu(sh->block), segs == 1 ? 1 : 3);
+		EXPECT_EQ(le32_to_cpu(sh->bucket), segs == 1 ? 1 : 3);
 	}
 	EXPECT_EQ(segs, 2);
 	/* The walk stops at nr_segs, not at the zeroes after them. */

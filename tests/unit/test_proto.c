@@ -75,6 +75,7 @@ static u32 make(u16 op, bool resp, u32 var)
 		m->nr_ssds = cpu_to_le32(2);
 		m->nr_chunks = cpu_to_le32(4);
 		m->lease_ticks = cpu_to_le32(2000);
+		m->nr_buckets = cpu_to_le32(16384);
 		return len;
 	}
 	case SCALIO_MSG_CHUNKS: {
@@ -414,7 +415,14 @@ TEST(responses)
 	HELLO_BAD(nr_blocks, 0, -EBADMSG);
 	HELLO_BAD(nr_blocks, 3000, -EBADMSG);
 	HELLO_BAD(nr_blocks, 1, -EBADMSG);	/* fewer blocks than chunks */
-	HELLO_BAD(nr_blocks, 0x80000000U, 0);
+	HELLO_BAD(nr_blocks, 0x80000000U, -EBADMSG);	/* more than buckets */
+	HELLO_BAD(nr_blocks, 16384, 0);
+	HELLO_BAD(nr_buckets, 0, -EBADMSG);
+	HELLO_BAD(nr_buckets, 12288, -EBADMSG);
+	HELLO_BAD(nr_buckets, 2048, -EBADMSG);	/* fewer than blocks */
+	HELLO_BAD(nr_buckets, 4096, 0);
+	HELLO_BAD(nr_buckets, 1U << 28, 0);	/* 65536 per block */
+	HELLO_BAD(nr_buckets, 1U << 29, -EBADMSG);
 	HELLO_BAD(slots_per_block, 0, -EBADMSG);
 	HELLO_BAD(slots_per_block, 5, -EBADMSG);
 	HELLO_BAD(slots_per_block, 32, -EBADMSG);

@@ -202,6 +202,54 @@ TEST(lease_wrap)
 	      SCALIO_LEASE_AHEAD_MAX);
 }
 
+/*
+ * Buckets and blocks: a key's bucket lies in the key's block, and the
+ * published positions are a bijection that keeps each block's buckets
+ * together (what lets a chunk of blocks carry its buckets' seg words).
+ */
+TEST(bucket_placement)
+{
+	static const u32 geo[][2] = {	/* nr_blocks, buckets per block */
+		{ 1, 1 }, { 1, 8 }, { 4, 1 }, { 4, 4 }, { 64, 16 }, { 8, 256 },
+	};
+	static u8 seen[8 * 256];
+	u32 g, b, n, bpb, nb, pos;
+	char key[16];
+	u64 h;
+
+	for (g = 0; g < ARRAY_SIZE(geo); g++) {
+		nb = geo[g][0];
+		bpb = geo[g][1];
+		n = nb * bpb;
+		memset(seen, 0, sizeof(seen));
+		for (b = 0; b < n; b++) {
+			pos = scalio_bucket_pos(b, nb, bpb);
+			ASSERT_TRUE(pos < n);
+			EXPECT_EQ(seen[pos], 0);
+			seen[pos] = 1;
+			EXPECT_EQ(scalio_pos_bucket(pos, nb, bpb), b);
+			/* Position pos belongs to block pos / bpb. */
+			EXPECT_EQ(pos / bpb, scalio_bucket_block(b, nb));
+		}
+		for (b = 0; b < 1000; b++) {
+			int kl = snprintf(key, sizeof(key), "k%u", b);
+
+			h = scalio_key_hash(SCALIO_HASH_SEED, key, kl);
+			EXPECT_EQ(scalio_bucket_block(scalio_hash_bucket(h, n),
+						      nb),
+				  scalio_hash_block(h, nb));
+		}
+	}
+	EXPECT_TRUE(scalio_buckets_valid(4096, 4096));
+	EXPECT_TRUE(scalio_buckets_valid(1U << 28, 1U << 12));
+	EXPECT_FALSE(scalio_buckets_valid(1U << 29, 1U << 13));
+	EXPECT_FALSE(scalio_buckets_valid(1U << 17, 1));	/* bpb > max */
+	EXPECT_FALSE(scalio_buckets_valid(2048, 4096));
+	EXPECT_FALSE(scalio_buckets_valid(0, 1));
+	EXPECT_FALSE(scalio_buckets_valid(4096, 0));
+	EXPECT_FALSE(scalio_buckets_valid(6144, 1024));
+}
+
 TEST(hash_placement)
 {
 	static const u32 nblocks[] = { 1, 2, 64, 4096, 1U << 20 };
@@ -218,8 +266,8 @@ TEST(hash_placement)
 	EXPECT_EQ(scalio_hash_fp(0x1234000000000000ULL), 0x1234);
 	EXPECT_EQ(scalio_hash_fp(0x0000ffffffffffffULL), 1);
 	EXPECT_EQ(scalio_hash_fp(0xffff000000000000ULL), 0xffff);
-	EXPECT_EQ(scalio_block_ssd(13, 4), 1);
-	EXPECT_EQ(scalio_block_ssd(13, 1), 0);
+	EXPECT_EQ(scalio_bucket_ssd(13, 4), 1);
+	EXPECT_EQ(scalio_bucket_ssd(13, 1), 0);
 	/* 64000 keys over 64 blocks: every block within 20% of 1000. */
 	for (i = 0; i < 64000; i++) {
 		int n = snprintf(key, sizeof(key), "k%u", i);

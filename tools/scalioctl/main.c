@@ -25,7 +25,7 @@ static const struct command commands[] = {
 		"target-setup", cmd_target_setup,
 		"export SSDs with nvmet and create + enable a scalio store",
 		"Usage: scalioctl target-setup --store NAME --addr IP [--port PORT]\n"
-		"           [--nvme-port PORT] [--nblocks N] [--slots S]\n"
+		"           [--nvme-port PORT] [--nblocks N] [--nbuckets N] [--slots S]\n"
 		"           [--batch-max N] [--batch-timeout-us N]\n"
 		"           [--offload-read 0|1] [--inline-cache 0|1]\n"
 		"           [--lease-ms N] [--seg-cache-mb N] [--kato-ms N]\n"
@@ -72,7 +72,10 @@ static const struct command commands[] = {
 		"  --legacy-ns-uuid        give the namespaces the identifier older\n"
 		"                          scalioctl versions gave (their stores' hosts\n"
 		"                          know it); default: RFC 4122 version 5\n"
-		"  --nblocks N             hash blocks, a power of two (default 4096)\n"
+		"  --nblocks N             cache blocks, a power of two (default 4096)\n"
+		"  --nbuckets N            key buckets on the SSDs, a power of two from\n"
+		"                          --nblocks to 65536 times it (default: as\n"
+		"                          many as blocks)\n"
 		"  --slots S               slots per block: 4, 8 or 16 (default 8)\n"
 		"  --batch-max N           ops per group commit, 1..1024 (default 64)\n"
 		"  --batch-timeout-us N    cap of the group-commit wait, 0..100000\n"

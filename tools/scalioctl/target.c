@@ -39,6 +39,7 @@ struct store_attr {
 
 static const struct store_attr store_attrs[] = {
 	{ "nblocks", "attr_nr_blocks", 1, SCALIO_NR_BLOCKS_MAX, ATTR_POW2 },
+	{ "nbuckets", "attr_nr_buckets", 1, SCALIO_NR_BUCKETS_MAX, ATTR_POW2 },
 	{ "slots", "attr_slots_per_block", SCALIO_SLOTS_MIN, SCALIO_SLOTS_MAX,
 	  ATTR_SLOTS },
 	{ "batch-max", "attr_batch_max", 1, SCALIO_BATCH_MAX_LIMIT, ATTR_RANGE },
@@ -809,7 +810,7 @@ static void enable_failed(const char *store, int err)
 		why = "an SSD belongs to another store or geometry, or the configuration is invalid (see dmesg)";
 		break;
 	case ENOMEM:
-		why = "not enough memory for this geometry (--nblocks, --slots)";
+		why = "not enough memory for this geometry (--nblocks, --nbuckets, --slots)";
 		break;
 	default:
 		why = "see dmesg";

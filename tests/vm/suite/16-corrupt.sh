@@ -356,8 +356,8 @@ echo "# $bad GET(s) failed cleanly, the others read back"
 down
 up --force-recover
 grep 'report:' /share/setup.out > /share/report
-grep -q 'block dropped, its keys are LOST' /share/report ||
-	fail "D: the forced recovery reported no dropped block"
+grep -q 'bucket dropped, its keys are LOST' /share/report ||
+	fail "D: the forced recovery reported no dropped bucket"
 i=1
 while [ $i -le $N ]; do
 	want=$(awk -v k="k$i" '$1 == k { v = $2 } END { print v }' /share/acked)

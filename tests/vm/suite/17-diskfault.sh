@@ -431,7 +431,7 @@ scalioctl detach "$S" || fail "V: detach before the forced recovery"
 T "scalioctl target-teardown --store $S" || fail "V: teardown before the forced recovery"
 setup --force-recover ||
 	fail "V: the forced recovery failed on a segment it should drop"
-grep -q "segment at unit $vseg is unreadable.*block dropped, its keys are LOST" \
+grep -q "segment at unit $vseg is unreadable.*bucket dropped, its keys are LOST" \
 	/share/setup.out || fail "V: the forced recovery did not report the dropped block"
 scalioctl attach "$S" --addr "$A" > /dev/null || fail "V: attach after the forced recovery"
 keys1=$(T "cat $CFS/stats" | awk '$1 == "keys" { print $2 }')
