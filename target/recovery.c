@@ -310,14 +310,19 @@ static int scalio_tgt_sb_load(struct scalio_tgt_ssd *ssd)
 				  r0 == -ENODATA && r1 == -ENODATA ?
 				  "; not a scalio store (format it explicitly)" :
 				  "; not formatting it");
-		if (r0 == -EPROTONOSUPPORT || r1 == -EPROTONOSUPPORT)
+		if (r0 == -EPROTONOSUPPORT || r1 == -EPROTONOSUPPORT) {
+			u32 v = le32_to_cpu(((struct scalio_sb *)
+					     (r0 == -EPROTONOSUPPORT ?
+					      p0 : p1))->version);
+
+			/* Releases writing version 3 have scalioctl export. */
 			scalio_tgt_report(st, true,
-					  "ssd %u: the store is in on-SSD format version %u; this module reads version %u only: copy its pairs into a new store with the scalio release that wrote it",
-					  ssd->index,
-					  le32_to_cpu(((struct scalio_sb *)
-						      (r0 == -EPROTONOSUPPORT ?
-						       p0 : p1))->version),
-					  SCALIO_FORMAT_VERSION);
+					  "ssd %u: the store is in on-SSD format version %u; this module reads version %u only: %s",
+					  ssd->index, v, SCALIO_FORMAT_VERSION,
+					  v == 3 ?
+					  "with the scalio release that wrote it, 'scalioctl export' its pairs to a file, then 'scalioctl import' that file into a new store of this release" :
+					  "copy its pairs into a new store with the scalio release that wrote it");
+		}
 		if (r0 == -EIO && r1 == -EIO)
 			return -EIO;
 		if (r0 == -ENODATA && r1 == -ENODATA)

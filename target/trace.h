@@ -25,29 +25,29 @@
  * scalio_tgt_batch_formed - the commit kthread took requests into a batch
  * @ops:	requests applied to the batch (those that did not fit wait
  *		for the next one)
- * @blocks:	blocks the batch touches
+ * @buckets:	buckets the batch touches
  * @units:	log units it will take (header included)
  */
 TRACE_EVENT(scalio_tgt_batch_formed,
-	TP_PROTO(const struct scalio_tgt_ssd *ssd, u32 ops, u32 blocks,
+	TP_PROTO(const struct scalio_tgt_ssd *ssd, u32 ops, u32 buckets,
 		 u32 units),
-	TP_ARGS(ssd, ops, blocks, units),
+	TP_ARGS(ssd, ops, buckets, units),
 	TP_STRUCT__entry(
 		__array(char,	store, SCALIO_NAME_MAX)
 		__field(u32,	ssd)
 		__field(u32,	ops)
-		__field(u32,	blocks)
+		__field(u32,	buckets)
 		__field(u32,	units)
 	),
 	TP_fast_assign(
 		strscpy(__entry->store, ssd->store->name, SCALIO_NAME_MAX);
 		__entry->ssd = ssd->index;
 		__entry->ops = ops;
-		__entry->blocks = blocks;
+		__entry->buckets = buckets;
 		__entry->units = units;
 	),
-	TP_printk("store=%s ssd=%u ops=%u blocks=%u units=%u",
-		  __entry->store, __entry->ssd, __entry->ops, __entry->blocks,
+	TP_printk("store=%s ssd=%u ops=%u buckets=%u units=%u",
+		  __entry->store, __entry->ssd, __entry->ops, __entry->buckets,
 		  __entry->units)
 );
 

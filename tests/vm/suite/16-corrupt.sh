@@ -189,12 +189,12 @@ verify "B"
 step "B2. a store of another on-SSD format version: refused, says what to do"
 down
 save sb 0 8192
-T "/scalio/tests/selftests/scalio_sbver \$SCALIO_SSDS 2" ||
+T "/scalio/tests/selftests/scalio_sbver \$SCALIO_SSDS 3" ||
 	fail "B2: scalio_sbver"
-setup && fail "B2: a store of on-SSD format version 2 was enabled"
+setup && fail "B2: a store of on-SSD format version 3 was enabled"
 expect_refused 'Invalid argument' "B2"
 expect_refused 'of another format version' "B2"
-expect_refused 'format version 2; this module reads version 3 only: copy its pairs' "B2"
+expect_refused "format version 3; this module reads version 4 only: with the scalio release that wrote it, 'scalioctl export' its pairs" "B2"
 restore sb 0
 up
 verify "B2"
