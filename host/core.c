@@ -438,8 +438,8 @@ static int scalio_host_ioctl_attach(void __user *argp)
 		scalio_host_reconnect_schedule(hs);
 	scalio_host_keepalive_schedule(hs);
 	mutex_unlock(&scalio_host_hstores_lock);
-	pr_info("%s: attached: %u blocks x %u slots, %u ssd(s), offload_read %d, inline_cache %d\n",
-		hs->name, hs->nr_blocks, hs->slots, hs->nr_ssds,
+	pr_info("%s: attached: %u blocks x %u slots, %u buckets, %u ssd(s), offload_read %d, inline_cache %d\n",
+		hs->name, hs->nr_blocks, hs->slots, hs->nr_buckets, hs->nr_ssds,
 		!!(hs->features & SCALIO_F_OFFLOAD_READ),
 		!!(hs->features & SCALIO_F_INLINE_CACHE));
 	return 0;

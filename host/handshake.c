@@ -89,7 +89,7 @@ static int scalio_host_hello(struct scalio_host_hstore *hs, bool again)
 	struct scalio_host_rpc *rpc;
 	u32 known = SCALIO_F_OFFLOAD_READ | SCALIO_F_INLINE_CACHE |
 		    SCALIO_F_FILL_TOKEN;
-	u32 nr_blocks, slots, nr_ssds, kato;
+	u32 nr_blocks, nr_buckets, slots, nr_ssds, kato;
 	int ret;
 
 	rpc = scalio_host_rpc_get(conn);
@@ -108,10 +108,15 @@ static int scalio_host_hello(struct scalio_host_hstore *hs, bool again)
 		goto out;
 	rep = rpc->rsp;
 	nr_blocks = le32_to_cpu(rep->nr_blocks);
+	nr_buckets = le32_to_cpu(rep->nr_buckets);
 	slots = le32_to_cpu(rep->slots_per_block);
 	nr_ssds = le32_to_cpu(rep->nr_ssds);
-	/* Another seed places every key elsewhere: as bad as a new geometry. */
-	if (again && (nr_blocks != hs->nr_blocks || slots != hs->slots ||
+	/*
+	 * Another seed places every key elsewhere, another bucket count puts
+	 * it in another segment, seg word and SSD: as bad as a new geometry.
+	 */
+	if (again && (nr_blocks != hs->nr_blocks ||
+		      nr_buckets != hs->nr_buckets || slots != hs->slots ||
 		      nr_ssds != hs->nr_ssds ||
 		      le64_to_cpu(rep->hash_seed) != hs->hash_seed)) {
 		pr_err("%s: the store came back with another geometry: detach and attach it again\n",
@@ -120,6 +125,7 @@ static int scalio_host_hello(struct scalio_host_hstore *hs, bool again)
 		goto out;
 	}
 	hs->nr_blocks = nr_blocks;
+	hs->nr_buckets = nr_buckets;
 	hs->slots = slots;
 	hs->block_size = le32_to_cpu(rep->block_size);
 	hs->nr_ssds = nr_ssds;
@@ -139,6 +145,7 @@ static int scalio_host_hello(struct scalio_host_hstore *hs, bool again)
 	 */
 	if (!hs->nr_blocks || !is_power_of_2(hs->nr_blocks) ||
 	    hs->nr_blocks > SCALIO_NR_BLOCKS_MAX ||
+	    !scalio_buckets_valid(hs->nr_buckets, hs->nr_blocks) ||
 	    !scalio_slots_valid(hs->slots) ||
 	    hs->block_size != SCALIO_BLOCK_SIZE(hs->slots) ||
 	    !hs->nr_ssds || hs->nr_ssds > SCALIO_MAX_SSDS ||
@@ -146,9 +153,13 @@ static int scalio_host_hello(struct scalio_host_hstore *hs, bool again)
 	    hs->nr_chunks > SCALIO_HOST_CHUNKS_MAX ||
 	    !hs->lease_ticks || hs->lease_ticks >= (1U << 15) ||
 	    (hs->features & ~known)) {
-		pr_err("%s: HELLO with bad geometry\n", hs->name);
+		pr_err("%s: HELLO with bad geometry (%u blocks, %u buckets, %u slots, %u ssds, %u chunks)\n",
+		       hs->name, hs->nr_blocks, hs->nr_buckets, hs->slots,
+		       hs->nr_ssds, hs->nr_chunks);
 		goto out;
 	}
+	/* Valid counts: a power-of-two quotient, 1..SCALIO_BUCKETS_PER_BLOCK_MAX. */
+	hs->bpb = hs->nr_buckets / hs->nr_blocks;
 	ret = 0;
 out:
 	scalio_host_rpc_put(conn, rpc);

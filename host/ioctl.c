@@ -19,6 +19,11 @@
 /* MULTI runs its ops here, all at once. */
 static struct workqueue_struct *scalio_host_multi_wq;
 
+/* SCALIO_IOC_STATS as user space built before nr_buckets had it. */
+#define SCALIO_IOC_STATS_VER0	_IOC(_IOC_READ | _IOC_WRITE, SCALIO_IOC_MAGIC, \
+				     _IOC_NR(SCALIO_IOC_STATS), \
+				     SCALIO_STATS_SIZE_VER0)
+
 static bool scalio_host_zero(const void *p, size_t len)
 {
 	return !memchr_inv(p, 0, len);
@@ -278,22 +283,46 @@ static void scalio_host_fill_host_stats(struct scalio_host_hstore *hs,
 		atomic64_read(&hs->stats[SCALIO_HS_LOST_GET_RETRIES]);
 }
 
+/**
+ * scalio_host_ioctl_stats() - SCALIO_IOC_STATS of any version
+ * @hs:		the store
+ * @argp:	user pointer to a struct scalio_stats of @usize bytes
+ * @usize:	the command's size (_IOC_SIZE), a SCALIO_STATS_SIZE_VER*
+ *
+ * The struct only grows at its end: user space built against an older
+ * header passes its own size, in the command and in ->size, and gets the
+ * fields it knows; no byte past @usize is read or written.
+ *
+ * Return: 0, -EFAULT, -EINVAL (->size is not @usize, or unknown flags),
+ * or the STATS RPC's error.
+ */
 static int scalio_host_ioctl_stats(struct scalio_host_hstore *hs,
-				   struct scalio_stats __user *argp)
+				   struct scalio_stats __user *argp, u32 usize)
 {
 	struct scalio_stats *st;
 	int ret = 0;
 
-	st = memdup_user(argp, sizeof(*st));
-	if (IS_ERR(st))
-		return PTR_ERR(st);
-	if (st->size != sizeof(*st) || (st->flags & ~SCALIO_STATS_F_TARGET)) {
+	BUILD_BUG_ON(offsetof(struct scalio_stats, nr_buckets) !=
+		     SCALIO_STATS_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct scalio_stats) != SCALIO_STATS_SIZE_VER1);
+	if (usize != SCALIO_STATS_SIZE_VER0 && usize != sizeof(*st))
+		return -EINVAL;
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	if (copy_from_user(st, argp, usize)) {
+		ret = -EFAULT;
+		goto out;
+	}
+	if (st->size != usize || (st->flags & ~SCALIO_STATS_F_TARGET)) {
 		ret = -EINVAL;
 		goto out;
 	}
 	st->features = hs->features;
 	st->nr_ssds = hs->nr_ssds;
 	st->nr_blocks = hs->nr_blocks;
+	st->nr_buckets = hs->nr_buckets;
+	st->pad = 0;
 	st->slots_per_block = hs->slots;
 	st->target_valid = 0;
 	memset(&st->target, 0, sizeof(st->target));
@@ -311,7 +340,7 @@ static int scalio_host_ioctl_stats(struct scalio_host_hstore *hs,
 	}
 	/* Last, so the counters include the STATS RPC's own effects. */
 	scalio_host_fill_host_stats(hs, &st->host);
-	if (copy_to_user(argp, st, sizeof(*st)))
+	if (copy_to_user(argp, st, usize))
 		ret = -EFAULT;
 out:
 	kfree(st);
@@ -408,7 +437,8 @@ long scalio_host_store_ioctl(struct file *file, unsigned int cmd,
 	case SCALIO_IOC_MULTI:
 		return scalio_host_ioctl_multi(hs, argp);
 	case SCALIO_IOC_STATS:
-		return scalio_host_ioctl_stats(hs, argp);
+	case SCALIO_IOC_STATS_VER0:
+		return scalio_host_ioctl_stats(hs, argp, _IOC_SIZE(cmd));
 	case SCALIO_IOC_SSD_INFO:
 		return scalio_host_ioctl_ssd_info(hs, argp);
 	case SCALIO_IOC_SSD_BIND:

@@ -9,9 +9,15 @@
  *   3. miss: choose a victim, CAS it to B (our id, fingerprint, lease),
  *      RDMA WRITE the key into it.
  *   4. double-read the block; on a collision release and retry.  Only
- *      after that READ completed, a separate READ of the block's seg word.
- *   5. read the segment from the bound SSD (or ask the target by RPC),
- *      check its header against seg, find the key.
+ *      after that READ completed, a separate READ of the seg word of the
+ *      key's bucket.
+ *   5. read the bucket's segment from its bound SSD (or ask the target
+ *      by RPC), check its header against seg, find the key.
+ *
+ * Blocks and buckets: the slots a GET locks are in the key's cache block;
+ * its segment, seg word and SSD are its bucket's (scalio_hash_bucket()).
+ * A bucket lies in one block, so a writer's invalidation of the key's
+ * block still covers every fill of the bucket's keys.
  *   6. write value and checksum into the slot, CAS B -> C (B -> A when
  *      absent or too big); return the value only if that CAS succeeded.
  *
@@ -275,7 +281,8 @@ static bool scalio_host_victim_random(const struct scalio_block_view *v, u32 *id
  * @key:	the key
  * @klen:	its length
  * @fp:		its fingerprint
- * @block:	its hash block
+ * @block:	its cache block (the slots)
+ * @bucket:	its bucket (segment, seg word and SSD)
  * @raddr:	remote address of the block
  * @rkey:	its rkey
  * @value:	out, SCALIO_VALUE_MAX bytes
@@ -295,6 +302,7 @@ struct scalio_host_get {
 	u32			klen;
 	u16			fp;
 	u32			block;
+	u32			bucket;
 	u64			raddr;
 	u32			rkey;
 	u8			*value;
@@ -322,6 +330,31 @@ static const struct scalio_host_hchunk *scalio_host_chunk_of(struct scalio_host_
 			hi = mid;
 	}
 	return &hs->chunks[lo];
+}
+
+/**
+ * scalio_host_seg_locate() - where a seg word is published
+ * @hs:		store, under its connection (a reconnect replaces the chunks)
+ * @pos:	seg table position, < nr_buckets (scalio_bucket_pos())
+ * @raddr:	out: remote address of the seg word
+ * @rkey:	out: rkey of its chunk's seg table
+ *
+ * A chunk's seg table holds the seg words of its blocks' buckets, bpb per
+ * block, from the first one of its first block at seg_addr.  The chunks
+ * tile the blocks (checked at attach) and nr_buckets <= 2^28, so nothing
+ * here overflows.
+ *
+ * Return: the positions from @pos to the end of its chunk (>= 1): so many
+ * seg words can be read from @raddr with one READ.
+ */
+u32 scalio_host_seg_locate(struct scalio_host_hstore *hs, u32 pos, u64 *raddr,
+			   u32 *rkey)
+{
+	const struct scalio_host_hchunk *c = scalio_host_chunk_of(hs, pos / hs->bpb);
+
+	*raddr = c->seg_addr + (u64)(pos - c->first_block * hs->bpb) * sizeof(u64);
+	*rkey = c->seg_rkey;
+	return (c->first_block + c->nr_blocks) * hs->bpb - pos;
 }
 
 /**
@@ -438,19 +471,23 @@ void scalio_host_backoff(unsigned int attempt)
 }
 
 /*
- * Add a READ of the block's seg word to @ch, from the read-only seg table
- * the target publishes (the block header is client-writable, so seg is not
- * kept there).  @fence: start only after the chain's earlier READs
- * returned.  The word lands in the bounce page's word area.
+ * Add a READ of the seg word of the key's bucket to @ch, from the
+ * read-only seg table the target publishes (the block header is
+ * client-writable, so seg is not kept there).  @fence: start only after
+ * the chain's earlier READs returned.  The word lands in the bounce
+ * page's word area.
  */
 static void scalio_host_chain_seg(struct scalio_host_chain *ch, struct scalio_host_get *g,
 				  bool fence)
 {
-	const struct scalio_host_hchunk *c = scalio_host_chunk_of(g->hs, g->block);
+	struct scalio_host_hstore *hs = g->hs;
+	u64 raddr;
+	u32 rkey;
 
-	scalio_host_chain_read(ch, SCALIO_IO_WORD_OFF, sizeof(u64), c->seg_addr +
-			  (u64)(g->block - c->first_block) * sizeof(u64),
-			  c->seg_rkey, fence);
+	scalio_host_seg_locate(hs, scalio_bucket_pos(g->bucket, hs->nr_blocks,
+						     hs->bpb), &raddr, &rkey);
+	scalio_host_chain_read(ch, SCALIO_IO_WORD_OFF, sizeof(u64), raddr, rkey,
+			       fence);
 }
 
 static u64 scalio_host_seg_got(struct scalio_host_get *g)
@@ -548,7 +585,7 @@ static int scalio_host_get_read_seg(struct scalio_host_get *g, u64 seg,
 
 /*
  * Step 5 on the direct path: read the segment @seg names from the bound
- * SSD, check its header against @seg (block and generation), find the key.
+ * SSD, check its header against @seg (bucket and generation), find the key.
  * A header that does not match means the segment moved or was rewritten
  * since our seg read: read seg again and retry.  Returns 0 or -ENOENT only
  * with the connection held (scalio_host_get_read_seg()).
@@ -564,7 +601,10 @@ static int scalio_host_get_ssd(struct scalio_host_get *g, u64 seg)
 	for (tries = 0;; tries++) {
 		if (!seg)
 			return -ENOENT;
-		if (scalio_seg_ssd(seg) >= hs->nr_ssds || !scalio_seg_len(seg))
+		/* A bucket's segments are all on the bucket's SSD. */
+		if (scalio_seg_ssd(seg) !=
+		    scalio_bucket_ssd(g->bucket, hs->nr_ssds) ||
+		    !scalio_seg_len(seg))
 			ret = -EBADMSG;	/* a seg word we cannot use */
 		else
 			ret = scalio_host_get_read_seg(g, seg, &buf);
@@ -576,7 +616,7 @@ static int scalio_host_get_ssd(struct scalio_host_get *g, u64 seg)
 
 			ret = scalio_seg_check(sh, ((size_t)scalio_seg_len(seg)
 					       << SCALIO_UNIT_SHIFT) -
-					       scalio_seg_offset(seg), g->block,
+					       scalio_seg_offset(seg), g->bucket,
 					       scalio_seg_gen(seg));
 			if (!ret) {
 				ret = scalio_seg_find(sh, g->key, g->klen, &rec);
@@ -595,8 +635,8 @@ static int scalio_host_get_ssd(struct scalio_host_get *g, u64 seg)
 		}
 		scalio_host_hstat_inc(hs, SCALIO_HS_HEADER_MISMATCHES);
 		if (tries >= SCALIO_SEG_RETRIES) {
-			pr_warn_ratelimited("%s: block %u: segment never matched seg %llx\n",
-					    hs->name, g->block, seg);
+			pr_warn_ratelimited("%s: bucket %u: segment never matched seg %llx\n",
+					    hs->name, g->bucket, seg);
 			return -EIO;
 		}
 		ret = scalio_host_read_seg(g, &seg);
@@ -605,13 +645,14 @@ static int scalio_host_get_ssd(struct scalio_host_get *g, u64 seg)
 	}
 }
 
-/* Is the direct SSD path usable for this GET's block? */
+/* Is the direct SSD path usable for this GET's bucket? */
 static bool scalio_host_get_direct(struct scalio_host_get *g)
 {
 	struct scalio_host_hstore *hs = g->hs;
 
 	return (hs->features & SCALIO_F_OFFLOAD_READ) &&
-	       scalio_host_ssd_bound(hs, scalio_block_ssd(g->block, hs->nr_ssds));
+	       scalio_host_ssd_bound(hs, scalio_bucket_ssd(g->bucket,
+							   hs->nr_ssds));
 }
 
 /* Step 5 without the inline cache: seg, then the segment (or an RPC). */
@@ -1167,8 +1208,9 @@ static int __scalio_host_fill(struct scalio_host_get *g,
 	if (ret)
 		return ret;
 	cur = scalio_host_chain_cas_old(&ch);
-	trace_scalio_host_slot_fill(hs, g->block, victim, present ? g->vlen : 0,
-				    cur == mine && cache, cur != mine);
+	trace_scalio_host_slot_fill(hs, g->block, g->bucket, victim,
+				    present ? g->vlen : 0, cur == mine && cache,
+				    cur != mine);
 	if (cur == mine)
 		return present ? 0 : -ENOENT;
 	g->end += scalio_host_hold(SCALIO_HOLD_LOST, victim, mine, cur);
@@ -1370,7 +1412,8 @@ int scalio_host_get(struct scalio_host_hstore *hs, const u8 *key, u32 klen,
 	bool lost;
 	int ret;
 
-	g.block = scalio_hash_block(hash, hs->nr_blocks);
+	g.bucket = scalio_hash_bucket(hash, hs->nr_buckets);
+	g.block = scalio_bucket_block(g.bucket, hs->nr_blocks);
 	g.fp = scalio_hash_fp(hash);
 	scalio_host_hstat_inc(hs, SCALIO_HS_GETS);
 	trace_scalio_host_get_issue(hs, hash, 0);

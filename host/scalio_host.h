@@ -15,7 +15,7 @@
  *   read.c   GET: the one-sided slot protocol
  *   write.c  PUT/DELETE by RPC, then slot invalidation
  *   ssd.c    SSD binding and segment reads with bios
- *   scan.c   SCALIO_IOC_SCAN: every pair of a run of blocks, read as GET
+ *   scan.c   SCALIO_IOC_SCAN: every pair of a run of buckets, read as GET
  *            misses read (scalioctl export)
  *
  * Locking:
@@ -315,7 +315,9 @@ struct scalio_host_conn {
  * @rkey:	its rkey (read, write, atomic)
  * @first_block: first block of the chunk
  * @nr_blocks:	blocks in the chunk
- * @seg_addr:	remote address of the seg word of block @first_block
+ * @seg_addr:	remote address of the first seg word of block @first_block:
+ *		the seg words of the chunk's blocks' buckets follow, bpb per
+ *		block (scalio_bucket_pos())
  * @seg_rkey:	rkey of the seg table chunk (read only)
  */
 struct scalio_host_hchunk {
@@ -357,6 +359,9 @@ enum scalio_host_hstore_state {
  * @conn:	the connection
  * @nr_blocks, @slots, @block_size, @nr_ssds, @features, @lease_ticks:
  *		geometry and settings from HELLO
+ * @nr_buckets:	buckets of the store, from HELLO (a power of two, at
+ *		least @nr_blocks): a key's segment, seg word and SSD
+ * @bpb:	@nr_buckets / @nr_blocks, seg words per block in the seg table
  * @hash_seed:	the store's key-hash seed, from HELLO
  * @hdr_addr, @hdr_rkey: the target's region header (clock word)
  * @chunks:	@nr_chunks index chunks, in block order, covering every block
@@ -408,6 +413,8 @@ struct scalio_host_hstore {
 	struct scalio_host_conn	conn;
 
 	u32			nr_blocks;
+	u32			nr_buckets;
+	u32			bpb;
 	u32			slots;
 	u32			block_size;
 	u32			nr_ssds;
@@ -663,6 +670,8 @@ int scalio_host_get(struct scalio_host_hstore *hs, const u8 *key, u32 klen,
 		    u8 *value, u32 *vlen);
 int scalio_host_block_locate(struct scalio_host_hstore *hs, u32 block, u64 *raddr,
 			     u32 *rkey);
+u32 scalio_host_seg_locate(struct scalio_host_hstore *hs, u32 pos, u64 *raddr,
+			   u32 *rkey);
 int scalio_host_clock_refresh(struct scalio_host_hstore *hs, struct scalio_host_io *io,
 			      u64 *now);
 u64 scalio_host_clock_now(struct scalio_host_hstore *hs);

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * SCALIO_IOC_SCAN: the pairs of a run of hash blocks, read as a GET miss
- * reads (scalioctl export).  The seg words come from the target's
- * read-only seg table by one-sided RDMA READ, many in one READ; each
- * segment from the bound SSD over NVMe-oF, checked against its seg word
- * with scalio_seg_check() and read again (seg word first) when it moved.
- * The target's CPU takes no part.
+ * SCALIO_IOC_SCAN: the pairs of a run of buckets, read as a GET miss
+ * reads (scalioctl export).  The scan walks the target's read-only seg
+ * table in its own order (positions, block by block: scalio_bucket_pos()),
+ * so that the seg words of consecutive positions of one chunk come with
+ * one one-sided RDMA READ; position p holds the seg word of bucket
+ * scalio_pos_bucket(p).  Each segment comes from the bound SSD over
+ * NVMe-oF, checked against its seg word and bucket with scalio_seg_check()
+ * and read again (seg word first) when it moved.  The target's CPU takes
+ * no part.
  *
  * The connection is held (io_rwsem) only for the seg word READs, not
  * across the SSD reads nor the copies to user space.
@@ -21,7 +24,7 @@
 
 /* Seg words read with one RDMA READ: the bounce page's area before its CAS word. */
 #define SCALIO_SCAN_WORDS	(SCALIO_IO_ATOMIC_OFF / sizeof(u64))
-/* Segment reads of one block that may fail their check, as a GET's. */
+/* Segment reads of one bucket that may fail their check, as a GET's. */
 #define SCALIO_SCAN_SEG_RETRIES	16
 
 /* One scan: the user's request, where its output goes, and its progress. */
@@ -31,43 +34,17 @@ struct scalio_host_scan {
 	u32		buf_len;
 	u32		used;
 	u32		nr_pairs;
-	u32		need;		/* the block that did not fit: its bytes */
+	u32		need;		/* the bucket that did not fit: its bytes */
 	u8		*rec;		/* one record, assembled */
 	unsigned long	wait_end;	/* the wait for a lost connection */
 };
 
 /*
- * The seg table of the chunk holding @block: the remote address of
- * @block's word, its rkey, and how many blocks from @block the chunk
- * still holds.  Under the connection (a reconnect replaces the chunks).
- */
-static void scalio_host_scan_seg_loc(struct scalio_host_hstore *hs, u32 block,
-				     u64 *raddr, u32 *rkey, u32 *run)
-{
-	u32 lo = 0, hi = hs->nr_chunks;
-	const struct scalio_host_hchunk *c;
-
-	/* Chunks tile the blocks in order (checked at attach). */
-	while (hi - lo > 1) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (hs->chunks[mid].first_block <= block)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	c = &hs->chunks[lo];
-	*raddr = c->seg_addr + (u64)(block - c->first_block) * sizeof(u64);
-	*rkey = c->seg_rkey;
-	*run = c->first_block + c->nr_blocks - block;
-}
-
-/*
- * Read the seg words of blocks @block .. @block + *@nr - 1 into @words
- * (*@nr is cut to the end of the chunk), with one RDMA READ.  A
+ * Read the seg words at seg table positions @pos .. @pos + *@nr - 1 into
+ * @words (*@nr is cut to the end of the chunk), with one RDMA READ.  A
  * connection lost under it is waited for, as a GET waits.
  */
-static int scalio_host_scan_seg_words(struct scalio_host_scan *sc, u32 block,
+static int scalio_host_scan_seg_words(struct scalio_host_scan *sc, u32 pos,
 				      u32 *nr, u64 *words)
 {
 	struct scalio_host_hstore *hs = sc->hs;
@@ -87,7 +64,8 @@ again:
 		ret = scalio_host_io_get_err(conn);
 		goto out;
 	}
-	scalio_host_scan_seg_loc(hs, block, &raddr, &rkey, &run);
+	/* Under the connection: a reconnect replaces the chunks. */
+	run = scalio_host_seg_locate(hs, pos, &raddr, &rkey);
 	*nr = min(*nr, run);
 	ret = scalio_host_rdma_read(conn, io, 0, *nr * sizeof(u64), raddr, rkey);
 	if (!ret)
@@ -108,7 +86,7 @@ out:
  * Return: 0, -ENOSPC (they do not fit: sc->need says how much they
  * take), -EBADMSG, -EFAULT.
  */
-static int scalio_host_scan_emit(struct scalio_host_scan *sc, u32 block,
+static int scalio_host_scan_emit(struct scalio_host_scan *sc, u32 bucket,
 				 const void *seg)
 {
 	struct scalio_scan_rec *rh = (void *)sc->rec;
@@ -128,7 +106,7 @@ static int scalio_host_scan_emit(struct scalio_host_scan *sc, u32 block,
 	while ((ret = scalio_seg_next(seg, &pos, &rec)) > 0) {
 		size = SCALIO_SCAN_REC_SIZE(rec.klen, rec.vlen);
 		memset(sc->rec, 0, size);
-		rh->block = block;
+		rh->bucket = bucket;
 		rh->klen = rec.klen;
 		rh->vlen = rec.vlen;
 		memcpy(sc->rec + sizeof(*rh), rec.key, rec.klen);
@@ -143,16 +121,18 @@ static int scalio_host_scan_emit(struct scalio_host_scan *sc, u32 block,
 }
 
 /*
- * One block: the segment @seg names, checked as scalio_host_get_ssd()
- * checks it; when it fails the check (moved, rewritten, or torn in
- * flight), the seg word is read again and so is the segment.
+ * One bucket, at seg table position @pos: the segment @seg names, checked
+ * as scalio_host_get_ssd() checks it; when it fails the check (moved,
+ * rewritten, or torn in flight), the seg word is read again and so is the
+ * segment.
  * Return: 0, -ENOSPC (does not fit), -EIO (never matched: damaged),
  * -ENODEV, -EFAULT, or the reads' errors.
  */
-static int scalio_host_scan_block(struct scalio_host_scan *sc, u32 block,
-				  u64 seg)
+static int scalio_host_scan_bucket(struct scalio_host_scan *sc, u32 pos,
+				   u64 seg)
 {
 	struct scalio_host_hstore *hs = sc->hs;
+	u32 bucket = scalio_pos_bucket(pos, hs->nr_blocks, hs->bpb);
 	unsigned int tries;
 	void *buf;
 	u32 one;
@@ -161,7 +141,9 @@ static int scalio_host_scan_block(struct scalio_host_scan *sc, u32 block,
 	for (tries = 0;; tries++) {
 		if (!seg)
 			return 0;	/* no segment: no pairs */
-		if (scalio_seg_ssd(seg) >= hs->nr_ssds || !scalio_seg_len(seg))
+		/* A bucket's segments are all on the bucket's SSD. */
+		if (scalio_seg_ssd(seg) != scalio_bucket_ssd(bucket, hs->nr_ssds) ||
+		    !scalio_seg_len(seg))
 			ret = -EBADMSG;	/* a seg word we cannot use */
 		else
 			ret = scalio_host_ssd_read_seg(hs, seg, jiffies +
@@ -173,10 +155,10 @@ static int scalio_host_scan_block(struct scalio_host_scan *sc, u32 block,
 
 			ret = scalio_seg_check(sh, ((size_t)scalio_seg_len(seg)
 					       << SCALIO_UNIT_SHIFT) -
-					       scalio_seg_offset(seg), block,
+					       scalio_seg_offset(seg), bucket,
 					       scalio_seg_gen(seg));
 			if (!ret)
-				ret = scalio_host_scan_emit(sc, block, sh);
+				ret = scalio_host_scan_emit(sc, bucket, sh);
 			scalio_host_ssd_free_seg(buf, seg);
 			if (ret != -EBADMSG && ret != -ESTALE)
 				return ret;
@@ -185,12 +167,12 @@ static int scalio_host_scan_block(struct scalio_host_scan *sc, u32 block,
 		}
 		scalio_host_hstat_inc(hs, SCALIO_HS_HEADER_MISMATCHES);
 		if (tries >= SCALIO_SCAN_SEG_RETRIES) {
-			pr_warn_ratelimited("%s: scan: block %u: segment never matched seg %llx\n",
-					    hs->name, block, seg);
+			pr_warn_ratelimited("%s: scan: bucket %u: segment never matched seg %llx\n",
+					    hs->name, bucket, seg);
 			return -EIO;
 		}
 		one = 1;
-		ret = scalio_host_scan_seg_words(sc, block, &one, &seg);
+		ret = scalio_host_scan_seg_words(sc, pos, &one, &seg);
 		if (ret)
 			return ret;
 	}
@@ -202,25 +184,26 @@ static bool scalio_host_scan_zero(const void *p, size_t len)
 }
 
 /**
- * scalio_host_ioctl_scan() - SCALIO_IOC_SCAN: the pairs of a run of blocks
+ * scalio_host_ioctl_scan() - SCALIO_IOC_SCAN: the pairs of a run of buckets
  * @hs:		the store
  * @argp:	user pointer to a struct scalio_scan
  *
- * Validates every field, then scans from @argp->block: seg words a page
- * at a time, each block's segment from its SSD, whole blocks into the
- * user's buffer until one does not fit, @argp->max_blocks are done, the
- * store ends, a signal comes or a block fails (see uapi/scalio.h).
+ * Validates every field, then scans from the cursor @argp->bucket, a seg
+ * table position (the scan order; see uapi/scalio.h): seg words a page at
+ * a time, each bucket's segment from its SSD, whole buckets into the
+ * user's buffer until one does not fit, @argp->max_buckets are done, the
+ * store ends, a signal comes or a bucket fails.
  *
  * Context: process, may sleep.
  * Return: 0 with the struct's outputs written back, or a negative errno
- * (-EOVERFLOW writes back buf_len: the bytes the first block needs).
+ * (-EOVERFLOW writes back buf_len: the bytes the first bucket needs).
  */
 int scalio_host_ioctl_scan(struct scalio_host_hstore *hs,
 			   struct scalio_scan __user *argp)
 {
 	struct scalio_host_scan sc = { .hs = hs };
 	struct scalio_scan s;
-	u32 block, end, nr, i;
+	u32 pos, end, nr, i;
 	u64 *words;
 	int ret = 0;
 
@@ -229,7 +212,8 @@ int scalio_host_ioctl_scan(struct scalio_host_hstore *hs,
 	if (s.flags || !scalio_host_scan_zero(s.reserved, sizeof(s.reserved)) ||
 	    !s.buf || s.buf_len < SCALIO_SCAN_BUF_MIN ||
 	    s.buf_len > SCALIO_SCAN_BUF_MAX || s.buf_len % 8 ||
-	    s.max_blocks > SCALIO_SCAN_BLOCKS_MAX || s.block >= hs->nr_blocks)
+	    s.max_buckets > SCALIO_SCAN_BUCKETS_MAX ||
+	    s.bucket >= hs->nr_buckets)
 		return -EINVAL;
 	sc.ubuf = u64_to_user_ptr(s.buf);
 	sc.buf_len = s.buf_len;
@@ -244,43 +228,44 @@ int scalio_host_ioctl_scan(struct scalio_host_hstore *hs,
 		goto out;
 	}
 
-	block = s.block;
-	end = hs->nr_blocks - block;
-	end = block + min_t(u32, end, s.max_blocks ?: SCALIO_SCAN_BLOCKS_MAX);
-	while (block < end) {
-		nr = min_t(u32, end - block, SCALIO_SCAN_WORDS);
-		ret = scalio_host_scan_seg_words(&sc, block, &nr, words);
+	/* The cursor is a position: consecutive ones share seg word READs. */
+	pos = s.bucket;
+	end = hs->nr_buckets - pos;
+	end = pos + min_t(u32, end, s.max_buckets ?: SCALIO_SCAN_BUCKETS_MAX);
+	while (pos < end) {
+		nr = min_t(u32, end - pos, SCALIO_SCAN_WORDS);
+		ret = scalio_host_scan_seg_words(&sc, pos, &nr, words);
 		if (ret)
 			break;
 		for (i = 0; i < nr; i++) {
-			if (block != s.block && signal_pending(current)) {
+			if (pos != s.bucket && signal_pending(current)) {
 				ret = -EINTR;
 				break;
 			}
-			ret = scalio_host_scan_block(&sc, block, words[i]);
+			ret = scalio_host_scan_bucket(&sc, pos, words[i]);
 			if (ret)
 				break;
-			block++;
+			pos++;
 		}
 		if (ret)
 			break;
 	}
-	/* What ended the call concerns @block; the blocks before it are done. */
-	if (ret == -ENOSPC && block == s.block) {
+	/* What ended the call concerns @pos; the buckets before it are done. */
+	if (ret == -ENOSPC && pos == s.bucket) {
 		ret = -EOVERFLOW;
 		if (put_user(sc.need, &argp->buf_len))
 			ret = -EFAULT;
 		goto out;
 	}
-	if (ret && ret != -EFAULT && block != s.block)
+	if (ret && ret != -EFAULT && pos != s.bucket)
 		ret = 0;
 	if (ret)
 		goto out;
 	s.buf_len = sc.used;
-	s.nr_blocks = block - s.block;
-	s.block = block;
+	s.nr_buckets = pos - s.bucket;
+	s.bucket = pos;
 	s.nr_pairs = sc.nr_pairs;
-	s.store_blocks = hs->nr_blocks;
+	s.store_buckets = hs->nr_buckets;
 	if (copy_to_user(argp, &s, sizeof(s)))
 		ret = -EFAULT;
 out:

@@ -40,7 +40,7 @@ bool scalio_host_ssd_bound(struct scalio_host_hstore *hs, u32 index)
 /*
  * Is @bdev SSD @index of this store?  Its superblock (unit 0, or the copy
  * in unit 1 when that one fails its checks) must be intact and name that
- * index, the store's SSD count, block count and hash seed.  Same-sized
+ * index, the store's SSD count, block and bucket counts and hash seed.  Same-sized
  * SSDs bound in the wrong order, or one device bound twice, would
  * otherwise only show as GETs that fail their segment checks.
  * Return: 0, -EINVAL (not that SSD), -ENOMEM, -EIO.
@@ -80,6 +80,7 @@ static int scalio_host_ssd_check_sb(struct scalio_host_hstore *hs, u32 index,
 			hs->name, index, path);
 	} else if (le32_to_cpu(sb->nr_ssds) != hs->nr_ssds ||
 		   le32_to_cpu(sb->nr_blocks) != hs->nr_blocks ||
+		   le32_to_cpu(sb->nr_buckets) != hs->nr_buckets ||
 		   (le64_to_cpu(sb->hash_seed) ?: SCALIO_HASH_SEED) !=
 		   hs->hash_seed) {
 		pr_warn("%s: ssd %u: %s belongs to another store\n", hs->name,

@@ -121,18 +121,19 @@ DEFINE_EVENT(scalio_host_write_done, scalio_host_delete_done,
 
 /*
  * A GET that missed filled slot @slot of @block: @vlen bytes read from the
- * SSD or by RPC, @cached: the value was published in the slot (else the
+ * segment of @bucket on the SSD or by RPC, @cached: the value was published in the slot (else the
  * slot was released: the key is absent or its value is too long to
  * cache), @lost: the lock was reclaimed or invalidated meanwhile and
  * nothing was published (the GET starts over).
  */
 TRACE_EVENT(scalio_host_slot_fill,
-	TP_PROTO(const struct scalio_host_hstore *hs, u32 block, u32 slot,
-		 u32 vlen, bool cached, bool lost),
-	TP_ARGS(hs, block, slot, vlen, cached, lost),
+	TP_PROTO(const struct scalio_host_hstore *hs, u32 block, u32 bucket,
+		 u32 slot, u32 vlen, bool cached, bool lost),
+	TP_ARGS(hs, block, bucket, slot, vlen, cached, lost),
 	TP_STRUCT__entry(
 		__array(char, store, SCALIO_NAME_MAX)
 		__field(u32, block)
+		__field(u32, bucket)
 		__field(u32, slot)
 		__field(u32, vlen)
 		__field(bool, cached)
@@ -141,14 +142,15 @@ TRACE_EVENT(scalio_host_slot_fill,
 	TP_fast_assign(
 		strscpy(__entry->store, hs->name, SCALIO_NAME_MAX);
 		__entry->block = block;
+		__entry->bucket = bucket;
 		__entry->slot = slot;
 		__entry->vlen = vlen;
 		__entry->cached = cached;
 		__entry->lost = lost;
 	),
-	TP_printk("store=%s block=%u slot=%u vlen=%u cached=%d lost=%d",
-		  __entry->store, __entry->block, __entry->slot,
-		  __entry->vlen, __entry->cached, __entry->lost)
+	TP_printk("store=%s block=%u bucket=%u slot=%u vlen=%u cached=%d lost=%d",
+		  __entry->store, __entry->block, __entry->bucket,
+		  __entry->slot, __entry->vlen, __entry->cached, __entry->lost)
 );
 
 DECLARE_EVENT_CLASS(scalio_host_slot_lock,

@@ -69,9 +69,11 @@ static void scalio_host_write_hooks(struct scalio_host_conn *conn)
 static int scalio_host_write_rpc(struct scalio_host_hstore *hs, u16 op, const u8 *key,
 				 u32 klen, const u8 *value, u32 vlen, bool *sent)
 {
-	u32 block = scalio_hash_block(scalio_key_hash(hs->hash_seed, key, klen),
-				      hs->nr_blocks);
-	atomic_t *out = &hs->writes_out[scalio_block_ssd(block, hs->nr_ssds)];
+	/* The key's bucket picks the SSD its commit thread runs for. */
+	u32 bucket = scalio_hash_bucket(scalio_key_hash(hs->hash_seed, key,
+							klen),
+					hs->nr_buckets);
+	atomic_t *out = &hs->writes_out[scalio_bucket_ssd(bucket, hs->nr_ssds)];
 	struct scalio_msg_kv_req *req;
 	struct scalio_host_rpc *rpc;
 	u32 inflight;

@@ -317,15 +317,24 @@ struct scalio_target_stats {
 
 /**
  * struct scalio_stats - SCALIO_IOC_STATS result
- * @size:	in: sizeof(struct scalio_stats) as user space knows it
+ * @size:	in: sizeof(struct scalio_stats) as user space knows it:
+ *		SCALIO_STATS_SIZE_VER0 (up to @target) or the size of this
+ *		version; the module reads and writes only @size bytes
  * @flags:	in: SCALIO_STATS_F_TARGET to fetch the target's counters
  * @features:	out: SCALIO_F_* of the store
  * @nr_ssds:	out
- * @nr_blocks:	out: hash blocks in the index
+ * @nr_blocks:	out: cache blocks in the index
  * @slots_per_block: out
  * @target_valid: out: 1 if @target was filled
  * @host:	out
  * @target:	out
+ * @nr_buckets:	out: buckets of the store (segments on the SSDs); since
+ *		SCALIO_STATS_SIZE_VER1
+ * @pad:	0
+ *
+ * Fields are only ever added at the end; the ioctl number of
+ * SCALIO_IOC_STATS carries @size (_IOC_SIZE) and the module accepts every
+ * size it knows.
  */
 struct scalio_stats {
 	__u32	size;
@@ -337,66 +346,81 @@ struct scalio_stats {
 	__u32	target_valid;
 	struct scalio_host_stats	host;
 	struct scalio_target_stats	target;
+	/* SCALIO_STATS_SIZE_VER0 ends here */
+	__u32	nr_buckets;
+	__u32	pad;
 };
 
 #define SCALIO_STATS_F_TARGET	(1U << 0)
+/* The sizes struct scalio_stats had: VER0 without nr_buckets. */
+#define SCALIO_STATS_SIZE_VER0	544
+#define SCALIO_STATS_SIZE_VER1	552
 
 /**
- * struct scalio_scan - SCALIO_IOC_SCAN: the pairs of a run of hash blocks
+ * struct scalio_scan - SCALIO_IOC_SCAN: the pairs of a run of buckets
  * @buf:	user pointer to the output buffer (records, see below)
  * @buf_len:	in: bytes at @buf, a multiple of 8 in
  *		SCALIO_SCAN_BUF_MIN..SCALIO_SCAN_BUF_MAX; out: bytes filled,
- *		or with -EOVERFLOW the bytes the first block's pairs need
- * @block:	in: the first block to scan (the cursor), below the store's
- *		block count; out: the next block to scan, = @store_blocks
- *		when the scan is complete
- * @max_blocks:	in: scan at most this many blocks, 1..SCALIO_SCAN_BLOCKS_MAX,
- *		or 0 for as many as fit (up to SCALIO_SCAN_BLOCKS_MAX)
+ *		or with -EOVERFLOW the bytes the first bucket's pairs need
+ * @bucket:	in: the cursor: how many buckets of the scan order come
+ *		before the first one to scan (0 starts a scan), below
+ *		@store_buckets; out: the cursor of the next bucket to scan,
+ *		= @store_buckets when the scan is complete.  It is a position
+ *		in the scan order, not a bucket number (see below)
+ * @max_buckets: in: scan at most this many buckets,
+ *		1..SCALIO_SCAN_BUCKETS_MAX, or 0 for as many as fit (up to
+ *		SCALIO_SCAN_BUCKETS_MAX)
  * @flags:	must be 0
- * @nr_blocks:	out: blocks scanned (their pairs are all in @buf)
+ * @nr_buckets:	out: buckets scanned (their pairs are all in @buf)
  * @nr_pairs:	out: records in @buf
- * @store_blocks: out: hash blocks of the store (the cursor's end)
+ * @store_buckets: out: buckets of the store (the cursor's end)
  * @reserved:	must be 0
  *
- * Reads the blocks the way a GET miss does, without the target's CPU:
- * each block's seg word with a one-sided RDMA READ, its segment from the
- * bound SSD over NVMe-oF, checked against the seg word (block, generation,
- * crc) and read again when the segment moved.  Blocks are never split:
- * every block scanned has all of its pairs in @buf, as they were at one
- * moment (when its seg word was read).  Different blocks are read at
- * different moments: a scan of the whole store is a point-in-time copy
- * only while nobody writes.  Deleted keys have no record: a segment holds
- * only the block's live pairs.
+ * Reads the buckets the way a GET miss does, without the target's CPU:
+ * each bucket's seg word with a one-sided RDMA READ, its segment from the
+ * bound SSD over NVMe-oF, checked against the seg word (bucket,
+ * generation, crc) and read again when the segment moved.  Buckets are
+ * never split: every bucket scanned has all of its pairs in @buf, as they
+ * were at one moment (when its seg word was read).  Different buckets are
+ * read at different moments: a scan of the whole store is a point-in-time
+ * copy only while nobody writes.  Deleted keys have no record: a segment
+ * holds only the bucket's live pairs.
+ *
+ * The scan order is the order of the target's seg table: the buckets of
+ * cache block 0, then those of block 1, and so on (many seg words come
+ * with one READ).  Walking the cursor from 0 to @store_buckets visits
+ * every bucket once; each record names the bucket it came from.
  *
  * @buf receives @nr_pairs records, each a struct scalio_scan_rec, the key,
  * the value and zeroes up to SCALIO_SCAN_REC_SIZE(klen, vlen) bytes.
  *
- * The call stops before a block whose pairs do not fit any more, after
- * @max_blocks blocks, at the end of the store, or at a signal (after at
- * least one block).  A block that cannot be read ends the call there if
- * blocks were scanned before it (success, @block names it); otherwise the
- * call fails with its error and @block unchanged: -EIO (its segment is
- * damaged, or never matched its seg word), -ENODEV (its SSD is not bound,
- * or too many SSD reads hang), -ETIMEDOUT, -ENOTCONN, -EHOSTDOWN, -EINTR.
- * -EOVERFLOW: the first block's pairs need more than @buf_len (given back
- * in @buf_len; at most SCALIO_SCAN_BUF_MAX).  -EINVAL: a field out of
- * range (@block at or past the store's block count included).
+ * The call stops before a bucket whose pairs do not fit any more, after
+ * @max_buckets buckets, at the end of the store, or at a signal (after at
+ * least one bucket).  A bucket that cannot be read ends the call there if
+ * buckets were scanned before it (success, @bucket names it); otherwise
+ * the call fails with its error and @bucket unchanged: -EIO (its segment
+ * is damaged, or never matched its seg word), -ENODEV (its SSD is not
+ * bound, or too many SSD reads hang), -ETIMEDOUT, -ENOTCONN, -EHOSTDOWN,
+ * -EINTR.  -EOVERFLOW: the first bucket's pairs need more than @buf_len
+ * (given back in @buf_len; at most SCALIO_SCAN_BUF_MAX).  -EINVAL: a
+ * field out of range (@bucket at or past the store's bucket count
+ * included).
  */
 struct scalio_scan {
 	__u64	buf;
 	__u32	buf_len;
-	__u32	block;
-	__u32	max_blocks;
+	__u32	bucket;
+	__u32	max_buckets;
 	__u32	flags;
-	__u32	nr_blocks;
+	__u32	nr_buckets;
 	__u32	nr_pairs;
-	__u32	store_blocks;
+	__u32	store_buckets;
 	__u32	reserved[7];
 };
 
 /**
  * struct scalio_scan_rec - one pair in a SCALIO_IOC_SCAN buffer
- * @block:	the hash block it was read from
+ * @bucket:	the bucket it was read from (a bucket number)
  * @klen:	1..SCALIO_KEY_MAX
  * @flags:	0
  * @vlen:	0..SCALIO_VALUE_MAX
@@ -405,7 +429,7 @@ struct scalio_scan {
  * (8-byte aligned within the buffer).
  */
 struct scalio_scan_rec {
-	__u32	block;
+	__u32	bucket;
 	__u8	klen;
 	__u8	flags;
 	__u16	vlen;
@@ -414,9 +438,9 @@ struct scalio_scan_rec {
 #define SCALIO_SCAN_REC_SIZE(klen, vlen) \
 	((sizeof(struct scalio_scan_rec) + (klen) + (vlen) + 7) & ~7UL)
 #define SCALIO_SCAN_BUF_MIN	8192
-/* Holds any block: a segment is at most 255 units of records of 5 bytes. */
+/* Holds any bucket: a segment is at most 255 units of records of 5 bytes. */
 #define SCALIO_SCAN_BUF_MAX	(16U << 20)
-#define SCALIO_SCAN_BLOCKS_MAX	4096
+#define SCALIO_SCAN_BUCKETS_MAX	4096
 
 #define SCALIO_IOC_MAGIC	0xE7
 

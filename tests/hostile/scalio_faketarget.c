@@ -20,13 +20,20 @@
  *   one is rejected (it would be the host's reconnect).
  *
  * Scenarios (each a single lie; "ok" tells none):
- *   ok             a well-formed store: 64 blocks x 8 slots, 1 SSD
+ *   ok             a well-formed store: 64 blocks x 8 slots, 128 buckets
+ *                  (2 per block), 1 SSD
  *   cm-none cm-magic cm-major cm-qd0 cm-qd-big cm-cid0 cm-cid-big
  *                  malformed accept private data (or none)
  *   hello-short hello-nblocks0 hello-nblocks3 hello-slots5 hello-bsize
  *   hello-nssds0 hello-nssds-big hello-nchunks0 hello-nchunks-big
  *   hello-lease0 hello-lease-big hello-features
  *                  a HELLO answer with a bad geometry or setting
+ *   hello-nbuckets0 hello-nbuckets-few hello-nbuckets-npow2
+ *   hello-nbuckets-bpb hello-nbuckets-big
+ *                  a HELLO answer with a bad bucket count: 0, fewer
+ *                  buckets than blocks, not a power of two, more than
+ *                  SCALIO_BUCKETS_PER_BLOCK_MAX per block, above
+ *                  SCALIO_NR_BUCKETS_MAX (2^24 blocks)
  *   kato-tiny      HELLO tells a 1 ms keep-alive timeout (the host must
  *                  clamp it: at most one KEEPALIVE a second)
  *   chunks-gap chunks-overlap chunks-short-cover chunks-nr-big
@@ -85,14 +92,15 @@
 #define NRECV		16
 #define NSEND		64
 #define NR_BLOCKS	64
+#define BPB		2	/* buckets per block: seg words per block */
 #define SLOTS		8
 #define BSIZE		SCALIO_BLOCK_SIZE(SLOTS)
 #define SSD_NQN		"nqn.2024-11.io.scalio:faketarget-ssd0"
-/* Region: header page, blocks, seg table. */
+/* Region: header page, blocks, seg table (BPB words per block). */
 #define HDR_OFF		0
 #define BLK_OFF		4096
 #define SEG_OFF		(BLK_OFF + NR_BLOCKS * BSIZE)
-#define REGION		(SEG_OFF + NR_BLOCKS * 8)
+#define REGION		(SEG_OFF + NR_BLOCKS * BPB * 8)
 
 struct ft {
 	struct rdma_event_channel *ec;
@@ -106,7 +114,7 @@ struct ft {
 	uint16_t qd, qd_req;
 	const char *sc;		/* scenario */
 	struct rdma_cm_event *pending;	/* the next scenario's request */
-	uint32_t nblocks, nchunks;	/* what HELLO told */
+	uint32_t nblocks, nchunks, bpb;	/* what HELLO told */
 	unsigned long keepalives, requests;
 	bool gone;
 };
@@ -219,13 +227,21 @@ static void do_hello(struct ft *f, const struct scalio_msg_hdr *req)
 	} else if (is(f, "hello-nchunks-many")) {
 		f->nblocks = 1U << 24;
 		f->nchunks = 1U << 17;
+	} else if (is(f, "hello-nbuckets-big")) {
+		f->nblocks = SCALIO_NR_BLOCKS_MAX;
 	} else if (is(f, "chunks-one")) {
 		f->nchunks = NR_BLOCKS;
 	} else if (is(f, "chunks-slow") || is(f, "chunks-kill")) {
 		f->nblocks = 1U << 16;
 		f->nchunks = 1U << 16;
 	}
+	/*
+	 * BPB buckets per block where that is a valid count; the tables of
+	 * 2^31 blocks have none (above SCALIO_NR_BUCKETS_MAX).
+	 */
+	f->bpb = f->nblocks <= SCALIO_NR_BUCKETS_MAX / BPB ? BPB : 1;
 	r->nr_blocks = cpu_to_le32(f->nblocks);
+	r->nr_buckets = cpu_to_le32(f->nblocks * f->bpb);
 	r->slots_per_block = cpu_to_le32(SLOTS);
 	r->block_size = cpu_to_le32(BSIZE);
 	r->nr_ssds = cpu_to_le32(1);
@@ -260,6 +276,18 @@ static void do_hello(struct ft *f, const struct scalio_msg_hdr *req)
 		r->lease_ticks = cpu_to_le32(1U << 15);
 	else if (is(f, "hello-features"))
 		r->features |= cpu_to_le32(1U << 7);
+	else if (is(f, "hello-nbuckets0"))
+		r->nr_buckets = 0;
+	else if (is(f, "hello-nbuckets-few"))
+		r->nr_buckets = cpu_to_le32(NR_BLOCKS / 2);
+	else if (is(f, "hello-nbuckets-npow2"))
+		r->nr_buckets = cpu_to_le32(NR_BLOCKS * 3);
+	else if (is(f, "hello-nbuckets-bpb"))
+		r->nr_buckets = cpu_to_le32(NR_BLOCKS *
+					    (SCALIO_BUCKETS_PER_BLOCK_MAX * 2));
+	else if (is(f, "hello-nbuckets-big"))
+		/* of 2^24 blocks (the most): 32 per block */
+		r->nr_buckets = cpu_to_le32(SCALIO_NR_BUCKETS_MAX * 2);
 	else if (is(f, "kato-tiny"))
 		r->kato_ms = cpu_to_le32(1);
 	else if (is(f, "oversize"))
@@ -301,8 +329,9 @@ static void do_chunks(struct ft *f, const struct scalio_msg_hdr *req)
 		c->nr_blocks = cpu_to_le32(per);
 		c->first_block = cpu_to_le32(fb);
 		c->seg_rkey = cpu_to_le32(f->rmr->rkey);
+		/* The seg words of the chunk's blocks' buckets. */
 		c->seg_addr = cpu_to_le64((uintptr_t)f->region + SEG_OFF +
-					  (uint64_t)fb * 8);
+					  (uint64_t)fb * f->bpb * 8);
 	}
 	len = sizeof(*r) + nr * sizeof(r->chunk[0]);
 	r->first = cpu_to_le32(first);

@@ -4,16 +4,17 @@
  * import against a real store (tests/vm/suite/13-fio.sh), files in DIR.
  *
  *   1. hostile SCAN arguments fail with their errno, never an oops: a
- *      block index at or past the store's end, no buffer, a buffer too
- *      small, unaligned or too large, flags and reserved bits, max_blocks
+ *      cursor at or past the store's bucket count, no buffer, a buffer too
+ *      small, unaligned or too large, flags and reserved bits, max_buckets
  *      over the limit, a kernel address, a NULL argument, a mapping
  *      shorter than buf_len (EFAULT once a record crosses into it);
  *   2. N pairs (default 2000) of 1- to 32-byte keys (200 of 1 byte) and
  *      values of 0..4096 bytes PUT with SCALIO_IOC_MULTI; every fifth
  *      deleted, every fifth (another) overwritten;
  *   3. a SCAN of the first quarter of the store with the smallest
- *      buffer: every block once, whole; an EOVERFLOW gives the size its
- *      block needs;
+ *      buffer: every bucket once, whole, in seg table order (the buckets
+ *      of block 0, then of block 1...); an EOVERFLOW gives the size its
+ *      bucket needs;
  *   4. `scalioctl export STORE DIR/e1`, its file read here (the format of
  *      Documentation/export.rst, independently of scalioctl): each live
  *      pair once with its last value, no deleted key;
@@ -41,7 +42,13 @@
 
 static const char *store, *dir;
 static int fd, failed;
-static uint32_t nr_blocks;
+static uint32_t nr_blocks, nr_buckets, bpb;
+
+/* The scan position of @bucket (the kernel's scalio_bucket_pos()). */
+static uint32_t bucket_pos(uint32_t bucket)
+{
+	return (bucket & (nr_blocks - 1)) * bpb + bucket / nr_blocks;
+}
 
 #define CHECK(cond, ...) do {						\
 	if (!(cond)) {							\
@@ -347,18 +354,18 @@ static int scan(struct scalio_scan *s)
 }
 
 static const char *const hostile_what[] = {
-	"block = nr_blocks", "block = 0xffffffff", "buf 0", "buf_len 0",
+	"bucket = nr_buckets", "bucket = 0xffffffff", "buf 0", "buf_len 0",
 	"buf_len below the minimum", "buf_len unaligned",
 	"buf_len over the maximum", "buf_len 0xfffffff8", "flags 1",
-	"reserved[6] 1", "max_blocks over the limit", "a kernel address",
+	"reserved[6] 1", "max_buckets over the limit", "a kernel address",
 };
 
 /* Case @i of hostile_what applied to @s; the errno it must give. */
 static int hostile_case(unsigned int i, struct scalio_scan *s)
 {
 	switch (i) {
-	case 0: s->block = nr_blocks; break;
-	case 1: s->block = 0xffffffffU; break;
+	case 0: s->bucket = nr_buckets; break;
+	case 1: s->bucket = 0xffffffffU; break;
 	case 2: s->buf = 0; break;
 	case 3: s->buf_len = 0; break;
 	case 4: s->buf_len = SCALIO_SCAN_BUF_MIN - 8; break;
@@ -367,7 +374,7 @@ static int hostile_case(unsigned int i, struct scalio_scan *s)
 	case 7: s->buf_len = 0xfffffff8U; break;
 	case 8: s->flags = 1; break;
 	case 9: s->reserved[6] = 1; break;
-	case 10: s->max_blocks = SCALIO_SCAN_BLOCKS_MAX + 1; break;
+	case 10: s->max_buckets = SCALIO_SCAN_BUCKETS_MAX + 1; break;
 	default: s->buf = 0xffff888000000000ULL; return EFAULT;
 	}
 	return EINVAL;
@@ -378,7 +385,7 @@ static void hostile(void)
 	static uint8_t buf[SCALIO_SCAN_BUF_MIN] __attribute__((aligned(8)));
 	struct scalio_scan s0 = {
 		.buf = (uintptr_t)buf, .buf_len = sizeof(buf),
-		.max_blocks = 1,
+		.max_buckets = 1,
 	}, s;
 	unsigned int i;
 	int e, want;
@@ -393,13 +400,13 @@ static void hostile(void)
 	e = ioctl(fd, SCALIO_IOC_SCAN, NULL) ? errno : 0;
 	CHECK(e == EFAULT, "SCAN with a NULL argument: %s", strerror(e));
 	s = s0;
-	s.block = nr_blocks - 1;
+	s.bucket = nr_buckets - 1;
 	e = scan(&s);
-	/* (EOVERFLOW: that block holds more than the smallest buffer.) */
-	CHECK(e == EOVERFLOW || (!e && s.block == nr_blocks && s.nr_blocks == 1 &&
-	      s.store_blocks == nr_blocks),
-	      "SCAN of the last block: %s, cursor %u, %u blocks", strerror(e),
-	      s.block, s.nr_blocks);
+	/* (EOVERFLOW: that bucket holds more than the smallest buffer.) */
+	CHECK(e == EOVERFLOW || (!e && s.bucket == nr_buckets &&
+	      s.nr_buckets == 1 && s.store_buckets == nr_buckets),
+	      "SCAN of the last position: %s, cursor %u, %u buckets",
+	      strerror(e), s.bucket, s.nr_buckets);
 	printf("# hostile SCAN arguments: done\n");
 }
 
@@ -418,13 +425,13 @@ static void short_buffer(void)
 	}
 	s.buf = (uintptr_t)m;
 	/* The test's pairs hold far more than a page. */
-	s.max_blocks = SCALIO_SCAN_BLOCKS_MAX;
+	s.max_buckets = SCALIO_SCAN_BUCKETS_MAX;
 	do {
 		s.buf_len = SCALIO_SCAN_BUF_MAX;
 		e = scan(&s);
-	} while (!e && s.block < nr_blocks);
+	} while (!e && s.bucket < nr_buckets);
 	CHECK(e == EFAULT, "SCAN into one page with buf_len %u: %s, cursor %u",
-	      SCALIO_SCAN_BUF_MAX, strerror(e), s.block);
+	      SCALIO_SCAN_BUF_MAX, strerror(e), s.bucket);
 	munmap(m, 2 * pg);
 }
 
@@ -432,22 +439,22 @@ static void short_buffer(void)
 
 static void scan_all(uint32_t n)
 {
-	uint32_t len = SCALIO_SCAN_BUF_MIN, block = 0, pairs = 0, mine = 0;
+	uint32_t len = SCALIO_SCAN_BUF_MIN, pos = 0, pairs = 0, mine = 0;
 	uint8_t *buf = malloc(SCALIO_SCAN_BUF_MAX);
-	uint32_t overflows = 0, calls = 0, off, i, last = 0;
+	uint32_t overflows = 0, calls = 0, off, i, last = 0, rpos;
 	bool first = true;
 
-	/* A quarter of the store: each call re-reads the block that did not fit. */
-	while (buf && block < nr_blocks / 4) {
+	/* A quarter of the store: each call re-reads the bucket that did not fit. */
+	while (buf && pos < nr_buckets / 4) {
 		struct scalio_scan s = {
-			.buf = (uintptr_t)buf, .buf_len = len, .block = block,
+			.buf = (uintptr_t)buf, .buf_len = len, .bucket = pos,
 		};
 		int e = scan(&s);
 
 		calls++;
 		if (e == EOVERFLOW) {
 			CHECK(s.buf_len > len && s.buf_len <= SCALIO_SCAN_BUF_MAX,
-			      "EOVERFLOW at block %u asks for %u bytes", block,
+			      "EOVERFLOW at position %u asks for %u bytes", pos,
 			      s.buf_len);
 			if (s.buf_len <= len || s.buf_len > SCALIO_SCAN_BUF_MAX)
 				break;
@@ -456,36 +463,39 @@ static void scan_all(uint32_t n)
 			continue;
 		}
 		if (e) {
-			CHECK(0, "SCAN at block %u: %s", block, strerror(e));
+			CHECK(0, "SCAN at position %u: %s", pos, strerror(e));
 			break;
 		}
-		CHECK(s.block > block && s.block == block + s.nr_blocks &&
-		      s.buf_len <= len,
-		      "SCAN at block %u: cursor %u, %u blocks, %u bytes", block,
-		      s.block, s.nr_blocks, s.buf_len);
+		CHECK(s.bucket > pos && s.bucket == pos + s.nr_buckets &&
+		      s.store_buckets == nr_buckets && s.buf_len <= len,
+		      "SCAN at position %u: cursor %u, %u buckets, %u bytes",
+		      pos, s.bucket, s.nr_buckets, s.buf_len);
 		for (i = 0, off = 0; i < s.nr_pairs; i++) {
 			struct scalio_scan_rec r;
 
 			memcpy(&r, buf + off, sizeof(r));
-			CHECK(r.block >= block && r.block < s.block &&
-			      (first || r.block >= last) && r.klen &&
+			/* Records come in scan order: their positions grow. */
+			rpos = r.bucket < nr_buckets ? bucket_pos(r.bucket) :
+						       UINT32_MAX;
+			CHECK(rpos >= pos && rpos < s.bucket &&
+			      (first || rpos >= last) && r.klen &&
 			      r.klen <= 32 && r.vlen <= 4096 && !r.flags,
-			      "record %u of block %u: block %u klen %u vlen %u",
-			      i, block, r.block, r.klen, r.vlen);
-			last = r.block;
+			      "record %u at position %u: bucket %u klen %u vlen %u",
+			      i, pos, r.bucket, r.klen, r.vlen);
+			last = rpos;
 			first = false;
 			if (keyidx(buf + off + sizeof(r), r.klen, n) >= 0)
 				mine++;
 			off += SCALIO_SCAN_REC_SIZE(r.klen, r.vlen);
 		}
-		CHECK(off == s.buf_len, "SCAN at block %u: %u bytes of records, %u reported",
-		      block, off, s.buf_len);
+		CHECK(off == s.buf_len, "SCAN at position %u: %u bytes of records, %u reported",
+		      pos, off, s.buf_len);
 		pairs += s.nr_pairs;
-		block = s.block;
+		pos = s.bucket;
 		len = SCALIO_SCAN_BUF_MIN;
 	}
-	printf("# scan of blocks 0..%u in %u calls with %u-byte buffers: %u pairs (%u of the test's), %u EOVERFLOW\n",
-	       block - 1, calls, SCALIO_SCAN_BUF_MIN, pairs, mine, overflows);
+	printf("# scan of positions 0..%u in %u calls with %u-byte buffers: %u pairs (%u of the test's), %u EOVERFLOW\n",
+	       pos - 1, calls, SCALIO_SCAN_BUF_MIN, pairs, mine, overflows);
 	free(buf);
 }
 
@@ -517,6 +527,15 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	nr_blocks = st.nr_blocks;
+	nr_buckets = st.nr_buckets;
+	if (!nr_blocks || (nr_blocks & (nr_blocks - 1)) ||
+	    !nr_buckets || (nr_buckets & (nr_buckets - 1)) ||
+	    nr_buckets < nr_blocks) {
+		printf("FAIL: STATS: %u blocks, %u buckets\n", nr_blocks,
+		       nr_buckets);
+		return 1;
+	}
+	bpb = nr_buckets / nr_blocks;
 	ops_init();
 
 	hostile();

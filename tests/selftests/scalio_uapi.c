@@ -748,6 +748,138 @@ TEST_F(kv, stats_counts)
 	ASSERT_EQ(-EINVAL, stats(self->fd, &b, SCALIO_STATS_F_TARGET | 2));
 }
 
+/*
+ * struct scalio_stats grows at its end: a caller built before nr_buckets
+ * (SCALIO_STATS_SIZE_VER0, in ->size and in the command) gets the fields
+ * it knows and not a byte more; any other size is refused.
+ */
+TEST_F(kv, stats_sizes)
+{
+	const unsigned long cmd0 = _IOC(_IOC_READ | _IOC_WRITE,
+					SCALIO_IOC_MAGIC,
+					_IOC_NR(SCALIO_IOC_STATS),
+					SCALIO_STATS_SIZE_VER0);
+	union {
+		struct scalio_stats st;
+		uint8_t b[sizeof(struct scalio_stats) + 64];
+	} u;
+	struct scalio_stats cur;
+	size_t i;
+
+	ASSERT_EQ(SCALIO_STATS_SIZE_VER1, sizeof(struct scalio_stats));
+	ASSERT_EQ(0, stats(self->fd, &cur, 0));
+	/* Buckets: a power of two, at least the blocks, a bounded ratio. */
+	ASSERT_LE(cur.nr_blocks, cur.nr_buckets);
+	ASSERT_EQ(0U, cur.nr_buckets & (cur.nr_buckets - 1));
+	ASSERT_GE(SCALIO_BUCKETS_PER_BLOCK_MAX,
+		  cur.nr_buckets / cur.nr_blocks);
+	EXPECT_EQ(0U, cur.pad);
+
+	memset(&u, 0xa5, sizeof(u));
+	memset(&u.st, 0, SCALIO_STATS_SIZE_VER0);
+	u.st.size = SCALIO_STATS_SIZE_VER0;
+	ASSERT_EQ(0, ioctl(self->fd, cmd0, &u.st));
+	EXPECT_EQ(cur.nr_blocks, u.st.nr_blocks);
+	EXPECT_EQ(cur.nr_ssds, u.st.nr_ssds);
+	for (i = SCALIO_STATS_SIZE_VER0; i < sizeof(u.b); i++)
+		ASSERT_EQ(0xa5, u.b[i]);
+
+	/* ->size must be the command's. */
+	memset(&u, 0, sizeof(u));
+	u.st.size = SCALIO_STATS_SIZE_VER1;
+	ASSERT_EQ(-1, ioctl(self->fd, cmd0, &u.st));
+	EXPECT_EQ(EINVAL, errno);
+	u.st.size = SCALIO_STATS_SIZE_VER0;
+	ASSERT_EQ(-1, ioctl(self->fd, SCALIO_IOC_STATS, &u.st));
+	EXPECT_EQ(EINVAL, errno);
+	u.st.size = 0;
+	ASSERT_EQ(-1, ioctl(self->fd, SCALIO_IOC_STATS, &u.st));
+	EXPECT_EQ(EINVAL, errno);
+	/* A size it does not know is not a STATS command at all. */
+	ASSERT_EQ(-1, ioctl(self->fd, _IOC(_IOC_READ | _IOC_WRITE,
+					   SCALIO_IOC_MAGIC,
+					   _IOC_NR(SCALIO_IOC_STATS),
+					   SCALIO_STATS_SIZE_VER1 + 8), &u.st));
+	EXPECT_EQ(ENOTTY, errno);
+}
+
+static int scan(int fd, struct scalio_scan *s)
+{
+	return ioctl(fd, SCALIO_IOC_SCAN, s) ? -errno : 0;
+}
+
+/*
+ * SCALIO_IOC_SCAN: the cursor runs over the store's buckets in seg table
+ * order (0..nr_buckets); each field out of range is refused with its
+ * errno and a scan of one position names one bucket of that position.
+ */
+TEST_F(kv, scan_validation)
+{
+	static uint8_t buf[SCALIO_SCAN_BUF_MIN] __attribute__((aligned(8)));
+	struct scalio_scan s0 = {
+		.buf = u64p(buf), .buf_len = sizeof(buf), .max_buckets = 1,
+	}, s;
+	struct scalio_stats st;
+	uint32_t off, i, bpb, want;
+	int ret;
+
+	ASSERT_EQ(0, stats(self->fd, &st, 0));
+	bpb = st.nr_buckets / st.nr_blocks;
+
+	s = s0;
+	s.bucket = st.nr_buckets;
+	EXPECT_EQ(-EINVAL, scan(self->fd, &s));
+	s = s0;
+	s.bucket = 0xffffffffU;
+	EXPECT_EQ(-EINVAL, scan(self->fd, &s));
+	s = s0;
+	s.max_buckets = SCALIO_SCAN_BUCKETS_MAX + 1;
+	EXPECT_EQ(-EINVAL, scan(self->fd, &s));
+	s = s0;
+	s.flags = 1;
+	EXPECT_EQ(-EINVAL, scan(self->fd, &s));
+	s = s0;
+	s.reserved[0] = 1;
+	EXPECT_EQ(-EINVAL, scan(self->fd, &s));
+	s = s0;
+	s.buf_len = SCALIO_SCAN_BUF_MIN + 4;
+	EXPECT_EQ(-EINVAL, scan(self->fd, &s));
+	s = s0;
+	s.buf = KERNEL_PTR;
+	EXPECT_EQ(-EFAULT, scan(self->fd, &s));
+	EXPECT_EQ(-1, ioctl(self->fd, SCALIO_IOC_SCAN, NULL));
+	EXPECT_EQ(EFAULT, errno);
+
+	/*
+	 * The first and the last position: one bucket each, every record
+	 * of it (position p holds bucket (p % bpb) * nr_blocks + p / bpb).
+	 */
+	for (i = 0; i < 2; i++) {
+		uint32_t pos = i ? st.nr_buckets - 1 : 0;
+
+		s = s0;
+		s.bucket = pos;
+		ret = scan(self->fd, &s);
+		if (ret == -EOVERFLOW)
+			continue;	/* that bucket holds more than 8 KiB */
+		ASSERT_EQ(0, ret);
+		EXPECT_EQ(pos + 1, s.bucket);
+		EXPECT_EQ(1U, s.nr_buckets);
+		EXPECT_EQ(st.nr_buckets, s.store_buckets);
+		want = (pos % bpb) * st.nr_blocks + pos / bpb;
+		for (off = 0; off < s.buf_len;) {
+			struct scalio_scan_rec r;
+
+			memcpy(&r, buf + off, sizeof(r));
+			EXPECT_EQ(want, r.bucket);
+			ASSERT_LE(1U, r.klen);
+			ASSERT_GE(SCALIO_KEY_MAX, r.klen);
+			off += SCALIO_SCAN_REC_SIZE(r.klen, r.vlen);
+		}
+		EXPECT_EQ(s.buf_len, off);
+	}
+}
+
 TEST_F(kv, ssd_info_validation)
 {
 	struct scalio_ssd_info si;
@@ -1231,6 +1363,7 @@ static uint64_t rnd(void)
 static const unsigned long store_cmds[] = {
 	SCALIO_IOC_GET, SCALIO_IOC_PUT, SCALIO_IOC_DELETE, SCALIO_IOC_MULTI,
 	SCALIO_IOC_STATS, SCALIO_IOC_SSD_INFO, SCALIO_IOC_SSD_BIND,
+	SCALIO_IOC_SCAN,
 };
 
 static const unsigned long ctl_cmds[] = {
@@ -1259,10 +1392,10 @@ static unsigned long pick_cmd(bool on_ctl)
 	switch (r % 8) {
 	case 0: case 1: case 2: case 3:	/* a real command */
 		return on_ctl ? ctl_cmds[(r >> 8) % 2] :
-				store_cmds[(r >> 8) % 7];
+				store_cmds[(r >> 8) % ARRAY_SIZE(store_cmds)];
 	case 4: case 5:			/* real number, random dir/size */
 		base = on_ctl ? ctl_cmds[(r >> 8) % 2] :
-				store_cmds[(r >> 8) % 7];
+				store_cmds[(r >> 8) % ARRAY_SIZE(store_cmds)];
 		return _IOC((r >> 16) & 3, SCALIO_IOC_MAGIC, _IOC_NR(base),
 			    (r >> 20) & _IOC_SIZEMASK);
 	case 6:				/* our magic, random number */
@@ -1405,6 +1538,37 @@ TEST_F_TIMEOUT(kv, fuzz, 1800)
 				memset(si->reserved, 0, sizeof(si->reserved));
 			}
 			break;
+		case _IOC_NR(SCALIO_IOC_SCAN): {
+			struct scalio_scan *sc = (struct scalio_scan *)arg;
+
+			/*
+			 * Always set: a random buffer the kernel may fill
+			 * could land on this process's own memory.  Inside
+			 * the scratch's lower half, or not writable at all.
+			 */
+			switch (rnd() % 4) {
+			case 0:
+				sc->buf = 0;
+				break;
+			case 1:
+				sc->buf = KERNEL_PTR + (rnd() & 0xffff);
+				break;
+			default:
+				sc->buf = u64p(scratch);
+			}
+			sc->buf_len = rnd() % 2 ? SCALIO_SCAN_BUF_MIN :
+				      (uint32_t)(rnd() % (scratch_len / 2 + 1));
+			if (rnd() % 2)
+				sc->bucket = rnd() % 16;
+			/* Few buckets: each may be an SSD read. */
+			sc->max_buckets = rnd() % 4 ? 1 + rnd() % 4 :
+					  (uint32_t)rnd() | 0x10000;
+			if (rnd() % 2) {
+				sc->flags = 0;
+				memset(sc->reserved, 0, sizeof(sc->reserved));
+			}
+			break;
+		}
 		case _IOC_NR(SCALIO_IOC_SSD_BIND):
 			/* Never a valid block device path: random bytes only. */
 			((struct scalio_ssd_bind *)arg)->path[0] = (char)('a' + rnd() % 26);

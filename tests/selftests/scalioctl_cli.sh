@@ -120,7 +120,7 @@ stats() {
 	"{"*"}") ;;
 	*) echo "# not a JSON object: $js"; return 1 ;;
 	esac
-	for f in gets puts cache_hits features nr_ssds nr_blocks target_rpc_gets; do
+	for f in gets puts cache_hits features nr_ssds nr_blocks nr_buckets target_rpc_gets; do
 		echo "$js" | grep -q "\"$f\": [0-9][0-9]*" || {
 			echo "# stats --json lacks \"$f\": $js"
 			return 1

@@ -21,8 +21,8 @@
 
 /* First scan buffer; grown on EOVERFLOW up to SCALIO_SCAN_BUF_MAX. */
 #define SCAN_BUF_START	(1U << 20)
-/* Blocks per SCALIO_IOC_SCAN: each may be an SSD read; progress between. */
-#define SCAN_BLOCKS	256
+/* Buckets per SCALIO_IOC_SCAN: each may be an SSD read; progress between. */
+#define SCAN_BUCKETS	256
 
 static double now_s(void)
 {
@@ -30,6 +30,15 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * The bucket at scan position @pos (the kernel's scalio_pos_bucket()): the
+ * scan walks the seg table, the buckets of block 0 first, then block 1's.
+ */
+static uint32_t pos_bucket(uint32_t pos, uint32_t nr_blocks, uint32_t bpb)
+{
+	return (pos % bpb) * nr_blocks + pos / bpb;
 }
 
 static void hexkey(char *out, const uint8_t *key, uint32_t klen)
@@ -89,7 +98,7 @@ int cmd_export(int argc, char **argv)
 	struct dump_info info = { 0 };
 	struct dump_writer w = { 0 };
 	bool quiet, check, to_stdout;
-	uint32_t buf_len = SCAN_BUF_START, block = 0;
+	uint32_t buf_len = SCAN_BUF_START, pos = 0, bpb;
 	double t0, last;
 	const char *store, *path;
 	char **args;
@@ -112,6 +121,16 @@ int cmd_export(int argc, char **argv)
 		ret = EXIT_FAIL;
 		goto out;
 	}
+	/* The counts name the scan's end and its buckets: check them. */
+	if (!st.nr_blocks || (st.nr_blocks & (st.nr_blocks - 1)) ||
+	    !st.nr_buckets || (st.nr_buckets & (st.nr_buckets - 1)) ||
+	    st.nr_buckets < st.nr_blocks) {
+		err_msg("export '%s': SCALIO_IOC_STATS: %u blocks, %u buckets: not a store's geometry",
+			store, st.nr_blocks, st.nr_buckets);
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	bpb = st.nr_buckets / st.nr_blocks;
 	if (to_stdout && isatty(STDOUT_FILENO)) {
 		err_msg("export: refusing to write the binary export to a terminal");
 		ret = EXIT_USAGE;
@@ -136,12 +155,13 @@ int cmd_export(int argc, char **argv)
 		goto write_err;
 
 	t0 = last = now_s();
-	while (block < st.nr_blocks) {
+	/* The cursor is a scan position, 0..nr_buckets (see uapi/scalio.h). */
+	while (pos < st.nr_buckets) {
 		struct scalio_scan s = {
 			.buf = (uintptr_t)buf,
 			.buf_len = buf_len,
-			.block = block,
-			.max_blocks = SCAN_BLOCKS,
+			.bucket = pos,
+			.max_buckets = SCAN_BUCKETS,
 		};
 		uint32_t off = 0, i;
 
@@ -159,19 +179,20 @@ int cmd_export(int argc, char **argv)
 				buf = nb;
 				continue;
 			}
-			err_msg("export '%s': block %u of %u: SCALIO_IOC_SCAN: %s%s",
-				store, block, st.nr_blocks, strerror(errno),
+			err_msg("export '%s': bucket %u (scan position %u of %u): SCALIO_IOC_SCAN: %s%s",
+				store, pos_bucket(pos, st.nr_blocks, bpb), pos,
+				st.nr_buckets, strerror(errno),
 				errno == EIO ? " (its segment is damaged: see the target's report and dmesg)" :
 				errno == ENODEV ? " (an SSD is not bound: run 'scalioctl attach')" : "");
-			err_msg("export '%s': stopped after %" PRIu64 " pairs of blocks 0..%u; %s is incomplete (no trailer: import refuses it)",
-				store, w.pairs + w.nr, block ? block - 1 : 0, path);
+			err_msg("export '%s': stopped after %" PRIu64 " pairs of scan positions 0..%u; %s is incomplete (no trailer: import refuses it)",
+				store, w.pairs + w.nr, pos ? pos - 1 : 0, path);
 			ret = EXIT_FAIL;
 			goto out;
 		}
-		if (s.block <= block || s.block > st.nr_blocks ||
-		    s.buf_len > buf_len) {
+		if (s.bucket <= pos || s.bucket > st.nr_buckets ||
+		    s.store_buckets != st.nr_buckets || s.buf_len > buf_len) {
 			err_msg("export '%s': SCALIO_IOC_SCAN answered cursor %u after %u",
-				store, s.block, block);
+				store, s.bucket, pos);
 			ret = EXIT_FAIL;
 			goto out;
 		}
@@ -194,16 +215,16 @@ int cmd_export(int argc, char **argv)
 			off += size;
 		}
 		if (i != s.nr_pairs) {
-			err_msg("export '%s': SCALIO_IOC_SCAN returned a malformed record at block %u",
-				store, block);
+			err_msg("export '%s': SCALIO_IOC_SCAN returned a malformed record at scan position %u",
+				store, pos);
 			ret = EXIT_FAIL;
 			goto out;
 		}
-		block = s.block;
-		if (!quiet && (now_s() - last >= 1.0 || block == st.nr_blocks)) {
+		pos = s.bucket;
+		if (!quiet && (now_s() - last >= 1.0 || pos == st.nr_buckets)) {
 			last = now_s();
-			fprintf(stderr, "export %s: %u/%u blocks, %" PRIu64 " pairs, %.1f s\n",
-				store, block, st.nr_blocks, w.pairs + w.nr,
+			fprintf(stderr, "export %s: %u/%u buckets, %" PRIu64 " pairs, %.1f s\n",
+				store, pos, st.nr_buckets, w.pairs + w.nr,
 				last - t0);
 		}
 	}
@@ -219,8 +240,8 @@ int cmd_export(int argc, char **argv)
 		f = NULL;
 	}
 	if (!quiet)
-		fprintf(stderr, "export %s: %" PRIu64 " pairs of %u blocks in %" PRIu64 " bytes to %s\n",
-			store, w.pairs, st.nr_blocks, w.bytes,
+		fprintf(stderr, "export %s: %" PRIu64 " pairs of %u buckets in %" PRIu64 " bytes to %s\n",
+			store, w.pairs, st.nr_buckets, w.bytes,
 			to_stdout ? "standard output" : path);
 	ret = EXIT_OK;
 	goto out;

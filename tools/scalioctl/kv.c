@@ -363,6 +363,7 @@ static int print_stats_json(const struct scalio_stats *st)
 	json_put(o, "features", json_object_new_uint64(st->features));
 	json_put(o, "nr_ssds", json_object_new_int64(st->nr_ssds));
 	json_put(o, "nr_blocks", json_object_new_int64(st->nr_blocks));
+	json_put(o, "nr_buckets", json_object_new_int64(st->nr_buckets));
 	json_put(o, "slots_per_block",
 		 json_object_new_int64(st->slots_per_block));
 	json_put(o, "offload_read",
@@ -394,8 +395,9 @@ static void print_stats_table(const char *store, const struct scalio_stats *st)
 {
 	size_t i;
 
-	printf("store %s: %u SSD(s), %u blocks x %u slots, features:%s%s%s%s\n",
+	printf("store %s: %u SSD(s), %u blocks x %u slots, %u buckets, features:%s%s%s%s\n",
 	       store, st->nr_ssds, st->nr_blocks, st->slots_per_block,
+	       st->nr_buckets,
 	       st->features & SCALIO_F_OFFLOAD_READ ? " offload_read" : "",
 	       st->features & SCALIO_F_INLINE_CACHE ? " inline_cache" : "",
 	       st->features & SCALIO_F_FILL_TOKEN ? " fill_token" : "",

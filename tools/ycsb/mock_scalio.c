@@ -280,6 +280,7 @@ static int mock_ioctl(unsigned long req, void *arg)
 		st->features = 0;
 		st->nr_ssds = 1;
 		st->nr_blocks = 4096;
+		st->nr_buckets = 4096;
 		st->slots_per_block = 8;
 		st->host = hs;
 		st->target_valid = !!(st->flags & SCALIO_STATS_F_TARGET);

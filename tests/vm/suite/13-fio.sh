@@ -22,7 +22,7 @@
 #     `scalioctl import`, a GET of every key;
 #   - a damaged segment: a 4 KiB canary value PUT, one byte of it changed
 #     on the SSD (found with scalio_ondisk, written through the host's
-#     NVMe-oF namespace): `scalioctl export` must fail naming its block
+#     NVMe-oF namespace): `scalioctl export` must fail naming its bucket
 #     (EIO), and leave a file that import refuses; with the byte put
 #     back the canary reads back.
 # Needs fio (make deps) and its source headers (scripts/fio-source.sh):
@@ -122,8 +122,8 @@ cat /tmp/e4.err
 dd if=/tmp/unit.orig of="$dev" bs=4096 seek=$u count=1 oflag=direct conv=fsync status=none ||
 	fail "restore unit $u"
 [ $rc != 0 ] || fail "the export of a store with a damaged segment succeeded (exit 0)"
-[ $rc = 3 ] && grep -q "block [0-9]* of [0-9]*: SCALIO_IOC_SCAN: Input/output error" /tmp/e4.err ||
-	fail "the export of a damaged segment did not fail with EIO naming its block (exit $rc)"
+[ $rc = 3 ] && grep -q "bucket [0-9]* (scan position [0-9]* of [0-9]*): SCALIO_IOC_SCAN: Input/output error" /tmp/e4.err ||
+	fail "the export of a damaged segment did not fail with EIO naming its bucket (exit $rc)"
 ! scalioctl import --check /tmp/e4 > /dev/null 2>&1 || fail "the failed export's file imports"
 rm -f /tmp/e4
 # (A whole export of the intact store: scalio_export above.)

@@ -11,7 +11,11 @@
 #             depth 0 or above the request, client id 0 or too big; a
 #             short one cannot be sent: the CM pads it with zeros)
 #   hello-*   a HELLO answer with a bad geometry (blocks, slots, block
-#             size, SSDs, chunks), lease or unknown feature bits
+#             size, SSDs, chunks, buckets), lease or unknown feature bits;
+#             hello-nbuckets-*: no buckets, fewer than blocks, not a power
+#             of two, more than SCALIO_BUCKETS_PER_BLOCK_MAX per block,
+#             above SCALIO_NR_BUCKETS_MAX (refused by the message check,
+#             before the HELLO's fields are used)
 #   chunks-*  index chunks that leave a gap, overlap, fall short, run
 #             past the table, restart, claim more entries than sent, none
 #   ssd-*     an SSD_INFO answer for another index, with an unterminated
@@ -31,7 +35,8 @@
 #             above SCALIO_NR_BLOCKS_MAX, 2^31 chunks (a 64 GiB chunk
 #             table: kvcalloc would WARN), a well-formed index of more
 #             chunks than the host's cap: refused at HELLO, nothing sized
-#             by them
+#             by them (2^31 blocks can have no valid bucket count: that
+#             one is refused as a malformed message)
 #   chunks-one  one chunk per CHUNKS answer, each 4 s late: refused at the
 #             first short answer (EPROTO within 10 s, not 64 x 4 s later)
 #   chunks-slow full CHUNKS answers, each 4 s late, 257 of them: the
@@ -86,6 +91,8 @@ ALL="ok cm-none cm-magic cm-major cm-qd0 cm-qd-big cm-cid0 cm-cid-big
 	hello-short hello-nblocks0 hello-nblocks3 hello-slots5 hello-bsize
 	hello-nssds0 hello-nssds-big hello-nchunks0 hello-nchunks-big
 	hello-lease0 hello-lease-big hello-features
+	hello-nbuckets0 hello-nbuckets-few hello-nbuckets-npow2
+	hello-nbuckets-bpb hello-nbuckets-big
 	hello-nblocks-big hello-nchunks-huge hello-nchunks-many
 	chunks-one chunks-slow chunks-kill
 	chunks-gap chunks-overlap chunks-short-cover chunks-nr-big chunks-first
@@ -203,9 +210,15 @@ done
 for sc in hello-lease0 hello-lease-big hello-features; do
 	must_fail $sc "HELLO with bad geometry"
 done
-for sc in hello-nblocks-big hello-nchunks-huge hello-nchunks-many; do
-	must_fail $sc "HELLO with bad geometry"
+# A bucket count that is none: EPROTO, nothing sized by it.
+for sc in hello-nbuckets0 hello-nbuckets-few hello-nbuckets-npow2 \
+	  hello-nbuckets-bpb hello-nbuckets-big; do
+	must_fail $sc "$MALFORMED"
 done
+# (In the fake target's order: 2^31 blocks have no valid bucket count.)
+must_fail hello-nblocks-big "HELLO with bad geometry"
+must_fail hello-nchunks-huge "$MALFORMED"
+must_fail hello-nchunks-many "HELLO with bad geometry"
 # One chunk per answer, each 4 s late: refused at the first answer.
 t0=$(date +%s)
 must_fail chunks-one "CHUNKS page at 0: 1 chunks, 64 expected"
