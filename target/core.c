@@ -39,7 +39,7 @@ MODULE_PARM_DESC(nr_blocks, "Default hash blocks per store (power of two)");
 static unsigned int nr_buckets;
 module_param(nr_buckets, uint, 0444);
 MODULE_PARM_DESC(nr_buckets,
-		 "Default buckets per store (power of two >= nr_blocks; 0 = as many as blocks)");
+		 "Default buckets per store (power of two >= nr_blocks; 0 = as formatted, or as many as blocks)");
 
 static unsigned int slots_per_block = SCALIO_DEF_SLOTS;
 module_param(slots_per_block, uint, 0444);
@@ -274,6 +274,18 @@ int scalio_tgt_store_enable(struct scalio_tgt_store *st)
 		ret = scalio_tgt_ssd_open(st->ssds[i]);
 		if (ret)
 			goto out_close;
+	}
+	/* attr_nr_buckets 0: the count SSD 0 was formatted with, if valid. */
+	if (!st->nr_buckets_attr && !st->format_on_enable) {
+		u32 nb = scalio_tgt_sb_buckets(st->ssds[0]);
+
+		if (nb != st->nr_buckets &&
+		    scalio_buckets_valid(nb, st->nr_blocks)) {
+			st->nr_buckets = nb;
+			ret = scalio_tgt_store_mem_check(st, n);
+			if (ret)
+				goto out_close;
+		}
 	}
 	ret = scalio_tgt_index_alloc(&st->index, st->nr_blocks, st->nr_buckets,
 				     st->slots, n);

@@ -123,6 +123,33 @@ static int scalio_tgt_sb_read(struct scalio_tgt_ssd *ssd, u64 unit, void *buf)
 	return scalio_sb_check(buf);
 }
 
+/**
+ * scalio_tgt_sb_buckets() - the bucket count an SSD's superblock records
+ * @ssd:	an opened SSD (before the store's index is allocated)
+ *
+ * For an enable that leaves attr_nr_buckets at 0: a store keeps the
+ * bucket count it was formatted with, so the administrator need not
+ * repeat it.  Reads the superblock, or its copy when the primary is not
+ * intact; everything else about them is left to recovery.
+ *
+ * Return: the bucket count, or 0 when neither superblock is intact.
+ */
+u32 scalio_tgt_sb_buckets(struct scalio_tgt_ssd *ssd)
+{
+	u32 nr = 0, unit;
+	void *buf;
+
+	buf = kmalloc(SCALIO_UNIT_SIZE, GFP_KERNEL);
+	if (!buf)
+		return 0;
+	for (unit = SCALIO_SB_UNIT; unit <= SCALIO_SB_COPY_UNIT && !nr;
+	     unit++)
+		if (!scalio_tgt_sb_read(ssd, unit, buf))
+			nr = le32_to_cpu(((struct scalio_sb *)buf)->nr_buckets);
+	kfree(buf);
+	return nr;
+}
+
 /* Write @sb (a sealed superblock) to @unit; @buf: one unit of scratch. */
 static int scalio_tgt_sb_write(struct scalio_tgt_ssd *ssd, u64 unit,
 			       const struct scalio_sb *sb, void *buf)

@@ -304,7 +304,8 @@ struct scalio_tgt_host {
  * @live_done:	completed when @live reaches zero after a kill
  * @nr_blocks, @slots, @batch_max, @batch_timeout_us, @offload_read,
  * @inline_cache, @lease_ms, @seg_cache_mb, @kato_ms: attributes (attr_*)
- * @nr_buckets_attr: attr_nr_buckets (0: as many as @nr_blocks)
+ * @nr_buckets_attr: attr_nr_buckets (0: as the superblocks say, or as
+ *		many as @nr_blocks for a new store)
  * @nr_buckets:	buckets while enabled (@nr_buckets_attr resolved)
  * @traddr, @trsvcid: RDMA listen address (addr_*)
  * @allow_any_host: admit hosts not in @hosts (attr_allow_any_host)
@@ -455,6 +456,7 @@ int scalio_tgt_store_read(struct scalio_tgt_store *st, const u8 *key, u32 klen,
 
 /* recovery.c: format an SSD when asked, or recover its log into the index. */
 int scalio_tgt_recover_ssd(struct scalio_tgt_ssd *ssd);
+u32 scalio_tgt_sb_buckets(struct scalio_tgt_ssd *ssd);
 /* recovery.c: report a finding of enable (dmesg + the report attribute). */
 __printf(3, 4)
 void scalio_tgt_report(struct scalio_tgt_store *st, bool err, const char *fmt,

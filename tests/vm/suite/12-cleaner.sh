@@ -103,10 +103,14 @@ live0=$(stat live_bytes) used=$(stat log_used_units)
 [ "${live0:-0}" -gt $((32 * 4096)) ] && [ "$live0" -le $((used * 4096)) ] ||
 	fail "live_bytes ${live0:-missing}: not above the hot values' 128 KiB and within the $used units used"
 nb=$(scalioctl stats --json "$S" | sed -n 's/.*"nr_blocks": \([0-9]*\).*/\1/p')
+nbk=$(scalioctl stats --json "$S" | sed -n 's/.*"nr_buckets": \([0-9]*\).*/\1/p')
 sl=$(scalioctl stats --json "$S" | sed -n 's/.*"slots_per_block": \([0-9]*\).*/\1/p')
-ib=$(stat index_bytes) imin=$((nb * (64 + 128 * sl + 16)))
-[ "${ib:-0}" -ge "$imin" ] && [ "$ib" -lt $((2 * imin + 65536)) ] ||
-	fail "index_bytes ${ib:-missing} for $nb blocks of $sl slots (at least $imin)"
+[ "${nbk:-0}" -gt "${nb:-0}" ] || fail "nr_buckets ${nbk:-missing}: not above the $nb blocks"
+# Per block its slots; per bucket two seg words, a generation, a batch
+# slot (2), a segment cache entry (40) and a checkpoint entry (16).
+ib=$(stat index_bytes) imin=$((nb * (64 + 128 * sl) + nbk * (3 * 8 + 2 + 40 + 16)))
+[ "${ib:-0}" -ge "$imin" ] && [ "$ib" -lt $((imin + imin / 8 + 65536)) ] ||
+	fail "index_bytes ${ib:-missing} for $nb blocks of $sl slots and $nbk buckets (at least $imin)"
 echo "# live_bytes $live0 ($((live0 * 100 / (total * 4096)))% of the log), index_bytes $ib: $((ib / $(stat keys))) B of DRAM per key"
 
 step "crash on the wrapped log"
