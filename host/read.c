@@ -13,13 +13,13 @@
  *      key's bucket.
  *   5. read the bucket's segment from its bound SSD (or ask the target
  *      by RPC), check its header against seg, find the key.
+ *   6. write value and checksum into the slot, CAS B -> C (B -> A when
+ *      absent or too big); return the value only if that CAS succeeded.
  *
  * Blocks and buckets: the slots a GET locks are in the key's cache block;
  * its segment, seg word and SSD are its bucket's (scalio_hash_bucket()).
  * A bucket lies in one block, so a writer's invalidation of the key's
  * block still covers every fill of the bucket's keys.
- *   6. write value and checksum into the slot, CAS B -> C (B -> A when
- *      absent or too big); return the value only if that CAS succeeded.
  *
  * With inline_cache off a GET is a seg READ plus an SSD read (or the plain
  * GET RPC when offload_read is off too).
