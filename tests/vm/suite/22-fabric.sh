@@ -263,11 +263,14 @@ roce_on
 # sent its REQ, which is lost: the worst moment for the fabric to come
 # back.  The attempt under way cannot succeed before the IB CM resends
 # (after about 6 s), and the fabric's return must be found within the
-# bound of what started after the lift.  (Two failed attempts first: the
-# first may come only once the GETs in SSD reads at the partition, which
-# hold the old connection, time out.)  Only RoCE is dropped: with ARP
-# gone too, attempts would spend the partition resolving the address,
-# and one under way at the lift would be saved by the next ARP reply.
+# bound of what started after the lift.  (The third, not the first: the
+# first follows the loss by 0.5 s, as a GET leaves the connection for its
+# SSD read (scalio_host_conn_leave()) and no reconnect waits for it; by
+# the third, some 6 s after the loss, what waited since the loss has
+# reached the bound and failed with EHOSTDOWN while the partition held.)
+# Only RoCE is dropped: with ARP gone too, attempts would spend the
+# partition resolving the address, and one under way at the lift would be
+# saved by the next ARP reply.
 exec 3< $I/trace_pipe
 n=0
 while [ $n -lt 3 ] && read -r line <&3; do
