@@ -416,30 +416,34 @@ void scalio_host_conn_wake(struct scalio_host_conn *conn)
 /* ------------------------------------------------------------------ */
 /* rdma_cm                                                             */
 
+/*
+ * Note why the connect was rejected in conn->cm_rej, for the connect that
+ * waits for it to log (scalio_host_conn_rejected()): the log's state is
+ * kept there, in process context.
+ */
 static int scalio_host_cm_rejected(struct scalio_host_conn *conn,
 				   struct rdma_cm_id *id,
 			      struct rdma_cm_event *ev)
 {
+	struct scalio_host_rej *why = &conn->cm_rej;
 	const struct scalio_cm_rej *rej;
 	u8 len = 0;
 	u16 status;
 
+	/* Not the target's decision: nobody listens there, typically. */
+	why->err = -ECONNREFUSED;
+	why->status = ev->status;
+	why->target = false;
 	rej = rdma_consumer_reject_data(id, ev, &len);
-	if (!rej) {
-		/* Not the target's decision: nobody listens there, typically. */
-		pr_info("%s: connection rejected: %s\n", conn->hs->name,
-			rdma_reject_msg(id, ev->status));
-		return -ECONNREFUSED;
-	}
-	if (len < sizeof(*rej) ||
+	if (!rej || len < sizeof(*rej) ||
 	    le16_to_cpu(rej->magic) != SCALIO_PROTO_MAGIC)
-		return -ECONNREFUSED;
+		return why->err;
 	status = le16_to_cpu(rej->status);
 	if (!status || status >= MAX_ERRNO)
-		return -ECONNREFUSED;
-	pr_info("%s: target refused the connection: %d\n", conn->hs->name,
-		-status);
-	return -status;
+		return why->err;
+	why->err = -status;
+	why->target = true;
+	return why->err;
 }
 
 static int scalio_host_cm_established(struct scalio_host_conn *conn,
@@ -565,6 +569,51 @@ static void scalio_host_cm_timed_out(struct scalio_host_conn *conn, int step,
 	pr_warn_ratelimited("%s: %s to %s:%u timed out after %llu ms\n",
 			    conn->hs->name, scalio_host_cm_steps[step], traddr,
 			    trsvcid, div_u64(ktime_get_ns() - t0, NSEC_PER_MSEC));
+}
+
+/* How often a rejection given all along is logged again. */
+#define SCALIO_HOST_REJ_LOG_MS	60000
+
+/*
+ * Log the rejection the connect step just got (conn->cm_rej), quietly: a
+ * target that keeps refusing a store is asked again every
+ * SCALIO_RECONNECT_MIN_MS while operations wait for it, and a line each
+ * time would flood the log.  Logged: the first rejection, one of another
+ * reason, and one of the same reason again after SCALIO_HOST_REJ_LOG_MS,
+ * with the count since the line before.  The reconnect that succeeds
+ * tells the total (scalio_host_reconnect_work()).
+ */
+static void scalio_host_conn_rejected(struct scalio_host_conn *conn)
+{
+	const struct scalio_host_rej *why = &conn->cm_rej;
+	const struct scalio_host_rej *last = &conn->rej_last;
+	u32 quiet = conn->rej_quiet;
+	char more[64] = "";
+	bool same;
+
+	same = conn->rej_total && why->err == last->err &&
+	       why->status == last->status && why->target == last->target;
+	conn->rej_total++;
+	if (same && time_before(jiffies, conn->rej_logged +
+				msecs_to_jiffies(SCALIO_HOST_REJ_LOG_MS))) {
+		conn->rej_quiet++;
+		return;
+	}
+	if (same)
+		snprintf(more, sizeof(more), " (%u times in %u s)", quiet + 1,
+			 jiffies_to_msecs(jiffies - conn->rej_logged) / 1000);
+	else if (quiet)
+		snprintf(more, sizeof(more), " (%u more of the reason before)",
+			 quiet);
+	if (why->target)
+		pr_info("%s: target refused the connection: %d%s\n",
+			conn->hs->name, why->err, more);
+	else
+		pr_info("%s: connection rejected: %s%s\n", conn->hs->name,
+			rdma_reject_msg(conn->cm_id, why->status), more);
+	conn->rej_last = *why;
+	conn->rej_quiet = 0;
+	conn->rej_logged = jiffies;
 }
 
 /* A new rdma_cm id for @conn, in place of the one it has (if any). */
@@ -717,6 +766,7 @@ int scalio_host_conn_connect(struct scalio_host_hstore *hs, const char *traddr,
 		return ret;
 
 	reinit_completion(&conn->cm_done);
+	memset(&conn->cm_rej, 0, sizeof(conn->cm_rej));
 	t0 = ktime_get_ns();
 	ret = rdma_connect(conn->cm_id, &param);
 	if (ret)
@@ -731,6 +781,9 @@ int scalio_host_conn_connect(struct scalio_host_hstore *hs, const char *traddr,
 	}
 	if (ret == -ETIMEDOUT)
 		scalio_host_cm_timed_out(conn, SCALIO_CM_CONNECT, traddr, trsvcid, t0);
+	/* The handler noted a rejection before it completed the wait. */
+	else if (ret && ret != -EINTR && conn->cm_rej.err)
+		scalio_host_conn_rejected(conn);
 	if (ret)
 		return ret;
 
@@ -918,10 +971,12 @@ void scalio_host_reconnect_work(struct work_struct *work)
 	struct scalio_host_hstore *hs = container_of(to_delayed_work(work),
 						struct scalio_host_hstore,
 						reconnect_work);
+	struct scalio_host_conn *conn = &hs->conn;
+	u32 rejected = conn->rej_total;
 	int ret;
 
 	if (READ_ONCE(hs->state) != SCALIO_HS_LIVE ||
-	    !scalio_host_conn_dead(&hs->conn))
+	    !scalio_host_conn_dead(conn))
 		return;
 	ret = scalio_host_conn_reconnect(hs);
 	if (!ret) {
@@ -929,19 +984,29 @@ void scalio_host_reconnect_work(struct work_struct *work)
 			   msecs_to_jiffies(SCALIO_RECONNECT_MIN_MS));
 		scalio_host_hstat_inc(hs, SCALIO_HS_RECONNECTS);
 		trace_scalio_host_reconnect(hs, 0, 0);
-		pr_info("%s: reconnected to %s:%u\n", hs->name, hs->traddr,
-			hs->trsvcid);
+		if (conn->rej_total)
+			pr_info("%s: reconnected to %s:%u after %u refused attempts\n",
+				hs->name, hs->traddr, hs->trsvcid,
+				conn->rej_total);
+		else
+			pr_info("%s: reconnected to %s:%u\n", hs->name,
+				hs->traddr, hs->trsvcid);
+		/* The next refusal after this is news again. */
+		conn->rej_total = 0;
+		conn->rej_quiet = 0;
 		return;
 	}
 	if (ret == -ESTALE) {
 		/* Down until detached: nobody waits for it any longer. */
-		set_bit(SCALIO_CONN_GONE, &hs->conn.flags);
-		scalio_host_conn_wake(&hs->conn);
+		set_bit(SCALIO_CONN_GONE, &conn->flags);
+		scalio_host_conn_wake(conn);
 		trace_scalio_host_reconnect(hs, ret, 0);
 		return;
 	}
-	pr_info_ratelimited("%s: reconnect failed (%d), retrying\n",
-			    hs->name, ret);
+	/* A rejection has its own, quieter line (scalio_host_conn_rejected()). */
+	if (conn->rej_total == rejected)
+		pr_info_ratelimited("%s: reconnect failed (%d), retrying\n",
+				    hs->name, ret);
 	WRITE_ONCE(hs->reconnect_delay,
 		   min_t(unsigned long, hs->reconnect_delay * 2,
 			 msecs_to_jiffies(SCALIO_RECONNECT_MAX_MS)));

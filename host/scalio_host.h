@@ -266,6 +266,19 @@ enum {
 };
 
 /**
+ * struct scalio_host_rej - why a connect was rejected
+ * @err:	the connect's error (0: it was not rejected)
+ * @status:	the CM's reject reason (rdma_reject_msg())
+ * @target:	the target refused, @err is its errno; else nobody there
+ *		decided (nobody listens, typically)
+ */
+struct scalio_host_rej {
+	int	err;
+	int	status;
+	bool	target;
+};
+
+/**
  * struct scalio_host_conn - the RC connection of one attached store
  */
 struct scalio_host_conn {
@@ -285,6 +298,13 @@ struct scalio_host_conn {
 	u16			qd_req;		/* requested (receives posted) */
 	u8			peer_minor;	/* target's protocol minor */
 	u8			challenge[SCALIO_CHALLENGE_LEN]; /* for ADMIT */
+	struct scalio_host_rej	cm_rej;		/* of the last connect */
+
+	/* rejections since the store was last connected (a quiet log) */
+	struct scalio_host_rej	rej_last;	/* the last one logged */
+	u32			rej_total;	/* since connected */
+	u32			rej_quiet;	/* since the last line */
+	unsigned long		rej_logged;	/* jiffies of the last line */
 
 	/* RPC tag table */
 	struct scalio_host_rpc	*rpcs;

@@ -32,6 +32,18 @@
 #   F. an attach whose address query is lost (ARP dropped, the target's
 #      neighbour entry flushed; let through once the host logs that it
 #      asks once more) must succeed.
+#   G. a target that keeps refusing the reconnect: a connection of host1's
+#      own (tests/hostile/scalio_hostile flood, paused but for a few PUTs
+#      every 2 s, its keep-alive) holds the store's one client place
+#      (attr_max_clients 1), the store's connection is dropped
+#      (debug_lose_conn_after_write) and a GET waits, so every attempt,
+#      0.5 s apart, is refused with EUSERS; after FABRIC_REFUSALS refused
+#      attempts (traced: scalio_host_reconnect result=-87) the place is
+#      given back.  However many attempts were refused, the host logs at
+#      most 2 refusal lines ("target refused the connection", "connection
+#      rejected"), no "reconnect failed" for a refused attempt, and once
+#      "reconnected to ... after N refused attempts", N the refused
+#      attempts traced.
 # In A and B: no GET fails; at most FABRIC_THREADS PUTs fail (those in
 # flight at the fault), each with ENOTCONN or ETIMEDOUT (outcome unknown,
 # never EHOSTDOWN); in all: no read returns a value outside [acked,
@@ -49,7 +61,8 @@
 # waited_ns summed, one get_lost retry=1 per GET started over), some
 # waits ending in EHOSTDOWN (C).
 # Negative controls: tests/vm/controls/22-fabric.no-wait.patch,
-# 22-fabric.no-wait-count.patch (the waits no longer counted).
+# 22-fabric.no-wait-count.patch (the waits no longer counted),
+# 22-fabric.refusal-lines.patch (G: a line at each refused attempt).
 # Usage: 22-fabric.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -59,11 +72,14 @@ suite_kver "$@"
 
 make -C "$top/tests" > /dev/null ||
 	{ echo "FAIL: make -C tests (selftest programs) failed"; exit 1; }
+make -C "$top/tests/hostile" > /dev/null ||
+	{ echo "FAIL: make -C tests/hostile failed (libibverbs-dev, librdmacm-dev?)"; exit 1; }
 
 suite_share fabric
 
 cat > "$share/fabric.sh" << EOF
 THREADS=${FABRIC_THREADS:-8} PART=${FABRIC_PART:-11}
+GREF=${FABRIC_REFUSALS:-8}
 EOF
 cat >> "$share/fabric.sh" << 'EOF'
 set -u
@@ -263,11 +279,14 @@ roce_on
 # sent its REQ, which is lost: the worst moment for the fabric to come
 # back.  The attempt under way cannot succeed before the IB CM resends
 # (after about 6 s), and the fabric's return must be found within the
-# bound of what started after the lift.  (Two failed attempts first: the
-# first may come only once the GETs in SSD reads at the partition, which
-# hold the old connection, time out.)  Only RoCE is dropped: with ARP
-# gone too, attempts would spend the partition resolving the address,
-# and one under way at the lift would be saved by the next ARP reply.
+# bound of what started after the lift.  (The third, not the first: the
+# first follows the loss by 0.5 s, as a GET leaves the connection for its
+# SSD read (scalio_host_conn_leave()) and no reconnect waits for it; by
+# the third, some 6 s after the loss, what waited since the loss has
+# reached the bound and failed with EHOSTDOWN while the partition held.)
+# Only RoCE is dropped: with ARP gone too, attempts would spend the
+# partition resolving the address, and one under way at the lift would be
+# saved by the next ARP reply.
 exec 3< $I/trace_pipe
 n=0
 while [ $n -lt 3 ] && read -r line <&3; do
@@ -440,6 +459,81 @@ sed 's/^/# F: attach: /' /tmp/attach.F
 dmesg | grep -E "$S: address (of|resolution to) $A" | tail -n 2 | sed 's/^/# F: /'
 [ $arc = 0 ] || check "F: the attach whose address query was lost failed ($arc)"
 scalioctl put "$S" after-f yes || check "put after F"
+
+step "G. a target that refuses the reconnect $GREF times"
+H=/scalio/tests/hostile/scalio_hostile
+C=/sys/kernel/config/scalio/stores/$S
+mc0=$(vmctl exec-target "cat $C/attr_max_clients") || fail "G: read attr_max_clients"
+rm -f /tmp/stop.G
+touch /tmp/pause.G
+$H "$A" 4800 "$S" flood 1 /tmp/stop.G /tmp/pause.G > /tmp/flood.G 2>&1 &
+fpid=$!
+flood_up() {
+	kill -0 $fpid 2> /dev/null || never "the flood client exited: $(cat /tmp/flood.G)"
+	grep -q '^flood: 1 connections admitted' /tmp/flood.G
+}
+wait_until "the flood connection" flood_up || fail "G: no flood connection"
+# Its keep-alive: a few PUTs every 2 s (the target reaps a connection
+# silent for its KATO).
+(while [ ! -e /tmp/stop.G ]; do
+	sleep 2
+	rm -f /tmp/pause.G
+	sleep 0.1
+	touch /tmp/pause.G
+done) &
+kpid=$!
+vmctl exec-target "echo 1 > $C/attr_max_clients" || fail "G: set attr_max_clients"
+mark="scalio-test: 22-fabric step G"
+echo "$mark" > /dev/kmsg
+echo 0 > $T/tracing_on
+echo > $T/trace
+echo 1 > $T/events/scalio_host/scalio_host_reconnect/enable
+echo 1 > $T/tracing_on
+rc0=$(hstat reconnects)
+echo 1 > /sys/module/scalio_host/parameters/debug_lose_conn_after_write ||
+	fail "G: set debug_lose_conn_after_write"
+scalioctl put "$S" g.lose x 2> /dev/null &&
+	check "G: the PUT that was to lose the connection succeeded"
+echo 0 > /sys/module/scalio_host/parameters/debug_lose_conn_after_write
+# A GET waits all along: the attempts follow each other after 0.5 s.
+(while [ ! -e /tmp/stop.G ]; do scalioctl get "$S" after-f > /dev/null 2>&1; done) &
+gpid=$!
+refusals() { grep -c "scalio_host_reconnect: store=$S result=-87 " $T/trace; }
+refused_enough() {
+	kill -0 $fpid 2> /dev/null || never "the flood client exited"
+	[ "$(hstat reconnects)" = "$rc0" ] || never "the store reconnected while refused"
+	[ "$(refusals)" -ge "$GREF" ]
+}
+wait_until "$GREF refused reconnect attempts" refused_enough ||
+	fail "G: the target did not refuse $GREF attempts"
+vmctl exec-target "echo $mc0 > $C/attr_max_clients" || fail "G: restore attr_max_clients"
+wait_until "the store to reconnect" reconnected || fail "no reconnect after G"
+touch /tmp/stop.G
+wait $gpid
+wait $kpid
+wait $fpid || check "G: the flood client failed: $(cat /tmp/flood.G)"
+echo 0 > $T/tracing_on
+grep -v '^#' $T/trace > /tmp/tr.G
+echo 0 > $T/events/scalio_host/enable
+echo > $T/trace
+dmesg | sed -n "/$mark/,\$p" > /tmp/log.G
+refused=$(grep -c "scalio_host_reconnect: store=$S result=-87 " /tmp/tr.G)
+failed=$(grep "scalio_host_reconnect: store=$S result=-" /tmp/tr.G | grep -vc " result=-87 ")
+lines=$(grep -cE "$S: (target refused the connection|connection rejected)" /tmp/log.G)
+flines=$(grep -c "$S: reconnect failed" /tmp/log.G)
+back=$(grep "$S: reconnected to " /tmp/log.G)
+grep -E "$S: (target refused|connection rejected|reconnect failed|reconnected)" /tmp/log.G |
+	head -n 12 | sed 's/^/# G: /'
+echo "# G: $refused attempts refused (EUSERS), $failed failed otherwise; $lines refusal lines, $flines 'reconnect failed'"
+[ "$refused" -ge "$GREF" ] || check "G: only $refused attempts were refused"
+[ "$lines" -ge 1 ] || check "G: no refusal was logged"
+[ "$lines" -le 2 ] || check "G: $lines refusal lines for $refused refused attempts (at most 2)"
+[ "$flines" -le "$failed" ] ||
+	check "G: $flines 'reconnect failed' lines, $failed attempts failed other than refused"
+[ "$(echo "$back" | grep -c .)" = 1 ] &&
+	echo "$back" | grep -q "$S: reconnected to $A:4800 after $refused refused attempts\$" ||
+	check "G: not one 'reconnected ... after $refused refused attempts': ${back:-none}"
+scalioctl put "$S" after-g yes || check "put after G"
 
 [ $bad = 0 ] || fail "see above"
 step "FABRIC TEST PASSED"
