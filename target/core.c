@@ -120,8 +120,8 @@ int scalio_tgt_params_check(void)
 /*
  * What enabling @st with @n SSDs allocates, by far the most of it sized by
  * the geometry: the index blocks, per bucket two seg words, a generation,
- * a batch slot, a segment cache entry and a checkpoint entry, per SSD the
- * batch and arena buffers.  A geometry that
+ * a batch slot and a checkpoint entry, the segment cache's bookkeeping
+ * (bounded by its budget), per SSD the batch and arena buffers.  A geometry that
  * needs more than half of the memory available is refused with -ENOMEM
  * and a message, before anything is allocated (rather than the
  * allocations failing late or the OOM killer stepping in).
@@ -132,8 +132,10 @@ static int scalio_tgt_store_mem_check(struct scalio_tgt_store *st, u32 n)
 
 	need = (u64)st->nr_blocks * SCALIO_BLOCK_SIZE(st->slots) +
 	       (u64)st->nr_buckets * (3 * sizeof(u64) + sizeof(u16) +
-				      sizeof(struct scalio_sc_ent) +
 				      sizeof(struct scalio_ckpt_entry)) +
+	       scalio_sc_mem_bytes(st->nr_buckets,
+				   (u64)st->seg_cache_mb <<
+				   (20 - SCALIO_UNIT_SHIFT)) +
 	       (u64)n * 2 * ((u64)SCALIO_BUF_UNITS << SCALIO_UNIT_SHIFT);
 	if (need > avail / 2) {
 		pr_err("%s: attr_nr_blocks %u x attr_slots_per_block %u, attr_nr_buckets %u on %u SSD(s) needs %llu MiB; %llu MiB are available\n",
@@ -453,12 +455,15 @@ void scalio_tgt_store_stats(struct scalio_tgt_store *st,
 		out->log_total_units += le64_to_cpu(ssd->log.sb.log_units);
 		out->keys += READ_ONCE(ssd->commit->keys);
 		out->live_bytes += READ_ONCE(ssd->commit->live_bytes);
-		/* Per owned bucket: generation, batch slot, cache entry, ckpt. */
+		/*
+		 * Per owned bucket a generation, a batch slot and a checkpoint
+		 * entry; the segment cache's bookkeeping (sized by its budget).
+		 */
 		out->index_bytes += (u64)ssd->commit->nr_owned *
 				    (sizeof(*ssd->gens) +
 				     sizeof(*ssd->commit->tb_of) +
-				     sizeof(*ssd->commit->sc_ents) +
-				     sizeof(struct scalio_ckpt_entry));
+				     sizeof(struct scalio_ckpt_entry)) +
+				    ssd->commit->sc_bytes;
 		if (scalio_tgt_commit_failed(ssd))
 			out->ssd_failed |= 1ULL << i;
 	}

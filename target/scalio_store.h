@@ -119,7 +119,8 @@ struct scalio_tgt_tbucket {
  * @resume_ret:	its result, valid once @resume is clear again
  * @status:	result of each request of the batch being built
  * @sc:		segment cache (segcache.c)
- * @sc_ents:	its entries, one per owned bucket
+ * @sc_mem:	its entries and hash heads (scalio_sc_mem_bytes())
+ * @sc_bytes:	their size: bounded by the cache's budget, not the buckets
  * @stuck_head:	log head at which the cleaner last could not go on
  * @stuck_until: until then (jiffies) it does not try that head again
  */
@@ -145,7 +146,8 @@ struct scalio_tgt_commit {
 	int			resume_ret;
 	int			status[SCALIO_BATCH_MAX_LIMIT];
 	struct scalio_segcache	sc;
-	struct scalio_sc_ent	*sc_ents;
+	void			*sc_mem;
+	size_t			sc_bytes;
 	u64			stuck_head;
 	unsigned long		stuck_until;
 };

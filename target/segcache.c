@@ -48,10 +48,11 @@ int scalio_tgt_segcache_alloc(struct scalio_tgt_ssd *ssd)
 	u64 cap = ((u64)st->seg_cache_mb << (20 - SCALIO_UNIT_SHIFT)) /
 		  st->nr_ssds;
 
-	c->sc_ents = kvcalloc(c->nr_owned, sizeof(*c->sc_ents), GFP_KERNEL);
-	if (!c->sc_ents)
+	c->sc_bytes = scalio_sc_mem_bytes(c->nr_owned, cap);
+	c->sc_mem = kvmalloc(c->sc_bytes, GFP_KERNEL);
+	if (!c->sc_mem)
 		return -ENOMEM;
-	scalio_sc_init(&c->sc, c->sc_ents, c->nr_owned, cap,
+	scalio_sc_init(&c->sc, c->sc_mem, c->nr_owned, cap,
 		       scalio_tgt_segcache_free_data);
 	return 0;
 }
@@ -60,11 +61,11 @@ void scalio_tgt_segcache_free(struct scalio_tgt_ssd *ssd)
 {
 	struct scalio_tgt_commit *c = ssd->commit;
 
-	if (!c->sc_ents)
+	if (!c->sc_mem)
 		return;
 	scalio_sc_clear(&c->sc);
-	kvfree(c->sc_ents);
-	c->sc_ents = NULL;
+	kvfree(c->sc_mem);
+	c->sc_mem = NULL;
 }
 
 /**

@@ -11,7 +11,8 @@
 
 #define NR	64
 
-static struct scalio_sc_ent ents[NR];
+/* Room for any cache of NR buckets (the pool is at most NR entries). */
+static struct scalio_sc_ent ents[NR + NR / 4];
 static int nr_freed;
 
 static void free_data(void *p)
@@ -26,6 +27,17 @@ static void *buf(u32 units)
 
 	memset(p, 0x5a, units);
 	return p;
+}
+
+/* Bucket @key's cached image, found without touching the LRU order. */
+static void *cached(struct scalio_segcache *sc, u32 key)
+{
+	u32 e;
+
+	for (e = 0; e < sc->nr_ents; e++)
+		if (sc->ents[e].data && sc->ents[e].key == key)
+			return sc->ents[e].data;
+	return NULL;
 }
 
 /* Walk the list both ways and check it against @used. */
@@ -46,8 +58,20 @@ static void check_list(struct __test_metadata *_metadata,
 	EXPECT_EQ(prev, sc->lru);
 	EXPECT_EQ(used, sc->used);
 	EXPECT_TRUE(sc->used <= sc->cap);
-	for (i = 0, n = 0; i < sc->nr; i++)
+	for (i = 0, n = 0; i < sc->nr_ents; i++)
 		n += sc->ents[i].data != NULL;
+	/* Every entry in use is on the hash chain of its key. */
+	for (i = 0, used = 0; i <= sc->hmask; i++) {
+		u32 e, k = 0;
+
+		for (e = sc->heads[i]; e != SCALIO_SC_NONE && k <= sc->nr_ents;
+		     e = sc->ents[e].hnext, k++) {
+			EXPECT_TRUE(sc->ents[e].data != NULL);
+			EXPECT_TRUE(sc->ents[e].key < sc->nr);
+		}
+		used += k;
+	}
+	EXPECT_EQ(n, used);
 	for (i = sc->mru, used = 0; i != SCALIO_SC_NONE && used <= sc->nr;
 	     i = sc->ents[i].next)
 		used++;
@@ -93,14 +117,14 @@ TEST(lru_order)
 	/* Touch 0: 1 is now the least recently used. */
 	EXPECT_TRUE(scalio_sc_lookup(&sc, 0, 100, 0) != NULL);
 	EXPECT_EQ(scalio_sc_store(&sc, 10, 110, 10, buf(2), 2), 1);
-	EXPECT_TRUE(sc.ents[1].data == NULL);
-	EXPECT_TRUE(sc.ents[0].data != NULL);
+	EXPECT_TRUE(cached(&sc, 1) == NULL);
+	EXPECT_TRUE(cached(&sc, 0) != NULL);
 	EXPECT_EQ(sc.evictions, 1);
 	/* A big one evicts as many as needed, oldest first. */
 	EXPECT_EQ(scalio_sc_store(&sc, 11, 111, 11, buf(5), 5), 3);
-	EXPECT_TRUE(sc.ents[10].data != NULL && sc.ents[11].data != NULL);
-	EXPECT_TRUE(sc.ents[0].data == NULL && sc.ents[2].data == NULL &&
-	      sc.ents[3].data == NULL);
+	EXPECT_TRUE(cached(&sc, 10) != NULL && cached(&sc, 11) != NULL);
+	EXPECT_TRUE(cached(&sc, 0) == NULL && cached(&sc, 2) == NULL &&
+	      cached(&sc, 3) == NULL);
 	EXPECT_EQ(sc.used, 7);
 	check_list(_metadata, &sc);
 	/* Replacing an entry is not an eviction. */
@@ -129,8 +153,8 @@ TEST(budget_limits)
 	scalio_sc_store(&sc, 1, 1, 1, buf(2), 2);
 	scalio_sc_store(&sc, 2, 2, 2, buf(2), 2);
 	scalio_sc_store(&sc, 1, 3, 3, buf(5), 5);
-	EXPECT_TRUE(sc.ents[1].data == NULL);
-	EXPECT_TRUE(sc.ents[2].data != NULL);
+	EXPECT_TRUE(cached(&sc, 1) == NULL);
+	EXPECT_TRUE(cached(&sc, 2) != NULL);
 	EXPECT_EQ(sc.evictions, 0);
 	check_list(_metadata, &sc);
 	scalio_sc_clear(&sc);
@@ -145,7 +169,7 @@ TEST(take_reuse)
 	p = buf(3);
 	scalio_sc_store(&sc, 5, 50, 5, p, 3);
 	EXPECT_TRUE(scalio_sc_take(&sc, 5, 2) == NULL);	/* size differs: dropped */
-	EXPECT_TRUE(sc.ents[5].data == NULL);
+	EXPECT_TRUE(cached(&sc, 5) == NULL);
 	p = buf(3);
 	scalio_sc_store(&sc, 5, 50, 5, p, 3);
 	q = scalio_sc_take(&sc, 5, 3);
@@ -158,6 +182,37 @@ TEST(take_reuse)
 	scalio_sc_drop(&sc, 5);
 	EXPECT_EQ(sc.used, 0);
 	check_list(_metadata, &sc);
+}
+
+/*
+ * The pool is sized by the budget, not by the buckets: 1,000,000 buckets
+ * and a budget of 4 units take 4 entries, and keys far apart share them.
+ */
+TEST(pool_by_budget)
+{
+	static struct scalio_sc_ent mem[8];
+	struct scalio_segcache sc;
+	u32 k;
+
+	ASSERT_TRUE(scalio_sc_mem_bytes(1000000, 4) <= sizeof(mem));
+	EXPECT_EQ(scalio_sc_mem_bytes(1000000, 4),
+		  4 * sizeof(struct scalio_sc_ent) + 4 * sizeof(u32));
+	EXPECT_EQ(scalio_sc_mem_bytes(3, 1000), 3 * sizeof(struct scalio_sc_ent) +
+		  4 * sizeof(u32));
+	scalio_sc_init(&sc, mem, 1000000, 4, free_data);
+	EXPECT_EQ(sc.nr_ents, 4);
+	for (k = 0; k < 4; k++)
+		scalio_sc_store(&sc, k * 250000 + 7, k, k, buf(1), 1);
+	for (k = 0; k < 4; k++)
+		EXPECT_TRUE(scalio_sc_lookup(&sc, k * 250000 + 7, k, k) != NULL);
+	/* A fifth evicts the least recently used (the first looked up). */
+	EXPECT_EQ(scalio_sc_store(&sc, 999999, 9, 9, buf(1), 1), 1);
+	EXPECT_TRUE(scalio_sc_lookup(&sc, 7, 0, 0) == NULL);
+	EXPECT_TRUE(scalio_sc_lookup(&sc, 999999, 9, 9) != NULL);
+	EXPECT_TRUE(scalio_sc_lookup(&sc, 1000000, 9, 9) == NULL);
+	check_list(_metadata, &sc);
+	scalio_sc_clear(&sc);
+	EXPECT_EQ(sc.used, 0);
 }
 
 /* Reference: per block, the (seg, gen) cached and its last use. */
@@ -195,7 +250,7 @@ TEST(random_walk)
 			break;
 		}
 		/* Evicted entries are simply absent: never a wrong hit. */
-		if (!sc.ents[i].data)
+		if (!cached(&sc, i))
 			ref_seg[i] = 0;
 		if (!(step % 1000))
 			check_list(_metadata, &sc);
