@@ -107,9 +107,10 @@ nbk=$(scalioctl stats --json "$S" | sed -n 's/.*"nr_buckets": \([0-9]*\).*/\1/p'
 sl=$(scalioctl stats --json "$S" | sed -n 's/.*"slots_per_block": \([0-9]*\).*/\1/p')
 [ "${nbk:-0}" -gt "${nb:-0}" ] || fail "nr_buckets ${nbk:-missing}: not above the $nb blocks"
 # Per block its slots; per bucket two seg words, a generation, a batch
-# slot (2), a segment cache entry (40) and a checkpoint entry (16).
-ib=$(stat index_bytes) imin=$((nb * (64 + 128 * sl) + nbk * (3 * 8 + 2 + 40 + 16)))
-[ "${ib:-0}" -ge "$imin" ] && [ "$ib" -lt $((imin + imin / 8 + 65536)) ] ||
+# slot (2) and a checkpoint entry (16); the segment cache's pool, bounded
+# by its budget, at most an entry (48) and two hash heads (8) a bucket.
+ib=$(stat index_bytes) imin=$((nb * (64 + 128 * sl) + nbk * (3 * 8 + 2 + 16)))
+[ "${ib:-0}" -ge "$imin" ] && [ "$ib" -lt $((imin + nbk * 56 + imin / 8 + 65536)) ] ||
 	fail "index_bytes ${ib:-missing} for $nb blocks of $sl slots and $nbk buckets (at least $imin)"
 echo "# live_bytes $live0 ($((live0 * 100 / (total * 4096)))% of the log), index_bytes $ib: $((ib / $(stat keys))) B of DRAM per key"
 
