@@ -44,6 +44,13 @@ done
 krel=$(vm_krel "$kver")
 [ -n "$krel" ] || { echo "bench/buckets.sh: no $kver kernel installed" >&2; exit 1; }
 
+# The bed builds tools/fio/scalio-fio.so only with fio's source headers.
+[ -f "$top/build/fio-src/fio.h" ] || {
+	echo "bench/buckets.sh: no build/fio-src (the fio engine's headers):" \
+	     "run scripts/fio-source.sh or make deps" >&2
+	exit 1
+}
+
 stamp=$(date +%Y%m%d-%H%M%S)
 [ -n "$out" ] || out=$top/build/bench/buckets-$stamp
 mkdir -p "$out/raw" || exit 1
