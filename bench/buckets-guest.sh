@@ -18,9 +18,9 @@
 #   3. update: $BK_UPDATES PUTs at random keys of the loaded ones (fio
 #      randwrite, number_ios, one job, 64 in flight);
 #   4. get: $BK_GETS GETs at random keys of the loaded ones (fio randread,
+#      norandommap=1: uniform keys with repeats, so the cache can hit;
 #      missing_key_error=1: every GET must find its key; one job, 64 in
-#      flight; fio's random map reads each key once per pass over the
-#      keys, and passes repeat when BK_GETS > BK_KEYS);
+#      flight);
 #   5. detach, target-teardown.
 #
 # Each phase takes the store's counters (scalioctl stats --json: this
@@ -87,14 +87,18 @@ blkstat() {
 }
 
 # fio_phase FILE RW IOS VSIZE: one fio job on store bk, 64 in flight.
+# Writes: fio's random map (each key at most once, as bench-wa); reads:
+# none (keys drawn with repeats).
 fio_phase() {
-	local f=$1 rw=$2 n=$3 bs=$4
+	local f=$1 rw=$2 n=$3 bs=$4 nomap=0
+	[ "$rw" = randread ] && nomap=1
 	stats $f.before
 	blkstat $f.blk-before
 	fio --name=bk --ioengine=external:$FIO_ENGINE --store=$S \
 		--binary_keys=1 --missing_key_error=1 --filename=scalio \
 		--size=$((KEYS * bs)) --bs=$bs --rw=$rw --iodepth=$DEPTH \
-		--number_ios=$n --loops=$(((n + KEYS - 1) / KEYS)) --thread \
+		--number_ios=$n --loops=$(((n + KEYS - 1) / KEYS)) \
+		--norandommap=$nomap --thread \
 		--output-format=json > $f.json 2> $f.err ||
 		fail "fio $rw (${f##*/}): $(tail -3 $f.err)"
 	blkstat $f.blk-after

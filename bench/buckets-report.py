@@ -18,6 +18,31 @@ KLEN = 8            # fio binary_keys=1
 BLOCK_HDR = 64      # a cache block: 64 B header + 128 B per slot
 SLOT = 128
 SECTOR = 512
+PAGE = 4096         # the guests' PAGE_SIZE (x86-64)
+CHUNK = (2 << 20) - PAGE    # SCALIO_INDEX_CHUNK_BYTES (target/scalio_target.h)
+
+
+def page_align(n):
+    return (n + PAGE - 1) // PAGE * PAGE
+
+
+def index_split(nb, nbk, slots):
+    """target/index.c's allocation: (cache block bytes, header page bytes,
+    bucket bytes of the index proper).  Blocks are allocated in chunks of
+    page-aligned memory, and so are the chunks' seg words; the per-bucket
+    part the commit threads add (generations, batch slots, segment cache
+    entries, checkpoint entries) is what index_bytes has beyond these."""
+    bsz = BLOCK_HDR + SLOT * slots
+    bpb = nbk // nb
+    per = min(CHUNK // bsz, CHUNK // (bpb * 8))
+    blocks = segmem = 0
+    first = 0
+    while first < nb:
+        n = min(per, nb - first)
+        blocks += page_align(n * bsz)
+        segmem += page_align(n * bpb * 8)
+        first += n
+    return blocks, PAGE, nbk * 8 + segmem
 
 
 def meta(path):
@@ -122,16 +147,21 @@ def main():
       'freshly formatted store (one SSD, other attributes at their '
       'defaults); load %d keys (fio, scalio ioengine over io_uring, 64 in '
       'flight, keys 8 B, sequential); %d PUTs at random loaded keys (fio '
-      'randwrite); %d GETs at random loaded keys (fio randread, each key '
-      'once per pass, a missing key fails the run); one fio job, %s in '
+      'randwrite, each key at most once); %d GETs at random loaded keys '
+      '(fio randread with norandommap: uniform, with repeats, so a hit '
+      'needs the key still cached from an earlier GET or PUT; a missing '
+      'key fails the run); one fio job, %s in '
       'flight, in each phase |' % (keys_req, updates, gets, gm['depth']))
     w('| wall | %s s in the VMs |' % hm.get('wall', '?'))
     w('')
     w('DRAM: `index_bytes` (target counter) after the run, split into the '
-      'cache blocks, nr_blocks x (%d + %d x slots) B, and the rest: the '
-      'per-bucket part (seg word, generation, batch slot, segment cache '
-      'entry, checkpoint entry) and any fixed part. Keys: the target\'s '
-      '`keys` after the run. WA: SSD bytes written (`ssd_write_bytes` '
+      'cache blocks, nr_blocks x (%d + %d x slots) B allocated in page-'
+      'aligned chunks of up to 2 MiB (computed from the geometry as '
+      'target/index.c allocates them), one 4 KiB header page (in DRAM / key, '
+      'in neither part) and the rest, the buckets\' part: seg words (the '
+      'table and the chunks\' page-aligned copy), generation, batch slot, '
+      'segment cache entry and checkpoint entry per bucket. Keys: the '
+      'target\'s `keys` after the run. WA: SSD bytes written (`ssd_write_bytes` '
       'delta) / (PUTs x (8 + value)) over the update phase, PUTs = the '
       'target\'s `rpc_puts` delta. GET figures: the host\'s counters over '
       'the GET phase; a miss is `cache_misses`; SSD reads are the host\'s '
@@ -149,9 +179,10 @@ def main():
         w('| geometry (blocks x buckets) | keys | index_bytes | DRAM / key '
           '| cache blocks / key | buckets / key | B per bucket | '
           'keys / bucket | WA (update) | SSD reads / miss (host + target) '
-          '| SSD B read / miss | hit ratio | PUT/s ratio | GET/s ratio |')
+          '| SSD B read / miss | hit ratio | retries / GET | PUT/s ratio | '
+          'GET/s ratio |')
         w('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: '
-          '| ---: | ---: | ---: | ---: | ---: |')
+          '| ---: | ---: | ---: | ---: | ---: | ---: |')
         base = P[geoms[0][0], geoms[0][1], sz]
         for nb, nbk in geoms:
             ph = P[nb, nbk, sz]
@@ -160,14 +191,14 @@ def main():
             slots = gt.a['slots_per_block']
             keys = a['keys']
             ib = a['index_bytes']
-            blocks_b = gt.a['nr_blocks'] * (BLOCK_HDR + SLOT * slots)
-            bucket_b = ib - blocks_b
             nbk_st = gt.a.get('nr_buckets', nbk)
+            blocks_b, hdr_b, _ = index_split(gt.a['nr_blocks'], nbk_st, slots)
+            bucket_b = ib - blocks_b - hdr_b
             user = up.t['rpc_puts'] * (KLEN + sz)
             miss = gt.h['cache_misses']
             reads = gt.h['ssd_reads'] + gt.t['ssd_reads']
             w('| %d x %d | %d | %d | %s | %s | %s | %s | %s | %s | %s (%s + '
-              '%s) | %s | %s | %s | %s |' % (
+              '%s) | %s | %s | %s | %s | %s |' % (
                   nb, nbk, keys, ib, div(ib, keys, '%.1f'),
                   div(blocks_b, keys, '%.1f'), div(bucket_b, keys, '%.1f'),
                   div(bucket_b, nbk_st, '%.1f'), div(keys, nbk_st),
@@ -176,6 +207,7 @@ def main():
                   div(gt.t['ssd_reads'], miss),
                   div(gt.blk_bytes, miss, '%.0f') if gt.blk_ok else 'n/a',
                   div(gt.h['cache_hits'], gt.h['gets'], '%.3f'),
+                  div(gt.h['retries'], gt.h['gets']),
                   ratio(up.iops, base['upd'].iops),
                   ratio(gt.iops, base['get'].iops)))
         w('')
