@@ -18,6 +18,7 @@ KLEN = 8            # fio binary_keys=1
 BLOCK_HDR = 64      # a cache block: 64 B header + 128 B per slot
 SLOT = 128
 SECTOR = 512
+INLINE_MAX = 72     # SCALIO_INLINE_MAX: largest value a slot caches
 PAGE = 4096         # the guests' PAGE_SIZE (x86-64)
 CHUNK = (2 << 20) - PAGE    # SCALIO_INDEX_CHUNK_BYTES (target/scalio_target.h)
 
@@ -176,6 +177,11 @@ def main():
     for sz in sizes:
         w('### %d B values' % sz)
         w('')
+        if sz > INLINE_MAX:
+            w('Values over %d B (SCALIO_INLINE_MAX) are never cached in a '
+              'slot: every GET is a miss at any geometry, and the hit ratio '
+              'is 0 by design.' % INLINE_MAX)
+            w('')
         w('| geometry (blocks x buckets) | keys | index_bytes | DRAM / key '
           '| cache blocks / key | buckets / key | B per bucket | '
           'keys / bucket | WA (update) | SSD reads / miss (host + target) '
