@@ -22,6 +22,10 @@
 #   make bench-wa        write amplification, on-SSD format 2 (V2=53170e9)
 #                        against this tree's format 3, in one boot
 #                        (bench/wa.sh; not part of make check)
+#   make bench-buckets   DRAM per key against write amplification, GET misses
+#                        and throughput, per cache blocks x key buckets
+#                        geometry, in one boot (bench/buckets.sh; BK_GEOMS
+#                        BK_SIZES BK_KEYS BK_UPDATES BK_GETS from the env)
 #   make bench-fill      a store filled to ENOSPC on a small SSD (bench/fill.sh;
 #                        BASE=REV: REV's modules fill first, for comparison)
 #   make soak            hours: 2 hosts, YCSB at depth, crashes, detaches,
@@ -46,7 +50,7 @@ CHECK_KVER ?= $(if $(KVER),$(KVER),6.1)
 MAKEFLAGS += --no-print-directory
 
 .PHONY: all modules tools unit clean deps check check-debug check-crash coccicheck \
-	demo bench bench-wa bench-fill checkpatch sparse help man-check dkms-deb install soak
+	demo bench bench-wa bench-buckets bench-fill checkpatch sparse help man-check dkms-deb install soak
 
 all: modules tools
 
@@ -127,6 +131,12 @@ bench-wa:
 	@scripts/need-deps.sh || scripts/install-deps.sh
 	bench/wa.sh --kver $(CHECK_KVER)$(if $(V2), --v2 $(V2))
 
+# Cache blocks decoupled from key buckets: what it buys and costs
+# (bench/buckets.sh).
+bench-buckets:
+	@scripts/need-deps.sh || scripts/install-deps.sh
+	bench/buckets.sh --kver $(CHECK_KVER)
+
 # How full a store gets before ENOSPC, on a small SSD (bench/fill.sh).
 bench-fill:
 	@scripts/need-deps.sh || scripts/install-deps.sh
@@ -143,4 +153,4 @@ clean:
 	rm -rf build
 
 help:
-	@sed -n '3,31p' Makefile
+	@sed -n '3,35p' Makefile
