@@ -362,7 +362,7 @@ scalioctl put "${SCALIO_STORE:-kv0}" ht.k v && [ "$(scalioctl get "${SCALIO_STOR
 if [ -n "$ONLY" ]; then
 	want=$(echo $ONLY | wc -w)
 else
-	want=49
+	want=54
 fi
 [ "$nrun" = "$want" ] && ok "$nrun scenarios ran" ||
 	bad "$nrun scenarios ran, $want expected"
