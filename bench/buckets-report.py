@@ -10,9 +10,10 @@ target's as target_*), of the host VM's block-layer read counters
 (/sys/block/nvme*/stat) or fio's rate of that phase.  Keys are 8 bytes
 (fio's binary_keys=1), so a PUT's user bytes are 8 + value size.
 """
-import json
 import os
 import sys
+
+from reportlib import load_json, meta
 
 KLEN = 8            # fio binary_keys=1
 BLOCK_HDR = 64      # a cache block: 64 B header + 128 B per slot
@@ -44,21 +45,6 @@ def index_split(nb, nbk, slots):
         segmem += page_align(n * bpb * 8)
         first += n
     return blocks, PAGE, nbk * 8 + segmem
-
-
-def meta(path):
-    d = {}
-    with open(path) as f:
-        for line in f:
-            k, _, v = line.rstrip('\n').partition(' ')
-            d[k] = v
-    return d
-
-
-def load_json(path):
-    with open(path) as f:
-        t = f.read()
-    return json.loads(t[t.index('{'):])
 
 
 def blk(path):

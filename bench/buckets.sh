@@ -41,6 +41,8 @@ done
 
 # shellcheck source=tests/vm/lib.sh
 . "$top/tests/vm/lib.sh"
+# shellcheck source=bench/lib.sh
+. "$top/bench/lib.sh"
 krel=$(vm_krel "$kver")
 [ -n "$krel" ] || { echo "bench/buckets.sh: no $kver kernel installed" >&2; exit 1; }
 
@@ -58,42 +60,13 @@ out=$(cd "$out" && pwd)
 raw=$out/raw
 
 {
-	echo "date $(date -u '+%Y-%m-%d %H:%M UTC')"
-	echo "kver $kver"
+	bench_machine_meta
 	echo "krel $krel"
-	echo "machine_kernel $(uname -sr)"
-	echo "machine_cpu $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
-	echo "machine_cores $(nproc)"
-	echo "machine_mem_gb $(awk '/MemTotal/ { printf "%.1f", $2 / 1048576 }' /proc/meminfo)"
-	echo "machine_load $(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "qemu $(qemu-system-x86_64 --version | head -1)"
-	echo "commit $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$top" status --porcelain 2>/dev/null | grep -q . && echo ' (with uncommitted changes)')"
 } > "$raw/host-meta.txt"
 
-vars=
-for v in $(compgen -e | grep '^BK_'); do
-	vars="$vars $v='${!v}'"
-done
+vars=$(bench_env_vars BK_)
 echo "bench-buckets: kernel $kver, output in $out"
 [ -n "$vars" ] && echo "bench-buckets: $(echo $vars)"
-t0=$(date +%s)
-"$top/tests/vm/run" --kver "$kver" --ssds 1 --hosts 1 --no-setup \
-	--share "$raw" --timeout 3600 \
-	-- "$(echo $vars) bash /scalio/bench/buckets-guest.sh" \
-	> >(tee "$out/guest.log") 2> >(tee "$out/runner.log" >&2)
-rc=$?
-t1=$(date +%s)
-wait
-echo "wall $((t1 - t0))" >> "$raw/host-meta.txt"
-echo "machine_load_end $(cut -d' ' -f1-3 /proc/loadavg)" >> "$raw/host-meta.txt"
-if [ $rc != 0 ]; then
-	echo "bench-buckets: FAILED: tests/vm/run exited $rc (logs: $out/runner.log," \
-	     "$out/guest.log)" >&2
-	exit 1
-fi
-python3 "$top/bench/buckets-report.py" "$raw" > "$out/buckets.md" || {
-	echo "bench-buckets: FAILED: buckets-report.py" >&2
-	exit 1
-}
-cat "$out/buckets.md"
-echo "bench-buckets: report $out/buckets.md ($((t1 - t0)) s in the VMs)"
+bench_vm_run bench-buckets "$raw" "$out" 1 3600 \
+	"$(echo $vars) bash /scalio/bench/buckets-guest.sh" || exit 1
+bench_report bench-buckets "$top/bench/buckets-report.py" "$raw" "$out/buckets.md" || exit 1

@@ -24,6 +24,8 @@
 # Exit: 0 ok, 1 the benchmark failed (its log says why), 2 usage.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$top/bench/lib.sh"
 kver=6.1
 quick=0
 out=
@@ -77,37 +79,16 @@ nssds=2
 for n in $scale; do nssds=$((nssds + n)); done
 
 {
-	echo "date $(date -u '+%Y-%m-%d %H:%M UTC')"
-	echo "kver $kver"
+	bench_machine_meta
 	echo "quick $quick"
-	echo "machine_kernel $(uname -sr)"
-	echo "machine_cpu $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
-	echo "machine_cores $(nproc)"
-	echo "machine_mem_gb $(awk '/MemTotal/ { printf "%.1f", $2 / 1048576 }' /proc/meminfo)"
-	echo "machine_load $(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "qemu $(qemu-system-x86_64 --version | head -1)"
-	echo "commit $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$top" status --porcelain 2>/dev/null | grep -q . && echo ' (with uncommitted changes)')"
 	echo "nssds $nssds"
 	echo "vars $(echo $vars)"
 } > "$raw/host-meta.txt"
 
 echo "bench: kernel $kver, $nssds SSDs, output in $out"
 [ -n "$vars" ] && echo "bench: $(echo $vars)"
-t0=$(date +%s)
-"$top/tests/vm/run" --kver "$kver" --ssds "$nssds" --hosts 1 --no-setup \
-	--share "$raw" --timeout "$timeout" \
-	-- "$(echo $vars) bash /scalio/bench/guest.sh" \
-	> >(tee "$out/guest.log") 2> >(tee "$out/runner.log" >&2)
-rc=$?
-t1=$(date +%s)
-wait
-echo "wall $((t1 - t0))" >> "$raw/host-meta.txt"
-echo "machine_load_end $(cut -d' ' -f1-3 /proc/loadavg)" >> "$raw/host-meta.txt"
-if [ $rc != 0 ]; then
-	echo "bench: FAILED: tests/vm/run exited $rc (logs: $out/runner.log," \
-	     "$out/guest.log)" >&2
-	exit 1
-fi
+bench_vm_run bench "$raw" "$out" "$nssds" "$timeout" \
+	"$(echo $vars) bash /scalio/bench/guest.sh" || exit 1
 
 $py "$top/bench/report.py" "$raw" "$out" || {
 	echo "bench: FAILED: report.py" >&2
@@ -124,5 +105,5 @@ if [ $publish = 1 ]; then
 	echo "bench: published bench/results.md, bench/breakdown.png," \
 	     "bench/scaling.png, bench/sweep.png (raw data in $raw)"
 fi
-echo "bench: report $out/results.md ($((t1 - t0)) s in the VMs)"
+echo "bench: report $out/results.md ($BENCH_WALL s in the VMs)"
 exit 0

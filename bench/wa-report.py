@@ -9,9 +9,10 @@ Every figure is a delta of the target's own counters (scalioctl stats
 The fill estimates at the end are computed from the format's constants and
 the store's geometry, not measured; they are labelled so.
 """
-import json
 import os
 import sys
+
+from reportlib import load_json, meta
 
 UNIT = 4096
 SECTOR = 512
@@ -23,21 +24,6 @@ KLEN = 8            # fio binary_keys=1
 SEG_MAX = {'v2': 255 * UNIT, 'v3': 255 * UNIT - (UNIT - SECTOR)}
 ALIGN = {'v2': UNIT, 'v3': SECTOR}
 NAME = {'v2': 'format 2', 'v3': 'format 3'}
-
-
-def meta(path):
-    d = {}
-    with open(path) as f:
-        for line in f:
-            k, _, v = line.rstrip('\n').partition(' ')
-            d[k] = v
-    return d
-
-
-def load_json(path):
-    with open(path) as f:
-        t = f.read()
-    return json.loads(t[t.index('{'):])
 
 
 class Phase:
