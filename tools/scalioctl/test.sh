@@ -755,6 +755,13 @@ if "$td" write "$D" 3000 && "$td" verify "$D" 3000; then
 else
 	notok "export file: 3000 pairs read back"
 fi
+# The reader against 20,000 damaged copies, half re-sealed so that the
+# checks behind the checksums are reached (test_dump.c says what must hold).
+if out=$("$td" fuzz 40 20000 1 2>&1); then
+	ok "export file reader: 20000 damaged copies refused or read whole, no other pair handed out ($(sed -n 's/.*damaged anywhere: //p' <<< "$out"))"
+else
+	notok "export file reader fuzz" "$out"
+fi
 out=$("$ctl" import --check "$D" 2>&1); rc=$?
 if [ $rc = 0 ] && grep -q "intact: 3000 pairs in 12 frames" <<< "$out"; then
 	ok "import --check of an intact file counts its pairs"
