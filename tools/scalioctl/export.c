@@ -48,14 +48,19 @@ static void hexkey(char *out, const uint8_t *key, uint32_t klen)
 	out[2 * klen] = '\0';
 }
 
-/* [-q] [--check] ARGS...: the options of export and import. */
+/*
+ * [-q] [--check] [--skip-damaged] ARGS...: the options of export and
+ * import (--check: import only; --skip-damaged: export only, @skip NULL
+ * for import).
+ */
 static int parse_dump_args(const char *cmd, int argc, char **argv,
 			   bool allow_check, bool *quiet, bool *check,
-			   char ***args, int *nargs)
+			   bool *skip, char ***args, int *nargs)
 {
 	static const struct option opts[] = {
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "check", no_argument, NULL, 'c' },
+		{ "skip-damaged", no_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -63,6 +68,8 @@ static int parse_dump_args(const char *cmd, int argc, char **argv,
 
 	*quiet = false;
 	*check = false;
+	if (skip)
+		*skip = false;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+qh", opts, NULL)) != -1) {
@@ -74,6 +81,11 @@ static int parse_dump_args(const char *cmd, int argc, char **argv,
 			if (!allow_check)
 				return usage_error(cmd, "unknown option '--check'");
 			*check = true;
+			break;
+		case 's':
+			if (!skip)
+				return usage_error(cmd, "unknown option '--skip-damaged'");
+			*skip = true;
 			break;
 		case 'h':
 			return print_command_help(cmd) == EXIT_OK ? -1 : EXIT_USAGE;
@@ -97,8 +109,8 @@ int cmd_export(int argc, char **argv)
 	struct scalio_stats st = { .size = sizeof(st) };
 	struct dump_info info = { 0 };
 	struct dump_writer w = { 0 };
-	bool quiet, check, to_stdout;
-	uint32_t buf_len = SCAN_BUF_START, pos = 0, bpb;
+	bool quiet, check, to_stdout, skip;
+	uint32_t buf_len = SCAN_BUF_START, pos = 0, bpb, skipped = 0;
 	double t0, last;
 	const char *store, *path;
 	char **args;
@@ -107,7 +119,7 @@ int cmd_export(int argc, char **argv)
 	int fd = -1, ret, nargs;
 
 	ret = parse_dump_args("export", argc, argv, false, &quiet, &check,
-			      &args, &nargs);
+			      &skip, &args, &nargs);
 	if (ret)
 		return ret < 0 ? EXIT_OK : ret;
 	store = args[0];
@@ -179,10 +191,19 @@ int cmd_export(int argc, char **argv)
 				buf = nb;
 				continue;
 			}
+			if (errno == EIO && skip) {
+				/* The call failed on its first bucket: that one. */
+				err_msg("export '%s': bucket %u (scan position %u of %u) is damaged: skipped, its pairs are NOT in %s",
+					store, pos_bucket(pos, st.nr_blocks, bpb),
+					pos, st.nr_buckets, path);
+				skipped++;
+				pos++;
+				continue;
+			}
 			err_msg("export '%s': bucket %u (scan position %u of %u): SCALIO_IOC_SCAN: %s%s",
 				store, pos_bucket(pos, st.nr_blocks, bpb), pos,
 				st.nr_buckets, strerror(errno),
-				errno == EIO ? " (its segment is damaged: see the target's report and dmesg)" :
+				errno == EIO ? " (its segment is damaged: see the target's report and dmesg; --skip-damaged exports the rest)" :
 				errno == ENODEV ? " (an SSD is not bound: run 'scalioctl attach')" : "");
 			err_msg("export '%s': stopped after %" PRIu64 " pairs of scan positions 0..%u; %s is incomplete (no trailer: import refuses it)",
 				store, w.pairs + w.nr, pos ? pos - 1 : 0, path);
@@ -241,8 +262,15 @@ int cmd_export(int argc, char **argv)
 	}
 	if (!quiet)
 		fprintf(stderr, "export %s: %" PRIu64 " pairs of %u buckets in %" PRIu64 " bytes to %s\n",
-			store, w.pairs, st.nr_buckets, w.bytes,
+			store, w.pairs, st.nr_buckets - skipped, w.bytes,
 			to_stdout ? "standard output" : path);
+	if (skipped) {
+		/* A whole file, but not the whole store: never exit 0. */
+		err_msg("export '%s': %u damaged bucket(s) skipped: %s is intact and importable but lacks their pairs",
+			store, skipped, path);
+		ret = EXIT_FAIL;
+		goto out;
+	}
 	ret = EXIT_OK;
 	goto out;
 
@@ -315,7 +343,7 @@ int cmd_import(int argc, char **argv)
 	int fd = -1, ret, nargs;
 
 	ret = parse_dump_args("import", argc, argv, true, &quiet, &check,
-			      &args, &nargs);
+			      NULL, &args, &nargs);
 	if (ret)
 		return ret < 0 ? EXIT_OK : ret;
 	if (check) {

@@ -279,7 +279,7 @@ static const struct command commands[] = {
 	{
 		"export", cmd_export,
 		"write every pair of a store to a file (scalioctl import reads it)",
-		"Usage: scalioctl export [-q] NAME FILE\n"
+		"Usage: scalioctl export [-q] [--skip-damaged] NAME FILE\n"
 		"\n"
 		"Writes every key and value of store NAME to FILE (\"-\": standard\n"
 		"output; an existing FILE is never overwritten) in the versioned\n"
@@ -300,9 +300,13 @@ static const struct command commands[] = {
 		"second unless -q.  A bucket that cannot be read (a damaged segment:\n"
 		"EIO) stops the export with exit status 3 naming the bucket; the\n"
 		"file is then left without its trailer, and import refuses it.\n"
+		"With --skip-damaged such a bucket is named and skipped instead: the\n"
+		"file is whole (importable) but lacks that bucket's pairs, and the\n"
+		"exit status is still 3.\n"
 		"\n"
 		"Options:\n"
-		"  -q, --quiet   no progress or summary on stderr\n"
+		"  -q, --quiet      no progress or summary on stderr\n"
+		"  --skip-damaged   skip a bucket whose segment is damaged (EIO)\n"
 	},
 	{
 		"import", cmd_import,

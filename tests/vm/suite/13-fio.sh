@@ -23,8 +23,10 @@
 #   - a damaged segment: a 4 KiB canary value PUT, one byte of it changed
 #     on the SSD (found with scalio_ondisk, written through the host's
 #     NVMe-oF namespace): `scalioctl export` must fail naming its bucket
-#     (EIO), and leave a file that import refuses; with the byte put
-#     back the canary reads back.
+#     (EIO), and leave a file that import refuses; `export
+#     --skip-damaged` must skip that bucket (exit 3, naming it) and write
+#     a whole file with fewer pairs than the repaired store's export;
+#     with the byte put back the canary reads back.
 # Needs fio (make deps) and its source headers (scripts/fio-source.sh):
 # without the engine built it fails, it does not skip.
 # Usage: 13-fio.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
@@ -119,6 +121,8 @@ dd if=/tmp/unit.bad of="$dev" bs=4096 seek=$u count=1 oflag=direct conv=fsync st
 	fail "write unit $u"
 scalioctl export -q $S /tmp/e4 2> /tmp/e4.err; rc=$?
 cat /tmp/e4.err
+scalioctl export -q --skip-damaged $S /tmp/e5 2> /tmp/e5.err; rc5=$?
+cat /tmp/e5.err
 dd if=/tmp/unit.orig of="$dev" bs=4096 seek=$u count=1 oflag=direct conv=fsync status=none ||
 	fail "restore unit $u"
 [ $rc != 0 ] || fail "the export of a store with a damaged segment succeeded (exit 0)"
@@ -126,6 +130,18 @@ dd if=/tmp/unit.orig of="$dev" bs=4096 seek=$u count=1 oflag=direct conv=fsync s
 	fail "the export of a damaged segment did not fail with EIO naming its bucket (exit $rc)"
 ! scalioctl import --check /tmp/e4 > /dev/null 2>&1 || fail "the failed export's file imports"
 rm -f /tmp/e4
+# --skip-damaged: the rest of the store in a whole file, the status still 3.
+[ $rc5 = 3 ] && grep -q "bucket [0-9]* (scan position [0-9]* of [0-9]*) is damaged: skipped" /tmp/e5.err &&
+	grep -q "1 damaged bucket(s) skipped" /tmp/e5.err ||
+	fail "export --skip-damaged of one damaged segment: exit $rc5, not 3 naming the skipped bucket"
+n5=$(scalioctl import --check /tmp/e5 2>&1 | sed -n 's/.*intact: \([0-9]*\) pairs.*/\1/p')
+[ -n "$n5" ] || fail "the --skip-damaged export's file does not pass import --check"
+scalioctl export -q $S /tmp/e6 || fail "the export of the repaired store"
+n6=$(scalioctl import --check /tmp/e6 2>&1 | sed -n 's/.*intact: \([0-9]*\) pairs.*/\1/p')
+[ -n "$n6" ] && [ "$n5" -lt "$n6" ] ||
+	fail "export --skip-damaged wrote $n5 pairs, the repaired store ${n6:-?}: the damaged bucket's pairs are not missing"
+echo "# export --skip-damaged: $n5 of the $n6 pairs (one bucket skipped)"
+rm -f /tmp/e5 /tmp/e6
 # (A whole export of the intact store: scalio_export above.)
 [ "$(scalioctl get $S exportcanary)" = "$v" ] || fail "the repaired canary does not read back"
 scalioctl del $S exportcanary || fail "del of the canary"
