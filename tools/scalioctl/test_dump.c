@@ -68,6 +68,25 @@ static void pair(uint32_t i, uint8_t *key, uint32_t *klen, uint8_t *val,
 		val[j] = (uint8_t)(i * 31 + j);
 }
 
+/* Write a file of pairs 0 .. @n - 1 to @f, as scalioctl export does. */
+static int write_pairs(FILE *f, const struct dump_info *info, uint32_t n)
+{
+	uint8_t key[32], val[4096];
+	uint32_t klen, vlen, i;
+	struct dump_writer w;
+	int ret;
+
+	ret = dump_write_open(&w, f, info);
+	for (i = 0; !ret && i < n; i++) {
+		pair(i, key, &klen, val, &vlen);
+		ret = dump_write_pair(&w, key, klen, val, vlen);
+	}
+	if (!ret)
+		ret = dump_write_finish(&w);
+	dump_write_free(&w);
+	return ret;
+}
+
 /*
  * Re-seal @b (@n bytes, a well-formed file whose frames were changed in
  * place): every frame's checksum, then the trailer's file checksum and
@@ -161,10 +180,9 @@ static int fuzz_read(const uint8_t *b, size_t len, uint32_t n, bool *other)
 
 static int fuzz(uint32_t n, uint32_t rounds, uint64_t seed)
 {
-	uint8_t key[32], val[4096], *ref = NULL, *b;
 	struct dump_info info = { .nr_blocks = 64, .nr_ssds = 1, .slots = 4 };
-	uint32_t counts[2][3] = { { 0 } }, round, klen, vlen, i;
-	struct dump_writer w;
+	uint32_t counts[2][3] = { { 0 } }, round;
+	uint8_t *ref = NULL, *b;
 	bool other = false;
 	size_t len = 0;
 	FILE *f;
@@ -173,14 +191,7 @@ static int fuzz(uint32_t n, uint32_t rounds, uint64_t seed)
 	f = open_memstream((char **)&ref, &len);
 	if (!f)
 		return perror("open_memstream"), 1;
-	ret = dump_write_open(&w, f, &info);
-	for (i = 0; !ret && i < n; i++) {
-		pair(i, key, &klen, val, &vlen);
-		ret = dump_write_pair(&w, key, klen, val, vlen);
-	}
-	if (!ret)
-		ret = dump_write_finish(&w);
-	dump_write_free(&w);
+	ret = write_pairs(f, &info, n);
 	if (fclose(f) || ret || fuzz_read(ref, len, n, &other) != 2 || other) {
 		free(ref);
 		return fprintf(stderr, "fuzz: the intact file does not read\n"), 1;
@@ -277,20 +288,11 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "write")) {
 		struct dump_info info = { .nr_blocks = 4096, .nr_ssds = 2,
 					  .slots = 8, .time = 1 };
-		struct dump_writer w;
-
 		strcpy(info.store, "kv0");
 		f = fopen(argv[2], "wb");
 		if (!f)
 			return perror(argv[2]), 1;
-		ret = dump_write_open(&w, f, &info);
-		for (i = 0; !ret && i < n; i++) {
-			pair(i, key, &klen, val, &vlen);
-			ret = dump_write_pair(&w, key, klen, val, vlen);
-		}
-		if (!ret)
-			ret = dump_write_finish(&w);
-		dump_write_free(&w);
+		ret = write_pairs(f, &info, n);
 		if (fclose(f) || ret)
 			return fprintf(stderr, "write failed: %d\n", ret), 1;
 		return 0;
