@@ -13,29 +13,6 @@
 
 #include "dump.h"
 
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
-}
-
 static bool zero(const uint8_t *p, size_t n)
 {
 	while (n--)
@@ -68,16 +45,16 @@ int dump_write_open(struct dump_writer *w, FILE *f,
 		return -ENOMEM;
 	XXH64_reset(w->file_sum, 0);
 	memcpy(h, DUMP_MAGIC, 8);
-	put32(h + 8, DUMP_VERSION);
-	put32(h + 12, DUMP_HDR_LEN);
-	put32(h + 16, 0);
-	put32(h + 20, info->nr_blocks);
-	put32(h + 24, info->nr_ssds);
-	put32(h + 28, info->slots);
-	put64(h + 32, info->features);
-	put64(h + 40, info->time);
+	dump_put32(h + 8, DUMP_VERSION);
+	dump_put32(h + 12, DUMP_HDR_LEN);
+	dump_put32(h + 16, 0);
+	dump_put32(h + 20, info->nr_blocks);
+	dump_put32(h + 24, info->nr_ssds);
+	dump_put32(h + 28, info->slots);
+	dump_put64(h + 32, info->features);
+	dump_put64(h + 40, info->time);
 	memcpy(h + 48, info->store, strnlen(info->store, 31));
-	put64(h + 120, XXH64(h, 120, 0));
+	dump_put64(h + 120, XXH64(h, 120, 0));
 	return w_out(w, h, sizeof(h));
 }
 
@@ -88,11 +65,11 @@ static int w_flush(struct dump_writer *w)
 	if (!w->nr)
 		return 0;
 	memcpy(h, DUMP_FRAME_MAGIC, 4);
-	put32(h + 4, w->nr);
-	put32(h + 8, w->len);
-	put32(h + 12, 0);
+	dump_put32(h + 4, w->nr);
+	dump_put32(h + 8, w->len);
+	dump_put32(h + 12, 0);
 	/* Over the header's first 16 bytes and the payload. */
-	put64(h + 16, XXH64(h, 16, 0) ^
+	dump_put64(h + 16, XXH64(h, 16, 0) ^
 		      XXH64(h + DUMP_FRAME_HDR_LEN, w->len, 0));
 	w->frames++;
 	w->pairs += w->nr;
@@ -136,10 +113,10 @@ int dump_write_finish(struct dump_writer *w)
 	if (ret)
 		return ret;
 	memcpy(t, DUMP_TRAILER_MAGIC, 4);
-	put64(t + 8, w->frames);
-	put64(t + 16, w->pairs);
-	put64(t + 24, XXH64_digest(w->file_sum));
-	put64(t + 32, XXH64(t, 32, 0));
+	dump_put64(t + 8, w->frames);
+	dump_put64(t + 16, w->pairs);
+	dump_put64(t + 24, XXH64_digest(w->file_sum));
+	dump_put64(t + 32, XXH64(t, 32, 0));
 	ret = w_out(w, t, sizeof(t));
 	if (!ret && fflush(w->f))
 		ret = errno ? -errno : -EIO;
@@ -206,28 +183,28 @@ int dump_read_open(struct dump_reader *r, FILE *f)
 	if (memcmp(h, DUMP_MAGIC, 8))
 		return r_fail(r, "not a scalio export file (no %s magic)",
 			      DUMP_MAGIC);
-	r->info.version = get32(h + 8);
+	r->info.version = dump_get32(h + 8);
 	if (r->info.version != DUMP_VERSION)
 		return r_fail(r, "export format version %u: this scalioctl reads version %u",
 			      r->info.version, DUMP_VERSION);
-	hlen = get32(h + 12);
+	hlen = dump_get32(h + 12);
 	if (hlen != DUMP_HDR_LEN)
 		return r_fail(r, "damaged header: length %u, version %u has %u",
 			      hlen, DUMP_VERSION, DUMP_HDR_LEN);
 	if (r_in(r, h + 16, DUMP_HDR_LEN - 16, "the header"))
 		return -1;
-	if (get64(h + 120) != XXH64(h, 120, 0))
+	if (dump_get64(h + 120) != XXH64(h, 120, 0))
 		return r_fail(r, "damaged header: checksum mismatch");
-	if (get32(h + 16))
+	if (dump_get32(h + 16))
 		return r_fail(r, "header flags %#x unknown to this scalioctl",
-			      get32(h + 16));
+			      dump_get32(h + 16));
 	if (!zero(h + 80, 40) || h[79])
 		return r_fail(r, "damaged header: reserved bytes not zero");
-	r->info.nr_blocks = get32(h + 20);
-	r->info.nr_ssds = get32(h + 24);
-	r->info.slots = get32(h + 28);
-	r->info.features = get64(h + 32);
-	r->info.time = get64(h + 40);
+	r->info.nr_blocks = dump_get32(h + 20);
+	r->info.nr_ssds = dump_get32(h + 24);
+	r->info.slots = dump_get32(h + 28);
+	r->info.features = dump_get64(h + 32);
+	r->info.time = dump_get64(h + 40);
 	memcpy(r->info.store, h + 48, 32);
 	XXH64_update(r->file_sum, h, DUMP_HDR_LEN);
 	return 0;
@@ -261,16 +238,16 @@ int dump_read_frame(struct dump_reader *r)
 	if (!memcmp(h, DUMP_TRAILER_MAGIC, 4)) {
 		if (r_in(r, h + 4, DUMP_TRAILER_LEN - 4, "the trailer"))
 			return -1;
-		if (get64(h + 32) != XXH64(h, 32, 0))
+		if (dump_get64(h + 32) != XXH64(h, 32, 0))
 			return r_fail(r, "damaged trailer at byte %llu: checksum mismatch",
 				      (unsigned long long)at);
-		if (get64(h + 8) != r->frames || get64(h + 16) != r->pairs)
+		if (dump_get64(h + 8) != r->frames || dump_get64(h + 16) != r->pairs)
 			return r_fail(r, "the trailer counts %llu frames and %llu pairs, the file holds %llu and %llu",
-				      (unsigned long long)get64(h + 8),
-				      (unsigned long long)get64(h + 16),
+				      (unsigned long long)dump_get64(h + 8),
+				      (unsigned long long)dump_get64(h + 16),
 				      (unsigned long long)r->frames,
 				      (unsigned long long)r->pairs);
-		if (get64(h + 24) != XXH64_digest(r->file_sum))
+		if (dump_get64(h + 24) != XXH64_digest(r->file_sum))
 			return r_fail(r, "file checksum mismatch: the file was changed after it was written");
 		c = fgetc(r->f);
 		if (c != EOF)
@@ -283,16 +260,16 @@ int dump_read_frame(struct dump_reader *r)
 			      (unsigned long long)at);
 	if (r_in(r, h + 4, DUMP_FRAME_HDR_LEN - 4, "a frame header"))
 		return -1;
-	r->nr = get32(h + 4);
-	r->len = get32(h + 8);
-	if (!r->nr || r->nr > DUMP_FRAME_PAIRS || get32(h + 12) ||
+	r->nr = dump_get32(h + 4);
+	r->len = dump_get32(h + 8);
+	if (!r->nr || r->nr > DUMP_FRAME_PAIRS || dump_get32(h + 12) ||
 	    r->len > DUMP_FRAME_MAX_BYTES ||
 	    r->len < r->nr * (DUMP_PAIR_HDR_LEN + 1))
 		return r_fail(r, "damaged frame header at byte %llu (%u pairs, %u bytes)",
 			      (unsigned long long)at, r->nr, r->len);
 	if (r_in(r, r->payload, r->len, "a frame"))
 		return -1;
-	if (get64(h + 16) != (XXH64(h, 16, 0) ^ XXH64(r->payload, r->len, 0)))
+	if (dump_get64(h + 16) != (XXH64(h, 16, 0) ^ XXH64(r->payload, r->len, 0)))
 		return r_fail(r, "damaged frame at byte %llu: checksum mismatch",
 			      (unsigned long long)at);
 	if (r_check_pairs(r))

@@ -28,6 +28,30 @@
 #define DUMP_FRAME_MAX_BYTES	(DUMP_FRAME_PAIRS * \
 				 (DUMP_PAIR_HDR_LEN + 32 + 4096))
 
+/* Little-endian fields of the file (the writer's, reader's and tests'). */
+static inline void dump_put32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline void dump_put64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline uint32_t dump_get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t dump_get64(const uint8_t *p)
+{
+	return (uint64_t)dump_get32(p) | (uint64_t)dump_get32(p + 4) << 32;
+}
+
 /* What the header says of the store a dump came from (information only). */
 struct dump_info {
 	uint32_t	version;

@@ -37,18 +37,6 @@ static uint32_t rnd(uint64_t *s)
 	return (uint32_t)(*s >> 11);
 }
 
-static void put64le(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t get32le(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
 /* Pair @i: key "k<i>" padded to 1..32 bytes, value of varied length. */
 static void pair(uint32_t i, uint8_t *key, uint32_t *klen, uint8_t *val,
 		 uint32_t *vlen)
@@ -103,11 +91,11 @@ static bool reseal(uint8_t *b, size_t n)
 	XXH64_update(st, b, DUMP_HDR_LEN);
 	while (off + DUMP_FRAME_HDR_LEN <= n &&
 	       !memcmp(b + off, DUMP_FRAME_MAGIC, 4)) {
-		uint32_t len = get32le(b + off + 8);
+		uint32_t len = dump_get32(b + off + 8);
 
 		if (len > n - off - DUMP_FRAME_HDR_LEN)
 			goto out;
-		put64le(b + off + 16, XXH64(b + off, 16, 0) ^
+		dump_put64(b + off + 16, XXH64(b + off, 16, 0) ^
 			XXH64(b + off + DUMP_FRAME_HDR_LEN, len, 0));
 		XXH64_update(st, b + off, DUMP_FRAME_HDR_LEN + (size_t)len);
 		off += DUMP_FRAME_HDR_LEN + (size_t)len;
@@ -115,8 +103,8 @@ static bool reseal(uint8_t *b, size_t n)
 	if (off + DUMP_TRAILER_LEN != n ||
 	    memcmp(b + off, DUMP_TRAILER_MAGIC, 4))
 		goto out;
-	put64le(b + off + 24, XXH64_digest(st));
-	put64le(b + off + 32, XXH64(b + off, 32, 0));
+	dump_put64(b + off + 24, XXH64_digest(st));
+	dump_put64(b + off + 32, XXH64(b + off, 32, 0));
 	ok = true;
 out:
 	XXH64_freeState(st);
