@@ -73,6 +73,7 @@ struct hc {
 	uint16_t client_id;
 	uint8_t challenge[SCALIO_CHALLENGE_LEN];
 	bool norepost;		/* norecv: do not repost a used receive */
+	bool dropped;		/* the target disconnected (DISCONNECTED seen) */
 	uint64_t tag;
 	/* from HELLO / CHUNKS */
 	uint32_t nr_chunks;
@@ -210,6 +211,8 @@ static int hc_connect(struct hc *c, const void *priv, uint8_t len, bool recvs)
 	ret = cm_wait(c, RDMA_CM_EVENT_ESTABLISHED, &ev);
 	if (ret)
 		return ret;
+	/* From now on the channel is only looked at: see hc_dropped(). */
+	fcntl(c->ec->fd, F_SETFL, fcntl(c->ec->fd, F_GETFL) | O_NONBLOCK);
 	if (ev.param.conn.private_data_len >= sizeof(struct scalio_cm_rep)) {
 		const struct scalio_cm_rep *rep = ev.param.conn.private_data;
 
@@ -355,22 +358,72 @@ static int hc_open(struct hc *c)
 	return hc_open_qd(c, 4);
 }
 
-/* Wait for one completion of @want opcode class; 0 or -errno/-EIO. */
+/*
+ * Has the target disconnected @c?  Looks at the CM channel (non-blocking
+ * once connected) for DISCONNECTED; once seen, stays true.
+ */
+static bool hc_dropped(struct hc *c)
+{
+	struct rdma_cm_event *ev;
+
+	while (!c->dropped && c->ec && !rdma_get_cm_event(c->ec, &ev)) {
+		if (ev->event == RDMA_CM_EVENT_DISCONNECTED)
+			c->dropped = true;
+		rdma_ack_cm_event(ev);
+	}
+	return c->dropped;
+}
+
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 +
+	       (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/*
+ * Give the target up to @ms to drop @c, as an attack that must be
+ * dropped for it does before it checks with a request: return as soon
+ * as the target has (DISCONNECTED), else after @ms.
+ */
+static void wait_dropped(struct hc *c, int ms)
+{
+	struct timespec t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!hc_dropped(c) && ms_since(&t0) <= ms)
+		usleep(1000);
+}
+
+/*
+ * Wait for one completion: 0, -EREMOTEIO (an error completion), -EIO,
+ * -ETIMEDOUT after @ms, or -ECONNRESET once the target has disconnected
+ * and nothing is left to complete.  A completion the target caused
+ * before its disconnect is in the CQ before DISCONNECTED reaches us (the
+ * CM's request follows the RC packets on the wire, and takes the longer
+ * way up), so the CQ is polled once more after DISCONNECTED: a dropped
+ * connection ends the wait at once instead of after @ms, and an answer
+ * is still seen.
+ */
 static int poll_one(struct hc *c, struct ibv_wc *wc, int ms)
 {
-	struct timespec t0, t;
+	struct timespec t0;
+	bool gone;
 	int n;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
+		gone = hc_dropped(c);
 		n = ibv_poll_cq(c->cq, 1, wc);
 		if (n < 0)
 			return -EIO;
 		if (n)
 			return wc->status == IBV_WC_SUCCESS ? 0 : -EREMOTEIO;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if ((t.tv_sec - t0.tv_sec) * 1000 +
-		    (t.tv_nsec - t0.tv_nsec) / 1000000 > ms)
+		if (gone)
+			return -ECONNRESET;
+		if (ms_since(&t0) > ms)
 			return -ETIMEDOUT;
 		usleep(100);
 	}
@@ -596,7 +649,7 @@ static int attack_rpc_bad(void)
 					cpu_to_le64(++c.tag);
 				send_raw(&c, i, len, IBV_WR_SEND, 0);
 			}
-			sleep(2);
+			wait_dropped(&c, 2000);
 			/* Drop what the first qd requests got back. */
 			{
 				struct ibv_wc wc;
@@ -709,7 +762,7 @@ static int send_inval(struct hc *c, uint32_t rkey)
 		      IBV_WR_SEND_WITH_INV, rkey))
 		poll_one(c, &wc, 10000);
 	/* The target must drop us: a later request gets nothing. */
-	sleep(1);
+	wait_dropped(c, 1000);
 	req_hdr(c, 0, SCALIO_MSG_HELLO, sizeof(struct scalio_msg_hdr));
 	return rpc(c, sizeof(struct scalio_msg_hdr), NULL);
 }
@@ -867,8 +920,9 @@ static int attack_norecv(void)
 		req_hdr(&c, i, SCALIO_MSG_HELLO, sizeof(struct scalio_msg_hdr));
 		send_raw(&c, i, sizeof(struct scalio_msg_hdr), IBV_WR_SEND, 0);
 	}
-	sleep(5);
-	printf("norecv: 4 requests sent, no receive posted, disconnecting\n");
+	wait_dropped(&c, 5000);
+	printf("norecv: 4 requests sent, no receive posted, %s\n",
+	       c.dropped ? "dropped by the target" : "disconnecting");
 	hc_close(&c);
 	return 0;
 }
@@ -910,7 +964,7 @@ static int attack_admit_bad(void)
 			return 1;
 		}
 		ret = admit(&c, v[i].how);
-		sleep(1);
+		wait_dropped(&c, 1000);
 		req_hdr(&c, 0, SCALIO_MSG_HELLO, sizeof(struct scalio_msg_hdr));
 		ret2 = rpc(&c, sizeof(struct scalio_msg_hdr), NULL);
 		printf("admit-bad: %s: ADMIT %d (want %d), then HELLO %d: %s\n",
@@ -978,7 +1032,7 @@ static int attack_writeimm(void)
 	 */
 	for (;;) {
 		ret = poll_one(&c, &wc, 5000);
-		if (ret == -ETIMEDOUT || ret == -EIO)
+		if (ret == -ETIMEDOUT || ret == -EIO || ret == -ECONNRESET)
 			break;
 		if (wc.wr_id == WRITEIMM_ID) {
 			if (wc.status != IBV_WC_SUCCESS) {
@@ -1008,7 +1062,7 @@ static int attack_writeimm(void)
 		hc_close(&c);
 		return 1;
 	}
-	sleep(1);
+	wait_dropped(&c, 1000);
 	req_hdr(&c, 0, SCALIO_MSG_HELLO, len);
 	ret = rpc(&c, len, NULL);
 	printf("writeimm: no answer to the WRITE with immediate, then HELLO %d: %s\n",
