@@ -24,10 +24,12 @@
  *   norecv        requests without ever posting a receive
  *   writeimm      RDMA WRITE with immediate, which takes a receive of the
  *                 target's without filling its buffer
- *   hold N SECS [refused]
+ *   hold N SECS [refused] [STOP]
  *                 N connections that are not admitted, held SECS seconds
  *                 (refused: each sends a refused ADMIT and never takes the
- *                 answer); says how many the target dropped meanwhile
+ *                 answer), or with STOP until file STOP exists and the
+ *                 target has dropped one of them; says how many the
+ *                 target dropped meanwhile
  *   cycles N      N connect + HELLO + disconnect cycles
  *   flood N STOP PAUSE
  *                 N admitted connections under host ids of their own,
@@ -1078,9 +1080,11 @@ static int attack_writeimm(void)
  * for the answer, so the target can never finish sending it; else none
  * sends anything.  45-hostile sets attr_max_clients to @n and attaches
  * host1 while they are held: the target must make room for it by
- * dropping the oldest of them.
+ * dropping the oldest of them.  @stop (or NULL): once that file exists
+ * (the attach is done) and the target has dropped one of them, there is
+ * nothing left to wait for; without a drop the hold lasts @secs.
  */
-static int attack_hold(int n, int secs, bool refused)
+static int attack_hold(int n, int secs, bool refused, const char *stop)
 {
 	struct scalio_cm_req r;
 	struct hc c[HOLD_MAX];
@@ -1117,6 +1121,8 @@ static int attack_hold(int n, int secs, bool refused)
 		printf("hold: holding %d connections%s\n", n,
 		       refused ? ", each with a refused ADMIT it never takes the answer to" : "");
 	for (t = 0; held == n && t < 10 * secs; t++) {
+		if (stop && dropped && !access(stop, F_OK))
+			break;
 		for (i = 0; i < n; i++) {
 			if (gone[i] || rdma_get_cm_event(c[i].ec, &ev))
 				continue;
@@ -1131,8 +1137,8 @@ static int attack_hold(int n, int secs, bool refused)
 		usleep(100000);
 	}
 	if (held == n)
-		printf("hold: %d of %d dropped by the target in %d s\n",
-		       dropped, n, secs);
+		printf("hold: %d of %d dropped by the target in %d.%d s\n",
+		       dropped, n, t / 10, t % 10);
 	for (i = 0; i < held; i++)
 		hc_close(&c[i]);
 	return held == n ? 0 : 1;
@@ -1292,7 +1298,7 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"Usage: scalio_hostile ADDR PORT STORE ATTACK [N]\n"
 			"  ATTACK: connect-bad admit-bad rpc-bad scribble inval inval-key RKEY\n"
-			"          stale norecv writeimm hold N SECS [refused] cycles\n"
+			"          stale norecv writeimm hold N SECS [refused] [STOP] cycles\n"
 			"          flood N STOPFILE PAUSEFILE\n");
 		return 2;
 	}
@@ -1324,9 +1330,13 @@ int main(int argc, char **argv)
 		return attack_norecv();
 	if (!strcmp(argv[4], "writeimm"))
 		return attack_writeimm();
-	if (!strcmp(argv[4], "hold") && argc > 6)
-		return attack_hold(atoi(argv[5]), atoi(argv[6]),
-				   argc > 7 && !strcmp(argv[7], "refused"));
+	if (!strcmp(argv[4], "hold") && argc > 6) {
+		bool refused = argc > 7 && !strcmp(argv[7], "refused");
+		int stop = 7 + refused;
+
+		return attack_hold(atoi(argv[5]), atoi(argv[6]), refused,
+				   argc > stop ? argv[stop] : NULL);
+	}
 	if (!strcmp(argv[4], "flood") && argc > 7)
 		return attack_flood(atoi(argv[5]), argv[6], argv[7]);
 	if (!strcmp(argv[4], "cycles"))

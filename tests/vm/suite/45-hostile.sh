@@ -169,12 +169,17 @@ for how in silent refused; do
 	[ $how = refused ] && opt=refused
 	evict="dropping client [0-9]* (connected, not admitted) for a new one"
 	e0=$(vmctl exec-target "dmesg | grep -c '$evict'")
-	$H "$A" $P "$S" hold 4 $((10 * ${SCALIO_TIMEOUT_FACTOR:-1})) $opt > /tmp/hold.out 2>&1 &
+	# The hold ends once host1 is in (/tmp/hold.stop) and the target has
+	# dropped one of the 4, or after its seconds.
+	rm -f /tmp/hold.stop
+	$H "$A" $P "$S" hold 4 $((10 * ${SCALIO_TIMEOUT_FACTOR:-1})) $opt /tmp/hold.stop \
+		> /tmp/hold.out 2>&1 &
 	hpid=$!
 	WAIT_INTERVAL=1 wait_until "the hostile client's 4 connections" holding ||
 		fail "hold ($how): the hostile client did not get its 4 connections"
 	scalioctl attach "$S" --addr "$A" ||
 		{ cat /tmp/hold.out; fail "hold ($how): host1 locked out by connections not admitted"; }
+	: > /tmp/hold.stop
 	wait $hpid
 	cat /tmp/hold.out
 	grep -q '^hold: [1-9][0-9]* of 4 dropped' /tmp/hold.out ||
