@@ -80,13 +80,19 @@
  *              [--fp-collide] [--same-owner] [--vbits N]
  *              [--bitstate LOG2BITS | --walks N [--depth N]]
  *              [--variant V] [--first] [--no-trace]
- *        model --tap        the standard suite as KTAP (used by make run)
- *        model --tap-long   the long suite (make -C tests/model long)
+ *        model [--jobs N] --tap       the standard suite as KTAP (used by
+ *                                     make run)
+ *        model [--jobs N] --tap-long  the long suite (make -C tests/model
+ *                                     long)
+ * --jobs N: N searches of the suite at once, each in a process of its
+ * own; the output is the same, in the same order.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
 #include "common/scalio_slot.h"
 
 #define NSLOTS		2
@@ -1864,39 +1870,135 @@ static const struct suite_case suite_long[] = {
 	     1, 1, 1, 200000, 400),
 };
 
+/* Searches of a suite run at once (--jobs N, before --tap). */
+static int jobs = 1;
+
+/* Case @i of a suite: search, print its lines; whether it passed. */
+static bool run_case(const struct suite_case *sc, size_t i)
+{
+	bool expect = !variant_correct(sc->c.variant);
+	char name[300];
+	struct result r;
+	bool ok;
+	int e;
+
+	cfg = sc->c;
+	describe(name, sizeof(name));
+	r = cfg.walks ? walk() : search();
+	ok = expect ? r.violations > 0 : r.violations == 0;
+	printf("# %s: %lu %s, %lu transitions, %lu complete, depth %d, %lu violations, %.1fs\n",
+	       name, r.states, cfg.walks ? "steps" : "states",
+	       r.transitions, r.complete, r.max_depth, r.violations,
+	       r.secs);
+	print_events("#   ");
+	for (e = 0; e < EV_NR; e++) {
+		if ((sc->must_see & SEE(e)) && !events[e]) {
+			printf("# path '%s' never taken\n",
+			       event_names[e]);
+			ok = false;
+		}
+	}
+	printf("%sok %zu - %s %s\n", ok ? "" : "not ", i + 1, name,
+	       expect ? "finds a violation" : "has no violation");
+	fflush(stdout);
+	return ok;
+}
+
+#define CASE_PASSED	0
+#define CASE_FAILED	3	/* its "not ok" printed; else it died */
+
+/*
+ * The cases, up to @jobs at once: each runs in a child of its own (a
+ * search is all global state) with its stdout in a temporary file, and
+ * the files are printed in case order as the cases end: the output is
+ * the one a single process prints.  A child that ends otherwise than
+ * with CASE_PASSED or CASE_FAILED (a sanitizer report, a signal) gets a
+ * "not ok" line here.
+ */
 static int run_cases(const struct suite_case *cases, size_t n)
 {
-	char name[300];
-	size_t i;
-	int failed = 0, e;
+	FILE **out = calloc(n, sizeof(*out));
+	pid_t *pid = calloc(n, sizeof(*pid));
+	int *status = calloc(n, sizeof(*status));
+	bool *ended = calloc(n, sizeof(*ended));
+	size_t i, next = 0, shown = 0, running = 0;
+	char name[300], buf[4096];
+	int failed = 0, st;
+	size_t len;
+	pid_t p;
 
-	printf("KTAP version 1\n1..%zu\n", n);
-	for (i = 0; i < n; i++) {
-		bool expect = !variant_correct(cases[i].c.variant);
-		struct result r;
-		bool ok;
-
-		cfg = cases[i].c;
-		describe(name, sizeof(name));
-		r = cfg.walks ? walk() : search();
-		ok = expect ? r.violations > 0 : r.violations == 0;
-		printf("# %s: %lu %s, %lu transitions, %lu complete, depth %d, %lu violations, %.1fs\n",
-		       name, r.states, cfg.walks ? "steps" : "states",
-		       r.transitions, r.complete, r.max_depth, r.violations,
-		       r.secs);
-		print_events("#   ");
-		for (e = 0; e < EV_NR; e++) {
-			if ((cases[i].must_see & SEE(e)) && !events[e]) {
-				printf("# path '%s' never taken\n",
-				       event_names[e]);
-				ok = false;
-			}
-		}
-		printf("%sok %zu - %s %s\n", ok ? "" : "not ", i + 1, name,
-		       expect ? "finds a violation" : "has no violation");
-		fflush(stdout);
-		failed += !ok;
+	if (!out || !pid || !status || !ended) {
+		fprintf(stderr, "out of memory\n");
+		exit(2);
 	}
+	printf("KTAP version 1\n1..%zu\n", n);
+	fflush(stdout);
+	if (jobs <= 1) {
+		for (i = 0; i < n; i++)
+			failed += !run_case(&cases[i], i);
+		goto out;
+	}
+	while (shown < n) {
+		while (running < (size_t)jobs && next < n) {
+			out[next] = tmpfile();
+			if (!out[next]) {
+				perror("tmpfile");
+				exit(2);
+			}
+			p = fork();
+			if (p < 0) {
+				perror("fork");
+				exit(2);
+			}
+			if (!p) {
+				if (dup2(fileno(out[next]), STDOUT_FILENO) < 0)
+					_exit(2);
+				exit(run_case(&cases[next], next) ?
+				     CASE_PASSED : CASE_FAILED);
+			}
+			pid[next++] = p;
+			running++;
+		}
+		p = wait(&st);
+		if (p < 0) {
+			perror("wait");
+			exit(2);
+		}
+		for (i = 0; i < next && pid[i] != p; i++)
+			;
+		if (i == next)
+			continue;
+		status[i] = st;
+		ended[i] = true;
+		running--;
+		for (; shown < n && ended[shown]; shown++) {
+			rewind(out[shown]);
+			while ((len = fread(buf, 1, sizeof(buf), out[shown])))
+				fwrite(buf, 1, len, stdout);
+			fclose(out[shown]);
+			st = status[shown];
+			if (WIFEXITED(st) && WEXITSTATUS(st) == CASE_PASSED)
+				continue;
+			failed++;
+			if (WIFEXITED(st) && WEXITSTATUS(st) == CASE_FAILED)
+				continue;
+			cfg = cases[shown].c;
+			describe(name, sizeof(name));
+			if (WIFEXITED(st))
+				printf("# %s: the search exited with status %d\n",
+				       name, WEXITSTATUS(st));
+			else
+				printf("# %s: the search was killed by signal %d\n",
+				       name, WTERMSIG(st));
+			printf("not ok %zu - %s\n", shown + 1, name);
+		}
+		fflush(stdout);
+	}
+out:
+	free(out);
+	free(pid);
+	free(status);
+	free(ended);
 	return failed ? 1 : 0;
 }
 
@@ -1924,6 +2026,10 @@ int main(int argc, char **argv)
 		const char *a = argv[i];
 		const char *val = i + 1 < argc ? argv[i + 1] : "0";
 
+		if (!strcmp(a, "--jobs")) {
+			jobs = atoi(val), i++;
+			continue;
+		}
 		if (!strcmp(a, "--tap"))
 			return run_cases(suite, ARRAY_SIZE(suite));
 		if (!strcmp(a, "--tap-long"))
