@@ -379,10 +379,33 @@ struct scalio_vref {
 	u32	crc;
 };
 
+/*
+ * Sectors a read of the extent of @v (key of @klen bytes) covers, from
+ * sector scalio_val_first_sector(); the extent starts
+ * scalio_val_sector_off() bytes into the first one.
+ */
+static inline u64 scalio_val_first_sector(const struct scalio_vref *v)
+{
+	return v->pos >> SCALIO_SECTOR_SHIFT;
+}
+
+static inline u32 scalio_val_sector_off(const struct scalio_vref *v)
+{
+	return v->pos & (SCALIO_SECTOR_SIZE - 1);
+}
+
 /* Bytes a value extent takes in a batch, padding to 8 bytes included. */
 static inline u32 scalio_val_size(u32 klen, u32 len)
 {
 	return ALIGN((u32)sizeof(struct scalio_val_hdr) + klen + len, 8);
+}
+
+static inline u32 scalio_val_read_sectors(const struct scalio_vref *v,
+					  u32 klen)
+{
+	return DIV_ROUND_UP(scalio_val_sector_off(v) +
+			    sizeof(struct scalio_val_hdr) + klen + v->len,
+			    SCALIO_SECTOR_SIZE);
 }
 
 /*
