@@ -342,11 +342,11 @@ static int scalio_tgt_sb_load(struct scalio_tgt_ssd *ssd)
 					     (r0 == -EPROTONOSUPPORT ?
 					      p0 : p1))->version);
 
-			/* Releases writing version 3 have scalioctl export. */
+			/* Releases writing versions 3 and 4 have scalioctl export. */
 			scalio_tgt_report(st, true,
 					  "ssd %u: the store is in on-SSD format version %u; this module reads version %u only: %s",
 					  ssd->index, v, SCALIO_FORMAT_VERSION,
-					  v == 3 ?
+					  v == 3 || v == 4 ?
 					  "with the scalio release that wrote it, 'scalioctl export' its pairs to a file, then 'scalioctl import' that file into a new store of this release" :
 					  "copy its pairs into a new store with the scalio release that wrote it");
 		}
