@@ -12,7 +12,8 @@
  *      after that READ completed, a separate READ of the seg word of the
  *      key's bucket.
  *   5. read the bucket's segment from its bound SSD (or ask the target
- *      by RPC), check its header against seg, find the key.
+ *      by RPC), check its header against seg, find the key; if its record
+ *      points to a value extent (format 5), read and check that too.
  *   6. write value and checksum into the slot, CAS B -> C (B -> A when
  *      absent or too big); return the value only if that CAS succeeded.
  *
