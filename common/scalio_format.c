@@ -526,6 +526,7 @@ int scalio_seg_check(const void *buf, size_t buf_len, u32 bucket, s64 genlo)
 	const struct scalio_seg_hdr *sh = buf;
 	struct scalio_rec rec;
 	u32 len, nr, pos, i, size;
+	u64 val_bytes = 0;
 
 	if (buf_len < sizeof(*sh))
 		return -EBADMSG;
@@ -537,8 +538,6 @@ int scalio_seg_check(const void *buf, size_t buf_len, u32 bucket, s64 genlo)
 	if (le32_to_cpu(sh->crc) !=
 	    scalio_crc(buf, len, offsetof(struct scalio_seg_hdr, crc)))
 		return -EBADMSG;
-	if (sh->reserved)
-		return -EBADMSG;
 
 	nr = le32_to_cpu(sh->nr_records);
 	/* The smallest record is 5 bytes: bound @nr before looping on it. */
@@ -546,12 +545,16 @@ int scalio_seg_check(const void *buf, size_t buf_len, u32 bucket, s64 genlo)
 		return -EBADMSG;
 	pos = sizeof(*sh);
 	for (i = 0; i < nr; i++) {
+		struct scalio_vref v;
+
 		size = scalio_rec_decode(buf, pos, len, &rec);
 		if (!size)
 			return -EBADMSG;
+		if (scalio_rec_vref(&rec, &v))
+			val_bytes += scalio_val_size(rec.klen, v.len);
 		pos += size;
 	}
-	if (pos != len)
+	if (pos != len || val_bytes != le32_to_cpu(sh->val_bytes))
 		return -EBADMSG;
 
 	if (le32_to_cpu(sh->bucket) != bucket)
@@ -617,6 +620,7 @@ void scalio_seg_build_init(struct scalio_seg_builder *sb, void *buf, u32 cap)
 	sb->cap = min_t(u32, cap, SCALIO_SEG_MAX_BYTES);
 	sb->len = sizeof(struct scalio_seg_hdr);
 	sb->nr = 0;
+	sb->val_bytes = 0;
 }
 
 /**
@@ -672,12 +676,16 @@ int scalio_seg_build_add_vref(struct scalio_seg_builder *sb, const u8 *key,
 			      u32 klen, const struct scalio_vref *v)
 {
 	struct scalio_vptr p;
+	int ret;
 
 	if (!v->len || v->len > SCALIO_VALUE_MAX)
 		return -EINVAL;
 	scalio_vptr_encode(&p, v);
-	return scalio_seg_build_rec(sb, key, klen, SCALIO_REC_VPTR, &p,
-				    sizeof(p));
+	ret = scalio_seg_build_rec(sb, key, klen, SCALIO_REC_VPTR, &p,
+				   sizeof(p));
+	if (!ret)
+		sb->val_bytes += scalio_val_size(klen, v->len);
+	return ret;
 }
 
 /**
@@ -704,7 +712,7 @@ u32 scalio_seg_build_finish(struct scalio_seg_builder *sb, u32 bucket,
 	sh->nr_records = cpu_to_le32(sb->nr);
 	sh->len = cpu_to_le32(sb->len);
 	sh->crc = 0;
-	sh->reserved = 0;
+	sh->val_bytes = cpu_to_le32(sb->val_bytes);
 	sh->crc = cpu_to_le32(scalio_crc(sh, sb->len,
 					 offsetof(struct scalio_seg_hdr, crc)));
 	if (end > sb->cap)

@@ -213,7 +213,9 @@ struct scalio_vptr {
  * @nr_records:	records that follow
  * @len:	bytes of header plus records
  * @crc:	over the header and the records
- * @reserved:	0
+ * @val_bytes:	bytes the value extents its records point to take
+ *		(scalio_val_size() each), so that recovery counts live data
+ *		from headers alone
  *
  * Records follow, packed: struct scalio_rec_hdr, key, value.
  */
@@ -224,7 +226,7 @@ struct scalio_seg_hdr {
 	__le32	nr_records;
 	__le32	len;
 	__le32	crc;
-	__le32	reserved;
+	__le32	val_bytes;
 };
 
 /**
@@ -485,12 +487,14 @@ int scalio_seg_next(const void *buf, u32 *pos, struct scalio_rec *rec);
  * @cap:	capacity
  * @len:	bytes used so far (header included)
  * @nr:		records so far
+ * @val_bytes:	extent bytes its records point to so far
  */
 struct scalio_seg_builder {
 	u8	*buf;
 	u32	cap;
 	u32	len;
 	u32	nr;
+	u32	val_bytes;
 };
 
 void scalio_seg_build_init(struct scalio_seg_builder *sb, void *buf, u32 cap);

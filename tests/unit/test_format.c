@@ -327,6 +327,7 @@ TEST(seg_vref_records)
 				       (const u8 *)"xy", 2), 0);
 	scalio_seg_build_finish(&b, 4, 5);
 	ASSERT_EQ(scalio_seg_check(buf, sizeof(buf), 4, 5), 0);
+	EXPECT_EQ(b.val_bytes, scalio_val_size(3, 700));
 	EXPECT_EQ(scalio_seg_find(buf, (const u8 *)"big", 3, &rec), 0);
 	EXPECT_EQ(rec.flags, SCALIO_REC_VPTR);
 	EXPECT_EQ(rec.vlen, sizeof(struct scalio_vptr));
@@ -368,7 +369,12 @@ TEST(seg_vref_records)
 	v.pos--;
 	scalio_vptr_encode((void *)(rh + 1) + 3, &v);
 	scalio_seg_build_finish(&b, 4, 5);
+	/* The header's val_bytes must add up the extents pointed to. */
+	EXPECT_EQ(scalio_seg_check(buf, sizeof(buf), 4, 5), -EBADMSG);
+	b.val_bytes = scalio_val_size(3, 1);
+	scalio_seg_build_finish(&b, 4, 5);
 	EXPECT_EQ(scalio_seg_check(buf, sizeof(buf), 4, 5), 0);
+	EXPECT_EQ(le32_to_cpu(((struct scalio_seg_hdr *)buf)->val_bytes), 32);
 	v.len = 0;
 	EXPECT_EQ(scalio_seg_build_add_vref(&b, (const u8 *)"z", 1, &v),
 		  -EINVAL);
@@ -610,7 +616,7 @@ static void e_len_long(u8 *b) { ((struct scalio_seg_hdr *)b)->len = cpu_to_le32(
 static void e_len_tiny(u8 *b) { ((struct scalio_seg_hdr *)b)->len = cpu_to_le32(31); }
 static void e_len_buf(u8 *b) { ((struct scalio_seg_hdr *)b)->len = cpu_to_le32(8193); }
 static void e_len_max(u8 *b) { ((struct scalio_seg_hdr *)b)->len = cpu_to_le32(~0U); }
-static void e_reserved(u8 *b) { ((struct scalio_seg_hdr *)b)->reserved = cpu_to_le32(1); }
+static void e_val_bytes(u8 *b) { ((struct scalio_seg_hdr *)b)->val_bytes = cpu_to_le32(1); }
 static void e_magic(u8 *b) { b[0] ^= 1; }
 static void e_block(u8 *b) { ((struct scalio_seg_hdr *)b)->bucket = cpu_to_le32(2); }
 
@@ -629,7 +635,7 @@ TEST(seg_crafted)
 	EXPECT_EQ(crafted(_metadata, e_len_tiny, false), -EBADMSG);
 	EXPECT_EQ(crafted(_metadata, e_len_buf, false), -EBADMSG);
 	EXPECT_EQ(crafted(_metadata, e_len_max, false), -EBADMSG);
-	EXPECT_EQ(crafted(_metadata, e_reserved, true), -EBADMSG);
+	EXPECT_EQ(crafted(_metadata, e_val_bytes, true), -EBADMSG);
 	EXPECT_EQ(crafted(_metadata, e_magic, true), -EBADMSG);
 	EXPECT_EQ(crafted(_metadata, e_block, false), -EBADMSG);
 	EXPECT_EQ(crafted(_metadata, e_block, true), -ESTALE);
