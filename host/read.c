@@ -221,21 +221,34 @@ MODULE_PARM_DESC(debug_random_victim,
 /*
  * A GET miss whose record points to a value extent sleeps this long
  * between its segment read and its extent read: the extent can move and
- * its space be reused meanwhile (26-vsep's relocation race).
+ * its space be reused meanwhile (26-vsep's relocation race).  The value
+ * is read again every 10 ms, so that a test can hold GETs there for as
+ * long as its writes take and end the sleep by writing 0.
  */
 static unsigned int scalio_host_debug_vread_delay_ms;
 module_param_named(debug_vread_delay_ms, scalio_host_debug_vread_delay_ms,
 		   uint, 0644);
 MODULE_PARM_DESC(debug_vread_delay_ms,
-		 "TESTING ONLY: sleep this many ms between a miss's segment read and its value extent read");
+		 "TESTING ONLY: sleep up to this many ms (read again every 10 ms) between a miss's segment read and its value extent read");
 
-static void scalio_host_vread_delay(void)
+static void scalio_host_vread_delay(unsigned long *end)
 {
-	unsigned int ms = min(READ_ONCE(scalio_host_debug_vread_delay_ms),
-			      600000U);
+	unsigned long t0 = jiffies, last = t0;
+	unsigned int ms;
 
-	if (ms)
-		msleep_interruptible(ms);
+	for (;;) {
+		ms = min(READ_ONCE(scalio_host_debug_vread_delay_ms), 600000U);
+		if (!time_before(jiffies, t0 + msecs_to_jiffies(ms)) ||
+		    fatal_signal_pending(current))
+			return;
+		msleep_interruptible(10);
+		/*
+		 * The test's pace is not the GET's: its time stands still,
+		 * and the lease renewal (which reads it) goes on.
+		 */
+		WRITE_ONCE(*end, *end + (jiffies - last));
+		last = jiffies;
+	}
 }
 
 static bool scalio_host_victim_random(const struct scalio_block_view *v, u32 *idx)
@@ -289,7 +302,7 @@ static bool scalio_host_victim_random(const struct scalio_block_view *v, u32 *id
 	return false;
 }
 
-static void scalio_host_vread_delay(void)
+static void scalio_host_vread_delay(unsigned long *end)
 {
 }
 #endif
@@ -628,7 +641,7 @@ static int scalio_host_get_val(struct scalio_host_get *g, u64 seg,
 	int ret;
 
 	scalio_host_conn_leave(conn);
-	scalio_host_vread_delay();
+	scalio_host_vread_delay(&g->end);
 	scalio_host_hstat_inc(g->hs, SCALIO_HS_GET_VAL_READS);
 	ret = scalio_host_ssd_read_val(g->hs, scalio_seg_ssd(seg), v, g->key,
 				       g->klen, g->value, g->end);
@@ -971,7 +984,8 @@ static bool scalio_host_renewal_renew(struct scalio_host_renewal *r)
 {
 	u64 deadline, next, cur;
 
-	if (time_after(jiffies, r->g->end)) {
+	/* READ_ONCE: debug_vread_delay_ms moves it meanwhile */
+	if (time_after(jiffies, READ_ONCE(r->g->end))) {
 		scalio_host_hstat_inc(r->g->hs, SCALIO_HS_LEASE_GIVEUPS);
 		trace_scalio_host_slot_renew(r->g->hs, r->g->block, r->slot,
 					     false);
