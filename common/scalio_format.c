@@ -623,17 +623,7 @@ void scalio_seg_build_init(struct scalio_seg_builder *sb, void *buf, u32 cap)
 	sb->val_bytes = 0;
 }
 
-/**
- * scalio_seg_build_add() - append one record
- * @sb:		the builder
- * @key:	key bytes
- * @klen:	key length
- * @value:	value bytes
- * @vlen:	value length
- *
- * Return: 0, -ENOSPC if it does not fit in the capacity, or -EINVAL for a
- * key or value length outside 1..SCALIO_KEY_MAX / 0..SCALIO_VALUE_MAX.
- */
+/* Append a record of @flags (its value bytes are @value, @vlen). */
 static int scalio_seg_build_rec(struct scalio_seg_builder *sb, const u8 *key,
 				u32 klen, u8 flags, const void *value, u32 vlen)
 {
@@ -657,6 +647,17 @@ static int scalio_seg_build_rec(struct scalio_seg_builder *sb, const u8 *key,
 	return 0;
 }
 
+/**
+ * scalio_seg_build_add() - append one record
+ * @sb:		the builder
+ * @key:	key bytes
+ * @klen:	key length
+ * @value:	value bytes
+ * @vlen:	value length
+ *
+ * Return: 0, -ENOSPC if it does not fit in the capacity, or -EINVAL for a
+ * key or value length outside 1..SCALIO_KEY_MAX / 0..SCALIO_VALUE_MAX.
+ */
 int scalio_seg_build_add(struct scalio_seg_builder *sb, const u8 *key,
 			 u32 klen, const u8 *value, u32 vlen)
 {

@@ -982,7 +982,7 @@ static int scalio_tgt_count_keys(struct scalio_tgt_ssd *ssd, u32 *primed)
 	struct scalio_tgt_store *st = ssd->store;
 	struct scalio_tgt_commit *c = ssd->commit;
 	const struct scalio_seg_hdr *sh = c->arena;
-	u64 keys = 0, live = 0, secs = 0;
+	u64 keys = 0, live = 0, secs = 0, vals = 0;
 	u32 i;
 	int ret;
 
@@ -1008,6 +1008,7 @@ static int scalio_tgt_count_keys(struct scalio_tgt_ssd *ssd, u32 *primed)
 				continue;	/* dropped */
 			keys += le32_to_cpu(sh->nr_records);
 			live += le32_to_cpu(sh->len);
+			vals += le32_to_cpu(sh->val_bytes);
 			if (warm) {
 				scalio_tgt_segcache_publish(ssd, bucket, seg,
 							    ssd->gens[i],
@@ -1034,6 +1035,7 @@ static int scalio_tgt_count_keys(struct scalio_tgt_ssd *ssd, u32 *primed)
 		}
 		keys += le32_to_cpu(sh->nr_records);
 		live += le32_to_cpu(sh->len);
+		vals += le32_to_cpu(sh->val_bytes);
 		secs += DIV_ROUND_UP(le32_to_cpu(sh->len), SCALIO_SECTOR_SIZE);
 		if (warm &&
 		    !scalio_seg_check(c->arena,
@@ -1048,6 +1050,7 @@ static int scalio_tgt_count_keys(struct scalio_tgt_ssd *ssd, u32 *primed)
 	c->keys = keys;
 	c->live_bytes = live;
 	c->live_sectors = secs;
+	c->live_val_bytes = vals;
 	return 0;
 }
 

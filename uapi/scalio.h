@@ -314,7 +314,11 @@ struct scalio_target_stats {
 	__u64	commit_wait_ns;		/* ... and of their waits for announced company */
 	__u64	live_bytes;		/* bytes of the blocks' current segments on the SSDs */
 	__u64	index_bytes;		/* DRAM of the index: blocks, seg tables, generations */
-	__u64	reserved[7];
+	__u64	vals_written;		/* value extents written by client writes */
+	__u64	val_bytes_written;	/* ... their bytes */
+	__u64	vals_moved;		/* value extents the cleaner relocated */
+	__u64	live_val_bytes;		/* bytes of the extents current records point to */
+	__u64	reserved[3];
 };
 
 /**
