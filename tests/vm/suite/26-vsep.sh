@@ -6,17 +6,17 @@
 # miss (and SCAN) follows from the key's record, checked against the key
 # and the pointer (Documentation/protocol.rst, GET step 5).
 #
-# One boot, one 17 MiB SSD (a log just above the target's minimum of 4,096
-# units, so that one lap of writes reuses every unit), 64 cache blocks,
-# 256 buckets:
+# One boot, one SSD of 16,450 KiB (a log just above the target's minimum
+# of 4,096 units, so that one lap of writes reuses every unit), 64 cache
+# blocks, 256 buckets:
 #   a. values of 0 to 4,096 bytes around value_inline_max 128 are PUT and
 #      read back exactly: a miss (get_val_reads and the target's
 #      vals_written count the extents), again (cache hits for values of up
 #      to 72 bytes); after a store re-enable (recovery) through the
 #      target's RPC GET (offload_read=0 inline_cache=0); after another,
-#      with value_inline_max 40, by misses, and new values around 40: a
-#      miss, again (extents of 41..72 bytes are cache hits); then every
-#      pair by `scalioctl export`, whose file must hold exactly these.
+#      with value_inline_max 40, new values around 40: a miss, again
+#      (extents of 41..72 bytes are cache hits); then every pair by
+#      `scalioctl export`, whose file must hold exactly these.
 #   b. the relocation race: host1 GETs K1 and K2 (4 KiB extents) with
 #      debug_vread_delay_ms held, so both stop between their segment read
 #      and their extent read.  K1 is overwritten; other keys are churned
@@ -264,12 +264,21 @@ count() {
 DEV=$(ls /dev/nvme*n1 2> /dev/null | head -n 1)
 [ -b "$DEV" ] || fail "no NVMe-oF namespace in host1"
 mkdir -p $E
+# tpy ARGS: vsep.py in the target, on its SSD (read locally: faster than
+# over NVMe-oF); the target has no /share, so the helper goes along
+vmctl exec-target "echo $(base64 -w0 /share/vsep.py) | base64 -d > /tmp/vsep.py" ||
+	fail "copying vsep.py to the target"
+tpy() {
+	local cmd=$1
+	shift
+	vmctl exec-target "python3 /tmp/vsep.py $cmd \${SCALIO_SSDS%% *} $*"
+}
 TA=/sys/kernel/config/scalio/stores/$S/attr_value_inline_max
 expect "the store" value_inline_max "$(vmctl exec-target "cat $TA")" 128
 
 step "a. values around value_inline_max 128: PUT, miss, GET again"
-SA="0 1 40 72 73 100 127 128 129 130 200 1000 3000 4095 4096"
-SB="1 39 40 41 56 72 73 129 4096"
+SA="0 1 72 73 127 128 129 200 3000 4095 4096"
+SB="40 41 56 72 73 4096"
 AK="" BK="" G=""
 for s in $SA; do AK="$AK a$s" G="$G a$s:$s"; done
 for s in $SB; do BK="$BK b$s" G="$G b$s:$s"; done
@@ -299,9 +308,6 @@ expect "by RPC" "get_val_reads +" "$d_vr" 0
 
 step "a. re-enabled at 40 with the inline cache: new values around 40"
 tset offload_read=1 inline_cache=1
-# shellcheck disable=SC2086
-pass "after the re-enables" $AK
-expect "after the re-enables" "get_val_reads +" "$d_vr" "$nx"
 vw=$(tstat vals_written)
 for s in $SB; do put "b$s" "$s"; done
 # shellcheck disable=SC2086
@@ -328,7 +334,7 @@ step "b. the relocation race: GETs held between segment and extent read"
 $PY gen $E k1:4070 k2:4070 k1x:4070 || fail gen
 put k1 4070
 put k2 4070
-f=$($PY find "$DEV" k1 k2) || fail "the extents of k1 and k2 not found"
+f=$(tpy find k1 k2) || fail "the extents of k1 and k2 not found"
 read -r p1 g1 p2 g2 <<< "$(tr "\n" " " <<< "$f")"
 echo "# k1's extent at byte $p1 (gen $g1), k2's at $p2 (gen $g2)"
 snap
@@ -357,7 +363,7 @@ while :; do
 	case "$a1/$a2" in ext:*/ext:*) break ;; esac
 	[ $churned -lt $((4 * total)) ] ||
 		fail "after $churned churn PUTs (4 laps of $total units): k1's old extent unit holds '$a1', k2's '$a2', not another key's extent"
-	$X write -l /tmp/churn -p c -t 8 -k 8 -V 4064 -v 4064 -F -n 64 \
+	$X write -l /tmp/churn -p c -t 16 -k 4 -V 4064 -v 4064 -F -n 32 \
 		> /tmp/churn.out 2>&1 || { cat /tmp/churn.out; fail "churn PUTs"; }
 	churned=$((churned + 512))
 done
@@ -387,12 +393,10 @@ echo "# vals_written $(tstat vals_written), val_bytes_written $(tstat val_bytes_
 [ "$(tstat live_val_bytes)" -gt 0 ] || fail "live_val_bytes 0"
 
 step "d. a damaged extent"
-read -r p2 g2 <<< "$($PY find "$DEV" k2)" || fail "k2's extent not found"
+read -r p2 g2 <<< "$(tpy find k2)" || fail "k2's extent not found"
 echo "# k2's extent now at byte $p2 (gen $g2)"
-# the target has no /share: the helper goes along
-vmctl exec-target "echo $(base64 -w0 /share/vsep.py) | base64 -d > /tmp/vsep.py &&
-	python3 /tmp/vsep.py flip \${SCALIO_SSDS%% *} $((p2 + 24 + 2 + 100))" ||
-	fail "flipping a byte of k2's extent"
+tpy flip $((p2 + 24 + 2 + 100)) || fail "flipping a byte of k2's extent"
+step "d. GET and export of the damaged store"
 out=$(scalioctl get --hex "$S" "$(khex k2)" 2>&1) && fail "GET of the damaged k2 succeeded"
 echo "# GET k2: $out"
 echo "$out" | grep -q "Input/output error" || fail "GET of the damaged k2: $out (not EIO)"
@@ -414,7 +418,7 @@ scalioctl del "$S" "k2" > /dev/null || fail "DELETE of the damaged k2"
 echo "VSEP TEST PASSED"
 EOF2
 
-"$top/tests/vm/run" --kver "$kver" --ssds 1 --ssd-size 17M --share "$share" \
+"$top/tests/vm/run" --kver "$kver" --ssds 1 --ssd-size 16450K --share "$share" \
 	--target-setup-args "--nblocks 64 --nbuckets 256" -- 'bash /share/vsep.sh'
 rc=$?
 [ $rc = 0 ] || { echo "FAIL: tests/vm/run exited $rc"; exit 1; }
