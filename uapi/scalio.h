@@ -273,7 +273,9 @@ struct scalio_host_stats {
 	__u64	reconnect_wait_ns;	/* ... and their time */
 	__u64	fast_io_fails;		/* operations failed unsent with EHOSTDOWN */
 	__u64	lost_get_retries;	/* GETs lost with the connection, started over */
-	__u64	reserved[8];
+	__u64	get_val_reads;		/* value extents GET misses read (format 5) */
+	__u64	get_val_stale;		/* ... that had moved: seg read again */
+	__u64	reserved[6];
 };
 
 /**

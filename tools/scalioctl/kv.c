@@ -327,7 +327,7 @@ static const struct counter host_counters[] = {
 	HC(header_mismatches), HC(errors), HC(reconnects), HC(waits),
 	HC(lease_renewals), HC(lease_giveups), HC(ssd_read_timeouts),
 	HC(reconnect_waits), HC(reconnect_wait_ns), HC(fast_io_fails),
-	HC(lost_get_retries),
+	HC(lost_get_retries), HC(get_val_reads), HC(get_val_stale),
 };
 
 #define TC(f) { #f, offsetof(struct scalio_target_stats, f) }
