@@ -153,8 +153,9 @@ static int scalio_tgt_cleaner_vals(struct scalio_tgt_ssd *ssd, const void *buf,
  * Step over a damaged range [@pos, +@dist units) holding value extents
  * nobody can walk: find the records that point into it (every bucket
  * with such values is read), read each extent on its own and relocate
- * it.  Return: 0; -EIO when one is unreadable (its value would be lost);
- * -E2BIG when they do not all fit @budget.
+ * it.  Return: 0 when all are relocated; 1 when @budget ran out first
+ * (the head must stay: the next pass finds the rest); -E2BIG when not
+ * even one fits; -EIO when one is unreadable (its value would be lost).
  */
 static int scalio_tgt_cleaner_skip_vals(struct scalio_tgt_ssd *ssd, u64 pos,
 					u64 dist, u32 budget, u32 *au,
@@ -174,6 +175,8 @@ static int scalio_tgt_cleaner_skip_vals(struct scalio_tgt_ssd *ssd, u64 pos,
 		if (!w)
 			continue;
 		tb = scalio_tgt_cleaner_tb(ssd, bucket, w, budget, au);
+		if (PTR_ERR_OR_ZERO(tb) == -E2BIG)
+			return *au ? 1 : -E2BIG;
 		if (IS_ERR(tb))
 			return PTR_ERR(tb);
 		for (k = 0; k < tb->nr; k++) {
@@ -187,7 +190,7 @@ static int scalio_tgt_cleaner_skip_vals(struct scalio_tgt_ssd *ssd, u64 pos,
 						SCALIO_UNIT_SHIFT) >= dist)
 				continue;
 			if (*au + SCALIO_VAL_READ_UNITS > budget)
-				return -E2BIG;
+				return 1;	/* this bucket's tb is in: kept */
 			vbuf = c->arena + ((size_t)*au << SCALIO_UNIT_SHIFT);
 			ret = scalio_tgt_val_read(ssd, e->key, e->klen,
 						  &e->vref, vbuf, &value);
@@ -327,11 +330,18 @@ static int scalio_tgt_cleaner_skip(struct scalio_tgt_ssd *ssd, u64 pos, u64 seq,
 	ret = 0;
 vals:
 	/* The values stored apart in the range the head passes. */
-	if (!ret)
+	if (!ret) {
 		ret = scalio_tgt_cleaner_skip_vals(ssd, pos,
 						   scalio_tgt_log_dist(ssd, pos,
 								       *npos),
 						   budget, au, vmoved);
+		if (ret == 1) {
+			/* Relocate these first; the head stays. */
+			*npos = pos;
+			*nseq = seq;
+			ret = 0;
+		}
+	}
 out:
 	kvfree(segs);
 	return ret;

@@ -157,6 +157,14 @@ static const struct prom_metric target_metrics[] = {
 		"Bytes of the blocks' current segments in the SSD logs."),
 	GAUGE("scalio_target_index_bytes", "index_bytes",
 		"DRAM the store's index takes."),
+	COUNTER("scalio_target_vals_written_total", "vals_written",
+		"Value extents written by client writes."),
+	COUNTER("scalio_target_val_bytes_written_total", "val_bytes_written",
+		"Bytes of the value extents written by client writes."),
+	COUNTER("scalio_target_vals_moved_total", "vals_moved",
+		"Value extents the cleaner relocated."),
+	GAUGE("scalio_target_live_val_bytes", "live_val_bytes",
+		"Bytes of the value extents current records point to."),
 };
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
