@@ -25,6 +25,9 @@
 #      cleaner).  Released, K1's GET must return its old or new value and
 #      K2's its value, never the bytes now there, and get_val_stale must
 #      have moved.
+#      A record's pointer past the end of the SSD (forged in the target,
+#      its segment's crc sealed again): the GET fails with EIO naming it,
+#      without reading there.
 #   c. the target's counters show values going to extents and moving.
 #   d. a damaged extent (a byte flipped in the target): the GET fails
 #      with EIO and a line naming the extent, export fails naming the
@@ -53,6 +56,9 @@ cat > "$share/vsep.py" << 'EOF2'
                            "same" (KEY's extent of generation GEN),
                            "ext:KEY2:GEN2" (another extent), or "other"
   flip DEV POS             flip the byte at POS (in the target)
+  forge DEV KEY POS        point KEY's record in its newest segment to
+                           byte POS, crc sealed again (in the target);
+                           print the segment's byte address
   export FILE DIR          FILE (scalioctl export) must hold exactly the
                            pairs KEY=DIR/cur.KEY
 
@@ -157,6 +163,56 @@ def cmd_flip(dev, pos):
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def crc32c(data):
+    crc = 0xffffffff
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82f63b78 & -(crc & 1))
+    return crc ^ 0xffffffff
+
+
+def cmd_forge(dev, key, newpos):
+    """struct scalio_seg_hdr: "SSEG", bucket, gen (8), nr_records, len,
+    crc, val_bytes; records: klen, flags (1: a struct scalio_vptr value),
+    vlen (2), key, value."""
+    size, chunk, best = devsize(dev), 1 << 20, None
+    for base in range(0, size, chunk):
+        data = pread(dev, base, min(chunk, size - base))
+        i = data.find(b"SSEG")
+        while i >= 0:
+            if i % 512 == 0 and i + 32 <= len(data):
+                _b, gen, nr, ln = struct.unpack_from("<IQII", data, i + 4)
+                p = i + 32
+                for _ in range(nr if ln <= 65536 else 0):
+                    if p + 4 > len(data):
+                        break
+                    klen, fl, vlen = struct.unpack_from("<BBH", data, p)
+                    if data[p + 4:p + 4 + klen] == key.encode() and fl & 1 \
+                            and (not best or gen > best[1]):
+                        best = (base + i, gen, ln, p + 4 + klen - i)
+                    p += 4 + klen + vlen
+            i = data.find(b"SSEG", i + 1)
+    if not best:
+        sys.exit("no segment with a value pointer of %s" % key)
+    pos, _gen, ln, voff = best
+    first = pos & ~4095
+    n = (pos + ln - first + 4095) & ~4095
+    fd = os.open(dev, os.O_RDWR | os.O_DIRECT)
+    try:
+        buf = mmap.mmap(-1, n)
+        os.preadv(fd, [buf], first)
+        s = pos - first
+        struct.pack_into("<Q", buf, s + voff, int(newpos))
+        struct.pack_into("<I", buf, s + 24, 0)
+        struct.pack_into("<I", buf, s + 24, crc32c(bytes(buf[s:s + ln])))
+        os.pwritev(fd, [buf], first)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    print(pos)
 
 
 def cmd_export(path, d):
@@ -327,6 +383,20 @@ scalioctl export "$S" /tmp/a.exp > /tmp/export.out 2>&1 ||
 	{ cat /tmp/export.out; fail "export"; }
 n=$($PY export /tmp/a.exp $E) || fail "the export file"
 echo "# export: $n pairs, each with its value"
+
+step "a. a pointer past the SSD, in an intact segment (forged in the target)"
+$PY gen $E k3:500 || fail gen
+put k3 500
+get k3 "before the forgery"
+end=$(vmctl exec-target "blockdev --getsize64 \${SCALIO_SSDS%% *}") || fail "SSD size"
+sp=$(tpy forge k3 "$end") || fail "forging k3's segment"
+echo "# k3's segment at byte $sp now points to byte $end, the SSD's end"
+out=$(scalioctl get --hex "$S" "$(khex k3)" 2>&1) && fail "GET of k3 past the SSD succeeded"
+echo "$out" | grep -q "Input/output error" || fail "GET of k3 past the SSD: $out (not EIO)"
+dmesg | grep -q "value extent at byte $end .* is damaged" ||
+	fail "no log line naming k3's extent at byte $end"
+put k3 500
+get k3 "rewritten after the forgery"
 
 step "b. the relocation race: GETs held between segment and extent read"
 # K1 and K2: 4 KiB extents (24 + 2 + 4070 bytes), each a unit's second
