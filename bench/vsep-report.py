@@ -157,8 +157,8 @@ def main():
     w('')
     for nb, nbk in geoms:
         kpb = keys_req / nbk
-        w('### %d cache blocks x %d buckets: about %.0f keys per bucket'
-          % (nb, nbk, kpb))
+        w('### %d cache blocks x %d buckets: %.1f keys per bucket on '
+          'average' % (nb, nbk, kpb))
         w('')
         w('| value | inline max | apart | WA fill | WA update | WA fill + '
           'update | x never | extents / PUT | SSD reads / miss (extents) '
