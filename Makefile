@@ -29,7 +29,7 @@
 #   make bench-vsep      key-value separation: write amplification, SSD reads
 #                        and GET-miss latency per value size and
 #                        value_inline_max, in one boot (bench/vsep.sh;
-#                        QUICK=1: a third of the time; VS_* from the env)
+#                        QUICK=1: under 2 minutes; VS_* from the env)
 #   make bench-fill      a store filled to ENOSPC on a small SSD (bench/fill.sh;
 #                        BASE=REV: REV's modules fill first, for comparison)
 #   make soak            hours: 2 hosts, YCSB at depth, crashes, detaches,
@@ -163,4 +163,4 @@ clean:
 	rm -rf build
 
 help:
-	@sed -n '3,35p' Makefile
+	@sed -n '3,42p' Makefile
