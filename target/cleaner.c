@@ -350,7 +350,8 @@ out:
 /*
  * Read head batches and mark their live segments for relocation.
  * Return: 0 with *@new_head / *@new_seq / *@freed set (*@stepped: the
- * pass stepped over, or into, a damaged range), or -errno.
+ * pass stepped over, or into, a damaged range, or relocated only part of
+ * the head batch's values), or -errno.
  */
 static int scalio_tgt_cleaner_collect(struct scalio_tgt_ssd *ssd, u64 need,
 				      u32 budget, u64 *new_head, u64 *new_seq,
@@ -443,6 +444,15 @@ static int scalio_tgt_cleaner_collect(struct scalio_tgt_ssd *ssd, u64 need,
 					      vmoved);
 		if (ret == -E2BIG && au)
 			break;		/* relocate what is read first */
+		if (ret == -E2BIG && *vmoved) {
+			/*
+			 * The head batch's live values and their buckets
+			 * need more than one relocation batch: move those
+			 * marked, keep the head; the next pass finds fewer.
+			 */
+			*stepped = true;
+			break;
+		}
 		if (ret)
 			return ret;
 		au = xau;
@@ -521,9 +531,10 @@ int scalio_tgt_cleaner_run(struct scalio_tgt_ssd *ssd, u64 need_units)
 		scalio_tgt_stat_add(st, SCALIO_TS_VALS_MOVED, vmoved);
 		trace_scalio_tgt_cleaner_move(ssd, old_head, head, moved, freed);
 		/*
-		 * A pass in a damaged range may gain nothing yet (its batch
-		 * takes what the relocated segments freed), but each moves at
-		 * least one segment out of it or the head past it.
+		 * A pass in a damaged range, or over part of a head batch's
+		 * values, may gain nothing yet (its batch takes what it
+		 * moved), but each moves at least one segment or value out
+		 * of it or the head past it.
 		 */
 		if (!stepped && scalio_tgt_log_free(ssd) <= free) {
 			/* Everything was live: cleaning cannot gain space. */
