@@ -499,11 +499,16 @@ int scalio_tgt_cleaner_run(struct scalio_tgt_ssd *ssd, u64 need_units)
 
 		/* The relocation batch may have to wrap: twice its size. */
 		budget = min_t(u64, SCALIO_BUF_UNITS, free / 2);
-		if (budget < 2) {
+		if (budget < 3) {
 			ret = -ENOSPC;
 			break;
 		}
-		ret = scalio_tgt_cleaner_collect(ssd, need_units, budget - 1,
+		/*
+		 * What it reads, less two units: the relocation batch (at
+		 * most that plus a header sector) must itself fit what a
+		 * later pass reads, or the cleaner would stop at it for good.
+		 */
+		ret = scalio_tgt_cleaner_collect(ssd, need_units, budget - 2,
 						 &head, &seq, &freed, &moved,
 						 &vmoved, &stepped);
 		/* Nothing gained: head batch larger than the budget. */
