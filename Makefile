@@ -26,6 +26,10 @@
 #                        and throughput, per cache blocks x key buckets
 #                        geometry, in one boot (bench/buckets.sh; BK_GEOMS
 #                        BK_SIZES BK_KEYS BK_UPDATES BK_GETS from the env)
+#   make bench-vsep      key-value separation: write amplification, SSD reads
+#                        and GET-miss latency per value size and
+#                        value_inline_max, in one boot (bench/vsep.sh;
+#                        QUICK=1: under 2 minutes; VS_* from the env)
 #   make bench-fill      a store filled to ENOSPC on a small SSD (bench/fill.sh;
 #                        BASE=REV: REV's modules fill first, for comparison)
 #   make soak            hours: 2 hosts, YCSB at depth, crashes, detaches,
@@ -50,7 +54,7 @@ CHECK_KVER ?= $(if $(KVER),$(KVER),6.1)
 MAKEFLAGS += --no-print-directory
 
 .PHONY: all modules tools unit clean deps check check-debug check-crash coccicheck \
-	demo bench bench-wa bench-buckets bench-fill checkpatch sparse help man-check dkms-deb install soak
+	demo bench bench-wa bench-buckets bench-vsep bench-fill checkpatch sparse help man-check dkms-deb install soak
 
 all: modules tools
 
@@ -137,6 +141,12 @@ bench-buckets:
 	@scripts/need-deps.sh || scripts/install-deps.sh
 	bench/buckets.sh --kver $(CHECK_KVER)
 
+# Key-value separation: what each value_inline_max costs per value size
+# (bench/vsep.sh).
+bench-vsep:
+	@scripts/need-deps.sh || scripts/install-deps.sh
+	bench/vsep.sh --kver $(CHECK_KVER)$(if $(QUICK), --quick)
+
 # How full a store gets before ENOSPC, on a small SSD (bench/fill.sh).
 bench-fill:
 	@scripts/need-deps.sh || scripts/install-deps.sh
@@ -153,4 +163,4 @@ clean:
 	rm -rf build
 
 help:
-	@sed -n '3,35p' Makefile
+	@sed -n '3,42p' Makefile

@@ -49,6 +49,14 @@ static bool scalio_fmt_pow2(u64 x)
 	return x && !(x & (x - 1));
 }
 
+static bool scalio_fmt_zero(const u8 *p, size_t n)
+{
+	while (n--)
+		if (*p++)
+			return false;
+	return true;
+}
+
 /**
  * scalio_sb_check() - validate a superblock read from an SSD
  * @sb:	the superblock (unit 0, or its copy at unit 1)
@@ -197,6 +205,9 @@ int scalio_ckpt_check(const struct scalio_ckpt_hdr *h,
 	return 0;
 }
 
+/* Bounds the header's counts before any arithmetic on them can wrap. */
+#define SCALIO_MAX_UNITS_HDR	(1U << 20)
+
 void scalio_batch_hdr_seal(struct scalio_batch_hdr *bh)
 {
 	bh->crc = cpu_to_le32(scalio_crc(bh, sizeof(*bh),
@@ -214,7 +225,7 @@ void scalio_batch_hdr_seal(struct scalio_batch_hdr *bh)
  */
 int scalio_batch_hdr_check(const struct scalio_batch_hdr *bh, u64 seq)
 {
-	u32 nr_units, nr_segs;
+	u32 nr_units, nr_segs, nr_vals, val_sectors;
 
 	if (le64_to_cpu(bh->magic) != SCALIO_BATCH_MAGIC)
 		return -EBADMSG;
@@ -223,9 +234,19 @@ int scalio_batch_hdr_check(const struct scalio_batch_hdr *bh, u64 seq)
 		return -EBADMSG;
 	nr_units = le32_to_cpu(bh->nr_units);
 	nr_segs = le32_to_cpu(bh->nr_segs);
-	/* Every batch holds a segment; each takes a sector after the header. */
+	nr_vals = le32_to_cpu(bh->nr_vals);
+	val_sectors = le32_to_cpu(bh->val_sectors);
+	/*
+	 * Every batch holds a segment; each takes a sector after the header
+	 * and the value extents, which take 32 bytes at least each.
+	 */
 	if (!nr_units || !nr_segs || bh->flags ||
-	    nr_segs > nr_units * SCALIO_SECTORS_PER_UNIT - 1)
+	    nr_units > SCALIO_MAX_UNITS_HDR ||
+	    val_sectors > nr_units * SCALIO_SECTORS_PER_UNIT - 1 ||
+	    nr_segs > nr_units * SCALIO_SECTORS_PER_UNIT - 1 - val_sectors ||
+	    !nr_vals != !val_sectors ||
+	    nr_vals > val_sectors * (SCALIO_SECTOR_SIZE /
+				     scalio_val_size(1, 1)))
 		return -EBADMSG;
 	if (le64_to_cpu(bh->seq) != seq)
 		return -ESTALE;
@@ -237,10 +258,14 @@ int scalio_batch_hdr_check(const struct scalio_batch_hdr *bh, u64 seq)
  *
  * See scalio_format.h.  The header is checked first; its unit count is
  * bounded by SCALIO_BATCH_MAX_UNITS and the end of the log before the
- * caller reads the rest.  Then every segment must be intact, belong to a
+ * caller reads the rest.  Then every value extent must be intact, carry
+ * the batch's sequence number and end inside the header's val_sectors,
+ * whose rest is zeroes; every segment must be intact, belong to a
  * bucket of this SSD and carry the batch's sequence number as generation
  * (stale segments of an older lap fail), and the segments, packed on
- * sectors after the header sector, must end in the batch's last unit.
+ * sectors after the extents, must end in the batch's last unit.  A torn
+ * batch therefore never passes with its segments intact but an extent
+ * they point to torn.
  */
 int scalio_batch_check(const void *buf, u32 avail, u64 seq,
 		       const struct scalio_sb *sb, u64 pos, u32 *need)
@@ -251,7 +276,7 @@ int scalio_batch_check(const void *buf, u32 avail, u64 seq,
 	u32 nr_ssds = le32_to_cpu(sb->nr_ssds);
 	u32 nr_buckets = le32_to_cpu(sb->nr_buckets);
 	u32 idx = le32_to_cpu(sb->ssd_index);
-	u32 n, nr_segs, off, k, sectors;
+	u32 n, nr_segs, nr_vals, off, voff, vend, k, sectors;
 	int ret;
 
 	if (!avail)
@@ -270,7 +295,26 @@ int scalio_batch_check(const void *buf, u32 avail, u64 seq,
 	}
 
 	sectors = n * SCALIO_SECTORS_PER_UNIT;
-	off = 1;
+	nr_vals = le32_to_cpu(bh->nr_vals);
+	vend = (1 + le32_to_cpu(bh->val_sectors)) << SCALIO_SECTOR_SHIFT;
+	if (vend > sectors << SCALIO_SECTOR_SHIFT)
+		return -EUCLEAN;
+	voff = SCALIO_SECTOR_SIZE;
+	for (k = 0; k < nr_vals; k++) {
+		const struct scalio_val_hdr *vh = (const void *)
+						  ((const u8 *)buf + voff);
+
+		if (scalio_val_check(vh, vend - voff, NULL, 0, NULL, NULL) ||
+		    le64_to_cpu(vh->gen) != seq)
+			return -EUCLEAN;
+		voff += scalio_val_size(vh->klen, le32_to_cpu(vh->len));
+	}
+	/* The extents end in their area's last sector; zeroes after them. */
+	if (nr_vals && (ALIGN(voff, SCALIO_SECTOR_SIZE) != vend ||
+			!scalio_fmt_zero((const u8 *)buf + voff, vend - voff)))
+		return -EUCLEAN;
+
+	off = vend >> SCALIO_SECTOR_SHIFT;
 	for (k = 0; k < nr_segs; k++) {
 		const struct scalio_seg_hdr *sh;
 		u32 bucket;
@@ -306,8 +350,25 @@ void scalio_batch_iter_init(struct scalio_batch_iter *it, const void *buf)
 	const struct scalio_batch_hdr *bh = buf;
 
 	it->buf = buf;
-	it->off = 1;
+	it->off = 1 + le32_to_cpu(bh->val_sectors);
 	it->left = le32_to_cpu(bh->nr_segs);
+	it->voff = SCALIO_SECTOR_SIZE;
+	it->vleft = le32_to_cpu(bh->nr_vals);
+}
+
+int scalio_batch_next_val(struct scalio_batch_iter *it,
+			  const struct scalio_val_hdr **vh, u32 *off)
+{
+	const struct scalio_val_hdr *h;
+
+	if (!it->vleft)
+		return 0;
+	h = (const void *)((const u8 *)it->buf + it->voff);
+	*vh = h;
+	*off = it->voff;
+	it->voff += scalio_val_size(h->klen, le32_to_cpu(h->len));
+	it->vleft--;
+	return 1;
 }
 
 int scalio_batch_next_seg(struct scalio_batch_iter *it,
@@ -344,8 +405,10 @@ static u32 scalio_rec_decode(const u8 *seg, u32 pos, u32 len,
 	rh = (const void *)(seg + pos);
 	klen = rh->klen;
 	vlen = le16_to_cpu(rh->vlen);
-	if (!klen || klen > SCALIO_KEY_MAX || rh->flags ||
+	if (!klen || klen > SCALIO_KEY_MAX || (rh->flags & ~SCALIO_REC_VPTR) ||
 	    vlen > SCALIO_VALUE_MAX)
+		return 0;
+	if ((rh->flags & SCALIO_REC_VPTR) && vlen != sizeof(struct scalio_vptr))
 		return 0;
 	size = scalio_rec_size(klen, vlen);
 	if (len - pos < size)
@@ -354,7 +417,100 @@ static u32 scalio_rec_decode(const u8 *seg, u32 pos, u32 len,
 	rec->klen = klen;
 	rec->value = rec->key + klen;
 	rec->vlen = vlen;
+	rec->flags = rh->flags;
+	if (rec->flags & SCALIO_REC_VPTR) {
+		struct scalio_vref v;
+
+		/* The pointed-to value must be one a PUT could store. */
+		scalio_rec_vref(rec, &v);
+		if (!v.len || v.len > SCALIO_VALUE_MAX ||
+		    v.pos >= SCALIO_VAL_POS_MAX)
+			return 0;
+	}
 	return size;
+}
+
+bool scalio_rec_vref(const struct scalio_rec *rec, struct scalio_vref *v)
+{
+	struct scalio_vptr p;
+
+	if (!(rec->flags & SCALIO_REC_VPTR) || rec->vlen != sizeof(p))
+		return false;
+	memcpy(&p, rec->value, sizeof(p));
+	v->pos = le64_to_cpu(p.pos);
+	v->gen = le64_to_cpu(p.gen);
+	v->len = le32_to_cpu(p.len);
+	v->crc = le32_to_cpu(p.crc);
+	return true;
+}
+
+void scalio_vptr_encode(struct scalio_vptr *p, const struct scalio_vref *v)
+{
+	p->pos = cpu_to_le64(v->pos);
+	p->gen = cpu_to_le64(v->gen);
+	p->len = cpu_to_le32(v->len);
+	p->crc = cpu_to_le32(v->crc);
+}
+
+/*
+ * scalio_val_build() - see scalio_format.h.  The padding to 8 bytes is
+ * zeroed, so a batch's extent area holds no stale bytes.
+ */
+u32 scalio_val_build(void *buf, const u8 *key, u32 klen, const u8 *value,
+		     u32 len, u64 gen, u64 pos, struct scalio_vref *v)
+{
+	struct scalio_val_hdr *vh = buf;
+	u32 used = sizeof(*vh) + klen + len, size;
+
+	if (!klen || klen > SCALIO_KEY_MAX || !len || len > SCALIO_VALUE_MAX)
+		return 0;
+	size = scalio_val_size(klen, len);
+	vh->magic = cpu_to_le32(SCALIO_VAL_MAGIC);
+	vh->klen = klen;
+	vh->flags = 0;
+	vh->reserved = 0;
+	vh->len = cpu_to_le32(len);
+	vh->gen = cpu_to_le64(gen);
+	memcpy((u8 *)buf + sizeof(*vh), key, klen);
+	memcpy((u8 *)buf + sizeof(*vh) + klen, value, len);
+	memset((u8 *)buf + used, 0, size - used);
+	vh->crc = cpu_to_le32(scalio_crc(buf, used,
+					 offsetof(struct scalio_val_hdr, crc)));
+	v->pos = pos;
+	v->gen = gen;
+	v->len = len;
+	v->crc = le32_to_cpu(vh->crc);
+	return size;
+}
+
+int scalio_val_check(const void *buf, size_t avail, const u8 *key, u32 klen,
+		     const struct scalio_vref *v, const u8 **value)
+{
+	const struct scalio_val_hdr *vh = buf;
+	u32 len, used;
+
+	if (avail < sizeof(*vh) ||
+	    le32_to_cpu(vh->magic) != SCALIO_VAL_MAGIC)
+		return -EBADMSG;
+	len = le32_to_cpu(vh->len);
+	if (!vh->klen || vh->klen > SCALIO_KEY_MAX || vh->flags ||
+	    vh->reserved || !len || len > SCALIO_VALUE_MAX)
+		return -EBADMSG;
+	used = sizeof(*vh) + vh->klen + len;
+	if (avail < used)
+		return -EBADMSG;
+	if (le32_to_cpu(vh->crc) !=
+	    scalio_crc(buf, used, offsetof(struct scalio_val_hdr, crc)))
+		return -EBADMSG;
+	if (key && (vh->klen != klen ||
+		    memcmp((const u8 *)buf + sizeof(*vh), key, klen)))
+		return -ESTALE;
+	if (v && (le64_to_cpu(vh->gen) != v->gen || len != v->len ||
+		  le32_to_cpu(vh->crc) != v->crc))
+		return -ESTALE;
+	if (value)
+		*value = (const u8 *)buf + sizeof(*vh) + vh->klen;
+	return 0;
 }
 
 /*
@@ -370,6 +526,7 @@ int scalio_seg_check(const void *buf, size_t buf_len, u32 bucket, s64 genlo)
 	const struct scalio_seg_hdr *sh = buf;
 	struct scalio_rec rec;
 	u32 len, nr, pos, i, size;
+	u64 val_bytes = 0;
 
 	if (buf_len < sizeof(*sh))
 		return -EBADMSG;
@@ -381,8 +538,6 @@ int scalio_seg_check(const void *buf, size_t buf_len, u32 bucket, s64 genlo)
 	if (le32_to_cpu(sh->crc) !=
 	    scalio_crc(buf, len, offsetof(struct scalio_seg_hdr, crc)))
 		return -EBADMSG;
-	if (sh->reserved)
-		return -EBADMSG;
 
 	nr = le32_to_cpu(sh->nr_records);
 	/* The smallest record is 5 bytes: bound @nr before looping on it. */
@@ -390,12 +545,16 @@ int scalio_seg_check(const void *buf, size_t buf_len, u32 bucket, s64 genlo)
 		return -EBADMSG;
 	pos = sizeof(*sh);
 	for (i = 0; i < nr; i++) {
+		struct scalio_vref v;
+
 		size = scalio_rec_decode(buf, pos, len, &rec);
 		if (!size)
 			return -EBADMSG;
+		if (scalio_rec_vref(&rec, &v))
+			val_bytes += scalio_val_size(rec.klen, v.len);
 		pos += size;
 	}
-	if (pos != len)
+	if (pos != len || val_bytes != le32_to_cpu(sh->val_bytes))
 		return -EBADMSG;
 
 	if (le32_to_cpu(sh->bucket) != bucket)
@@ -461,6 +620,31 @@ void scalio_seg_build_init(struct scalio_seg_builder *sb, void *buf, u32 cap)
 	sb->cap = min_t(u32, cap, SCALIO_SEG_MAX_BYTES);
 	sb->len = sizeof(struct scalio_seg_hdr);
 	sb->nr = 0;
+	sb->val_bytes = 0;
+}
+
+/* Append a record of @flags (its value bytes are @value, @vlen). */
+static int scalio_seg_build_rec(struct scalio_seg_builder *sb, const u8 *key,
+				u32 klen, u8 flags, const void *value, u32 vlen)
+{
+	struct scalio_rec_hdr *rh;
+	u32 size;
+
+	if (!klen || klen > SCALIO_KEY_MAX || vlen > SCALIO_VALUE_MAX)
+		return -EINVAL;
+	size = scalio_rec_size(klen, vlen);
+	if (sb->len > sb->cap || sb->cap - sb->len < size)
+		return -ENOSPC;
+	rh = (void *)(sb->buf + sb->len);
+	rh->klen = klen;
+	rh->flags = flags;
+	rh->vlen = cpu_to_le16(vlen);
+	memcpy(sb->buf + sb->len + sizeof(*rh), key, klen);
+	if (vlen)
+		memcpy(sb->buf + sb->len + sizeof(*rh) + klen, value, vlen);
+	sb->len += size;
+	sb->nr++;
+	return 0;
 }
 
 /**
@@ -477,24 +661,32 @@ void scalio_seg_build_init(struct scalio_seg_builder *sb, void *buf, u32 cap)
 int scalio_seg_build_add(struct scalio_seg_builder *sb, const u8 *key,
 			 u32 klen, const u8 *value, u32 vlen)
 {
-	struct scalio_rec_hdr *rh;
-	u32 size;
+	return scalio_seg_build_rec(sb, key, klen, 0, value, vlen);
+}
 
-	if (!klen || klen > SCALIO_KEY_MAX || vlen > SCALIO_VALUE_MAX)
+/**
+ * scalio_seg_build_add_vref() - append a record whose value is an extent
+ * @sb:		the builder
+ * @key:	key bytes
+ * @klen:	key length
+ * @v:		the extent (scalio_val_build(), or an older record's pointer)
+ *
+ * Return: as scalio_seg_build_add(); -EINVAL also for a bad @v->len.
+ */
+int scalio_seg_build_add_vref(struct scalio_seg_builder *sb, const u8 *key,
+			      u32 klen, const struct scalio_vref *v)
+{
+	struct scalio_vptr p;
+	int ret;
+
+	if (!v->len || v->len > SCALIO_VALUE_MAX)
 		return -EINVAL;
-	size = scalio_rec_size(klen, vlen);
-	if (sb->len > sb->cap || sb->cap - sb->len < size)
-		return -ENOSPC;
-	rh = (void *)(sb->buf + sb->len);
-	rh->klen = klen;
-	rh->flags = 0;
-	rh->vlen = cpu_to_le16(vlen);
-	memcpy(sb->buf + sb->len + sizeof(*rh), key, klen);
-	if (vlen)
-		memcpy(sb->buf + sb->len + sizeof(*rh) + klen, value, vlen);
-	sb->len += size;
-	sb->nr++;
-	return 0;
+	scalio_vptr_encode(&p, v);
+	ret = scalio_seg_build_rec(sb, key, klen, SCALIO_REC_VPTR, &p,
+				   sizeof(p));
+	if (!ret)
+		sb->val_bytes += scalio_val_size(klen, v->len);
+	return ret;
 }
 
 /**
@@ -521,7 +713,7 @@ u32 scalio_seg_build_finish(struct scalio_seg_builder *sb, u32 bucket,
 	sh->nr_records = cpu_to_le32(sb->nr);
 	sh->len = cpu_to_le32(sb->len);
 	sh->crc = 0;
-	sh->reserved = 0;
+	sh->val_bytes = cpu_to_le32(sb->val_bytes);
 	sh->crc = cpu_to_le32(scalio_crc(sh, sb->len,
 					 offsetof(struct scalio_seg_hdr, crc)));
 	if (end > sb->cap)

@@ -10,14 +10,20 @@
  *
  * A "unit" is 4 KiB, a "sector" 512 bytes.  A batch is written with one
  * sequential, durable write of whole units, starting on a unit: a batch
- * header sector, then the batch's segments packed back to back, each
- * starting on a sector boundary, then zeroes up to the end of the last
- * unit.  A batch that does not fit before the end of the log is written at
+ * header sector; then the batch's value extents (key-value separation:
+ * values above the store's inline limit), packed back to back on 8 bytes
+ * from the second sector on, zero-padded to a sector; then the batch's
+ * segments packed back to back, each starting on a sector boundary; then
+ * zeroes up to the end of the last unit.  A batch that does not fit before the end of the log is written at
  * log_start instead (recovery looks there when the next header is not
  * where the previous batch ended).  A segment holds every live record of
  * one bucket; a newer segment of the bucket (higher generation, which is
  * the sequence number of the batch that wrote it) supersedes older ones.
- * Buckets map to SSDs round-robin (scalio_bucket_ssd()).
+ * Buckets map to SSDs round-robin (scalio_bucket_ssd()).  A record whose
+ * value lives in an extent holds a value pointer (struct scalio_vptr)
+ * instead of the value; the extent is written in the same batch as the
+ * first segment that points to it, and rewritten (relocated) only by the
+ * cleaner, in one batch with its bucket's new segment.
  *
  * crc convention: crc = ~crc32c(~0, bytes with the crc field zeroed).
  */
@@ -36,11 +42,13 @@
 #define SCALIO_CKPT_MAGIC	0x54504b43494c4353ULL	/* "SCLICKPT" */
 #define SCALIO_BATCH_MAGIC	0x48544142494c4353ULL	/* "SCLIBATH" */
 #define SCALIO_SEG_MAGIC	0x47455353U		/* "SSEG" */
+#define SCALIO_VAL_MAGIC	0x4c415653U		/* "SVAL" */
 /*
  * 3: segments packed on sectors in a batch; seg words address sectors.
  * 4: a segment per bucket, apart from the cache blocks (nr_buckets).
+ * 5: value extents (key-value separation); records may hold a vptr.
  */
-#define SCALIO_FORMAT_VERSION	4
+#define SCALIO_FORMAT_VERSION	5
 
 /* Where the superblock, its copy and the first checkpoint slot live. */
 #define SCALIO_SB_UNIT		0
@@ -136,9 +144,12 @@ struct scalio_ckpt_entry {
  * struct scalio_batch_hdr - first sector of every batch
  * @magic:	SCALIO_BATCH_MAGIC
  * @seq:	batch sequence number, +1 per batch on this SSD; it is also the
- *		generation of every segment in the batch
+ *		generation of every segment and value extent in the batch
  * @nr_units:	units of the whole batch, header sector included
- * @nr_segs:	segments that follow, from the batch's second sector on
+ * @nr_segs:	segments, from sector 1 + @val_sectors on
+ * @nr_vals:	value extents, from the batch's second sector on
+ * @val_sectors: sectors the value extents take (zero-padded)
+ * @flags:	0
  * @crc:	over this header
  */
 struct scalio_batch_hdr {
@@ -146,9 +157,53 @@ struct scalio_batch_hdr {
 	__le64	seq;
 	__le32	nr_units;
 	__le32	nr_segs;
+	__le32	nr_vals;
+	__le32	val_sectors;
 	__le32	flags;
 	__le32	crc;
 };
+
+/**
+ * struct scalio_val_hdr - head of a value extent (8-byte aligned)
+ * @magic:	SCALIO_VAL_MAGIC
+ * @klen:	key length, 1..SCALIO_KEY_MAX
+ * @flags:	0
+ * @reserved:	0
+ * @len:	value bytes, 1..SCALIO_VALUE_MAX
+ * @crc:	over the header, the key and the value
+ * @gen:	the writing batch's sequence number
+ *
+ * Followed by the key, then the value; the next extent starts on the next
+ * multiple of 8 bytes.  The key makes an extent self-describing: the
+ * cleaner finds its bucket from it, and a reader that followed an old
+ * value pointer to reused space sees another key (or gen, or crc).
+ */
+struct scalio_val_hdr {
+	__le32	magic;
+	__u8	klen;
+	__u8	flags;
+	__le16	reserved;
+	__le32	len;
+	__le32	crc;
+	__le64	gen;
+};
+
+/**
+ * struct scalio_vptr - a record's value when it lives in an extent
+ * @pos:	byte address of the extent's header on the bucket's SSD
+ * @gen:	the extent's generation
+ * @len:	value bytes
+ * @crc:	the extent's crc
+ *
+ * Stored unaligned in a record (rec_hdr.flags & SCALIO_REC_VPTR, vlen ==
+ * sizeof(struct scalio_vptr)).
+ */
+struct scalio_vptr {
+	__le64	pos;
+	__le64	gen;
+	__le32	len;
+	__le32	crc;
+} __packed;
 
 /**
  * struct scalio_seg_hdr - head of a segment (starts on a sector boundary)
@@ -158,7 +213,9 @@ struct scalio_batch_hdr {
  * @nr_records:	records that follow
  * @len:	bytes of header plus records
  * @crc:	over the header and the records
- * @reserved:	0
+ * @val_bytes:	bytes the value extents its records point to take
+ *		(scalio_val_size() each), so that recovery counts live data
+ *		from headers alone
  *
  * Records follow, packed: struct scalio_rec_hdr, key, value.
  */
@@ -169,20 +226,26 @@ struct scalio_seg_hdr {
 	__le32	nr_records;
 	__le32	len;
 	__le32	crc;
-	__le32	reserved;
+	__le32	val_bytes;
 };
 
 /**
  * struct scalio_rec_hdr - head of one record in a segment
  * @klen:	1..SCALIO_KEY_MAX
- * @flags:	0
- * @vlen:	0..SCALIO_VALUE_MAX
+ * @flags:	0 or SCALIO_REC_VPTR
+ * @vlen:	bytes of value that follow the key: 0..SCALIO_VALUE_MAX, or
+ *		sizeof(struct scalio_vptr) with SCALIO_REC_VPTR
  */
 struct scalio_rec_hdr {
 	__u8	klen;
 	__u8	flags;
 	__le16	vlen;
 } __packed;
+
+/* The record's value is a struct scalio_vptr to a value extent. */
+#define SCALIO_REC_VPTR		0x01
+/* Bounds a value pointer's byte address (far above any SSD's size). */
+#define SCALIO_VAL_POS_MAX	(1ULL << 52)
 
 /*
  * Largest segment: it spans at most SCALIO_SEG_LEN_MAX units (the seg
@@ -255,18 +318,32 @@ int scalio_batch_check(const void *buf, u32 avail, u64 seq,
 		       const struct scalio_sb *sb, u64 pos, u32 *need);
 
 /**
- * struct scalio_batch_iter - a walk over the segments of a checked batch
+ * struct scalio_batch_iter - a walk over the segments and value extents
+ *	of a checked batch
  * @buf:	the batch
  * @off:	sector of the next segment inside the batch
  * @left:	segments not yet walked
+ * @voff:	byte offset of the next value extent inside the batch
+ * @vleft:	value extents not yet walked
  */
 struct scalio_batch_iter {
 	const void	*buf;
 	u32		off;
 	u32		left;
+	u32		voff;
+	u32		vleft;
 };
 
 void scalio_batch_iter_init(struct scalio_batch_iter *it, const void *buf);
+/*
+ * scalio_batch_next_val() - the next value extent of a checked batch
+ * @it:		the walk
+ * @vh:		out: the extent
+ * @off:	out: its byte offset from the batch's start
+ * Return: 1 with the outputs set, 0 past the last extent.
+ */
+int scalio_batch_next_val(struct scalio_batch_iter *it,
+			  const struct scalio_val_hdr **vh, u32 *off);
 /*
  * scalio_batch_next_seg() - the next segment of a checked batch
  * @it:		the walk (scalio_batch_iter_init())
@@ -291,7 +368,89 @@ struct scalio_rec {
 	const u8	*value;
 	u32		klen;
 	u32		vlen;
+	u32		flags;
 };
+
+/**
+ * struct scalio_vref - a decoded value pointer (struct scalio_vptr)
+ */
+struct scalio_vref {
+	u64	pos;
+	u64	gen;
+	u32	len;
+	u32	crc;
+};
+
+/*
+ * Sectors a read of the extent of @v (key of @klen bytes) covers, from
+ * sector scalio_val_first_sector(); the extent starts
+ * scalio_val_sector_off() bytes into the first one.
+ */
+static inline u64 scalio_val_first_sector(const struct scalio_vref *v)
+{
+	return v->pos >> SCALIO_SECTOR_SHIFT;
+}
+
+static inline u32 scalio_val_sector_off(const struct scalio_vref *v)
+{
+	return v->pos & (SCALIO_SECTOR_SIZE - 1);
+}
+
+/* Bytes a value extent takes in a batch, padding to 8 bytes included. */
+static inline u32 scalio_val_size(u32 klen, u32 len)
+{
+	return ALIGN((u32)sizeof(struct scalio_val_hdr) + klen + len, 8);
+}
+
+static inline u32 scalio_val_read_sectors(const struct scalio_vref *v,
+					  u32 klen)
+{
+	return DIV_ROUND_UP(scalio_val_sector_off(v) +
+			    sizeof(struct scalio_val_hdr) + klen + v->len,
+			    SCALIO_SECTOR_SIZE);
+}
+
+/*
+ * scalio_rec_vref() - the value pointer of a checked record
+ * Return: true with *@v set if @rec holds one (SCALIO_REC_VPTR).
+ */
+bool scalio_rec_vref(const struct scalio_rec *rec, struct scalio_vref *v);
+
+/* Encode @v as the bytes of a record's value. */
+void scalio_vptr_encode(struct scalio_vptr *p, const struct scalio_vref *v);
+
+/**
+ * scalio_val_build() - write a value extent
+ * @buf:	destination, scalio_val_size(@klen, @len) bytes
+ * @key:	key (1..SCALIO_KEY_MAX bytes)
+ * @klen:	its length
+ * @value:	value (1..SCALIO_VALUE_MAX bytes)
+ * @len:	its length
+ * @gen:	the batch's sequence number
+ * @pos:	byte address the extent will have on the SSD
+ * @v:		out: the pointer a record stores for it
+ *
+ * Return: bytes written (scalio_val_size()), or 0 for a bad length.
+ */
+u32 scalio_val_build(void *buf, const u8 *key, u32 klen, const u8 *value,
+		     u32 len, u64 gen, u64 pos, struct scalio_vref *v);
+
+/**
+ * scalio_val_check() - validate a value extent read from an SSD
+ * @buf:	the extent's bytes, from its header on
+ * @avail:	bytes available at @buf
+ * @key:	the key the caller looks up, or NULL (integrity only)
+ * @klen:	its length
+ * @v:		the pointer that led here, or NULL (integrity only)
+ * @value:	out (may be NULL): the value bytes (@v->len of them)
+ *
+ * Integrity first (magic, lengths, crc), identity last, as for segments.
+ * Return: 0; -EBADMSG (not an intact extent) or -ESTALE (an intact
+ * extent, but another key's, generation, length or crc than @v names:
+ * the value was moved and its space reused).
+ */
+int scalio_val_check(const void *buf, size_t avail, const u8 *key, u32 klen,
+		     const struct scalio_vref *v, const u8 **value);
 
 /**
  * scalio_seg_check() - validate a segment buffer
@@ -328,18 +487,23 @@ int scalio_seg_next(const void *buf, u32 *pos, struct scalio_rec *rec);
  * @cap:	capacity
  * @len:	bytes used so far (header included)
  * @nr:		records so far
+ * @val_bytes:	extent bytes its records point to so far
  */
 struct scalio_seg_builder {
 	u8	*buf;
 	u32	cap;
 	u32	len;
 	u32	nr;
+	u32	val_bytes;
 };
 
 void scalio_seg_build_init(struct scalio_seg_builder *sb, void *buf, u32 cap);
 /* Return: 0, -ENOSPC, or -EINVAL (klen not 1..32 or vlen > 4096). */
 int scalio_seg_build_add(struct scalio_seg_builder *sb, const u8 *key,
 			 u32 klen, const u8 *value, u32 vlen);
+/* A record whose value lives in the extent @v names.  Return: as above. */
+int scalio_seg_build_add_vref(struct scalio_seg_builder *sb, const u8 *key,
+			      u32 klen, const struct scalio_vref *v);
 /* Seal header + crc; zero-pad to a sector boundary.  Return: sectors used. */
 u32 scalio_seg_build_finish(struct scalio_seg_builder *sb, u32 bucket,
 			    u64 gen);

@@ -44,9 +44,11 @@
  * (index version 2).  3: seg words address 512-byte sectors (index
  * version 3: segments packed in batches).  Minor 1: writes carry the
  * inflight hint (a host sends it only to a target of minor >= 1).  4: seg
- * words per bucket (index version 4; HELLO carries nr_buckets).
+ * words per bucket (index version 4; HELLO carries nr_buckets).  5: a
+ * segment's records may point to value extents (on-SSD format 5), which a
+ * host must follow on a miss; older hosts are refused, not misled.
  */
-#define SCALIO_PROTO_MAJOR	4
+#define SCALIO_PROTO_MAJOR	5
 #define SCALIO_PROTO_MINOR	1
 #define SCALIO_DEFAULT_PORT	4800
 #define SCALIO_MSG_SIZE		8192

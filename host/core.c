@@ -562,9 +562,10 @@ static int __init scalio_host_init(void)
 {
 	int ret;
 
-	/* every counter is in the uAPI struct, which keeps 8 spare words */
+	/* every counter is in the uAPI struct, which keeps spare words */
 	BUILD_BUG_ON(sizeof(struct scalio_host_stats) !=
-		     (SCALIO_HS_NR + 8) * sizeof(u64));
+		     SCALIO_HS_NR * sizeof(u64) +
+		     sizeof_field(struct scalio_host_stats, reserved));
 	BUILD_BUG_ON(SCALIO_IO_SLOT_OFF + SCALIO_SLOT_SIZE > SCALIO_IO_SIZE);
 	BUILD_BUG_ON(SCALIO_IO_BLOCK_OFF + SCALIO_BLOCK_SIZE(SCALIO_SLOTS_MAX) >
 		     SCALIO_IO_ATOMIC_OFF);

@@ -281,6 +281,8 @@ static void scalio_host_fill_host_stats(struct scalio_host_hstore *hs,
 	h->fast_io_fails = atomic64_read(&hs->stats[SCALIO_HS_FAST_IO_FAILS]);
 	h->lost_get_retries =
 		atomic64_read(&hs->stats[SCALIO_HS_LOST_GET_RETRIES]);
+	h->get_val_reads = atomic64_read(&hs->stats[SCALIO_HS_GET_VAL_READS]);
+	h->get_val_stale = atomic64_read(&hs->stats[SCALIO_HS_GET_VAL_STALE]);
 }
 
 /**

@@ -12,7 +12,8 @@
  *      after that READ completed, a separate READ of the seg word of the
  *      key's bucket.
  *   5. read the bucket's segment from its bound SSD (or ask the target
- *      by RPC), check its header against seg, find the key.
+ *      by RPC), check its header against seg, find the key; if its record
+ *      points to a value extent (format 5), read and check that too.
  *   6. write value and checksum into the slot, CAS B -> C (B -> A when
  *      absent or too big); return the value only if that CAS succeeded.
  *
@@ -217,6 +218,39 @@ module_param_named(debug_random_victim, scalio_host_debug_random_victim, bool,
 MODULE_PARM_DESC(debug_random_victim,
 		 "TESTING ONLY: evict a random A or C slot instead of the first A or the LRU C");
 
+/*
+ * A GET miss whose record points to a value extent sleeps this long
+ * between its segment read and its extent read: the extent can move and
+ * its space be reused meanwhile (26-vsep's relocation race).  The value
+ * is read again every 10 ms, so that a test can hold GETs there for as
+ * long as its writes take and end the sleep by writing 0.
+ */
+static unsigned int scalio_host_debug_vread_delay_ms;
+module_param_named(debug_vread_delay_ms, scalio_host_debug_vread_delay_ms,
+		   uint, 0644);
+MODULE_PARM_DESC(debug_vread_delay_ms,
+		 "TESTING ONLY: sleep up to this many ms (read again every 10 ms) between a miss's segment read and its value extent read");
+
+static void scalio_host_vread_delay(unsigned long *end)
+{
+	unsigned long t0 = jiffies, last = t0;
+	unsigned int ms;
+
+	for (;;) {
+		ms = min(READ_ONCE(scalio_host_debug_vread_delay_ms), 600000U);
+		if (!time_before(jiffies, t0 + msecs_to_jiffies(ms)) ||
+		    fatal_signal_pending(current))
+			return;
+		msleep_interruptible(10);
+		/*
+		 * The test's pace is not the GET's: its time stands still,
+		 * and the lease renewal (which reads it) goes on.
+		 */
+		WRITE_ONCE(*end, *end + (jiffies - last));
+		last = jiffies;
+	}
+}
+
 static bool scalio_host_victim_random(const struct scalio_block_view *v, u32 *idx)
 {
 	u32 i = get_random_u32_below(v->slots), n;
@@ -266,6 +300,10 @@ static void scalio_host_lock_delay(void)
 static bool scalio_host_victim_random(const struct scalio_block_view *v, u32 *idx)
 {
 	return false;
+}
+
+static void scalio_host_vread_delay(unsigned long *end)
+{
 }
 #endif
 
@@ -583,24 +621,67 @@ static int scalio_host_get_read_seg(struct scalio_host_get *g, u64 seg,
 	return ret == -ETIMEDOUT || ret == -EINTR ? ret : -ENOTCONN;
 }
 
+/**
+ * scalio_host_get_val() - read and check the value extent a record names
+ * @g:		the GET (holding the connection)
+ * @seg:	the seg word whose segment held the record
+ * @v:		the record's value pointer
+ *
+ * Like the segment read, the extent read lets go of the connection
+ * (scalio_host_get_read_seg()).
+ *
+ * Return: 0 with the value in g->value; as scalio_host_ssd_read_val(),
+ * g->held still true; or as scalio_host_get_read_seg() when the GET came
+ * back to another connection.
+ */
+static int scalio_host_get_val(struct scalio_host_get *g, u64 seg,
+			       const struct scalio_vref *v)
+{
+	struct scalio_host_conn *conn = &g->hs->conn;
+	int ret;
+
+	scalio_host_conn_leave(conn);
+	scalio_host_vread_delay(&g->end);
+	scalio_host_hstat_inc(g->hs, SCALIO_HS_GET_VAL_READS);
+	ret = scalio_host_ssd_read_val(g->hs, scalio_seg_ssd(seg), v, g->key,
+				       g->klen, g->value, g->end);
+	if (!scalio_host_conn_return(conn, g->gen)) {
+		if (!ret)
+			g->vlen = v->len;
+		return ret;
+	}
+	g->held = false;
+	g->io = NULL;
+	return ret == -ETIMEDOUT || ret == -EINTR ? ret : -ENOTCONN;
+}
+
 /*
  * Step 5 on the direct path: read the segment @seg names from the bound
- * SSD, check its header against @seg (bucket and generation), find the key.
- * A header that does not match means the segment moved or was rewritten
- * since our seg read: read seg again and retry.  Returns 0 or -ENOENT only
+ * SSD, check its header against @seg (bucket and generation), find the
+ * key, and read its value extent if its record points to one.  A header
+ * that does not match, or an extent of another key or generation, means
+ * the segment or the value moved or was rewritten since our seg read:
+ * read seg again and retry.  An extent that is not intact while seg still
+ * names the segment that points to it is damaged (its space is reused
+ * only once seg names another segment): -EIO.  Returns 0 or -ENOENT only
  * with the connection held (scalio_host_get_read_seg()).
  */
 static int scalio_host_get_ssd(struct scalio_host_get *g, u64 seg)
 {
 	struct scalio_host_hstore *hs = g->hs;
 	struct scalio_rec rec;
+	struct scalio_vref v;
 	unsigned int tries;
+	bool vptr, damaged;
+	u64 old;
 	void *buf;
 	int ret;
 
 	for (tries = 0;; tries++) {
 		if (!seg)
 			return -ENOENT;
+		vptr = false;
+		damaged = false;
 		/* A bucket's segments are all on the bucket's SSD. */
 		if (scalio_seg_ssd(seg) !=
 		    scalio_bucket_ssd(g->bucket, hs->nr_ssds) ||
@@ -622,13 +703,26 @@ static int scalio_host_get_ssd(struct scalio_host_get *g, u64 seg)
 				ret = scalio_seg_find(sh, g->key, g->klen, &rec);
 				if (!ret && rec.vlen > SCALIO_VALUE_MAX)
 					ret = -EBADMSG;
-				if (!ret) {
+				if (!ret)
+					vptr = scalio_rec_vref(&rec, &v);
+				if (!ret && !vptr) {
 					memcpy(g->value, rec.value, rec.vlen);
 					g->vlen = rec.vlen;
 				}
 			}
 			scalio_host_ssd_free_seg(buf, seg);
-			if (ret != -EBADMSG && ret != -ESTALE)
+			/* format 5: the value is in an extent of its own */
+			if (vptr) {
+				ret = scalio_host_get_val(g, seg, &v);
+				if (ret == -ENODEV)
+					return scalio_host_get_rpc(g);
+				if (ret == -ESTALE)
+					scalio_host_hstat_inc(hs,
+							      SCALIO_HS_GET_VAL_STALE);
+				damaged = ret == -EUCLEAN;
+			}
+			if (ret != -EBADMSG && ret != -ESTALE &&
+			    ret != -EUCLEAN)
 				return ret;
 		} else if (ret != -EBADMSG) {
 			return ret;
@@ -639,9 +733,16 @@ static int scalio_host_get_ssd(struct scalio_host_get *g, u64 seg)
 					    hs->name, g->bucket, seg);
 			return -EIO;
 		}
+		old = seg;
 		ret = scalio_host_read_seg(g, &seg);
 		if (ret)
 			return ret;
+		if (damaged && seg == old) {
+			pr_warn_ratelimited("%s: ssd %u: bucket %u: value extent at byte %llu (seg %llx) is damaged\n",
+					    hs->name, scalio_seg_ssd(seg),
+					    g->bucket, v.pos, seg);
+			return -EIO;
+		}
 	}
 }
 
@@ -883,7 +984,8 @@ static bool scalio_host_renewal_renew(struct scalio_host_renewal *r)
 {
 	u64 deadline, next, cur;
 
-	if (time_after(jiffies, r->g->end)) {
+	/* READ_ONCE: debug_vread_delay_ms moves it meanwhile */
+	if (time_after(jiffies, READ_ONCE(r->g->end))) {
 		scalio_host_hstat_inc(r->g->hs, SCALIO_HS_LEASE_GIVEUPS);
 		trace_scalio_host_slot_renew(r->g->hs, r->g->block, r->slot,
 					     false);

@@ -131,6 +131,8 @@ enum scalio_host_hstat {
 	SCALIO_HS_RECONNECT_WAIT_NS,
 	SCALIO_HS_FAST_IO_FAILS,
 	SCALIO_HS_LOST_GET_RETRIES,
+	SCALIO_HS_GET_VAL_READS,
+	SCALIO_HS_GET_VAL_STALE,
 	SCALIO_HS_NR,
 };
 
@@ -713,10 +715,17 @@ int scalio_host_delete(struct scalio_host_hstore *hs, const u8 *key, u32 klen);
 int scalio_host_ssd_bind(struct scalio_host_hstore *hs, u32 index, const char *path);
 void scalio_host_ssd_unbind_all(struct scalio_host_hstore *hs);
 bool scalio_host_ssd_bound(struct scalio_host_hstore *hs, u32 index);
+int scalio_host_ssd_read(struct scalio_host_hstore *hs, u32 index, u64 pos,
+			 u32 len, unsigned long end, void **bufp, u32 *offp,
+			 size_t *bytesp);
 int scalio_host_ssd_read_seg(struct scalio_host_hstore *hs, u64 seg, unsigned long end,
 			     void **bufp);
 int scalio_host_ssd_module_init(void);
 void scalio_host_ssd_module_exit(void);
+void scalio_host_ssd_free(void *buf, size_t bytes);
+int scalio_host_ssd_read_val(struct scalio_host_hstore *hs, u32 index,
+			     const struct scalio_vref *v, const u8 *key,
+			     u32 klen, u8 *value, unsigned long end);
 void scalio_host_ssd_free_seg(void *buf, u64 seg);
 
 /*

@@ -7,8 +7,9 @@
  * one one-sided RDMA READ; position p holds the seg word of bucket
  * scalio_pos_bucket(p).  Each segment comes from the bound SSD over
  * NVMe-oF, checked against its seg word and bucket with scalio_seg_check()
- * and read again (seg word first) when it moved.  The target's CPU takes
- * no part.
+ * and read again (seg word first) when it moved; so is a record's value
+ * extent (format 5), which is checked against its key and pointer.  The
+ * target's CPU takes no part.
  *
  * The connection is held (io_rwsem) only for the seg word READs, not
  * across the SSD reads nor the copies to user space.
@@ -81,21 +82,36 @@ out:
 	return ret;
 }
 
+/* The value a record stands for: its own bytes, or its extent's. */
+static u32 scalio_host_scan_vlen(const struct scalio_rec *rec)
+{
+	struct scalio_vref v;
+
+	return scalio_rec_vref(rec, &v) ? v.len : rec->vlen;
+}
+
 /*
- * Copy the pairs of a checked segment to the user's buffer as records.
+ * Copy the pairs of a checked segment, read from SSD @index, to the
+ * user's buffer as records; a record that points to a value extent
+ * (format 5) gets its value from the extent, read and checked as a GET
+ * miss does (scalio_host_ssd_read_val()).  The bucket counts only once
+ * all its records are out: a retry writes them again from the same place.
  * Return: 0, -ENOSPC (they do not fit: sc->need says how much they
- * take), -EBADMSG, -EFAULT.
+ * take), -EBADMSG, -EFAULT, or scalio_host_ssd_read_val()'s errors
+ * (-ESTALE, -EUCLEAN with *@vpos the extent's byte address...).
  */
 static int scalio_host_scan_emit(struct scalio_host_scan *sc, u32 bucket,
-				 const void *seg)
+				 u32 index, const void *seg, u64 *vpos)
 {
 	struct scalio_scan_rec *rh = (void *)sc->rec;
 	struct scalio_rec rec;
-	u32 pos = 0, need = 0, nr = 0, size;
+	struct scalio_vref v;
+	u32 pos = 0, need = 0, nr = 0, used = sc->used, size;
 	int ret;
 
 	while ((ret = scalio_seg_next(seg, &pos, &rec)) > 0)
-		need += SCALIO_SCAN_REC_SIZE(rec.klen, rec.vlen);
+		need += SCALIO_SCAN_REC_SIZE(rec.klen,
+					     scalio_host_scan_vlen(&rec));
 	if (ret)
 		return ret;
 	if (need > sc->buf_len - sc->used) {
@@ -104,29 +120,48 @@ static int scalio_host_scan_emit(struct scalio_host_scan *sc, u32 bucket,
 	}
 	pos = 0;
 	while ((ret = scalio_seg_next(seg, &pos, &rec)) > 0) {
-		size = SCALIO_SCAN_REC_SIZE(rec.klen, rec.vlen);
+		u32 vlen = scalio_host_scan_vlen(&rec);
+		u8 *val = sc->rec + sizeof(*rh) + rec.klen;
+
+		size = SCALIO_SCAN_REC_SIZE(rec.klen, vlen);
 		memset(sc->rec, 0, size);
 		rh->bucket = bucket;
 		rh->klen = rec.klen;
-		rh->vlen = rec.vlen;
+		rh->vlen = vlen;
 		memcpy(sc->rec + sizeof(*rh), rec.key, rec.klen);
-		memcpy(sc->rec + sizeof(*rh) + rec.klen, rec.value, rec.vlen);
-		if (copy_to_user(sc->ubuf + sc->used, sc->rec, size))
+		if (scalio_rec_vref(&rec, &v)) {
+			ret = scalio_host_ssd_read_val(sc->hs, index, &v,
+						       rec.key, rec.klen, val,
+						       jiffies +
+						       msecs_to_jiffies(SCALIO_OP_TIMEOUT_MS));
+			if (ret) {
+				*vpos = v.pos;
+				return ret;
+			}
+		} else {
+			memcpy(val, rec.value, vlen);
+		}
+		if (copy_to_user(sc->ubuf + used, sc->rec, size))
 			return -EFAULT;
-		sc->used += size;
+		used += size;
 		nr++;
 	}
+	if (ret)
+		return ret;
+	sc->used = used;
 	sc->nr_pairs += nr;
-	return ret;
+	return 0;
 }
 
 /*
  * One bucket, at seg table position @pos: the segment @seg names, checked
- * as scalio_host_get_ssd() checks it; when it fails the check (moved,
- * rewritten, or torn in flight), the seg word is read again and so is the
- * segment.
- * Return: 0, -ENOSPC (does not fit), -EIO (never matched: damaged),
- * -ENODEV, -EFAULT, or the reads' errors.
+ * as scalio_host_get_ssd() checks it, and the value extents its records
+ * point to; when one fails the check (moved, rewritten, or torn in
+ * flight), the seg word is read again and so is the segment.  An extent
+ * that is not intact while the seg word still names the segment that
+ * points to it is damaged, as a segment that never matches is.
+ * Return: 0, -ENOSPC (does not fit), -EIO (damaged), -ENODEV, -EFAULT, or
+ * the reads' errors.
  */
 static int scalio_host_scan_bucket(struct scalio_host_scan *sc, u32 pos,
 				   u64 seg)
@@ -134,6 +169,8 @@ static int scalio_host_scan_bucket(struct scalio_host_scan *sc, u32 pos,
 	struct scalio_host_hstore *hs = sc->hs;
 	u32 bucket = scalio_pos_bucket(pos, hs->nr_blocks, hs->bpb);
 	unsigned int tries;
+	u64 old, vpos;
+	bool damaged;
 	void *buf;
 	u32 one;
 	int ret;
@@ -141,6 +178,7 @@ static int scalio_host_scan_bucket(struct scalio_host_scan *sc, u32 pos,
 	for (tries = 0;; tries++) {
 		if (!seg)
 			return 0;	/* no segment: no pairs */
+		damaged = false;
 		/* A bucket's segments are all on the bucket's SSD. */
 		if (scalio_seg_ssd(seg) != scalio_bucket_ssd(bucket, hs->nr_ssds) ||
 		    !scalio_seg_len(seg))
@@ -158,9 +196,13 @@ static int scalio_host_scan_bucket(struct scalio_host_scan *sc, u32 pos,
 					       scalio_seg_offset(seg), bucket,
 					       scalio_seg_gen(seg));
 			if (!ret)
-				ret = scalio_host_scan_emit(sc, bucket, sh);
+				ret = scalio_host_scan_emit(sc, bucket,
+							    scalio_seg_ssd(seg),
+							    sh, &vpos);
 			scalio_host_ssd_free_seg(buf, seg);
-			if (ret != -EBADMSG && ret != -ESTALE)
+			damaged = ret == -EUCLEAN;
+			if (ret != -EBADMSG && ret != -ESTALE &&
+			    ret != -EUCLEAN)
 				return ret;
 		} else if (ret != -EBADMSG) {
 			return ret;
@@ -171,10 +213,17 @@ static int scalio_host_scan_bucket(struct scalio_host_scan *sc, u32 pos,
 					    hs->name, bucket, seg);
 			return -EIO;
 		}
+		old = seg;
 		one = 1;
 		ret = scalio_host_scan_seg_words(sc, pos, &one, &seg);
 		if (ret)
 			return ret;
+		if (damaged && seg == old) {
+			pr_warn_ratelimited("%s: scan: ssd %u: bucket %u: value extent at byte %llu (seg %llx) is damaged\n",
+					    hs->name, scalio_seg_ssd(seg),
+					    bucket, vpos, seg);
+			return -EIO;
+		}
 	}
 }
 

@@ -180,18 +180,27 @@ static void *scalio_host_seg_alloc(size_t bytes)
 }
 
 /**
+ * scalio_host_ssd_free() - free a buffer from scalio_host_ssd_read()
+ * @buf:	the buffer
+ * @bytes:	its size, as scalio_host_ssd_read() returned it
+ */
+void scalio_host_ssd_free(void *buf, size_t bytes)
+{
+	if (is_vmalloc_addr(buf))
+		vfree(buf);
+	else
+		free_pages((unsigned long)buf, get_order(bytes));
+}
+
+/**
  * scalio_host_ssd_free_seg() - free a buffer from scalio_host_ssd_read_seg()
  * @buf:	the buffer
  * @seg:	the seg word it was read for (gives its size)
  */
 void scalio_host_ssd_free_seg(void *buf, u64 seg)
 {
-	if (is_vmalloc_addr(buf))
-		vfree(buf);
-	else
-		free_pages((unsigned long)buf,
-			   get_order((size_t)scalio_seg_len(seg) <<
-				     SCALIO_UNIT_SHIFT));
+	scalio_host_ssd_free(buf, (size_t)scalio_seg_len(seg) <<
+			     SCALIO_UNIT_SHIFT);
 }
 
 /*
@@ -210,7 +219,7 @@ struct scalio_host_ssd_read {
 	atomic_t		state;		/* SCALIO_SSD_READ_* */
 	int			status;
 	void			*buf;
-	u64			seg;
+	size_t			bytes;
 	struct bio		*bio;
 	struct gendisk		*disk;		/* pinned while abandoned */
 	struct work_struct	free_work;
@@ -237,7 +246,7 @@ static void scalio_host_ssd_read_free_work(struct work_struct *work)
 	struct scalio_host_ssd_read *rd = container_of(work, struct scalio_host_ssd_read,
 						  free_work);
 
-	scalio_host_ssd_free_seg(rd->buf, rd->seg);
+	scalio_host_ssd_free(rd->buf, rd->bytes);
 	bio_put(rd->bio);
 	put_disk(rd->disk);
 	kfree(rd);
@@ -315,16 +324,20 @@ static bool scalio_host_ssd_read_abandon(struct scalio_host_ssd_read *rd,
 }
 
 /**
- * scalio_host_ssd_read_seg() - read the segment a seg word names
+ * scalio_host_ssd_read() - read a byte range of a bound SSD
  * @hs:		store
- * @seg:	seg word (non-zero, SSD index < nr_ssds, length >= 1)
+ * @index:	SSD index
+ * @pos:	byte address of the first byte wanted
+ * @len:	bytes wanted (>= 1)
  * @end:	the GET's end (jiffies): wait for the read until then
- * @bufp:	out: the units holding the segment (scalio_seg_len(seg) of
- *		them, from scalio_seg_unit(seg); the segment starts
- *		scalio_seg_offset(seg) bytes in), to be freed with
- *		scalio_host_ssd_free_seg()
+ * @bufp:	out: the device's logical blocks holding the range, to be
+ *		freed with scalio_host_ssd_free()
+ * @offp:	out: where @pos is in *@bufp
+ * @bytesp:	out: the size of *@bufp
  *
- * A read still running at @end, or when the caller gets a fatal signal,
+ * The range is read rounded out to the device's logical blocks (at most
+ * a unit: checked at bind), so a device with 4 KiB blocks works too.  A
+ * read still running at @end, or when the caller gets a fatal signal,
  * is left to complete on its own (the store may be detached meanwhile;
  * the module cannot be unloaded until it completes).  While
  * SCALIO_SSD_ABANDONED_MAX are, this reads nothing and returns -ENODEV:
@@ -333,18 +346,20 @@ static bool scalio_host_ssd_read_abandon(struct scalio_host_ssd_read *rd,
  * Context: process, may sleep; uses nothing of the store's connection
  * (the caller need not hold it).
  * Return: 0, -ENODEV (that SSD is not bound, or too many reads hang),
- * -EBADMSG (the seg word points outside the device: a stale or damaged
- * word), -ENOMEM, -EIO, -ETIMEDOUT (still running at @end), -EINTR.
+ * -EBADMSG (the range is empty or ends past the device: a stale or
+ * damaged address), -ENOMEM, -EIO, -ETIMEDOUT (still running at @end),
+ * -EINTR.
  */
-int scalio_host_ssd_read_seg(struct scalio_host_hstore *hs, u64 seg, unsigned long end,
-			     void **bufp)
+int scalio_host_ssd_read(struct scalio_host_hstore *hs, u32 index, u64 pos,
+			 u32 len, unsigned long end, void **bufp, u32 *offp,
+			 size_t *bytesp)
 {
-	u32 index = scalio_seg_ssd(seg), units = scalio_seg_len(seg), i;
-	size_t bytes = (size_t)units << SCALIO_UNIT_SHIFT;
-	sector_t sector = (sector_t)scalio_seg_unit(seg) *
-			  SCALIO_SECTORS_PER_UNIT;
 	struct scalio_host_ssd_read *rd;
 	struct block_device *bdev;
+	u64 first, stop;
+	size_t bytes, done;
+	sector_t sector;
+	u32 lbs;
 	long left;
 	int ret;
 
@@ -352,10 +367,19 @@ int scalio_host_ssd_read_seg(struct scalio_host_hstore *hs, u64 seg, unsigned lo
 	    atomic_read(&scalio_host_ssd_abandoned) >= SCALIO_SSD_ABANDONED_MAX)
 		return -ENODEV;
 	bdev = hs->ssds[index].bdev.bdev;
-	if (!units || sector + (bytes >> SECTOR_SHIFT) > bdev_nr_sectors(bdev))
+	lbs = bdev_logical_block_size(bdev);
+	/* pos and len come from the SSD: bound them before any arithmetic */
+	if (!len || pos >= SCALIO_VAL_POS_MAX ||
+	    len > SCALIO_SEG_LEN_MAX * SCALIO_UNIT_SIZE)
+		return -EBADMSG;
+	first = round_down(pos, lbs);
+	stop = round_up(pos + len, lbs);
+	if (stop > (u64)bdev_nr_sectors(bdev) << SECTOR_SHIFT)
 		return -EBADMSG;
 	if (time_after_eq(jiffies, end))
 		return -ETIMEDOUT;
+	bytes = stop - first;
+	sector = first >> SECTOR_SHIFT;
 
 	rd = kzalloc(sizeof(*rd), GFP_NOIO);
 	if (!rd)
@@ -365,23 +389,26 @@ int scalio_host_ssd_read_seg(struct scalio_host_hstore *hs, u64 seg, unsigned lo
 		kfree(rd);
 		return -ENOMEM;
 	}
-	rd->seg = seg;
+	rd->bytes = bytes;
 	init_completion(&rd->done);
 	atomic_set(&rd->state, SCALIO_SSD_READ_INFLIGHT);
-	rd->bio = bio_alloc(bdev, units, REQ_OP_READ, GFP_NOIO);
+	rd->bio = bio_alloc(bdev, DIV_ROUND_UP(bytes, PAGE_SIZE), REQ_OP_READ,
+			    GFP_NOIO);
 	rd->bio->bi_iter.bi_sector = sector;
 	rd->bio->bi_private = rd;
 	rd->bio->bi_end_io = scalio_host_ssd_read_end;
-	for (i = 0; i < units; i++) {
-		void *p = rd->buf + ((size_t)i << SCALIO_UNIT_SHIFT);
+	/* The buffer starts on a page: each piece is a page or its rest. */
+	for (done = 0; done < bytes; ) {
+		void *p = rd->buf + done;
 		struct page *page = is_vmalloc_addr(p) ? vmalloc_to_page(p) :
 							 virt_to_page(p);
+		u32 n = min_t(size_t, bytes - done, PAGE_SIZE - offset_in_page(p));
 
-		if (bio_add_page(rd->bio, page, SCALIO_UNIT_SIZE,
-				 offset_in_page(p)) != SCALIO_UNIT_SIZE) {
+		if (bio_add_page(rd->bio, page, n, offset_in_page(p)) != n) {
 			ret = -EIO;
 			goto out_free;
 		}
+		done += n;
 	}
 	scalio_host_hstat_inc(hs, SCALIO_HS_SSD_READS);
 	submit_bio(rd->bio);
@@ -405,11 +432,92 @@ int scalio_host_ssd_read_seg(struct scalio_host_hstore *hs, u64 seg, unsigned lo
 		ret = -EIO;
 	}
 out_free:
-	if (ret)
-		scalio_host_ssd_free_seg(rd->buf, seg);
-	else
+	if (ret) {
+		scalio_host_ssd_free(rd->buf, bytes);
+	} else {
 		*bufp = rd->buf;
+		*offp = pos - first;
+		*bytesp = bytes;
+	}
 	bio_put(rd->bio);
 	kfree(rd);
+	return ret;
+}
+
+/**
+ * scalio_host_ssd_read_seg() - read the segment a seg word names
+ * @hs:		store
+ * @seg:	seg word (non-zero, SSD index < nr_ssds, length >= 1)
+ * @end:	as scalio_host_ssd_read()
+ * @bufp:	out: the units holding the segment (scalio_seg_len(seg) of
+ *		them, from scalio_seg_unit(seg); the segment starts
+ *		scalio_seg_offset(seg) bytes in), to be freed with
+ *		scalio_host_ssd_free_seg()
+ *
+ * Readers read whole units (Documentation/ondisk.rst).
+ *
+ * Return: as scalio_host_ssd_read().
+ */
+int scalio_host_ssd_read_seg(struct scalio_host_hstore *hs, u64 seg, unsigned long end,
+			     void **bufp)
+{
+	size_t bytes;
+	u32 off;
+
+	return scalio_host_ssd_read(hs, scalio_seg_ssd(seg),
+				    (u64)scalio_seg_unit(seg) << SCALIO_UNIT_SHIFT,
+				    scalio_seg_len(seg) << SCALIO_UNIT_SHIFT,
+				    end, bufp, &off, &bytes);
+}
+
+/**
+ * scalio_host_ssd_read_val() - read and check the value extent a record
+ *	points to (on-SSD format 5)
+ * @hs:		store
+ * @index:	the SSD of the record's segment (the extent's too)
+ * @v:		the record's value pointer
+ * @key:	the record's key: the extent must be this key's
+ * @klen:	its length
+ * @value:	out: @v->len bytes of value
+ * @end:	as scalio_host_ssd_read()
+ *
+ * The pointer comes from a segment that passed its crc, yet one that
+ * would reach past the SSD, into its superblocks or off the extents'
+ * 8-byte packing is damaged or hostile: it is not followed.
+ *
+ * Return: 0; -ESTALE (an intact extent of another key, generation,
+ * length or crc: the value moved and its space was reused); -EUCLEAN
+ * (not an intact extent, or an impossible pointer: damaged, or moved and
+ * overwritten by something else: the caller tells which by the seg
+ * word); or as scalio_host_ssd_read().
+ */
+int scalio_host_ssd_read_val(struct scalio_host_hstore *hs, u32 index,
+			     const struct scalio_vref *v, const u8 *key,
+			     u32 klen, u8 *value, unsigned long end)
+{
+	u32 len = sizeof(struct scalio_val_hdr) + klen + v->len, off;
+	const u8 *val;
+	size_t bytes;
+	void *buf;
+	int ret;
+
+	if (index >= hs->nr_ssds || !v->len || v->len > SCALIO_VALUE_MAX ||
+	    v->pos % 8 || v->pos < 2 * SCALIO_UNIT_SIZE ||
+	    v->pos >= SCALIO_VAL_POS_MAX ||
+	    v->pos + len > hs->ssds[index].capacity_sectors << SECTOR_SHIFT)
+		return -EUCLEAN;
+	ret = scalio_host_ssd_read(hs, index, v->pos, len, end, &buf, &off,
+				   &bytes);
+	if (ret == -EBADMSG)	/* past the device */
+		return -EUCLEAN;
+	if (ret)
+		return ret;
+	/* All of the buffer: another key's extent may be longer than ours. */
+	ret = scalio_val_check(buf + off, bytes - off, key, klen, v, &val);
+	if (!ret)
+		memcpy(value, val, v->len);
+	else if (ret != -ESTALE)
+		ret = -EUCLEAN;
+	scalio_host_ssd_free(buf, bytes);
 	return ret;
 }

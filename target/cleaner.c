@@ -11,7 +11,10 @@
  *   2. a segment is live iff its bucket's seg word still points to it
  *      (same start unit); every live segment becomes a bucket of a new
  *      batch -- through the commit engine, so it is rewritten with a new
- *      generation and published exactly like a client write;
+ *      generation and published exactly like a client write.  A value
+ *      extent is live iff its key's record still points to it; it is
+ *      written again in the new batch and its bucket with it, the record
+ *      pointing to the new copy;
  *   3. write that relocation batch (durable), then a checkpoint that
  *      records the new head, and only then treat the old units as free.
  *
@@ -46,6 +49,172 @@
 #include "scalio_store.h"
 #include "trace.h"
 
+/*
+ * Bring @bucket (current seg word @w) into the relocation batch, reading
+ * its segment into the arena at *@au unless the segment cache holds it.
+ * Its units count against @budget either way: the relocation batch
+ * rewrites the bucket.
+ * Return: the bucket; ERR_PTR(-E2BIG) when it does not fit; -EIO.
+ */
+static struct scalio_tgt_tbucket *
+scalio_tgt_cleaner_tb(struct scalio_tgt_ssd *ssd, u32 bucket, u64 w,
+		      u32 budget, u32 *au)
+{
+	struct scalio_tgt_commit *c = ssd->commit;
+	u32 i = scalio_tgt_owned_idx(ssd, bucket), len = scalio_seg_len(w);
+	u64 gen = ssd->gens[i];
+	const void *seg;
+	void *buf;
+
+	if (c->tb_of[i])
+		return &c->tbs[c->tb_of[i] - 1];
+	if (*au + len > budget)
+		return ERR_PTR(-E2BIG);
+	seg = scalio_tgt_segcache_lookup(ssd, bucket, w, gen);
+	if (!seg) {
+		buf = c->arena + ((size_t)*au << SCALIO_UNIT_SHIFT);
+		if (scalio_tgt_seg_read_live(ssd, bucket, w, gen, buf)) {
+			pr_err_ratelimited("%s: ssd %u: bucket %u: segment at unit %u unreadable: cannot clean\n",
+					   ssd->store->name, ssd->index, bucket,
+					   scalio_seg_unit(w));
+			return ERR_PTR(-EIO);
+		}
+		seg = buf;
+	}
+	*au += len;
+	return scalio_tgt_tb_get(ssd, bucket, seg);
+}
+
+/* Relocate @e's extent, whose value is at @value: a new one in the batch. */
+static void scalio_tgt_cleaner_move_val(struct scalio_tgt_commit *c,
+					struct scalio_tgt_tbucket *tb,
+					struct scalio_tgt_kent *e,
+					const u8 *value)
+{
+	e->flags = SCALIO_KENT_NEWVAL;
+	e->value = value;
+	e->vlen = e->vref.len;
+	c->new_val_bytes += scalio_tgt_kent_val_bytes(e);
+	tb->dirty = true;
+}
+
+/*
+ * Mark the live value extents of the checked batch at @buf (log unit
+ * @pos) for relocation.  An extent is live iff its key's record still
+ * points to it (same byte address and generation); the record's bucket
+ * comes into the relocation batch (scalio_tgt_cleaner_tb()), and the
+ * extent is written again, from @buf, in front of it.
+ * Return: 0; -E2BIG when a bucket does not fit @budget (the batch must not
+ * be freed then; what was marked is only rewritten); -EIO, -ENOMEM.
+ */
+static int scalio_tgt_cleaner_vals(struct scalio_tgt_ssd *ssd, const void *buf,
+				   u64 pos, u32 budget, u32 *au, u64 *vmoved)
+{
+	struct scalio_tgt_store *st = ssd->store;
+	struct scalio_tgt_commit *c = ssd->commit;
+	const struct scalio_val_hdr *vh;
+	struct scalio_batch_iter it;
+	u32 off;
+
+	scalio_batch_iter_init(&it, buf);
+	while (scalio_batch_next_val(&it, &vh, &off)) {
+		const u8 *key = (const u8 *)(vh + 1);
+		u32 bucket = scalio_hash_bucket(scalio_key_hash(st->hash_seed,
+								key, vh->klen),
+						st->nr_buckets);
+		struct scalio_tgt_tbucket *tb;
+		struct scalio_tgt_kent *e;
+		u64 w;
+		int k;
+
+		if (scalio_bucket_ssd(bucket, st->nr_ssds) != ssd->index)
+			continue;	/* no record here can point to it */
+		w = scalio_tgt_index_get_seg(&st->index, bucket);
+		if (!w)
+			continue;
+		tb = scalio_tgt_cleaner_tb(ssd, bucket, w, budget, au);
+		if (IS_ERR(tb))
+			return PTR_ERR(tb);
+		k = scalio_tgt_tb_find(tb, key, vh->klen);
+		if (k < 0)
+			continue;
+		e = &tb->ents[k];
+		if (!(e->flags & SCALIO_KENT_VPTR) ||
+		    e->vref.pos != (pos << SCALIO_UNIT_SHIFT) + off ||
+		    e->vref.gen != le64_to_cpu(vh->gen))
+			continue;	/* superseded: garbage */
+		scalio_tgt_cleaner_move_val(c, tb, e, key + vh->klen);
+		(*vmoved)++;
+	}
+	return 0;
+}
+
+/*
+ * Step over a damaged range [@pos, +@dist units) holding value extents
+ * nobody can walk: find the records that point into it (every bucket
+ * with such values is read), read each extent on its own and relocate
+ * it.  Return: 0 when all are relocated; 1 when @budget ran out first
+ * (the head must stay: the next pass finds the rest); -E2BIG when not
+ * even one fits; -EIO when one is unreadable (its value would be lost).
+ */
+static int scalio_tgt_cleaner_skip_vals(struct scalio_tgt_ssd *ssd, u64 pos,
+					u64 dist, u32 budget, u32 *au,
+					u64 *vmoved)
+{
+	struct scalio_tgt_store *st = ssd->store;
+	struct scalio_tgt_commit *c = ssd->commit;
+	u32 i, k;
+
+	for (i = 0; i < c->nr_owned && READ_ONCE(c->live_val_bytes); i++) {
+		u32 bucket = ssd->index + i * st->nr_ssds;
+		u64 w = scalio_tgt_index_get_seg(&st->index, bucket);
+		struct scalio_tgt_tbucket *tb;
+		u32 mark = *au, nr_tbs = c->nr_tbs;
+		bool hit = false;
+
+		if (!w)
+			continue;
+		tb = scalio_tgt_cleaner_tb(ssd, bucket, w, budget, au);
+		if (PTR_ERR_OR_ZERO(tb) == -E2BIG)
+			return *au ? 1 : -E2BIG;
+		if (IS_ERR(tb))
+			return PTR_ERR(tb);
+		for (k = 0; k < tb->nr; k++) {
+			struct scalio_tgt_kent *e = &tb->ents[k];
+			const u8 *value;
+			void *vbuf;
+			int ret;
+
+			if (!(e->flags & SCALIO_KENT_VPTR) ||
+			    scalio_tgt_log_dist(ssd, pos, e->vref.pos >>
+						SCALIO_UNIT_SHIFT) >= dist)
+				continue;
+			if (*au + SCALIO_VAL_READ_UNITS > budget)
+				return 1;	/* this bucket's tb is in: kept */
+			vbuf = c->arena + ((size_t)*au << SCALIO_UNIT_SHIFT);
+			ret = scalio_tgt_val_read(ssd, e->key, e->klen,
+						  &e->vref, vbuf, &value);
+			if (ret) {
+				pr_err_ratelimited("%s: ssd %u: bucket %u: live value extent at byte %llu, in a damaged log range, is unreadable (%d): cannot clean (target-setup --force-recover drops the bucket)\n",
+						   st->name, ssd->index, bucket,
+						   e->vref.pos, ret);
+				return -EIO;
+			}
+			*au += SCALIO_VAL_READ_UNITS;
+			scalio_tgt_cleaner_move_val(c, tb, e, value);
+			(*vmoved)++;
+			hit = true;
+		}
+		/* A bucket loaded only to look: not part of the batch. */
+		if (!hit && c->nr_tbs > nr_tbs) {
+			c->tb_of[i] = 0;
+			c->nr_tbs--;
+			*au = mark;
+		}
+	}
+	return 0;
+}
+
 /* A live segment in damaged units: owned bucket index, units from @pos. */
 struct scalio_tgt_skip_seg {
 	u32	idx;
@@ -72,7 +241,7 @@ static int scalio_tgt_skip_seg_cmp(const void *a, const void *b)
  */
 static int scalio_tgt_cleaner_skip(struct scalio_tgt_ssd *ssd, u64 pos, u64 seq,
 				   u32 budget, u32 *au, u64 *npos, u64 *nseq,
-				   u64 *moved)
+				   u64 *moved, u64 *vmoved)
 {
 	struct scalio_tgt_store *st = ssd->store;
 	struct scalio_tgt_commit *c = ssd->commit;
@@ -135,7 +304,7 @@ static int scalio_tgt_cleaner_skip(struct scalio_tgt_ssd *ssd, u64 pos, u64 seq,
 			/* Relocate these first; the head stops here. */
 			*npos = unit;
 			*nseq = seq;
-			goto out;
+			goto vals;
 		}
 		buf = c->arena + ((size_t)*au << SCALIO_UNIT_SHIFT);
 		ret = scalio_tgt_seg_read_live(ssd, bucket, w, gen, buf);
@@ -159,6 +328,20 @@ static int scalio_tgt_cleaner_skip(struct scalio_tgt_ssd *ssd, u64 pos, u64 seq,
 	pr_warn("%s: ssd %u: log head batches %llu..%llu (units %llu..+%llu) damaged or dropped: stepped over, %u live segment(s) relocated\n",
 		st->name, ssd->index, seq, fseq - 1, pos, dist, live);
 	ret = 0;
+vals:
+	/* The values stored apart in the range the head passes. */
+	if (!ret) {
+		ret = scalio_tgt_cleaner_skip_vals(ssd, pos,
+						   scalio_tgt_log_dist(ssd, pos,
+								       *npos),
+						   budget, au, vmoved);
+		if (ret == 1) {
+			/* Relocate these first; the head stays. */
+			*npos = pos;
+			*nseq = seq;
+			ret = 0;
+		}
+	}
 out:
 	kvfree(segs);
 	return ret;
@@ -167,11 +350,13 @@ out:
 /*
  * Read head batches and mark their live segments for relocation.
  * Return: 0 with *@new_head / *@new_seq / *@freed set (*@stepped: the
- * pass stepped over, or into, a damaged range), or -errno.
+ * pass stepped over, or into, a damaged range, or relocated only part of
+ * the head batch's values), or -errno.
  */
 static int scalio_tgt_cleaner_collect(struct scalio_tgt_ssd *ssd, u64 need,
 				      u32 budget, u64 *new_head, u64 *new_seq,
-				      u64 *freed, u64 *moved, bool *stepped)
+				      u64 *freed, u64 *moved, u64 *vmoved,
+				      bool *stepped)
 {
 	struct scalio_tgt_store *st = ssd->store;
 	struct scalio_tgt_commit *c = ssd->commit;
@@ -180,11 +365,12 @@ static int scalio_tgt_cleaner_collect(struct scalio_tgt_ssd *ssd, u64 need,
 	u64 pos = ssd->log.head, seq = ssd->log.head_seq;
 	/* Where a wrap was assumed (0: none; unit 0 is a superblock). */
 	u64 free = scalio_tgt_log_free(ssd), wrap_from = 0;
-	u32 au = 0;
+	u32 au = 0, xau;
 	int ret;
 
 	*freed = 0;
 	*moved = 0;
+	*vmoved = 0;
 	*stepped = false;
 	if (pos == c->stuck_head && time_before(jiffies, c->stuck_until))
 		return -EIO;
@@ -216,7 +402,8 @@ static int scalio_tgt_cleaner_collect(struct scalio_tgt_ssd *ssd, u64 need,
 			if (au)
 				break;	/* relocate what is read first */
 			ret = scalio_tgt_cleaner_skip(ssd, pos, seq, budget,
-						      &au, &npos, &nseq, moved);
+						      &au, &npos, &nseq, moved,
+						      vmoved);
 			if (ret) {
 				/* Not again for a while: each try reads 8 MiB. */
 				c->stuck_head = pos;
@@ -251,7 +438,24 @@ static int scalio_tgt_cleaner_collect(struct scalio_tgt_ssd *ssd, u64 need,
 			tb->dirty = true;
 			(*moved)++;
 		}
-		au += n;
+		/* Buckets loaded for the batch's values go after it. */
+		xau = au + n;
+		ret = scalio_tgt_cleaner_vals(ssd, buf, pos, budget, &xau,
+					      vmoved);
+		if (ret == -E2BIG && au)
+			break;		/* relocate what is read first */
+		if (ret == -E2BIG && *vmoved) {
+			/*
+			 * The head batch's live values and their buckets
+			 * need more than one relocation batch: move those
+			 * marked, keep the head; the next pass finds fewer.
+			 */
+			*stepped = true;
+			break;
+		}
+		if (ret)
+			return ret;
+		au = xau;
 		*freed += n;
 		pos = pos + n == end ? start : pos + n;
 		seq++;
@@ -289,21 +493,26 @@ int scalio_tgt_cleaner_run(struct scalio_tgt_ssd *ssd, u64 need_units)
 	while (scalio_tgt_log_free(ssd) < need_units && ssd->log.used_units) {
 		u64 free = scalio_tgt_log_free(ssd);
 		u64 old_head = ssd->log.head, old_seq = ssd->log.head_seq;
-		u64 head, seq, freed, moved;
+		u64 head, seq, freed, moved, vmoved;
 		bool stepped;
 		u32 budget;
 
 		/* The relocation batch may have to wrap: twice its size. */
 		budget = min_t(u64, SCALIO_BUF_UNITS, free / 2);
-		if (budget < 2) {
+		if (budget < 3) {
 			ret = -ENOSPC;
 			break;
 		}
-		ret = scalio_tgt_cleaner_collect(ssd, need_units, budget - 1,
+		/*
+		 * What it reads, less two units: the relocation batch (at
+		 * most that plus a header sector) must itself fit what a
+		 * later pass reads, or the cleaner would stop at it for good.
+		 */
+		ret = scalio_tgt_cleaner_collect(ssd, need_units, budget - 2,
 						 &head, &seq, &freed, &moved,
-						 &stepped);
+						 &vmoved, &stepped);
 		/* Nothing gained: head batch larger than the budget. */
-		if (!ret && !freed && !moved && seq == old_seq)
+		if (!ret && !freed && !moved && !vmoved && seq == old_seq)
 			ret = -ENOSPC;
 		if (!ret)
 			ret = scalio_tgt_batch_write(ssd, 0);
@@ -324,11 +533,13 @@ int scalio_tgt_cleaner_run(struct scalio_tgt_ssd *ssd, u64 need_units)
 			break;
 		}
 		total_moved += moved;
+		scalio_tgt_stat_add(st, SCALIO_TS_VALS_MOVED, vmoved);
 		trace_scalio_tgt_cleaner_move(ssd, old_head, head, moved, freed);
 		/*
-		 * A pass in a damaged range may gain nothing yet (its batch
-		 * takes what the relocated segments freed), but each moves at
-		 * least one segment out of it or the head past it.
+		 * A pass in a damaged range, or over part of a head batch's
+		 * values, may gain nothing yet (its batch takes what it
+		 * moved), but each moves at least one segment or value out
+		 * of it or the head past it.
 		 */
 		if (!stepped && scalio_tgt_log_free(ssd) <= free) {
 			/* Everything was live: cleaning cannot gain space. */

@@ -220,60 +220,70 @@ static struct scalio_tgt_tbucket *scalio_tgt_tb_load(struct scalio_tgt_ssd *ssd,
 	return scalio_tgt_tb_get(ssd, bucket, buf);
 }
 
-static int scalio_tgt_tb_find(const struct scalio_tgt_tbucket *tb, const u8 *key,
-			      u32 klen)
+/* Drop what @e accounts for in its bucket and the batch. */
+static void scalio_tgt_kent_forget(struct scalio_tgt_commit *c,
+				   struct scalio_tgt_tbucket *tb,
+				   const struct scalio_tgt_kent *e)
 {
-	u32 k;
-
-	for (k = 0; k < tb->nr; k++)
-		if (tb->ents[k].klen == klen &&
-		    !memcmp(tb->ents[k].key, key, klen))
-			return k;
-	return -1;
+	tb->bytes -= scalio_tgt_kent_rec_bytes(e);
+	tb->val_bytes -= scalio_tgt_kent_val_bytes(e);
+	if (e->flags & SCALIO_KENT_NEWVAL)
+		c->new_val_bytes -= scalio_tgt_kent_val_bytes(e);
 }
 
-/* Apply one request to the batch's copy of its bucket. */
 /*
- * Apply @req to its bucket.  Unless @may_grow, a PUT that would make the
- * bucket's segment larger is refused with -ENOSPC: the log keeps its last
- * SCALIO_SHRINK_RESERVE units for requests that do not add live data.
+ * Apply @req to its bucket.  A value longer than the store's inline limit
+ * goes to a new extent of the batch; the record then holds its pointer.
+ * Unless @may_grow, a PUT that adds live data (a larger segment or a
+ * larger extent) is refused with -ENOSPC: the log keeps its last
+ * SCALIO_SHRINK_RESERVE units for requests that do not.
  */
-static int scalio_tgt_tb_apply(struct scalio_tgt_tbucket *tb,
-			       struct scalio_tgt_treq *req, bool may_grow)
+static int scalio_tgt_tb_apply(struct scalio_tgt_commit *c,
+			       struct scalio_tgt_tbucket *tb,
+			       struct scalio_tgt_treq *req, u32 inline_max,
+			       bool may_grow)
 {
 	int k = scalio_tgt_tb_find(tb, req->key, req->klen);
-	struct scalio_tgt_kent *e;
-	u32 bytes;
+	struct scalio_tgt_kent ne = {
+		.key = req->key, .value = req->value,
+		.klen = req->klen, .vlen = req->vlen,
+	};
+	u32 bytes, old_bytes = 0, old_vals = 0;
 	int ret;
 
 	if (req->op == SCALIO_MSG_DELETE) {
 		if (k < 0)
 			return -ENOENT;
-		e = &tb->ents[k];
-		tb->bytes -= scalio_rec_size(e->klen, e->vlen);
-		*e = tb->ents[--tb->nr];
+		scalio_tgt_kent_forget(c, tb, &tb->ents[k]);
+		tb->ents[k] = tb->ents[--tb->nr];
 		tb->dirty = true;
 		return 0;
 	}
 
-	bytes = tb->bytes + scalio_rec_size(req->klen, req->vlen);
-	if (k >= 0)
-		bytes -= scalio_rec_size(tb->ents[k].klen, tb->ents[k].vlen);
+	if (req->vlen > inline_max)
+		ne.flags = SCALIO_KENT_NEWVAL;
+	if (k >= 0) {
+		old_bytes = scalio_tgt_kent_rec_bytes(&tb->ents[k]);
+		old_vals = scalio_tgt_kent_val_bytes(&tb->ents[k]);
+	}
+	bytes = tb->bytes - old_bytes + scalio_tgt_kent_rec_bytes(&ne);
 	if (bytes > SCALIO_SEG_MAX_BYTES)
 		return -EFBIG;	/* this bucket's segment is full */
-	if (bytes > tb->bytes && !may_grow)
+	if (bytes + scalio_tgt_kent_val_bytes(&ne) >
+	    tb->bytes + old_vals && !may_grow)
 		return -ENOSPC;
 	if (k < 0) {
 		ret = scalio_tgt_tb_reserve(tb, tb->nr + 1);
 		if (ret)
 			return ret;
 		k = tb->nr++;
+	} else {
+		scalio_tgt_kent_forget(c, tb, &tb->ents[k]);
 	}
-	tb->ents[k] = (struct scalio_tgt_kent) {
-		.key = req->key, .value = req->value,
-		.klen = req->klen, .vlen = req->vlen,
-	};
+	tb->ents[k] = ne;
 	tb->bytes = bytes;
+	tb->val_bytes += scalio_tgt_kent_val_bytes(&ne);
+	c->new_val_bytes += scalio_tgt_kent_val_bytes(&ne);
 	tb->dirty = true;
 	return 0;
 }
@@ -314,7 +324,7 @@ static void scalio_tgt_commit_round(struct scalio_tgt_ssd *ssd)
 	struct scalio_tgt_treq *req, *tmp;
 	LIST_HEAD(applied);
 	u32 nr = 0, bytes = 0, est = 1, k, i, sectors = 1, units = 0;
-	u32 grown, refused = 0;
+	u32 grown, refused = 0, inline_max = READ_ONCE(st->value_inline_max);
 	u64 t0 = 0, seq = 0, written, tw, now = ktime_get_ns();
 	u64 free = scalio_tgt_log_free(ssd);
 	bool may_grow;
@@ -344,14 +354,16 @@ static void scalio_tgt_commit_round(struct scalio_tgt_ssd *ssd)
 	 * Apply in arrival order.  Once the batch is estimated full (or the
 	 * arena cannot hold another old segment) the remaining requests go
 	 * back to the head of the queue for the next round; the first
-	 * request always fits.
+	 * request always fits.  @est counts the header and segment sectors;
+	 * the new extents' sectors come on top.
 	 */
 	k = 0;
 	list_for_each_entry(req, &c->batch, entry) {
 		struct scalio_tgt_tbucket *tb;
 		u32 before;
 
-		tb = scalio_tgt_batch_units(est) > SCALIO_BATCH_SOFT_UNITS ?
+		tb = scalio_tgt_batch_units(est + scalio_tgt_val_sectors(c)) >
+		     SCALIO_BATCH_SOFT_UNITS ?
 		     NULL : scalio_tgt_tb_load(ssd, req->bucket);
 		if (!tb)
 			break;
@@ -361,12 +373,20 @@ static void scalio_tgt_commit_round(struct scalio_tgt_ssd *ssd)
 		}
 		before = scalio_tgt_tb_sectors(tb);
 		/* Room for the batch with this request at its largest? */
-		grown = est - before + DIV_ROUND_UP(tb->bytes +
-			scalio_rec_size(req->klen, req->vlen), SCALIO_SECTOR_SIZE);
+		grown = est - before +
+			DIV_ROUND_UP(tb->bytes +
+				     scalio_rec_size(req->klen,
+						     max_t(u32, req->vlen,
+							   sizeof(struct scalio_vptr))),
+				     SCALIO_SECTOR_SIZE) +
+			DIV_ROUND_UP(c->new_val_bytes +
+				     scalio_val_size(req->klen, req->vlen),
+				     SCALIO_SECTOR_SIZE);
 		may_grow = free >= SCALIO_LOG_RESERVE + SCALIO_SHRINK_RESERVE +
 			   scalio_tgt_log_consume(ssd,
 					scalio_tgt_batch_units(grown));
-		c->status[k] = scalio_tgt_tb_apply(tb, req, may_grow);
+		c->status[k] = scalio_tgt_tb_apply(c, tb, req, inline_max,
+						   may_grow);
 		if (c->status[k++] == -ENOSPC)
 			refused++;
 		est = est - before + scalio_tgt_tb_sectors(tb);
@@ -382,6 +402,7 @@ static void scalio_tgt_commit_round(struct scalio_tgt_ssd *ssd)
 
 	if (trace_scalio_tgt_batch_formed_enabled() ||
 	    trace_scalio_tgt_batch_committed_enabled()) {
+		sectors += scalio_tgt_val_sectors(c);
 		for (i = 0; i < c->nr_tbs; i++)
 			sectors += scalio_tgt_tb_sectors(&c->tbs[i]);
 		if (sectors > 1)

@@ -5,7 +5,8 @@
  *   /sys/kernel/config/scalio/stores/<name>/
  *	attr_nr_blocks attr_nr_buckets attr_slots_per_block attr_batch_max
  *	attr_batch_timeout_us attr_offload_read attr_inline_cache
- *	attr_lease_ms attr_seg_cache_mb attr_kato_ms addr_traddr addr_trsvcid enable
+ *	attr_lease_ms attr_seg_cache_mb attr_kato_ms attr_value_inline_max
+ *	addr_traddr addr_trsvcid enable
  *	stats features attr_format_on_enable attr_force_recover report
  *	statistics/<counter>			(read-only, one value each)
  *	ssds/<n>/{device_path,nqn,nsid,state}	(n = 0..15)
@@ -113,6 +114,11 @@ static bool scalio_tgt_chk_seg_cache(u32 v)
 	return v <= SCALIO_SEG_CACHE_MB_MAX;
 }
 
+static bool scalio_tgt_chk_inline_max(u32 v)
+{
+	return v <= SCALIO_VALUE_MAX;
+}
+
 static bool scalio_tgt_chk_port(u32 v)
 {
 	return v >= 1 && v <= 65535;
@@ -200,6 +206,8 @@ SCALIO_STORE_U32_ATTR(attr_lease_ms, lease_ms, scalio_tgt_chk_lease);
 SCALIO_STORE_U32_ATTR(attr_seg_cache_mb, seg_cache_mb,
 		      scalio_tgt_chk_seg_cache);
 SCALIO_STORE_U32_ATTR(attr_kato_ms, kato_ms, scalio_tgt_chk_kato);
+SCALIO_STORE_U32_ATTR(attr_value_inline_max, value_inline_max,
+		      scalio_tgt_chk_inline_max);
 SCALIO_STORE_U32_ATTR(addr_trsvcid, trsvcid, scalio_tgt_chk_port);
 SCALIO_STORE_BOOL_ATTR(attr_offload_read, offload_read);
 SCALIO_STORE_BOOL_ATTR(attr_inline_cache, inline_cache);
@@ -481,7 +489,7 @@ static const char * const scalio_tgt_store_features[] = {
 	"enable", "stats", "ssds", "attr_allow_any_host", "attr_max_clients",
 	"allowed_hosts", "attr_format_on_enable", "attr_force_recover",
 	"report", "resume", "attr_kato_ms", "attr_max_host_clients",
-	"statistics", "attr_nr_buckets",
+	"statistics", "attr_nr_buckets", "attr_value_inline_max",
 };
 
 static ssize_t scalio_tgt_store_features_show(struct config_item *item,
@@ -509,6 +517,7 @@ static struct configfs_attribute *scalio_tgt_store_attrs[] = {
 	&scalio_tgt_store_attr_attr_lease_ms,
 	&scalio_tgt_store_attr_attr_seg_cache_mb,
 	&scalio_tgt_store_attr_attr_kato_ms,
+	&scalio_tgt_store_attr_attr_value_inline_max,
 	&scalio_tgt_store_attr_addr_traddr,
 	&scalio_tgt_store_attr_addr_trsvcid,
 	&scalio_tgt_store_attr_enable,

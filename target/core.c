@@ -76,6 +76,11 @@ module_param(seg_cache_mb, uint, 0444);
 MODULE_PARM_DESC(seg_cache_mb,
 		 "Default MiB of recently written segments kept in DRAM per store (0 = off)");
 
+static unsigned int value_inline_max = SCALIO_DEF_VALUE_INLINE_MAX;
+module_param(value_inline_max, uint, 0444);
+MODULE_PARM_DESC(value_inline_max,
+		 "Default: values longer than this many bytes are stored apart from their keys (0..4096; 4096: never)");
+
 void scalio_tgt_store_set_defaults(struct scalio_tgt_store *st)
 {
 	st->nr_blocks = nr_blocks;
@@ -87,6 +92,7 @@ void scalio_tgt_store_set_defaults(struct scalio_tgt_store *st)
 	st->offload_read = offload_read;
 	st->inline_cache = inline_cache;
 	st->seg_cache_mb = seg_cache_mb;
+	st->value_inline_max = min_t(u32, value_inline_max, SCALIO_VALUE_MAX);
 	st->kato_ms = kato_ms;
 	st->trsvcid = SCALIO_DEFAULT_PORT;
 	st->max_clients = SCALIO_DEF_MAX_CLIENTS;
@@ -442,6 +448,10 @@ void scalio_tgt_store_stats(struct scalio_tgt_store *st,
 		scalio_tgt_stat_sum(st, SCALIO_TS_COMMIT_WRITE_NS);
 	out->commit_wait_ns =
 		scalio_tgt_stat_sum(st, SCALIO_TS_COMMIT_WAIT_NS);
+	out->vals_written = scalio_tgt_stat_sum(st, SCALIO_TS_VALS_WRITTEN);
+	out->val_bytes_written =
+		scalio_tgt_stat_sum(st, SCALIO_TS_VAL_BYTES_WRITTEN);
+	out->vals_moved = scalio_tgt_stat_sum(st, SCALIO_TS_VALS_MOVED);
 
 	if (!st->enabled)
 		return;
@@ -455,6 +465,7 @@ void scalio_tgt_store_stats(struct scalio_tgt_store *st,
 		out->log_total_units += le64_to_cpu(ssd->log.sb.log_units);
 		out->keys += READ_ONCE(ssd->commit->keys);
 		out->live_bytes += READ_ONCE(ssd->commit->live_bytes);
+		out->live_val_bytes += READ_ONCE(ssd->commit->live_val_bytes);
 		/*
 		 * Per owned bucket a generation, a batch slot and a checkpoint
 		 * entry; the segment cache's bookkeeping (sized by its budget).

@@ -4,9 +4,10 @@
  * owns its bucket, for hosts that do not read the SSD themselves.
  *
  * Lock-free against the commit kthread and the cleaner: the seg word is
- * read from the index, the segment read and checked; a segment rewritten
- * meanwhile fails its check or shows a changed seg word, and the lookup
- * is tried again.
+ * read from the index, the segment read and checked, and a value stored
+ * apart read from its extent and checked against the record's pointer; a
+ * segment or extent rewritten meanwhile fails its check or shows a changed
+ * seg word, and the lookup is tried again.
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -19,6 +20,8 @@ int scalio_tgt_store_read(struct scalio_tgt_store *st, const u8 *key, u32 klen,
 	u32 bucket, len, buf_units = 0, tries;
 	struct scalio_tgt_ssd *ssd;
 	struct scalio_rec rec;
+	struct scalio_vref v;
+	const u8 *val;
 	void *buf = NULL;
 	u64 seg;
 	int ret = -EIO;
@@ -47,10 +50,11 @@ int scalio_tgt_store_read(struct scalio_tgt_store *st, const u8 *key, u32 klen,
 			ret = -EIO;
 			break;
 		}
+		/* Room for an extent after the segment. */
 		if (len > buf_units) {
 			kvfree(buf);
-			buf = kvmalloc((size_t)len << SCALIO_UNIT_SHIFT,
-				       GFP_KERNEL);
+			buf = kvmalloc((size_t)(len + SCALIO_VAL_READ_UNITS) <<
+				       SCALIO_UNIT_SHIFT, GFP_KERNEL);
 			if (!buf) {
 				buf_units = 0;
 				ret = -ENOMEM;
@@ -71,12 +75,29 @@ int scalio_tgt_store_read(struct scalio_tgt_store *st, const u8 *key, u32 klen,
 			break;
 		}
 		ret = scalio_seg_find(buf, key, klen, &rec);
-		if (!ret) {
-			memcpy(value, rec.value, rec.vlen);
-			*vlen = rec.vlen;
-		} else if (ret != -ENOENT) {
-			ret = -EIO;
+		if (ret) {
+			if (ret != -ENOENT)
+				ret = -EIO;
+			break;
 		}
+		val = rec.value;
+		*vlen = rec.vlen;
+		if (scalio_rec_vref(&rec, &v)) {
+			/* The cleaner may have moved it: as for the segment. */
+			ret = scalio_tgt_val_read(ssd, key, klen, &v,
+						  buf + ((size_t)len <<
+							 SCALIO_UNIT_SHIFT),
+						  &val);
+			if (ret) {
+				ret = -EIO;
+				if (scalio_tgt_index_get_seg(&st->index,
+							     bucket) != seg)
+					continue;
+				break;
+			}
+			*vlen = v.len;
+		}
+		memcpy(value, val, *vlen);
 		break;
 	}
 	kvfree(buf);

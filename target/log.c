@@ -47,7 +47,9 @@ u64 scalio_tgt_log_consume(const struct scalio_tgt_ssd *ssd, u32 n)
 void scalio_tgt_log_levels(const struct scalio_tgt_ssd *ssd,
 			   struct scalio_space_levels *lv)
 {
-	u64 live = DIV_ROUND_UP(ssd->commit->live_sectors,
+	u64 live = DIV_ROUND_UP(ssd->commit->live_sectors +
+				DIV_ROUND_UP(ssd->commit->live_val_bytes,
+					     SCALIO_SECTOR_SIZE),
 				SCALIO_SECTORS_PER_UNIT);
 
 	scalio_space_levels(le64_to_cpu(ssd->log.sb.log_units), live,
@@ -106,6 +108,7 @@ struct scalio_tgt_tbucket *scalio_tgt_tb_get(struct scalio_tgt_ssd *ssd,
 	tb->dirty = false;
 	tb->seg = 0;
 	tb->old_bytes = 0;
+	tb->val_bytes = 0;
 	if (seg) {
 		const struct scalio_seg_hdr *sh = seg;
 
@@ -115,20 +118,41 @@ struct scalio_tgt_tbucket *scalio_tgt_tb_get(struct scalio_tgt_ssd *ssd,
 		if (ret)
 			return ERR_PTR(ret);
 		while ((ret = scalio_seg_next(seg, &pos, &rec)) > 0) {
+			struct scalio_tgt_kent *e;
+
 			if (tb->nr >= nr)
 				return ERR_PTR(-EBADMSG);
-			tb->ents[tb->nr++] = (struct scalio_tgt_kent) {
+			e = &tb->ents[tb->nr];
+			*e = (struct scalio_tgt_kent) {
 				.key = rec.key, .value = rec.value,
 				.klen = rec.klen, .vlen = rec.vlen,
 			};
-			tb->bytes += scalio_rec_size(rec.klen, rec.vlen);
+			if (scalio_rec_vref(&rec, &e->vref))
+				e->flags = SCALIO_KENT_VPTR;
+			tb->bytes += scalio_tgt_kent_rec_bytes(e);
+			tb->val_bytes += scalio_tgt_kent_val_bytes(e);
+			tb->nr++;
 		}
 		if (ret < 0)
 			return ERR_PTR(ret);
 	}
 	tb->old_nr = tb->nr;
+	tb->old_val_bytes = tb->val_bytes;
 	c->tb_of[i] = ++c->nr_tbs;
 	return tb;
+}
+
+/* Index of @key's record in @tb, or -1. */
+int scalio_tgt_tb_find(const struct scalio_tgt_tbucket *tb, const u8 *key,
+		       u32 klen)
+{
+	u32 k;
+
+	for (k = 0; k < tb->nr; k++)
+		if (tb->ents[k].klen == klen &&
+		    !memcmp(tb->ents[k].key, key, klen))
+			return k;
+	return -1;
 }
 
 /* Forget the batch being built (requests are handled by the caller). */
@@ -151,6 +175,7 @@ void scalio_tgt_batch_reset(struct scalio_tgt_ssd *ssd)
 	}
 	c->nr_tbs = 0;
 	c->arena_used = 0;
+	c->new_val_bytes = 0;
 }
 
 /**
@@ -158,9 +183,10 @@ void scalio_tgt_batch_reset(struct scalio_tgt_ssd *ssd)
  * @ssd:	SSD
  * @reserve:	free log units that must remain after the write
  *
- * Builds one batch (header sector, then one segment per dirty bucket packed
- * on sectors, generation = the batch's sequence number, zeroes to the end
- * of the last unit) at the log tail, or at log_start if it does not fit
+ * Builds one batch (header sector, the new value extents packed on 8
+ * bytes, then one segment per dirty bucket packed on sectors, generation =
+ * the batch's sequence number, zeroes to the end of the last unit) at the
+ * log tail, or at log_start if it does not fit
  * before the end of the log, writes it durably, then publishes each
  * bucket's new seg word and generation and advances the log.  Nothing is
  * published if the write fails.  Commit kthread only.
@@ -176,10 +202,12 @@ int scalio_tgt_batch_write(struct scalio_tgt_ssd *ssd, u64 reserve)
 	u64 tail = ssd->log.tail, seq = ssd->log.next_batch;
 	struct scalio_batch_hdr *bh = c->buf;
 	u64 pos, consume;
-	u32 i, n, sectors = 1, nr_segs = 0, off;
-	s64 dkeys = 0, dbytes = 0, dsecs = 0;
+	u32 i, n, sectors, nr_segs = 0, nr_vals = 0, off, voff, vsecs;
+	s64 dkeys = 0, dbytes = 0, dsecs = 0, dvals = 0;
 	int ret;
 
+	vsecs = scalio_tgt_val_sectors(c);
+	sectors = 1 + vsecs;
 	for (i = 0; i < c->nr_tbs; i++) {
 		if (c->tbs[i].dirty) {
 			sectors += scalio_tgt_tb_sectors(&c->tbs[i]);
@@ -200,7 +228,33 @@ int scalio_tgt_batch_write(struct scalio_tgt_ssd *ssd, u64 reserve)
 		return -ENOSPC;
 
 	memset(bh, 0, SCALIO_SECTOR_SIZE);
-	off = 1;
+	/* The new extents first: their records below point to them. */
+	voff = SCALIO_SECTOR_SIZE;
+	for (i = 0; i < c->nr_tbs; i++) {
+		struct scalio_tgt_tbucket *tb = &c->tbs[i];
+		u32 k;
+
+		for (k = 0; tb->dirty && k < tb->nr; k++) {
+			struct scalio_tgt_kent *e = &tb->ents[k];
+			u32 size;
+
+			if (!(e->flags & SCALIO_KENT_NEWVAL))
+				continue;
+			size = scalio_val_build(c->buf + voff, e->key, e->klen,
+						e->value, e->vlen, seq,
+						(pos << SCALIO_UNIT_SHIFT) + voff,
+						&e->vref);
+			if (!size || voff + size > (1 + vsecs) *
+						   SCALIO_SECTOR_SIZE)
+				return -EIO;	/* sizes were checked: a bug */
+			voff += size;
+			nr_vals++;
+		}
+	}
+	if (voff != SCALIO_SECTOR_SIZE + c->new_val_bytes)
+		return -EIO;
+	memset(c->buf + voff, 0, (1 + vsecs) * SCALIO_SECTOR_SIZE - voff);
+	off = 1 + vsecs;
 	for (i = 0; i < c->nr_tbs; i++) {
 		struct scalio_tgt_tbucket *tb = &c->tbs[i];
 		struct scalio_seg_builder b;
@@ -216,8 +270,12 @@ int scalio_tgt_batch_write(struct scalio_tgt_ssd *ssd, u64 reserve)
 		for (k = 0; k < tb->nr; k++) {
 			const struct scalio_tgt_kent *e = &tb->ents[k];
 
-			if (scalio_seg_build_add(&b, e->key, e->klen,
-						 e->value, e->vlen))
+			ret = e->flags ?
+			      scalio_seg_build_add_vref(&b, e->key, e->klen,
+							&e->vref) :
+			      scalio_seg_build_add(&b, e->key, e->klen,
+						   e->value, e->vlen);
+			if (ret)
 				return -EIO;	/* sizes were checked: a bug */
 		}
 		secs = scalio_seg_build_finish(&b, tb->bucket, seq);
@@ -236,6 +294,8 @@ int scalio_tgt_batch_write(struct scalio_tgt_ssd *ssd, u64 reserve)
 	bh->seq = cpu_to_le64(seq);
 	bh->nr_units = cpu_to_le32(n);
 	bh->nr_segs = cpu_to_le32(nr_segs);
+	bh->nr_vals = cpu_to_le32(nr_vals);
+	bh->val_sectors = cpu_to_le32(vsecs);
 	bh->flags = 0;
 	scalio_batch_hdr_seal(bh);
 
@@ -257,11 +317,18 @@ int scalio_tgt_batch_write(struct scalio_tgt_ssd *ssd, u64 reserve)
 	}
 
 	/* Durable: publish. */
-	for (i = 0, off = 1; i < c->nr_tbs; i++) {
+	for (i = 0, off = 1 + vsecs; i < c->nr_tbs; i++) {
 		struct scalio_tgt_tbucket *tb = &c->tbs[i];
+		u32 k;
 
 		if (!tb->dirty)
 			continue;
+		/* The new extents are on the SSD now: plain pointers. */
+		for (k = 0; k < tb->nr; k++)
+			if (tb->ents[k].flags & SCALIO_KENT_NEWVAL)
+				tb->ents[k].flags = SCALIO_KENT_VPTR;
+		dvals += (s64)(tb->seg ? tb->val_bytes : 0) -
+			 tb->old_val_bytes;
 		scalio_tgt_index_set_seg(&st->index, tb->bucket, tb->seg);
 		ssd->gens[scalio_tgt_owned_idx(ssd, tb->bucket)] = seq;
 		dkeys += (s64)tb->nr - tb->old_nr;
@@ -277,6 +344,12 @@ int scalio_tgt_batch_write(struct scalio_tgt_ssd *ssd, u64 reserve)
 	WRITE_ONCE(c->keys, c->keys + dkeys);
 	WRITE_ONCE(c->live_bytes, c->live_bytes + dbytes);
 	WRITE_ONCE(c->live_sectors, c->live_sectors + dsecs);
+	WRITE_ONCE(c->live_val_bytes, c->live_val_bytes + dvals);
+	if (nr_vals) {
+		scalio_tgt_stat_add(st, SCALIO_TS_VALS_WRITTEN, nr_vals);
+		scalio_tgt_stat_add(st, SCALIO_TS_VAL_BYTES_WRITTEN,
+				    c->new_val_bytes);
+	}
 	ssd->log.tail = pos + n == end ? start : pos + n;
 	WRITE_ONCE(ssd->log.used_units, ssd->log.used_units + consume);
 	ssd->log.next_batch = seq + 1;
@@ -337,6 +410,40 @@ int scalio_tgt_seg_read_live(struct scalio_tgt_ssd *ssd, u32 bucket, u64 seg,
 	if (!ret && le64_to_cpu(((struct scalio_seg_hdr *)buf)->gen) != gen)
 		ret = -ESTALE;
 	return ret;
+}
+
+/**
+ * scalio_tgt_val_read() - read and check the value extent a record points to
+ * @ssd:	the SSD of the record's bucket
+ * @key:	the record's key
+ * @klen:	its length
+ * @v:		the record's value pointer
+ * @buf:	SCALIO_VAL_READ_UNITS units
+ * @value:	out: the value (@v->len bytes in @buf)
+ *
+ * Return: 0; -EUCLEAN for a pointer outside the log; -EIO for a read
+ * error; -EBADMSG / -ESTALE from scalio_val_check() (damaged, or not the
+ * extent @v names: moved and overwritten).
+ */
+int scalio_tgt_val_read(struct scalio_tgt_ssd *ssd, const u8 *key, u32 klen,
+			const struct scalio_vref *v, void *buf,
+			const u8 **value)
+{
+	u64 first = v->pos >> SCALIO_UNIT_SHIFT;
+	u64 last = (v->pos + sizeof(struct scalio_val_hdr) + klen + v->len -
+		    1) >> SCALIO_UNIT_SHIFT;
+	u32 off = v->pos & (SCALIO_UNIT_SIZE - 1);
+	u32 n = last - first + 1;
+	int ret;
+
+	if (first < le64_to_cpu(ssd->log.sb.log_start) ||
+	    last >= scalio_tgt_log_end(ssd) || n > SCALIO_VAL_READ_UNITS)
+		return -EUCLEAN;
+	ret = scalio_tgt_ssd_read(ssd, first, buf, n);
+	if (ret)
+		return -EIO;
+	return scalio_val_check(buf + off, ((size_t)n << SCALIO_UNIT_SHIFT) -
+				off, key, klen, v, value);
 }
 
 /**

@@ -342,11 +342,11 @@ static int scalio_tgt_sb_load(struct scalio_tgt_ssd *ssd)
 					     (r0 == -EPROTONOSUPPORT ?
 					      p0 : p1))->version);
 
-			/* Releases writing version 3 have scalioctl export. */
+			/* Releases writing versions 3 and 4 have scalioctl export. */
 			scalio_tgt_report(st, true,
 					  "ssd %u: the store is in on-SSD format version %u; this module reads version %u only: %s",
 					  ssd->index, v, SCALIO_FORMAT_VERSION,
-					  v == 3 ?
+					  v == 3 || v == 4 ?
 					  "with the scalio release that wrote it, 'scalioctl export' its pairs to a file, then 'scalioctl import' that file into a new store of this release" :
 					  "copy its pairs into a new store with the scalio release that wrote it");
 		}
@@ -905,6 +905,43 @@ static int scalio_tgt_log_replay(struct scalio_tgt_ssd *ssd, u64 *replayed)
 }
 
 /*
+ * For a forced recovery: read and check every value extent that the
+ * checked segment @seg of @bucket points to (into c->buf, free here).  A
+ * value in a dropped batch, or damaged, would fail its GETs and stop the
+ * cleaner for good.
+ * Return: 0; 1 (reported: drop the bucket); -EIO (the device is gone).
+ */
+static int scalio_tgt_recover_check_vals(struct scalio_tgt_ssd *ssd,
+					 u32 bucket, const void *seg)
+{
+	struct scalio_tgt_store *st = ssd->store;
+	struct scalio_tgt_commit *c = ssd->commit;
+	struct scalio_rec rec;
+	struct scalio_vref v;
+	u32 pos = 0;
+	int ret;
+
+	while (scalio_seg_next(seg, &pos, &rec) > 0) {
+		if (!scalio_rec_vref(&rec, &v))
+			continue;
+		ret = scalio_tgt_val_read(ssd, rec.key, rec.klen, &v, c->buf,
+					  NULL);
+		if (!ret)
+			continue;
+		if (ret == -EIO &&
+		    scalio_tgt_ssd_read(ssd, SCALIO_SB_UNIT, c->buf, 1))
+			return -EIO;
+		scalio_tgt_report(st, true,
+				  "ssd %u: bucket %u: a key's value at byte %llu is %s (%d): bucket dropped, its keys are LOST",
+				  ssd->index, bucket, v.pos,
+				  ret == -EIO ? "unreadable" : "damaged or gone",
+				  ret);
+		return 1;
+	}
+	return 0;
+}
+
+/*
  * Forced recovery: read @bucket's segment @seg whole and check it; drop the
  * bucket (empty, reported) when it is not intact, or when three reads of it
  * fail with a media error (-ENODATA, -EILSEQ) or a plain -EIO while the
@@ -944,8 +981,12 @@ static int scalio_tgt_recover_check_seg(struct scalio_tgt_ssd *ssd, u32 bucket,
 			goto drop;
 		}
 	}
-	if (!ret)
-		return 0;
+	if (!ret) {
+		ret = scalio_tgt_recover_check_vals(ssd, bucket, c->arena);
+		if (ret <= 0)
+			return ret;
+		goto drop;
+	}
 	scalio_tgt_report(st, true,
 			  "ssd %u: bucket %u: segment at unit %u is %s: bucket dropped, its keys are LOST",
 			  ssd->index, bucket, unit,
@@ -982,7 +1023,7 @@ static int scalio_tgt_count_keys(struct scalio_tgt_ssd *ssd, u32 *primed)
 	struct scalio_tgt_store *st = ssd->store;
 	struct scalio_tgt_commit *c = ssd->commit;
 	const struct scalio_seg_hdr *sh = c->arena;
-	u64 keys = 0, live = 0, secs = 0;
+	u64 keys = 0, live = 0, secs = 0, vals = 0;
 	u32 i;
 	int ret;
 
@@ -1008,6 +1049,7 @@ static int scalio_tgt_count_keys(struct scalio_tgt_ssd *ssd, u32 *primed)
 				continue;	/* dropped */
 			keys += le32_to_cpu(sh->nr_records);
 			live += le32_to_cpu(sh->len);
+			vals += le32_to_cpu(sh->val_bytes);
 			if (warm) {
 				scalio_tgt_segcache_publish(ssd, bucket, seg,
 							    ssd->gens[i],
@@ -1034,6 +1076,7 @@ static int scalio_tgt_count_keys(struct scalio_tgt_ssd *ssd, u32 *primed)
 		}
 		keys += le32_to_cpu(sh->nr_records);
 		live += le32_to_cpu(sh->len);
+		vals += le32_to_cpu(sh->val_bytes);
 		secs += DIV_ROUND_UP(le32_to_cpu(sh->len), SCALIO_SECTOR_SIZE);
 		if (warm &&
 		    !scalio_seg_check(c->arena,
@@ -1048,6 +1091,7 @@ static int scalio_tgt_count_keys(struct scalio_tgt_ssd *ssd, u32 *primed)
 	c->keys = keys;
 	c->live_bytes = live;
 	c->live_sectors = secs;
+	c->live_val_bytes = vals;
 	return 0;
 }
 

@@ -35,8 +35,11 @@
 
 /* Largest batch, in units; also the size of the read arena. */
 #define SCALIO_BUF_UNITS	512U
-/* Stop admitting requests to a batch once it is estimated this large. */
-#define SCALIO_BATCH_SOFT_UNITS	(SCALIO_BUF_UNITS - SCALIO_SEG_LEN_MAX - 4)
+/*
+ * Stop admitting requests to a batch once it is estimated this large: one
+ * more may add a whole segment and a value extent (3 units at most).
+ */
+#define SCALIO_BATCH_SOFT_UNITS	(SCALIO_BUF_UNITS - SCALIO_SEG_LEN_MAX - 4 - 3)
 /* Free units a client batch must leave for the cleaner. */
 #define SCALIO_LOG_RESERVE	(2 * SCALIO_BUF_UNITS + 2)
 /* Free units only requests that add no live data may use. */
@@ -50,22 +53,52 @@
  * a unit at least, none has a sequence number more than this much higher.
  */
 #define SCALIO_PROBE_UNITS	(2 * SCALIO_BATCH_MAX_UNITS)
+/* Units a read of one value extent covers at most (4152 bytes, unaligned). */
+#define SCALIO_VAL_READ_UNITS	3U
 /* Most buckets one batch touches (attr_batch_max is at most this). */
 #define SCALIO_TB_MAX		1024U
+
+/* The value is an extent already on the SSD: @vref says where. */
+#define SCALIO_KENT_VPTR	0x01
+/* The value (@value, @vlen) goes to a new extent of the batch. */
+#define SCALIO_KENT_NEWVAL	0x02
 
 /**
  * struct scalio_tgt_kent - one record of a bucket being rewritten
  * @key:	key bytes (in an old segment or in a request)
- * @value:	value bytes (idem)
+ * @value:	value bytes (idem; for a new extent, in a request or in a
+ *		log batch the cleaner read)
  * @klen:	key length
- * @vlen:	value length
+ * @vlen:	value length (SCALIO_KENT_VPTR: the vptr's, unused)
+ * @flags:	SCALIO_KENT_*; 0: the value is stored inline
+ * @vref:	where the extent is (SCALIO_KENT_VPTR), or will be once the
+ *		batch is built (SCALIO_KENT_NEWVAL)
  */
 struct scalio_tgt_kent {
-	const u8	*key;
-	const u8	*value;
-	u8		klen;
-	u16		vlen;
+	const u8		*key;
+	const u8		*value;
+	u8			klen;
+	u8			flags;
+	u16			vlen;
+	struct scalio_vref	vref;
 };
+
+/* Bytes @e's record takes in its segment. */
+static inline u32 scalio_tgt_kent_rec_bytes(const struct scalio_tgt_kent *e)
+{
+	return scalio_rec_size(e->klen, e->flags ?
+			       sizeof(struct scalio_vptr) : e->vlen);
+}
+
+/* Bytes of log the extent of @e's value takes (0: inline). */
+static inline u32 scalio_tgt_kent_val_bytes(const struct scalio_tgt_kent *e)
+{
+	if (e->flags & SCALIO_KENT_NEWVAL)
+		return scalio_val_size(e->klen, e->vlen);
+	if (e->flags & SCALIO_KENT_VPTR)
+		return scalio_val_size(e->klen, e->vref.len);
+	return 0;
+}
 
 /**
  * struct scalio_tgt_tbucket - a bucket touched by the batch being built
@@ -74,8 +107,10 @@ struct scalio_tgt_kent {
  * @cap:	capacity of @ents
  * @ents:	the bucket's records after the batch's operations
  * @bytes:	size of the segment @ents make (header included)
+ * @val_bytes:	log bytes of the extents @ents point to
  * @old_nr:	records of the segment it replaces
  * @old_bytes:	its bytes (0: none)
+ * @old_val_bytes: bytes of the extents it points to
  * @dirty:	the batch writes a new segment for the bucket
  * @seg:	new seg word, once the batch is written
  */
@@ -85,8 +120,10 @@ struct scalio_tgt_tbucket {
 	u32			cap;
 	struct scalio_tgt_kent	*ents;
 	u32			bytes;
+	u32			val_bytes;
 	u32			old_nr;
 	u32			old_bytes;
+	u32			old_val_bytes;
 	bool			dirty;
 	u64			seg;
 };
@@ -111,6 +148,9 @@ struct scalio_tgt_tbucket {
  *		must keep; the rest of the used log is garbage)
  * @live_sectors: sectors those segments take (each starts on a sector):
  *		what relocating them all would write, for the cleaner levels
+ * @live_val_bytes: bytes of the value extents their records point to
+ *		(also live: the cleaner relocates them with their buckets)
+ * @new_val_bytes: bytes of the new extents of the batch being built
  * @failed:	a log write failed: no more writes until the store is
  *		resumed (scalio_tgt_store_resume()) or re-enabled
  * @failed_pos:	where the failed batch was written (its units may hold
@@ -140,6 +180,8 @@ struct scalio_tgt_commit {
 	u64			keys;
 	u64			live_bytes;
 	u64			live_sectors;
+	u64			live_val_bytes;
+	u32			new_val_bytes;
 	bool			failed;
 	u64			failed_pos;
 	bool			resume;
@@ -176,6 +218,12 @@ static inline u64 scalio_tgt_task_cpu_ns(void)
 
 	task_cputime_adjusted(current, &utime, &stime);
 	return utime + stime;
+}
+
+/* Sectors the new value extents of the batch being built take. */
+static inline u32 scalio_tgt_val_sectors(const struct scalio_tgt_commit *c)
+{
+	return DIV_ROUND_UP(c->new_val_bytes, SCALIO_SECTOR_SIZE);
 }
 
 /* Sectors a bucket of the batch takes in it (0 if unchanged). */
@@ -234,6 +282,8 @@ u64 scalio_tgt_log_dist(const struct scalio_tgt_ssd *ssd, u64 from, u64 to);
 int scalio_tgt_tb_reserve(struct scalio_tgt_tbucket *tb, u32 n);
 struct scalio_tgt_tbucket *scalio_tgt_tb_get(struct scalio_tgt_ssd *ssd,
 					    u32 bucket, const void *seg);
+int scalio_tgt_tb_find(const struct scalio_tgt_tbucket *tb, const u8 *key,
+		       u32 klen);
 int scalio_tgt_batch_write(struct scalio_tgt_ssd *ssd, u64 reserve);
 void scalio_tgt_batch_reset(struct scalio_tgt_ssd *ssd);
 int scalio_tgt_checkpoint_write(struct scalio_tgt_ssd *ssd);
@@ -243,6 +293,9 @@ int scalio_tgt_seg_read(struct scalio_tgt_ssd *ssd, u64 seg, void *buf,
 /* A live segment, read and checked. */
 int scalio_tgt_seg_read_live(struct scalio_tgt_ssd *ssd, u32 bucket, u64 seg,
 			     u64 gen, void *buf);
+int scalio_tgt_val_read(struct scalio_tgt_ssd *ssd, const u8 *key, u32 klen,
+			const struct scalio_vref *v, void *buf,
+			const u8 **value);
 int scalio_tgt_log_read_units(struct scalio_tgt_ssd *ssd, u64 pos, void *buf,
 			      u32 n);
 /* Read and verify the batch with sequence @seq at @pos. */

@@ -50,6 +50,11 @@
 #define SCALIO_DEF_BATCH_TIMEOUT_US	100000
 #define SCALIO_DEF_LEASE_MS		2000
 #define SCALIO_DEF_SEG_CACHE_MB		32
+/*
+ * Values longer than this go to value extents (attr_value_inline_max);
+ * Documentation/admin-guide.rst says how the default was measured.
+ */
+#define SCALIO_DEF_VALUE_INLINE_MAX	128
 /* HELLO waits at most this long for earlier writes to be answered. */
 #define SCALIO_HELLO_BARRIER_MS		5000
 /*
@@ -87,6 +92,9 @@ enum scalio_tgt_tstat {
 	SCALIO_TS_SEGCACHE_EVICTIONS,
 	SCALIO_TS_COMMIT_WRITE_NS,
 	SCALIO_TS_COMMIT_WAIT_NS,
+	SCALIO_TS_VALS_WRITTEN,
+	SCALIO_TS_VAL_BYTES_WRITTEN,
+	SCALIO_TS_VALS_MOVED,
 	SCALIO_TS_NR,
 };
 
@@ -303,7 +311,8 @@ struct scalio_tgt_host {
  * @live:	see the top of this file
  * @live_done:	completed when @live reaches zero after a kill
  * @nr_blocks, @slots, @batch_max, @batch_timeout_us, @offload_read,
- * @inline_cache, @lease_ms, @seg_cache_mb, @kato_ms: attributes (attr_*)
+ * @inline_cache, @lease_ms, @seg_cache_mb, @kato_ms, @value_inline_max:
+ *		attributes (attr_*)
  * @nr_buckets_attr: attr_nr_buckets (0: as the superblocks say, or as
  *		many as @nr_blocks for a new store)
  * @nr_buckets:	buckets while enabled (@nr_buckets_attr resolved)
@@ -348,6 +357,7 @@ struct scalio_tgt_store {
 	u32				batch_max;
 	u32				batch_timeout_us;
 	u32				lease_ms;
+	u32				value_inline_max;
 	bool				offload_read;
 	bool				inline_cache;
 	u32				seg_cache_mb;

@@ -273,7 +273,9 @@ struct scalio_host_stats {
 	__u64	reconnect_wait_ns;	/* ... and their time */
 	__u64	fast_io_fails;		/* operations failed unsent with EHOSTDOWN */
 	__u64	lost_get_retries;	/* GETs lost with the connection, started over */
-	__u64	reserved[8];
+	__u64	get_val_reads;		/* value extents GET misses read (format 5) */
+	__u64	get_val_stale;		/* ... that had moved: seg read again */
+	__u64	reserved[6];
 };
 
 /**
@@ -312,7 +314,11 @@ struct scalio_target_stats {
 	__u64	commit_wait_ns;		/* ... and of their waits for announced company */
 	__u64	live_bytes;		/* bytes of the blocks' current segments on the SSDs */
 	__u64	index_bytes;		/* DRAM of the index: blocks, seg tables, generations */
-	__u64	reserved[7];
+	__u64	vals_written;		/* value extents written by client writes */
+	__u64	val_bytes_written;	/* ... their bytes */
+	__u64	vals_moved;		/* value extents the cleaner relocated */
+	__u64	live_val_bytes;		/* bytes of the extents current records point to */
+	__u64	reserved[3];
 };
 
 /**

@@ -14,8 +14,12 @@
  *                                       the segment starts in, L the
  *                                       units it spans, O its byte
  *                                       offset on the device)
- *   batch seq=S unit=U units=N segs=K  (the chain after the newest
+ *   batch seq=S unit=U units=N segs=K vals=V
+ *                                      (the chain after the newest
  *                                       checkpoint: magic + seq only)
+ *   vals batch=S unit=U nr=V sectors=N off=O
+ *                                      (its value extents: O the byte
+ *                                       offset of the first one)
  *   seg batch=S unit=U bucket=B records=R units=N off=O
  *
  * No crc is checked: this locates structures, it does not validate them
@@ -138,7 +142,7 @@ int main(int argc, char **argv)
 	/* The chain: batch @next at @tail, or at the log start after a wrap. */
 	for (pos = tail; pos >= start && pos < end;) {
 		unsigned long long n, off;
-		unsigned int segs, k;
+		unsigned int segs, vals, vsecs, k;
 
 		if (rd(pos, unit, 1))
 			return 1;
@@ -151,13 +155,22 @@ int main(int argc, char **argv)
 		}
 		n = le32_to_cpu(bh->nr_units);
 		segs = le32_to_cpu(bh->nr_segs);
-		printf("batch seq=%llu unit=%llu units=%llu segs=%u\n", next,
-		       pos, n, segs);
+		vals = le32_to_cpu(bh->nr_vals);
+		vsecs = le32_to_cpu(bh->val_sectors);
+		printf("batch seq=%llu unit=%llu units=%llu segs=%u vals=%u\n",
+		       next, pos, n, segs, vals);
 		if (!n || n > SCALIO_BATCH_MAX_UNITS || pos + n > end)
 			break;
-		/* Segments are packed on sectors after the header sector. */
-		for (off = 1, k = 0; k < segs && off < n * SCALIO_SECTORS_PER_UNIT;
-		     k++) {
+		if (vals)
+			printf("vals batch=%llu unit=%llu nr=%u sectors=%u off=%llu\n",
+			       next, pos, vals, vsecs,
+			       pos * SCALIO_UNIT_SIZE + SCALIO_SECTOR_SIZE);
+		/*
+		 * Segments are packed on sectors after the header sector and
+		 * the value extents' sectors.
+		 */
+		for (off = 1 + vsecs, k = 0;
+		     k < segs && off < n * SCALIO_SECTORS_PER_UNIT; k++) {
 			unsigned long long at = pos * SCALIO_SECTORS_PER_UNIT + off;
 			const struct scalio_seg_hdr *sh = (const void *)(unit +
 				(at % SCALIO_SECTORS_PER_UNIT) * SCALIO_SECTOR_SIZE);

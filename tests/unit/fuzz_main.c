@@ -230,15 +230,34 @@ static void make_seeds(void)
 
 	/*
 	 * Batches: header sector + segments of blocks 1 and 2 (seq 7) packed
-	 * in one unit; and one of two units, whose second segment crosses
-	 * into the second unit.
+	 * in one unit; one of two units, whose second segment crosses
+	 * into the second unit; and one with two value extents first, which
+	 * records of the first segment point to.
 	 */
-	for (i = 0; i < 2; i++) {
-		u32 off = 1;
+	for (i = 0; i < 3; i++) {
+		u32 off = 1, voff = SCALIO_SECTOR_SIZE, nr_vals = 0, vsec = 0;
+		struct scalio_vref v[2];
 
 		memset(b, 0, 2 * SCALIO_UNIT_SIZE);
+		if (i == 2) {
+			voff += scalio_val_build(b + voff, (const u8 *)"xv1", 3,
+						 val, 200, FUZZ_BATCH_SEQ,
+						 voff, &v[0]);
+			voff += scalio_val_build(b + voff, (const u8 *)"xv2", 3,
+						 val, 300, FUZZ_BATCH_SEQ,
+						 voff, &v[1]);
+			nr_vals = 2;
+			off = DIV_ROUND_UP(voff, SCALIO_SECTOR_SIZE);
+			vsec = off - 1;
+		}
 		scalio_seg_build_init(&sb, b + off * SCALIO_SECTOR_SIZE,
 				      SCALIO_UNIT_SIZE);
+		if (i == 2) {
+			scalio_seg_build_add_vref(&sb, (const u8 *)"xv1", 3,
+						  &v[0]);
+			scalio_seg_build_add_vref(&sb, (const u8 *)"xv2", 3,
+						  &v[1]);
+		}
 		scalio_seg_build_add(&sb, (const u8 *)"key1", 4, val, 40);
 		scalio_seg_build_add(&sb, (const u8 *)"k2", 2, val, 0);
 		off += scalio_seg_build_finish(&sb, 1, FUZZ_BATCH_SEQ);
@@ -256,6 +275,8 @@ static void make_seeds(void)
 		bh->seq = cpu_to_le64(FUZZ_BATCH_SEQ);
 		bh->nr_units = cpu_to_le32(DIV_ROUND_UP(off, 8));
 		bh->nr_segs = cpu_to_le32(2);
+		bh->nr_vals = cpu_to_le32(nr_vals);
+		bh->val_sectors = cpu_to_le32(vsec);
 		bh->flags = 0;
 		scalio_batch_hdr_seal(bh);
 		add_seed(FUZZ_BATCH, b, DIV_ROUND_UP(off, 8) *
@@ -387,7 +408,7 @@ static void reseal(u8 *d, size_t *np)
 {
 	u8 *p = d + 1;
 	size_t m, ck = scalio_ckpt_bytes(FUZZ_NR_OWNED);
-	u32 off, k, nr_segs, len;
+	u32 off, voff, k, nr_segs, nr_vals, len;
 
 	switch (d[0] % FUZZ_NR_TARGETS) {
 	case FUZZ_SB:
@@ -432,13 +453,25 @@ static void reseal(u8 *d, size_t *np)
 		if (m < SCALIO_UNIT_SIZE)
 			break;
 		nr_segs = get_le32(p + 20);
-		for (off = 1, k = 0; k < nr_segs && k < 64 &&
-		     (size_t)off * SCALIO_UNIT_SIZE < m; k++) {
-			len = reseal_seg(p + (size_t)off * SCALIO_UNIT_SIZE,
-					 m - (size_t)off * SCALIO_UNIT_SIZE);
+		nr_vals = get_le32(p + 24);
+		for (voff = SCALIO_SECTOR_SIZE, k = 0; k < nr_vals && k < 64 &&
+		     voff + sizeof(struct scalio_val_hdr) <= m; k++) {
+			len = sizeof(struct scalio_val_hdr) + p[voff + 4] +
+			      get_le32(p + voff + 8);
+			if (len > m - voff)
+				break;
+			reseal_at(p + voff, len,
+				  offsetof(struct scalio_val_hdr, crc));
+			voff += ALIGN(len, 8);
+		}
+		for (off = 1 + get_le32(p + 28), k = 0;
+		     k < nr_segs && k < 64 && off < m / SCALIO_SECTOR_SIZE;
+		     k++) {
+			len = reseal_seg(p + (size_t)off * SCALIO_SECTOR_SIZE,
+					 m - (size_t)off * SCALIO_SECTOR_SIZE);
 			if (!len)
 				break;
-			off += DIV_ROUND_UP(len, SCALIO_UNIT_SIZE);
+			off += DIV_ROUND_UP(len, SCALIO_SECTOR_SIZE);
 		}
 		reseal_at(p, sizeof(struct scalio_batch_hdr),
 			  offsetof(struct scalio_batch_hdr, crc));

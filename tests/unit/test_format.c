@@ -42,7 +42,11 @@ TEST(struct_sizes)
 {
 	EXPECT_EQ(sizeof(struct scalio_sb), 144);
 	EXPECT_EQ(offsetof(struct scalio_sb, crc), 140);
-	EXPECT_EQ(sizeof(struct scalio_batch_hdr), 32);
+	EXPECT_EQ(sizeof(struct scalio_batch_hdr), 40);
+	EXPECT_EQ(sizeof(struct scalio_val_hdr), 24);
+	EXPECT_EQ(sizeof(struct scalio_vptr), 24);
+	EXPECT_EQ(scalio_val_size(1, 1), 32);
+	EXPECT_EQ(scalio_val_size(32, 4096), 4152);
 	EXPECT_EQ(sizeof(struct scalio_seg_hdr), 32);
 	EXPECT_EQ(sizeof(struct scalio_rec_hdr), 4);
 	EXPECT_EQ(sizeof(struct scalio_ckpt_hdr), 64);
@@ -213,10 +217,169 @@ TEST(batch_hdr)
 	bad.flags = cpu_to_le32(1);
 	scalio_batch_hdr_seal(&bad);
 	EXPECT_EQ(scalio_batch_hdr_check(&bad, 0x100000005ULL), -EBADMSG);
+	/* Extents and their sectors come together, and fit. */
+	bad = bh;
+	bad.nr_vals = cpu_to_le32(1);
+	scalio_batch_hdr_seal(&bad);
+	EXPECT_EQ(scalio_batch_hdr_check(&bad, 0x100000005ULL), -EBADMSG);
+	bad.nr_vals = 0;
+	bad.val_sectors = cpu_to_le32(1);
+	scalio_batch_hdr_seal(&bad);
+	EXPECT_EQ(scalio_batch_hdr_check(&bad, 0x100000005ULL), -EBADMSG);
+	bad.nr_vals = cpu_to_le32(17);		/* 32 bytes each at least */
+	scalio_batch_hdr_seal(&bad);
+	EXPECT_EQ(scalio_batch_hdr_check(&bad, 0x100000005ULL), -EBADMSG);
+	bad.nr_vals = cpu_to_le32(16);
+	scalio_batch_hdr_seal(&bad);
+	EXPECT_EQ(scalio_batch_hdr_check(&bad, 0x100000005ULL), 0);
+	bad.val_sectors = cpu_to_le32(9 * 8 - 8);	/* no room for 8 segs */
+	scalio_batch_hdr_seal(&bad);
+	EXPECT_EQ(scalio_batch_hdr_check(&bad, 0x100000005ULL), -EBADMSG);
+	bad.val_sectors = cpu_to_le32(0xffffffff);
+	scalio_batch_hdr_seal(&bad);
+	EXPECT_EQ(scalio_batch_hdr_check(&bad, 0x100000005ULL), -EBADMSG);
 }
 
 static const u8 key32[32] = "0123456789abcdefghijklmnopqrstuv";
 static u8 val4096[SCALIO_VALUE_MAX];
+
+TEST(val_roundtrip)
+{
+	static u8 buf[2 * SCALIO_UNIT_SIZE], bad[2 * SCALIO_UNIT_SIZE];
+	struct scalio_vref v, w;
+	const u8 *value = NULL;
+	u32 n, i, bit, used, detected = 0;
+
+	for (i = 0; i < sizeof(val4096); i++)
+		val4096[i] = (u8)(i * 5 + 1);
+	memset(buf, 0xee, sizeof(buf));
+	n = scalio_val_build(buf, (const u8 *)"akey", 4, val4096, 1001, 99,
+			     123456, &v);
+	EXPECT_EQ(n, scalio_val_size(4, 1001));
+	EXPECT_EQ(n, 1032);
+	/* The padding is zeroed, the byte after it untouched. */
+	EXPECT_EQ(buf[n - 1], 0);
+	EXPECT_EQ(buf[n], 0xee);
+	EXPECT_EQ(v.pos, 123456);
+	EXPECT_EQ(v.gen, 99);
+	EXPECT_EQ(v.len, 1001);
+	EXPECT_EQ(scalio_val_check(buf, n, (const u8 *)"akey", 4, &v, &value),
+		  0);
+	ASSERT_NE(value, NULL);
+	EXPECT_EQ(memcmp(value, val4096, 1001), 0);
+	EXPECT_EQ(scalio_val_check(buf, n, NULL, 0, NULL, NULL), 0);
+	/* Identity: another key, generation, length or crc is stale. */
+	EXPECT_EQ(scalio_val_check(buf, n, (const u8 *)"akez", 4, &v, NULL),
+		  -ESTALE);
+	EXPECT_EQ(scalio_val_check(buf, n, (const u8 *)"ake", 3, &v, NULL),
+		  -ESTALE);
+	w = v;
+	w.gen++;
+	EXPECT_EQ(scalio_val_check(buf, n, (const u8 *)"akey", 4, &w, NULL),
+		  -ESTALE);
+	w = v;
+	w.len--;
+	EXPECT_EQ(scalio_val_check(buf, n, (const u8 *)"akey", 4, &w, NULL),
+		  -ESTALE);
+	w = v;
+	w.crc ^= 1;
+	EXPECT_EQ(scalio_val_check(buf, n, (const u8 *)"akey", 4, &w, NULL),
+		  -ESTALE);
+	/* Too few bytes available: never read past them. */
+	used = sizeof(struct scalio_val_hdr) + 4 + 1001;
+	EXPECT_EQ(scalio_val_check(buf, used - 1, NULL, 0, NULL, NULL),
+		  -EBADMSG);
+	EXPECT_EQ(scalio_val_check(buf, used, NULL, 0, NULL, NULL), 0);
+	EXPECT_EQ(scalio_val_check(buf, 3, NULL, 0, NULL, NULL), -EBADMSG);
+	/* Every bit flip in what the crc covers is caught. */
+	for (i = 0; i < used; i++) {
+		for (bit = 0; bit < 8; bit++) {
+			memcpy(bad, buf, n);
+			bad[i] ^= 1 << bit;
+			if (scalio_val_check(bad, n, (const u8 *)"akey", 4, &v,
+					     NULL) == -EBADMSG)
+				detected++;
+		}
+	}
+	EXPECT_EQ(detected, used * 8);
+	/* Lengths a PUT cannot store are refused. */
+	EXPECT_EQ(scalio_val_build(buf, (const u8 *)"k", 1, val4096, 0, 1, 0,
+				   &w), 0);
+	EXPECT_EQ(scalio_val_build(buf, (const u8 *)"k", 1, val4096,
+				   SCALIO_VALUE_MAX + 1, 1, 0, &w), 0);
+	EXPECT_EQ(scalio_val_build(buf, key32, 0, val4096, 1, 1, 0, &w), 0);
+	EXPECT_EQ(scalio_val_build(buf, key32, 33, val4096, 1, 1, 0, &w), 0);
+}
+
+TEST(seg_vref_records)
+{
+	static u8 buf[SCALIO_UNIT_SIZE];
+	struct scalio_seg_builder b;
+	struct scalio_vref v = { .pos = 4096 * 77 + 8, .gen = 5, .len = 700,
+				 .crc = 0xabcdef01 }, got;
+	struct scalio_rec rec;
+	struct scalio_rec_hdr *rh;
+	u32 pos = 0;
+
+	scalio_seg_build_init(&b, buf, sizeof(buf));
+	EXPECT_EQ(scalio_seg_build_add_vref(&b, (const u8 *)"big", 3, &v), 0);
+	EXPECT_EQ(scalio_seg_build_add(&b, (const u8 *)"small", 5,
+				       (const u8 *)"xy", 2), 0);
+	scalio_seg_build_finish(&b, 4, 5);
+	ASSERT_EQ(scalio_seg_check(buf, sizeof(buf), 4, 5), 0);
+	EXPECT_EQ(b.val_bytes, scalio_val_size(3, 700));
+	EXPECT_EQ(scalio_seg_find(buf, (const u8 *)"big", 3, &rec), 0);
+	EXPECT_EQ(rec.flags, SCALIO_REC_VPTR);
+	EXPECT_EQ(rec.vlen, sizeof(struct scalio_vptr));
+	ASSERT_TRUE(scalio_rec_vref(&rec, &got));
+	EXPECT_EQ(got.pos, v.pos);
+	EXPECT_EQ(got.gen, v.gen);
+	EXPECT_EQ(got.len, v.len);
+	EXPECT_EQ(got.crc, v.crc);
+	EXPECT_EQ(scalio_seg_find(buf, (const u8 *)"small", 5, &rec), 0);
+	EXPECT_EQ(rec.flags, 0);
+	EXPECT_FALSE(scalio_rec_vref(&rec, &got));
+	EXPECT_EQ(scalio_seg_next(buf, &pos, &rec), 1);
+
+	/* A vptr record must be exactly a vptr long, with a storable length. */
+	rh = (void *)(buf + sizeof(struct scalio_seg_hdr));
+	rh->vlen = cpu_to_le16(sizeof(struct scalio_vptr) - 1);
+	scalio_seg_build_finish(&b, 4, 5);
+	EXPECT_EQ(scalio_seg_check(buf, sizeof(buf), 4, 5), -EBADMSG);
+	rh->vlen = cpu_to_le16(sizeof(struct scalio_vptr));
+	rh->flags = 0x02;			/* unknown flag */
+	scalio_seg_build_finish(&b, 4, 5);
+	EXPECT_EQ(scalio_seg_check(buf, sizeof(buf), 4, 5), -EBADMSG);
+	rh->flags = SCALIO_REC_VPTR;
+	scalio_seg_build_finish(&b, 4, 5);
+	EXPECT_EQ(scalio_seg_check(buf, sizeof(buf), 4, 5), 0);
+	v.len = 0;
+	scalio_vptr_encode((void *)(rh + 1) + 3, &v);
+	scalio_seg_build_finish(&b, 4, 5);
+	EXPECT_EQ(scalio_seg_check(buf, sizeof(buf), 4, 5), -EBADMSG);
+	v.len = SCALIO_VALUE_MAX + 1;
+	scalio_vptr_encode((void *)(rh + 1) + 3, &v);
+	scalio_seg_build_finish(&b, 4, 5);
+	EXPECT_EQ(scalio_seg_check(buf, sizeof(buf), 4, 5), -EBADMSG);
+	v.len = 1;
+	v.pos = SCALIO_VAL_POS_MAX;
+	scalio_vptr_encode((void *)(rh + 1) + 3, &v);
+	scalio_seg_build_finish(&b, 4, 5);
+	EXPECT_EQ(scalio_seg_check(buf, sizeof(buf), 4, 5), -EBADMSG);
+	v.pos--;
+	scalio_vptr_encode((void *)(rh + 1) + 3, &v);
+	scalio_seg_build_finish(&b, 4, 5);
+	/* The header's val_bytes must add up the extents pointed to. */
+	EXPECT_EQ(scalio_seg_check(buf, sizeof(buf), 4, 5), -EBADMSG);
+	b.val_bytes = scalio_val_size(3, 1);
+	scalio_seg_build_finish(&b, 4, 5);
+	EXPECT_EQ(scalio_seg_check(buf, sizeof(buf), 4, 5), 0);
+	EXPECT_EQ(le32_to_cpu(((struct scalio_seg_hdr *)buf)->val_bytes), 32);
+	v.len = 0;
+	EXPECT_EQ(scalio_seg_build_add_vref(&b, (const u8 *)"z", 1, &v),
+		  -EINVAL);
+}
+
 
 /* Three records: 32 + 6 + 8 + 4132 = 4178 bytes, nine sectors. */
 static u32 build_sample(struct __test_metadata *_metadata,
@@ -453,7 +616,7 @@ static void e_len_long(u8 *b) { ((struct scalio_seg_hdr *)b)->len = cpu_to_le32(
 static void e_len_tiny(u8 *b) { ((struct scalio_seg_hdr *)b)->len = cpu_to_le32(31); }
 static void e_len_buf(u8 *b) { ((struct scalio_seg_hdr *)b)->len = cpu_to_le32(8193); }
 static void e_len_max(u8 *b) { ((struct scalio_seg_hdr *)b)->len = cpu_to_le32(~0U); }
-static void e_reserved(u8 *b) { ((struct scalio_seg_hdr *)b)->reserved = cpu_to_le32(1); }
+static void e_val_bytes(u8 *b) { ((struct scalio_seg_hdr *)b)->val_bytes = cpu_to_le32(1); }
 static void e_magic(u8 *b) { b[0] ^= 1; }
 static void e_block(u8 *b) { ((struct scalio_seg_hdr *)b)->bucket = cpu_to_le32(2); }
 
@@ -472,7 +635,7 @@ TEST(seg_crafted)
 	EXPECT_EQ(crafted(_metadata, e_len_tiny, false), -EBADMSG);
 	EXPECT_EQ(crafted(_metadata, e_len_buf, false), -EBADMSG);
 	EXPECT_EQ(crafted(_metadata, e_len_max, false), -EBADMSG);
-	EXPECT_EQ(crafted(_metadata, e_reserved, true), -EBADMSG);
+	EXPECT_EQ(crafted(_metadata, e_val_bytes, true), -EBADMSG);
 	EXPECT_EQ(crafted(_metadata, e_magic, true), -EBADMSG);
 	EXPECT_EQ(crafted(_metadata, e_block, false), -EBADMSG);
 	EXPECT_EQ(crafted(_metadata, e_block, true), -ESTALE);
@@ -644,6 +807,116 @@ static u32 batch_make(u64 seq)
 	bh->nr_segs = cpu_to_le32(2);
 	scalio_batch_hdr_seal(bh);
 	return DIV_ROUND_UP(off, 8);
+}
+
+/*
+ * A batch with two value extents (for "k1" and "k3", 300 and 2000 bytes)
+ * in its first sectors, then the segments of buckets 1 and 3 whose
+ * records point to them.  Return: units.
+ */
+static u32 batch_make_vals(u64 seq, u32 *vsec)
+{
+	struct scalio_batch_hdr *bh = (void *)bbuf;
+	struct scalio_seg_builder b;
+	struct scalio_vref v1, v3;
+	u32 voff = SCALIO_SECTOR_SIZE, off;
+
+	memset(bbuf, 0, sizeof(bbuf));
+	voff += scalio_val_build(bbuf + voff, (const u8 *)"k1", 2, val4096,
+				 300, seq, 40 * 4096 + voff, &v1);
+	voff += scalio_val_build(bbuf + voff, (const u8 *)"k3", 2, val4096,
+				 2000, seq, 40 * 4096 + voff, &v3);
+	off = DIV_ROUND_UP(voff, SCALIO_SECTOR_SIZE);
+	*vsec = off - 1;
+	scalio_seg_build_init(&b, bbuf + off * SCALIO_SECTOR_SIZE,
+			      4 * SCALIO_UNIT_SIZE);
+	scalio_seg_build_add_vref(&b, (const u8 *)"k1", 2, &v1);
+	off += scalio_seg_build_finish(&b, 1, seq);
+	scalio_seg_build_init(&b, bbuf + off * SCALIO_SECTOR_SIZE,
+			      4 * SCALIO_UNIT_SIZE);
+	scalio_seg_build_add_vref(&b, (const u8 *)"k3", 2, &v3);
+	scalio_seg_build_add(&b, (const u8 *)"k5", 2, val4096, 10);
+	off += scalio_seg_build_finish(&b, 3, seq);
+	bh->magic = cpu_to_le64(SCALIO_BATCH_MAGIC);
+	bh->seq = cpu_to_le64(seq);
+	bh->nr_units = cpu_to_le32(DIV_ROUND_UP(off, 8));
+	bh->nr_segs = cpu_to_le32(2);
+	bh->nr_vals = cpu_to_le32(2);
+	bh->val_sectors = cpu_to_le32(*vsec);
+	scalio_batch_hdr_seal(bh);
+	return DIV_ROUND_UP(off, 8);
+}
+
+TEST(batch_vals)
+{
+	struct scalio_batch_hdr *bh = (void *)bbuf;
+	const struct scalio_val_hdr *vh;
+	const struct scalio_seg_hdr *sh;
+	struct scalio_batch_iter it;
+	struct scalio_rec rec;
+	struct scalio_vref v;
+	struct scalio_sb sb;
+	u32 n, vsec, need = 0, off, sector, sectors, k = 0;
+
+	sb_make(&sb);
+	n = batch_make_vals(90, &vsec);
+	EXPECT_EQ(vsec, 5);	/* 512 + 328 + 2032 bytes: sectors 1..5 */
+	EXPECT_EQ(n, 1);
+	EXPECT_EQ(scalio_batch_check(bbuf, n, 90, &sb, 40, &need), 1);
+	scalio_batch_iter_init(&it, bbuf);
+	while (scalio_batch_next_val(&it, &vh, &off)) {
+		EXPECT_EQ(off, k ? 512 + 328 : 512);
+		EXPECT_EQ(le32_to_cpu(vh->len), k ? 2000 : 300);
+		k++;
+	}
+	EXPECT_EQ(k, 2);
+	/* The segments start after the extents' sectors. */
+	EXPECT_EQ(scalio_batch_next_seg(&it, &sh, &sector, &sectors), 1);
+	EXPECT_EQ(sector, 6);
+	EXPECT_EQ(scalio_seg_find(sh, (const u8 *)"k1", 2, &rec), 0);
+	ASSERT_TRUE(scalio_rec_vref(&rec, &v));
+	EXPECT_EQ(v.pos, 40 * 4096 + 512);
+	EXPECT_EQ(scalio_val_check(bbuf + v.pos - 40 * 4096,
+				   sizeof(bbuf) - (v.pos - 40 * 4096),
+				   (const u8 *)"k1", 2, &v, NULL), 0);
+	EXPECT_EQ(scalio_batch_next_seg(&it, &sh, &sector, &sectors), 1);
+	EXPECT_EQ(scalio_batch_next_seg(&it, &sh, &sector, &sectors), 0);
+
+	/* A torn extent fails the whole batch, segments intact or not. */
+	bbuf[512 + 328 + 1500] ^= 0x10;
+	EXPECT_EQ(scalio_batch_check(bbuf, n, 90, &sb, 40, &need), -EUCLEAN);
+	/* An extent of another batch (generation) fails it too. */
+	batch_make_vals(91, &vsec);
+	EXPECT_EQ(scalio_batch_check(bbuf, n, 91, &sb, 40, &need), 1);
+	bh->seq = cpu_to_le64(92);
+	scalio_batch_hdr_seal(bh);
+	EXPECT_EQ(scalio_batch_check(bbuf, n, 92, &sb, 40, &need), -EUCLEAN);
+	/* Bytes after the last extent in its area must be zero. */
+	batch_make_vals(90, &vsec);
+	bbuf[6 * 512 - 1] = 1;
+	EXPECT_EQ(scalio_batch_check(bbuf, n, 90, &sb, 40, &need), -EUCLEAN);
+	/* The area must end where the extents end: a sector more or less. */
+	batch_make_vals(90, &vsec);
+	bh->val_sectors = cpu_to_le32(vsec + 1);
+	scalio_batch_hdr_seal(bh);
+	/* (here the header itself has no sector left for the 2 segments) */
+	EXPECT_EQ(scalio_batch_check(bbuf, n, 90, &sb, 40, &need), -EBADMSG);
+	bh->nr_units = cpu_to_le32(2);
+	scalio_batch_hdr_seal(bh);
+	EXPECT_EQ(scalio_batch_check(bbuf, 2, 90, &sb, 40, &need), -EUCLEAN);
+	bh->nr_units = cpu_to_le32(1);
+	bh->val_sectors = cpu_to_le32(vsec - 1);
+	scalio_batch_hdr_seal(bh);
+	EXPECT_EQ(scalio_batch_check(bbuf, n, 90, &sb, 40, &need), -EUCLEAN);
+	/* One extent fewer than written leaves non-zero bytes behind. */
+	bh->val_sectors = cpu_to_le32(vsec);
+	bh->nr_vals = cpu_to_le32(1);
+	scalio_batch_hdr_seal(bh);
+	EXPECT_EQ(scalio_batch_check(bbuf, n, 90, &sb, 40, &need), -EUCLEAN);
+	/* One more than written runs into zeroes: no extent there. */
+	bh->nr_vals = cpu_to_le32(3);
+	scalio_batch_hdr_seal(bh);
+	EXPECT_EQ(scalio_batch_check(bbuf, n, 90, &sb, 40, &need), -EUCLEAN);
 }
 
 TEST(batch_checks)

@@ -327,7 +327,7 @@ static const struct counter host_counters[] = {
 	HC(header_mismatches), HC(errors), HC(reconnects), HC(waits),
 	HC(lease_renewals), HC(lease_giveups), HC(ssd_read_timeouts),
 	HC(reconnect_waits), HC(reconnect_wait_ns), HC(fast_io_fails),
-	HC(lost_get_retries),
+	HC(lost_get_retries), HC(get_val_reads), HC(get_val_stale),
 };
 
 #define TC(f) { #f, offsetof(struct scalio_target_stats, f) }
@@ -339,7 +339,8 @@ static const struct counter target_counters[] = {
 	TC(log_used_units), TC(log_total_units), TC(keys), TC(ssd_failed),
 	TC(seg_cache_hits), TC(seg_cache_misses), TC(seg_cache_evictions),
 	TC(commit_write_ns), TC(commit_wait_ns), TC(live_bytes),
-	TC(index_bytes),
+	TC(index_bytes), TC(vals_written), TC(val_bytes_written),
+	TC(vals_moved), TC(live_val_bytes),
 };
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))

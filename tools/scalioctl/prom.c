@@ -94,6 +94,10 @@ static const struct prom_metric host_metrics[] = {
 		"Operations failed unsent with EHOSTDOWN (fast_io_fail_ms over)."),
 	COUNTER("scalio_host_lost_get_retries_total", "lost_get_retries",
 		"GETs lost with the connection that started over."),
+	COUNTER("scalio_host_get_val_reads_total", "get_val_reads",
+		"Value extents read by GET misses."),
+	COUNTER("scalio_host_get_val_stale_total", "get_val_stale",
+		"Value extents GET misses found moved (seg read again)."),
 	GAUGE("scalio_host_ssds", "nr_ssds",
 		"SSDs of the store."),
 };
@@ -153,6 +157,14 @@ static const struct prom_metric target_metrics[] = {
 		"Bytes of the blocks' current segments in the SSD logs."),
 	GAUGE("scalio_target_index_bytes", "index_bytes",
 		"DRAM the store's index takes."),
+	COUNTER("scalio_target_vals_written_total", "vals_written",
+		"Value extents written by client writes."),
+	COUNTER("scalio_target_val_bytes_written_total", "val_bytes_written",
+		"Bytes of the value extents written by client writes."),
+	COUNTER("scalio_target_vals_moved_total", "vals_moved",
+		"Value extents the cleaner relocated."),
+	GAUGE("scalio_target_live_val_bytes", "live_val_bytes",
+		"Bytes of the value extents current records point to."),
 };
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -214,7 +226,7 @@ static bool host_value(const struct scalio_stats *st, const char *src,
 		HF(errors), HF(reconnects), HF(waits), HF(lease_renewals),
 		HF(lease_giveups), HF(ssd_read_timeouts),
 		HF(reconnect_waits), HF(reconnect_wait_ns), HF(fast_io_fails),
-		HF(lost_get_retries),
+		HF(lost_get_retries), HF(get_val_reads), HF(get_val_stale),
 	};
 #undef HF
 	size_t i;

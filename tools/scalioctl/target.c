@@ -53,6 +53,8 @@ static const struct store_attr store_attrs[] = {
 	  ATTR_RANGE },
 	{ "kato-ms", "attr_kato_ms", SCALIO_KATO_MIN_MS, SCALIO_KATO_MAX_MS,
 	  ATTR_RANGE },
+	{ "value-inline-max", "attr_value_inline_max", 0, SCALIO_VALUE_MAX,
+	  ATTR_RANGE },
 };
 
 #define NR_STORE_ATTRS (sizeof(store_attrs) / sizeof(store_attrs[0]))

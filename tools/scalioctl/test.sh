@@ -371,6 +371,7 @@ if out=$("$here/test_prom" > "$t/p.prom" && chk "$t/p.prom" \
 	'scalio_host_reconnect_waits_total{store=h1}=2101' \
 	'scalio_host_reconnect_wait_seconds_total{store=h0}=2.2e-06' \
 	'scalio_host_fast_io_fails_total{store=h0}=2300' 'scalio_host_lost_get_retries_total{store=h1}=2401' \
+	'scalio_host_get_val_reads_total{store=h0}=2500' 'scalio_host_get_val_stale_total{store=h1}=2601' \
 	'scalio_host_ssds{store=h1}=3' \
 	'scalio_target_rpc_gets_total{store=kv"0}=1' 'scalio_target_ssd_written_bytes_total{store=kv"0}=7' \
 	'scalio_target_cpu_seconds_total{store=kv"0,kind=commit}=2.5' \

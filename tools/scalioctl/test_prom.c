@@ -38,7 +38,7 @@ int main(void)
 		memset(&h[s], 0, sizeof(h[s]));
 		snprintf(h[s].name, sizeof(h[s].name), "h%d", s);
 		h[s].st.nr_ssds = 2 + s;
-		for (k = 0; k < 24; k++)
+		for (k = 0; k < 26; k++)
 			c[k] = 100 * (k + 1) + s;
 	}
 	h[1].st.host.gets = 1ULL << 53;

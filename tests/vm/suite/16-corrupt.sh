@@ -194,7 +194,7 @@ T "/scalio/tests/selftests/scalio_sbver \$SCALIO_SSDS 3" ||
 setup && fail "B2: a store of on-SSD format version 3 was enabled"
 expect_refused 'Invalid argument' "B2"
 expect_refused 'of another format version' "B2"
-expect_refused "format version 3; this module reads version 4 only: with the scalio release that wrote it, 'scalioctl export' its pairs" "B2"
+expect_refused "format version 3; this module reads version 5 only: with the scalio release that wrote it, 'scalioctl export' its pairs" "B2"
 restore sb 0
 up
 verify "B2"

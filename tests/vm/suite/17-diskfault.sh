@@ -105,8 +105,11 @@ table() {
 			dmsetup mknodes sd0 && [ -b /dev/mapper/sd0 ]
 	fi" || fail "dm table $1"
 }
+# Values stay in their segments (--value-inline-max 4096): U and V need
+# multi-unit segments beyond the probed log start, which 4 KiB values
+# stored apart would not make.
 setup() {
-	T "scalioctl target-setup --store $S --addr $A --nblocks 64 $* /dev/mapper/sd0" \
+	T "scalioctl target-setup --store $S --addr $A --nblocks 64 --value-inline-max 4096 $* /dev/mapper/sd0" \
 		> /share/setup.out 2>&1
 	rc=$?
 	sed 's/^/  | /' /share/setup.out

@@ -4,7 +4,8 @@
 # 18-fullblock: a full hash block is its own error (-EFBIG), not a full
 # log (-ENOSPC), and costs nothing already stored.
 #
-# A store of one hash block (--nblocks 1): every key lands in it, and its
+# A store of one hash block (--nblocks 1), values kept in the segment
+# (--value-inline-max 4096): every key lands in it, and its
 # segment may not exceed 255 log units (about 1 MiB).  host1 PUTs two keys
 # of its own (sk.0.01, dk.0.01), then tests/selftests/scalio_crash (one
 # process, one writer) PUTs 4 KiB values under new keys until a PUT fails;
@@ -114,7 +115,7 @@ echo "FULLBLOCK TEST PASSED"
 EOF2
 
 "$top/tests/vm/run" --kver "$kver" --ssds 1 --share "$share" \
-	--target-setup-args "--nblocks 1" -- 'sh /share/fullblock.sh'
+	--target-setup-args "--nblocks 1 --value-inline-max 4096" -- 'sh /share/fullblock.sh'
 rc=$?
 [ $rc = 0 ] || { echo "FAIL: tests/vm/run exited $rc"; exit 1; }
 echo "PASS: a full block refuses with EFBIG and loses nothing"
