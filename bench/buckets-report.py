@@ -13,12 +13,11 @@ target's as target_*), of the host VM's block-layer read counters
 import os
 import sys
 
-from reportlib import load_json, meta
+from reportlib import Phase, div, meta
 
 KLEN = 8            # fio binary_keys=1
 BLOCK_HDR = 64      # a cache block: 64 B header + 128 B per slot
 SLOT = 128
-SECTOR = 512
 INLINE_MAX = 72     # SCALIO_INLINE_MAX: largest value a slot caches
 PAGE = 4096         # the guests' PAGE_SIZE (x86-64)
 CHUNK = (2 << 20) - PAGE    # SCALIO_INDEX_CHUNK_BYTES (target/scalio_target.h)
@@ -47,48 +46,8 @@ def index_split(nb, nbk, slots):
     return blocks, PAGE, nbk * 8 + segmem
 
 
-def blk(path):
-    """Sum of (read I/Os, sectors read) over the NVMe disks listed."""
-    ios = sectors = 0
-    with open(path) as f:
-        for line in f:
-            w = line.split()
-            if len(w) == 3:
-                ios += int(w[1])
-                sectors += int(w[2])
-    return ios, sectors
-
-
-class Phase:
-    def __init__(self, prefix, ddir):
-        b = load_json(prefix + '.before')
-        a = load_json(prefix + '.after')
-        job = load_json(prefix + '.json')['jobs'][0]
-        self.t = {k[7:]: a[k] - b[k] for k in a
-                  if k.startswith('target_') and isinstance(a[k], int)}
-        self.h = {k: a[k] - b[k] for k in a
-                  if not k.startswith('target_') and isinstance(a[k], int)}
-        self.after = {k[7:]: a[k] for k in a if k.startswith('target_')}
-        self.a = a
-        self.fio_ios = job[ddir]['total_ios']
-        self.fio_err = job['error']
-        self.iops = job[ddir]['iops']
-        try:
-            bi0, bs0 = blk(prefix + '.blk-before')
-            bi1, bs1 = blk(prefix + '.blk-after')
-            self.blk_ios, self.blk_bytes = bi1 - bi0, (bs1 - bs0) * SECTOR
-            self.blk_ok = True
-        except OSError:
-            self.blk_ios = self.blk_bytes = 0
-            self.blk_ok = False
-
-
 def ratio(a, b):
     return '%.2f' % (a / b) if b else 'n/a'
-
-
-def div(a, b, f='%.2f'):
-    return f % (a / b) if b else 'n/a'
 
 
 def main():

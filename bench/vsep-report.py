@@ -17,7 +17,8 @@ import os
 import statistics
 import sys
 
-from reportlib import load_json, meta
+import reportlib
+from reportlib import div, meta
 
 KLEN = 8            # fio binary_keys=1
 SECTOR = 512
@@ -29,44 +30,16 @@ VAL_HDR = 24        # struct scalio_val_hdr
 SEG_MAX = 255 * UNIT - (UNIT - SECTOR)  # SCALIO_SEG_MAX_BYTES
 
 
-def blk(path):
-    """Sum of (read I/Os, sectors read) over the NVMe disks listed."""
-    ios = sectors = 0
-    with open(path) as f:
-        for line in f:
-            w = line.split()
-            if len(w) == 3:
-                ios += int(w[1])
-                sectors += int(w[2])
-    return ios, sectors
+class Phase(reportlib.Phase):
+    """A phase, with the clat percentiles of its fio job (us)."""
 
-
-class Phase:
     def __init__(self, prefix, ddir):
-        b = load_json(prefix + '.before')
-        a = load_json(prefix + '.after')
-        job = load_json(prefix + '.json')['jobs'][0]
-        self.t = {k[7:]: a[k] - b[k] for k in a
-                  if k.startswith('target_') and isinstance(a[k], int)}
-        self.h = {k: a[k] - b[k] for k in a
-                  if not k.startswith('target_') and isinstance(a[k], int)}
-        self.after = {k[7:]: a[k] for k in a if k.startswith('target_')}
-        self.a = a
-        d = job[ddir]
-        self.fio_ios = d['total_ios']
-        self.fio_err = job['error']
-        self.iops = d['iops']
+        super().__init__(prefix, ddir)
+        d = self.job[ddir]
         pct = d['clat_ns'].get('percentile', {})
         self.p50 = pct.get('50.000000', 0) / 1000.0
         self.p99 = pct.get('99.000000', 0) / 1000.0
         self.mean = d['clat_ns'].get('mean', 0) / 1000.0
-        bi0, bs0 = blk(prefix + '.blk-before')
-        bi1, bs1 = blk(prefix + '.blk-after')
-        self.blk_ios, self.blk_bytes = bi1 - bi0, (bs1 - bs0) * SECTOR
-
-
-def div(a, b, f='%.2f'):
-    return f % (a / b) if b else 'n/a'
 
 
 def med_range(xs, f='%.2f'):
