@@ -20,6 +20,9 @@
  *   vals batch=S unit=U nr=V sectors=N off=O
  *                                      (its value extents: O the byte
  *                                       offset of the first one)
+ *   vptr key=K pos=P len=L             (after an entry: a record of its
+ *                                       segment whose value is stored
+ *                                       apart, P the extent's byte offset)
  *   seg batch=S unit=U bucket=B records=R units=N off=O
  *
  * No crc is checked: this locates structures, it does not validate them
@@ -45,6 +48,42 @@ static int rd(unsigned long long u, void *buf, size_t units)
 
 	return pread(fd, buf, len, (off_t)(u * SCALIO_UNIT_SIZE)) ==
 	       (ssize_t)len ? 0 : -1;
+}
+
+
+/*
+ * "vptr key=K pos=P len=L" for each record of the segment @w names that
+ * points to a value extent (keys printed as they are: the tests use
+ * printable ones).  Bounds come from the segment header, unchecked.
+ */
+static void vptrs(unsigned long long w)
+{
+	static unsigned char seg[255 * SCALIO_UNIT_SIZE];
+	const struct scalio_seg_hdr *sh;
+	unsigned int len, p;
+
+	if (rd(scalio_seg_unit(w), seg, scalio_seg_len(w)))
+		return;
+	sh = (const void *)(seg + scalio_seg_offset(w));
+	len = le32_to_cpu(sh->len);
+	if (len > sizeof(seg) - scalio_seg_offset(w))
+		return;
+	for (p = sizeof(*sh); p + sizeof(struct scalio_rec_hdr) <= len;) {
+		const struct scalio_rec_hdr *rh = (const void *)((const char *)sh + p);
+		unsigned int klen = rh->klen, vlen = le16_to_cpu(rh->vlen);
+		struct scalio_vptr v;
+
+		if (p + sizeof(*rh) + klen + vlen > len)
+			return;
+		if ((rh->flags & SCALIO_REC_VPTR) && vlen == sizeof(v)) {
+			memcpy(&v, (const char *)(rh + 1) + klen, sizeof(v));
+			printf("vptr key=%.*s pos=%llu len=%u\n", (int)klen,
+			       (const char *)(rh + 1),
+			       (unsigned long long)le64_to_cpu(v.pos),
+			       le32_to_cpu(v.len));
+		}
+		p += sizeof(*rh) + klen + vlen;
+	}
 }
 
 int main(int argc, char **argv)
@@ -136,6 +175,8 @@ int main(int argc, char **argv)
 			       (unsigned long long)le64_to_cpu(e[k].gen), recs,
 			       (unsigned long long)scalio_seg_sector(w) *
 			       SCALIO_SECTOR_SIZE);
+			if (recs > 0)
+				vptrs(w);
 		}
 		free(ck);
 	}

@@ -44,6 +44,9 @@
 #      read "not found", all others their values, and twice the log
 #      written afterwards succeeds (the cleaner could not move the damaged
 #      segment).
+#   D2. a byte of a value stored apart (format 5) damaged: its GET fails
+#      with EIO; --force-recover checks the extents of the segments it
+#      keeps and drops kx's bucket, reported as LOST; kx then takes PUTs.
 #
 # Usage: 16-corrupt.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
 set -uo pipefail
@@ -375,6 +378,32 @@ verify_dropped=$(head -n 1 /share/dbad)
 scalioctl put "$S" "$verify_dropped" again || fail "D: put $verify_dropped"
 [ "$(scalioctl get "$S" "$verify_dropped")" = again ] ||
 	fail "D: $verify_dropped does not read back after the drop"
+
+step "D2. a value stored apart damaged: GET fails, a forced recovery drops its bucket"
+xv=$(head -c 1000 /dev/zero | tr '\0' x)
+scalioctl put "$S" kx "$xv" || fail "D2: put kx"
+[ "$(scalioctl get "$S" kx)" = "$xv" ] || fail "D2: kx does not read back"
+down
+ondisk
+pos=$(awk '$1 == "vptr" && $2 == "key=kx" { sub("pos=", "", $3); print $3 }' /share/ondisk.out)
+[ -n "$pos" ] || { cat /share/ondisk.out; fail "D2: kx's value pointer not found (its value not stored apart?)"; }
+# Inside the value: header 24 bytes, key 2.
+damage $((pos + 24 + 2 + 100)) 4
+up
+scalioctl get "$S" kx > /dev/null 2> /share/get.err &&
+	fail "D2: GET kx succeeded with its value damaged"
+grep -q 'Input/output error' /share/get.err ||
+	fail "D2: GET kx did not fail with EIO: $(cat /share/get.err)"
+echo "# D2: GET kx failed cleanly: $(cat /share/get.err)"
+down
+up --force-recover
+grep 'report:' /share/setup.out > /share/report
+grep -q "a key's value at byte $pos is damaged or gone.*bucket dropped, its keys are LOST" \
+	/share/report || fail "D2: the forced recovery did not report kx's bucket dropped"
+scalioctl get "$S" kx > /dev/null 2>&1
+[ $? = 1 ] || fail "D2: kx of the dropped bucket is not 'not found' after the forced recovery"
+scalioctl put "$S" kx again || fail "D2: put kx after the drop"
+[ "$(scalioctl get "$S" kx)" = again ] || fail "D2: kx does not read back after the drop"
 
 step "unload"
 scalioctl detach "$S" || fail "final detach"
