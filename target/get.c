@@ -9,10 +9,27 @@
  * segment or extent rewritten meanwhile fails its check or shows a changed
  * seg word, and the lookup is tried again.
  */
+#define pr_fmt(fmt) "scalio-target: get: " fmt
+
 #include <linux/mm.h>
 #include <linux/slab.h>
 
 #include "scalio_store.h"
+
+/*
+ * A value extent failed its read or check under an unchanged seg word:
+ * the record points to damage (or, forged, outside the log).  Say which.
+ */
+static void scalio_tgt_get_val_failed(struct scalio_tgt_store *st,
+				      struct scalio_tgt_ssd *ssd, u32 bucket,
+				      const struct scalio_vref *v, int err)
+{
+	const char *why = err == -EUCLEAN ? "points outside the log" :
+			  err == -EIO ? "could not be read" : "is damaged";
+
+	pr_warn_ratelimited("%s: ssd %u: bucket %u: value extent at byte %llu (%u bytes) %s: GET fails with EIO\n",
+			    st->name, ssd->index, bucket, v->pos, v->len, why);
+}
 
 int scalio_tgt_store_read(struct scalio_tgt_store *st, const u8 *key, u32 klen,
 			  u8 *value, u32 *vlen, u64 *segp)
@@ -72,6 +89,9 @@ int scalio_tgt_store_read(struct scalio_tgt_store *st, const u8 *key, u32 klen,
 			ret = -EIO;
 			if (scalio_tgt_index_get_seg(&st->index, bucket) != seg)
 				continue;
+			pr_warn_ratelimited("%s: ssd %u: bucket %u: segment at unit %u (seg %llx) does not read back intact: GET fails with EIO\n",
+					    st->name, ssd->index, bucket,
+					    scalio_seg_unit(seg), seg);
 			break;
 		}
 		ret = scalio_seg_find(buf, key, klen, &rec);
@@ -89,10 +109,14 @@ int scalio_tgt_store_read(struct scalio_tgt_store *st, const u8 *key, u32 klen,
 							 SCALIO_UNIT_SHIFT),
 						  &val);
 			if (ret) {
-				ret = -EIO;
 				if (scalio_tgt_index_get_seg(&st->index,
-							     bucket) != seg)
+							     bucket) != seg) {
+					ret = -EIO;
 					continue;
+				}
+				scalio_tgt_get_val_failed(st, ssd, bucket, &v,
+							  ret);
+				ret = -EIO;
 				break;
 			}
 			*vlen = v.len;

@@ -27,13 +27,17 @@
 #      get_val_stale must have moved for each extent of another key met.
 #      A record's pointer past the end of the SSD (forged in the target,
 #      its segment's crc sealed again): the GET fails with EIO naming it,
-#      without reading there.
+#      without reading there; so does the target's RPC GET (offload_read
+#      0), which refuses it as outside its log and reads nothing past the
+#      SSD's end.
 #   c. the target's counters show values going to extents and moving.
 #   d. a damaged extent (a byte flipped in the target): the GET fails
 #      with EIO and a line naming the extent, export fails naming the
 #      bucket, export --skip-damaged skips only it.
-# Control: tests/vm/controls/26-vsep.no-val-identity.patch (the extent
-# check without key and pointer) must make b fail.  Kernel logs must be
+# Controls: tests/vm/controls/26-vsep.no-val-identity.patch (the extent
+# check without key and pointer) must make b fail;
+# 26-vsep.no-tgt-val-bound.patch (the target's bound on a pointer
+# removed) must make a's RPC GET step fail.  Kernel logs must be
 # clean.
 # Usage: 26-vsep.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
 set -uo pipefail
@@ -395,6 +399,20 @@ out=$(scalioctl get --hex "$S" "$(khex k3)" 2>&1) && fail "GET of k3 past the SS
 echo "$out" | grep -q "Input/output error" || fail "GET of k3 past the SSD: $out (not EIO)"
 dmesg | grep -q "value extent at byte $end .* is damaged" ||
 	fail "no log line naming k3's extent at byte $end"
+step "a. the same pointer through the target's RPC GET"
+tset offload_read=0 inline_cache=0
+snap
+rpc=$(c rpc_gets)
+out=$(scalioctl get --hex "$S" "$(khex k3)" 2>&1) && fail "RPC GET of k3 past the SSD succeeded"
+echo "$out" | grep -q "Input/output error" || fail "RPC GET of k3 past the SSD: $out (not EIO)"
+expect "RPC GET of k3" "rpc_gets +" $(( $(hstat rpc_gets) - rpc )) 1
+vmctl exec-target dmesg > /tmp/tdmesg || fail "the target's kernel log"
+grep "value extent at byte $end " /tmp/tdmesg
+grep -q "value extent at byte $end .* points outside the log" /tmp/tdmesg ||
+	fail "the target did not refuse k3's pointer as outside its log"
+! grep "beyond end of device" /tmp/tdmesg ||
+	fail "the target read past its SSD's end for k3's pointer"
+tset offload_read=1 inline_cache=1
 put k3 500
 get k3 "rewritten after the forgery"
 
