@@ -47,6 +47,12 @@
 #   D2. a byte of a value stored apart (format 5) damaged: its GET fails
 #      with EIO; --force-recover checks the extents of the segments it
 #      keeps and drops kx's bucket, reported as LOST; kx then takes PUTs.
+#   G. a new store of one bucket: ga's PUT (a value stored apart), then
+#      gb's (its segment keeps ga's pointer into ga's batch); ga's batch
+#      header damaged, --force-recover drops the batch and keeps gb's
+#      segment; after twice the log written, ga still reads back: the
+#      cleaner, stepping over the dropped batch, moved ga's extent.
+#      Control: 16-corrupt.no-skip-vals.
 #
 # Usage: 16-corrupt.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
 set -uo pipefail
@@ -404,6 +410,46 @@ scalioctl get "$S" kx > /dev/null 2>&1
 [ $? = 1 ] || fail "D2: kx of the dropped bucket is not 'not found' after the forced recovery"
 scalioctl put "$S" kx again || fail "D2: put kx after the drop"
 [ "$(scalioctl get "$S" kx)" = again ] || fail "D2: kx does not read back after the drop"
+
+step "G. a damaged batch header over a live value extent: the cleaner moves it"
+# One bucket: gb's PUT rewrites the bucket's segment, which keeps ga's
+# record pointing into ga's batch.  That batch's header damaged, a forced
+# recovery drops the batch but keeps gb's segment (ga's extent in it
+# still checks).  The cleaner cannot walk the dropped batch: stepping
+# over it, it must find ga's extent from the records and move it before
+# the units are written again (scalio_tgt_cleaner_skip_vals()).
+down
+up --format --nblocks 1 --nbuckets 1
+gv=$(head -c 1000 /dev/zero | tr '\0' g)
+hv=$(head -c 1000 /dev/zero | tr '\0' h)
+scalioctl put "$S" ga "$gv" || fail "G: put ga"
+scalioctl put "$S" gb "$hv" || fail "G: put gb"
+scalioctl detach "$S" || fail "detach"
+vmctl kill-target || fail "kill-target"
+vmctl start-target || fail "start-target"
+ondisk
+grep '^batch \|^seg ' /share/ondisk.out
+[ "$(grep -c '^batch ' /share/ondisk.out)" = 2 ] ||
+	fail "G: $(grep -c '^batch ' /share/ondisk.out) batches after the checkpoint, expected 2 (ga's and gb's)"
+g1=$(awk '$1 == "batch" && $5 == "segs=1" && $6 == "vals=1" { sub("unit=", "", $3); print $3; exit }' /share/ondisk.out)
+[ -n "$g1" ] || fail "G: ga's batch (one segment, one value) not found"
+awk '$1 == "seg" && ++n == 2 && $5 == "records=2" { f = 1 } END { exit !f }' /share/ondisk.out ||
+	fail "G: gb's segment does not hold both keys"
+echo "# G: ga's batch at unit $g1, its header damaged"
+damage $((g1 * 4096)) 8
+up --force-recover
+grep 'report:' /share/setup.out
+grep -q 'dropped batches' /share/setup.out || fail "G: no report of the dropped batch"
+[ "$(scalioctl get "$S" ga)" = "$gv" ] || fail "G: ga does not read back after the forced recovery"
+[ "$(scalioctl get "$S" gb)" = "$hv" ] || fail "G: gb does not read back after the forced recovery"
+n0=$(T "dmesg | grep -c 'stepped over'")
+flood ghot "G"
+n1=$(T "dmesg | grep -c 'stepped over'")
+[ "$n1" -gt "$n0" ] || fail "G: the cleaner never stepped over ga's dropped batch"
+[ "$(scalioctl get "$S" ga)" = "$gv" ] ||
+	fail "G: ga's value, stored apart in the dropped batch, is lost after a lap of the log"
+[ "$(scalioctl get "$S" gb)" = "$hv" ] || fail "G: gb does not read back after a lap of the log"
+echo "# G: ga and gb read back after the cleaner stepped over ga's batch"
 
 step "unload"
 scalioctl detach "$S" || fail "final detach"
