@@ -437,7 +437,7 @@ awk '$1 == "seg" && ++n == 2 && $5 == "records=2" { f = 1 } END { exit !f }' /sh
 	fail "G: gb's segment does not hold both keys"
 echo "# G: ga's batch at unit $g1, its header damaged"
 damage $((g1 * 4096)) 8
-up --force-recover
+up --force-recover --nblocks 1 --nbuckets 1
 grep 'report:' /share/setup.out
 grep -q 'dropped batches' /share/setup.out || fail "G: no report of the dropped batch"
 [ "$(scalioctl get "$S" ga)" = "$gv" ] || fail "G: ga does not read back after the forced recovery"
