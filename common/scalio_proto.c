@@ -144,6 +144,7 @@ static int scalio_msg_check_kv_rep(const struct scalio_msg_kv_rep *m,
 static int scalio_msg_check_rep(const void *buf, u32 len, u16 op, bool error)
 {
 	const struct scalio_msg_ssd_info_rep *si = buf;
+	const struct scalio_msg_admit_rep *ar = buf;
 
 	/* An error response may be a bare header: there is nothing to parse. */
 	if (error && len == sizeof(struct scalio_msg_hdr))
@@ -168,6 +169,12 @@ static int scalio_msg_check_rep(const void *buf, u32 len, u16 op, bool error)
 	case SCALIO_MSG_STATS:
 		return len == sizeof(struct scalio_msg_stats_rep) ? 0 : -EBADMSG;
 	case SCALIO_MSG_ADMIT:
+		if (len != sizeof(*ar))
+			return -EBADMSG;
+		if ((le32_to_cpu(ar->flags) & ~SCALIO_ADMIT_F_MAC) ||
+		    ar->reserved)
+			return -EPROTO;
+		return 0;
 	case SCALIO_MSG_KEEPALIVE:
 		return len == sizeof(struct scalio_msg_hdr) ? 0 : -EBADMSG;
 	}
@@ -188,8 +195,8 @@ static int scalio_msg_check_rep(const void *buf, u32 len, u16 op, bool error)
  * Body: each opcode's exact size; GET/DELETE requests klen 1..32 and vlen
  * 0, PUT klen 1..32, vlen <= SCALIO_VALUE_MAX and hdr.len == sizeof(req) +
  * vlen; CHUNKS responses nr <= SCALIO_CHUNKS_PER_MSG matching hdr.len;
- * GET responses vlen matching hdr.len; a sane geometry in HELLO and a
- * terminated NQN in SSD_INFO (-EBADMSG); flags and reserved fields zero
+ * GET responses vlen matching hdr.len; a sane geometry in HELLO, a
+ * terminated NQN in SSD_INFO, ADMIT answers of their size (-EBADMSG); flags and reserved fields zero
  * (-EPROTO).  An error response (status != 0) may be a bare header; if it
  * has a body, the body is checked and carries no value.
  *
@@ -206,7 +213,8 @@ int scalio_msg_check(const void *buf, u32 byte_len, bool response)
 	BUILD_BUG_ON(sizeof(struct scalio_msg_kv_rep) != 40);
 	BUILD_BUG_ON(sizeof(struct scalio_msg_chunks_rep) != 32);
 	BUILD_BUG_ON(sizeof(struct scalio_wire_chunk) != 32);
-	BUILD_BUG_ON(sizeof(struct scalio_msg_admit_req) != 304);
+	BUILD_BUG_ON(sizeof(struct scalio_msg_admit_req) != 336);
+	BUILD_BUG_ON(sizeof(struct scalio_msg_admit_rep) != 64);
 	BUILD_BUG_ON(sizeof(struct scalio_cm_req) != 56);
 	BUILD_BUG_ON(sizeof(struct scalio_cm_rep) != 48);
 	BUILD_BUG_ON(sizeof(struct scalio_msg_kv_req) + SCALIO_VALUE_MAX >
@@ -256,18 +264,23 @@ bool scalio_nqn_valid(const char *nqn, size_t len)
 	return true;
 }
 
-void scalio_admit_mac_input(u8 *out, const u8 *challenge, u16 client_id,
-			    const char *store, const char *hostnqn,
-			    const u8 *host_id)
+void scalio_admit_mac_input(u8 *out, const char *label, const u8 *challenge,
+			    const u8 *nonce, u16 client_id, const char *store,
+			    const char *hostnqn, const u8 *host_id,
+			    const struct scalio_conn_bind *bind)
 {
 	__le16 cid = cpu_to_le16(client_id);
+	__le32 qpn;
 	size_t off = 0;
 
-	BUILD_BUG_ON(sizeof(SCALIO_ADMIT_LABEL) > 16);
+	BUILD_BUG_ON(sizeof(SCALIO_ADMIT_LABEL_HOST) > 16);
+	BUILD_BUG_ON(sizeof(SCALIO_ADMIT_LABEL_TARGET) > 16);
 	memset(out, 0, SCALIO_ADMIT_MAC_INPUT_LEN);
-	memcpy(out, SCALIO_ADMIT_LABEL, sizeof(SCALIO_ADMIT_LABEL) - 1);
+	memcpy(out, label, strnlen(label, 16));
 	off += 16;
 	memcpy(out + off, challenge, SCALIO_CHALLENGE_LEN);
+	off += SCALIO_CHALLENGE_LEN;
+	memcpy(out + off, nonce, SCALIO_CHALLENGE_LEN);
 	off += SCALIO_CHALLENGE_LEN;
 	memcpy(out + off, &cid, sizeof(cid));
 	off += 4;
@@ -276,4 +289,14 @@ void scalio_admit_mac_input(u8 *out, const u8 *challenge, u16 client_id,
 	memcpy(out + off, hostnqn, strnlen(hostnqn, SCALIO_NQN_MAX - 1));
 	off += SCALIO_NQN_MAX;
 	memcpy(out + off, host_id, SCALIO_HOSTID_LEN);
+	off += SCALIO_HOSTID_LEN;
+	memcpy(out + off, bind->host_addr, 16);
+	off += 16;
+	memcpy(out + off, bind->target_addr, 16);
+	off += 16;
+	qpn = cpu_to_le32(bind->host_qpn);
+	memcpy(out + off, &qpn, 4);
+	off += 4;
+	qpn = cpu_to_le32(bind->target_qpn);
+	memcpy(out + off, &qpn, 4);
 }

@@ -10,10 +10,15 @@
  *
  * Admission: the first request on a new connection must be ADMIT, naming
  * the host NQN and host id and, if the host has a secret, proving it with
- * HMAC-SHA256(secret, scalio_admit_mac_input()) over the challenge.  The
- * target answers 0 or -EACCES (NQN not allowed), -ENOKEY (the host has a
- * secret on the target but sent no proof), -EKEYREJECTED (wrong proof),
- * and disconnects a refused client.  Any other request before admission
+ * HMAC-SHA256(secret, scalio_admit_mac_input()) over the target's
+ * challenge, the host's nonce and what both ends see of this connection
+ * (struct scalio_conn_bind).  The target answers 0 or -EACCES (NQN not
+ * allowed), -ENOKEY (the host has a secret on the target but sent no
+ * proof), -EKEYREJECTED (wrong proof, or a proof made on another
+ * connection: a relay), and disconnects a refused client.  A host with a
+ * secret is admitted only with the target's own proof over the same
+ * input (another label) in the answer: the host then knows it reached a
+ * target that holds its secret, on this very connection.  Any other request before admission
  * is a protocol violation.  The NQN travels in ADMIT rather than in the
  * connect private data because an IB CM REQ carries only 56 bytes of it
  * (NVMe-oF does the same: its Fabrics Connect command carries the NQN).
@@ -46,9 +51,11 @@
  * inflight hint (a host sends it only to a target of minor >= 1).  4: seg
  * words per bucket (index version 4; HELLO carries nr_buckets).  5: a
  * segment's records may point to value extents (on-SSD format 5), which a
- * host must follow on a miss; older hosts are refused, not misled.
+ * host must follow on a miss; older hosts are refused, not misled.  6:
+ * mutual admission bound to the connection (the host's nonce in ADMIT,
+ * the target's proof in its answer).
  */
-#define SCALIO_PROTO_MAJOR	5
+#define SCALIO_PROTO_MAJOR	6
 #define SCALIO_PROTO_MINOR	1
 #define SCALIO_DEFAULT_PORT	4800
 #define SCALIO_MSG_SIZE		8192
@@ -157,7 +164,7 @@ struct scalio_msg_hdr {
 	__le32	reserved;
 };
 
-/* ADMIT request flags */
+/* ADMIT request and response flags */
 #define SCALIO_ADMIT_F_MAC	(1U << 0)	/* @mac holds a proof */
 
 /**
@@ -167,11 +174,15 @@ struct scalio_msg_hdr {
  * @reserved:	0
  * @host_id:	as in the connect private data (must be equal)
  * @hostnqn:	host NQN, non-empty, NUL-terminated within SCALIO_NQN_MAX
+ * @nonce:	random bytes of the host, fresh for every connection: the
+ *		target's proof covers them, so a recorded answer is worth
+ *		nothing
  * @mac:	with SCALIO_ADMIT_F_MAC: HMAC-SHA256 keyed with the host's
- *		secret over scalio_admit_mac_input(); else 0
+ *		secret over scalio_admit_mac_input(SCALIO_ADMIT_LABEL_HOST);
+ *		else 0
  *
- * The response is a bare header: status 0, -EACCES, -ENOKEY or
- * -EKEYREJECTED.  The secret itself never crosses the wire.
+ * The answer is struct scalio_msg_admit_rep.  The secret itself never
+ * crosses the wire.
  */
 struct scalio_msg_admit_req {
 	struct scalio_msg_hdr	hdr;
@@ -179,34 +190,79 @@ struct scalio_msg_admit_req {
 	__le32	reserved;
 	__u8	host_id[SCALIO_HOSTID_LEN];
 	char	hostnqn[SCALIO_NQN_MAX];
+	__u8	nonce[SCALIO_CHALLENGE_LEN];
 	__u8	mac[SCALIO_MAC_LEN];
 };
 
-/*
- * What the admission MAC covers: a label, the connection's challenge and
- * client id, the store, and the host's NQN and id.  Fixed layout, so both
- * sides build the same bytes.
+/**
+ * struct scalio_msg_admit_rep - the answer to ADMIT
+ * @hdr:	header; status 0, -EACCES, -ENOKEY or -EKEYREJECTED (then the
+ *		answer may be the bare header)
+ * @flags:	SCALIO_ADMIT_F_MAC when the host proved a secret: @mac is
+ *		the target's proof of it
+ * @reserved:	0
+ * @mac:	HMAC-SHA256 keyed with the host's secret over
+ *		scalio_admit_mac_input(SCALIO_ADMIT_LABEL_TARGET); else 0
  */
-#define SCALIO_ADMIT_LABEL	"scalio-admit-v2"
-#define SCALIO_ADMIT_MAC_INPUT_LEN	(16 + SCALIO_CHALLENGE_LEN + 4 + \
-					 SCALIO_NAME_MAX + SCALIO_NQN_MAX + \
-					 SCALIO_HOSTID_LEN)
+struct scalio_msg_admit_rep {
+	struct scalio_msg_hdr	hdr;
+	__le32	flags;
+	__le32	reserved;
+	__u8	mac[SCALIO_MAC_LEN];
+};
 
 /**
- * scalio_admit_mac_input() - lay out the bytes the admission MAC covers
+ * struct scalio_conn_bind - what both ends see of one RDMA connection
+ * @host_addr:	the host's IP address (IPv4 as ::ffff:a.b.c.d)
+ * @target_addr: the target's
+ * @host_qpn:	the host's QP number
+ * @target_qpn:	the target's
+ *
+ * Each end fills it from its own cm_id and QP (the peer's QP number from
+ * the CM exchange).  A relay between a host and a target holds two
+ * connections, with its own address and QPs in each, so a proof made on
+ * one does not check on the other.  Not sent: covered by the proofs.
+ */
+struct scalio_conn_bind {
+	u8	host_addr[16];
+	u8	target_addr[16];
+	u32	host_qpn;
+	u32	target_qpn;
+};
+
+/*
+ * What the admission MACs cover: a label (which end proves), the
+ * connection's challenge, the host's nonce, the client id, the store, the
+ * host's NQN and id, and the connection (struct scalio_conn_bind, QP
+ * numbers little-endian).  Fixed layout, so both sides build the same
+ * bytes.
+ */
+#define SCALIO_ADMIT_LABEL_HOST		"scalio-admit-h6"
+#define SCALIO_ADMIT_LABEL_TARGET	"scalio-admit-t6"
+#define SCALIO_ADMIT_MAC_INPUT_LEN	(16 + 2 * SCALIO_CHALLENGE_LEN + 4 + \
+					 SCALIO_NAME_MAX + SCALIO_NQN_MAX + \
+					 SCALIO_HOSTID_LEN + 2 * 16 + 2 * 4)
+
+/**
+ * scalio_admit_mac_input() - lay out the bytes an admission MAC covers
  * @out:	SCALIO_ADMIT_MAC_INPUT_LEN bytes
+ * @label:	SCALIO_ADMIT_LABEL_HOST or SCALIO_ADMIT_LABEL_TARGET
  * @challenge:	from struct scalio_cm_rep
+ * @nonce:	from struct scalio_msg_admit_req
  * @client_id:	from struct scalio_cm_rep
  * @store:	store name (NUL-terminated, shorter than SCALIO_NAME_MAX)
  * @hostnqn:	host NQN (NUL-terminated, shorter than SCALIO_NQN_MAX)
  * @host_id:	SCALIO_HOSTID_LEN bytes
+ * @bind:	the connection as this end sees it
  *
  * Strings are zero-padded to their wire size, so no two different
- * (store, NQN) pairs give the same bytes.
+ * (store, NQN) pairs give the same bytes; the labels differ, so neither
+ * end's proof serves as the other's.
  */
-void scalio_admit_mac_input(u8 *out, const u8 *challenge, u16 client_id,
-			    const char *store, const char *hostnqn,
-			    const u8 *host_id);
+void scalio_admit_mac_input(u8 *out, const char *label, const u8 *challenge,
+			    const u8 *nonce, u16 client_id, const char *store,
+			    const char *hostnqn, const u8 *host_id,
+			    const struct scalio_conn_bind *bind);
 
 /**
  * scalio_nqn_valid() - is @nqn an acceptable host or subsystem NQN

@@ -22,6 +22,7 @@
 
 #include "scalio_host.h"
 #include "trace.h"
+#include "../common/scalio_hmac.h"
 
 static void scalio_host_conn_fail_work(struct work_struct *work);
 static void scalio_host_conn_release(struct scalio_host_conn *conn);
@@ -447,6 +448,7 @@ static int scalio_host_cm_rejected(struct scalio_host_conn *conn,
 }
 
 static int scalio_host_cm_established(struct scalio_host_conn *conn,
+				      struct rdma_cm_id *id,
 				      struct rdma_cm_event *ev)
 {
 	const struct scalio_cm_rep *rep = ev->param.conn.private_data;
@@ -464,6 +466,13 @@ static int scalio_host_cm_established(struct scalio_host_conn *conn,
 	conn->peer_minor = rep->minor;
 	conn->client_id = cid;
 	memcpy(conn->challenge, rep->challenge, sizeof(conn->challenge));
+	/* The target's QP number came in its REP; addresses as seen here. */
+	scalio_bind_addr(conn->bind.host_addr,
+			 (struct sockaddr *)&id->route.addr.src_addr);
+	scalio_bind_addr(conn->bind.target_addr,
+			 (struct sockaddr *)&id->route.addr.dst_addr);
+	conn->bind.host_qpn = conn->qp->qp_num;
+	conn->bind.target_qpn = ev->param.conn.qp_num;
 	set_bit(SCALIO_CONN_CONNECTED, &conn->flags);
 	return 0;
 bad:
@@ -483,7 +492,7 @@ static int scalio_host_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *e
 		complete(&conn->cm_done);
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
-		conn->cm_error = scalio_host_cm_established(conn, ev);
+		conn->cm_error = scalio_host_cm_established(conn, id, ev);
 		complete(&conn->cm_done);
 		break;
 	case RDMA_CM_EVENT_REJECTED:

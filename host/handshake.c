@@ -11,6 +11,8 @@
  */
 #define pr_fmt(fmt) "scalio-host: " fmt
 
+#include <crypto/algapi.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/log2.h>
 #include <linux/overflow.h>
@@ -19,15 +21,52 @@
 #include "../common/scalio_hmac.h"
 
 /*
+ * The target's answer to a host with a secret must prove the secret over
+ * the same input under the target's label: then this connection reaches a
+ * target that holds our secret, and no relay (whose connections each have
+ * their own addresses and QPs) sits in between.
+ */
+static int scalio_host_admit_check(struct scalio_host_hstore *hs,
+				   struct scalio_host_rpc *rpc, u8 *input,
+				   const u8 *nonce)
+{
+	struct scalio_host_conn *conn = &hs->conn;
+	const struct scalio_msg_admit_rep *rep = rpc->rsp;
+	u8 want[SCALIO_MAC_LEN];
+	int ret;
+
+	if (rpc->rsp_len < sizeof(*rep) ||
+	    !(le32_to_cpu(rep->flags) & SCALIO_ADMIT_F_MAC)) {
+		pr_err("%s: the target admitted host %s without proving its secret: not the store's target (an impostor or a relay?)\n",
+		       hs->name, hs->hostnqn);
+		return -EKEYREJECTED;
+	}
+	scalio_admit_mac_input(input, SCALIO_ADMIT_LABEL_TARGET,
+			       conn->challenge, nonce, conn->client_id,
+			       hs->name, hs->hostnqn, hs->host_id, &conn->bind);
+	ret = scalio_hmac_sha256(hs->secret, hs->secret_len, input,
+				 SCALIO_ADMIT_MAC_INPUT_LEN, want);
+	if (!ret && crypto_memneq(want, rep->mac, sizeof(want))) {
+		pr_err("%s: the target's proof of host %s's secret is wrong: not the store's target, or not on this connection (a relay?)\n",
+		       hs->name, hs->hostnqn);
+		ret = -EKEYREJECTED;
+	}
+	memzero_explicit(want, sizeof(want));
+	return ret;
+}
+
+/*
  * ADMIT: name this host and, if it has a secret, prove it over the
- * challenge of this connection.  The target's refusal comes back as the
- * status and is the attach's (or the reconnect's) error.
+ * challenge, our nonce and this connection, and check the target's proof
+ * back.  The target's refusal comes back as the status and is the
+ * attach's (or the reconnect's) error.
  */
 static int scalio_host_admit(struct scalio_host_hstore *hs)
 {
 	struct scalio_host_conn *conn = &hs->conn;
 	struct scalio_msg_admit_req *req;
 	struct scalio_host_rpc *rpc;
+	u8 nonce[SCALIO_CHALLENGE_LEN];
 	u8 *input = NULL;
 	int ret;
 
@@ -38,14 +77,17 @@ static int scalio_host_admit(struct scalio_host_hstore *hs)
 	memset(req, 0, sizeof(*req));
 	memcpy(req->host_id, hs->host_id, sizeof(req->host_id));
 	strscpy(req->hostnqn, hs->hostnqn, sizeof(req->hostnqn));
+	get_random_bytes(nonce, sizeof(nonce));
+	memcpy(req->nonce, nonce, sizeof(req->nonce));
 	if (hs->secret_len) {
 		ret = -ENOMEM;
 		input = kmalloc(SCALIO_ADMIT_MAC_INPUT_LEN, GFP_KERNEL);
 		if (!input)
 			goto out;
-		scalio_admit_mac_input(input, conn->challenge,
-				       conn->client_id, hs->name, hs->hostnqn,
-				       hs->host_id);
+		scalio_admit_mac_input(input, SCALIO_ADMIT_LABEL_HOST,
+				       conn->challenge, nonce, conn->client_id,
+				       hs->name, hs->hostnqn, hs->host_id,
+				       &conn->bind);
 		ret = scalio_hmac_sha256(hs->secret, hs->secret_len, input,
 					 SCALIO_ADMIT_MAC_INPUT_LEN, req->mac);
 		if (ret)
@@ -58,6 +100,8 @@ static int scalio_host_admit(struct scalio_host_hstore *hs)
 		ret = scalio_host_rpc_status(rpc);
 	switch (ret) {
 	case 0:
+		if (hs->secret_len)
+			ret = scalio_host_admit_check(hs, rpc, input, nonce);
 		break;
 	case -EACCES:
 		pr_err("%s: the target does not admit host %s (not in the store's allowed_hosts)\n",
@@ -68,7 +112,7 @@ static int scalio_host_admit(struct scalio_host_hstore *hs)
 		       hs->name, hs->hostnqn);
 		break;
 	case -EKEYREJECTED:
-		pr_err("%s: the target rejected the secret of host %s\n",
+		pr_err("%s: the target rejected the secret of host %s (wrong, or proven on another connection: a relay in between?)\n",
 		       hs->name, hs->hostnqn);
 		break;
 	default:

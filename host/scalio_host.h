@@ -300,6 +300,7 @@ struct scalio_host_conn {
 	u16			qd_req;		/* requested (receives posted) */
 	u8			peer_minor;	/* target's protocol minor */
 	u8			challenge[SCALIO_CHALLENGE_LEN]; /* for ADMIT */
+	struct scalio_conn_bind	bind;		/* this connection, for ADMIT */
 	struct scalio_host_rej	cm_rej;		/* of the last connect */
 
 	/* rejections since the store was last connected (a quiet log) */

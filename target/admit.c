@@ -5,10 +5,14 @@
  * (ADMIT).  It is admitted if its NQN has an entry under the store's
  * allowed_hosts/ (or attr_allow_any_host is set and it has none), and, if
  * that entry holds a secret, only with a proof of the secret: HMAC-SHA256
- * over the connection's fresh random challenge, its client id, the store
- * and the host's NQN and id (scalio_admit_mac_input()).  The secret never
- * crosses the wire, and a recorded proof fails on any other connection.
- * No mutual authentication: the host trusts the address it was given.
+ * over the connection's fresh random challenge, the host's nonce, its
+ * client id, the store, the host's NQN and id, and the connection's
+ * addresses and QP numbers as this end sees them
+ * (scalio_admit_mac_input()).  The secret never crosses the wire; a
+ * recorded proof fails on any other connection, and so does a relayed
+ * one (a relay's connection to us has its own address and QPs).  The
+ * target then proves the secret too, over the same input with its own
+ * label, so the host knows whom it reached.
  */
 #define pr_fmt(fmt) "scalio-target: " fmt
 
@@ -45,23 +49,30 @@ static int scalio_tgt_admit_lookup(struct scalio_tgt_store *st,
  * @hostnqn:	the NQN the host sent (checked by scalio_msg_check())
  * @host_id:	SCALIO_HOSTID_LEN bytes from its connect private data
  * @challenge:	the challenge this connection was accepted with
+ * @nonce:	the host's nonce from its ADMIT
  * @client_id:	the id this connection was given
+ * @bind:	this connection as the target sees it
  * @mac:	the host's proof, or NULL if it sent none
+ * @tmac:	out, SCALIO_MAC_LEN bytes: the target's proof, when *@proved
+ * @proved:	out: the host proved a secret (and @tmac proves it back)
  *
  * Logs the NQN and the reason of every refusal.  Sleeps.
  *
  * Return: 0, -EACCES (NQN not allowed), -ENOKEY (a secret is required and
- * no proof came), -EKEYREJECTED (wrong proof), or -ENOMEM and such.
+ * no proof came), -EKEYREJECTED (wrong proof, or made on another
+ * connection), or -ENOMEM and such.
  */
 int scalio_tgt_admit(struct scalio_tgt_store *st, const char *hostnqn,
-		     const u8 *host_id, const u8 *challenge, u16 client_id,
-		     const u8 *mac)
+		     const u8 *host_id, const u8 *challenge, const u8 *nonce,
+		     u16 client_id, const struct scalio_conn_bind *bind,
+		     const u8 *mac, u8 *tmac, bool *proved)
 {
 	u8 *secret, *input;
 	u8 want[SCALIO_MAC_LEN];
 	u32 secret_len = 0;
 	int ret;
 
+	*proved = false;
 	secret = kmalloc(SCALIO_SECRET_MAX + SCALIO_ADMIT_MAC_INPUT_LEN,
 			 GFP_KERNEL);
 	if (!secret)
@@ -94,20 +105,31 @@ int scalio_tgt_admit(struct scalio_tgt_store *st, const char *hostnqn,
 		ret = -ENOKEY;
 		goto out;
 	}
-	scalio_admit_mac_input(input, challenge, client_id, st->name, hostnqn,
-			       host_id);
+	scalio_admit_mac_input(input, SCALIO_ADMIT_LABEL_HOST, challenge, nonce,
+			       client_id, st->name, hostnqn, host_id, bind);
 	ret = scalio_hmac_sha256(secret, secret_len, input,
 				 SCALIO_ADMIT_MAC_INPUT_LEN, want);
-	if (ret) {
-		pr_err("store %s: host %s: cannot compute HMAC-SHA256: %d\n",
-		       st->name, hostnqn, ret);
-		goto out;
-	}
+	if (ret)
+		goto mac_err;
 	if (crypto_memneq(want, mac, SCALIO_MAC_LEN)) {
-		pr_warn_ratelimited("store %s: host %s refused: wrong secret\n",
+		pr_warn_ratelimited("store %s: host %s refused: wrong secret, or a proof made on another connection (a relay)\n",
 				    st->name, hostnqn);
 		ret = -EKEYREJECTED;
+		goto out;
 	}
+	/* Our proof: the same bytes under the target's label. */
+	scalio_admit_mac_input(input, SCALIO_ADMIT_LABEL_TARGET, challenge,
+			       nonce, client_id, st->name, hostnqn, host_id,
+			       bind);
+	ret = scalio_hmac_sha256(secret, secret_len, input,
+				 SCALIO_ADMIT_MAC_INPUT_LEN, tmac);
+	if (ret)
+		goto mac_err;
+	*proved = true;
+	goto out;
+mac_err:
+	pr_err("store %s: host %s: cannot compute HMAC-SHA256: %d\n",
+	       st->name, hostnqn, ret);
 out:
 	memzero_explicit(want, sizeof(want));
 	kfree_sensitive(secret);

@@ -34,6 +34,7 @@
 #include <linux/vmalloc.h>
 
 #include "rdma.h"
+#include "../common/scalio_hmac.h"
 
 static DEFINE_MUTEX(scalio_tgt_rdma_lock);
 static LIST_HEAD(scalio_tgt_rstores);
@@ -1009,6 +1010,13 @@ static int scalio_tgt_conn_request(struct rdma_cm_id *cm_id,
 		return scalio_tgt_cm_reject(cm_id, -ret);
 	memcpy(conn->host_id, req->host_id, sizeof(conn->host_id));
 	get_random_bytes(conn->challenge, sizeof(conn->challenge));
+	/* The host's QP number came in its REQ; addresses as seen here. */
+	scalio_bind_addr(conn->bind.host_addr,
+			 (struct sockaddr *)&cm_id->route.addr.dst_addr);
+	scalio_bind_addr(conn->bind.target_addr,
+			 (struct sockaddr *)&cm_id->route.addr.src_addr);
+	conn->bind.host_qpn = ev->param.conn.qp_num;
+	conn->bind.target_qpn = conn->qp->qp_num;
 
 	ret = scalio_tgt_conn_accept(conn, &ev->param.conn);
 	if (ret) {

@@ -333,6 +333,7 @@ enum scalio_tgt_conn_state {
  * @all_entry:	on rs->all_conns until freed
  * @host_id:	from the connect private data
  * @challenge:	sent in the accept private data, fresh for this connection
+ * @bind:	this connection's addresses and QP numbers, for admission
  * @hostnqn:	the NQN the host was admitted as (valid once @identified)
  * @identified:	admitted: @hostnqn is set (rs->cnt_lock)
  * @admit:	enum scalio_tgt_admit_state
@@ -382,6 +383,7 @@ struct scalio_tgt_conn {
 	struct list_head	all_entry;
 	u8			host_id[SCALIO_HOSTID_LEN];
 	u8			challenge[SCALIO_CHALLENGE_LEN];
+	struct scalio_conn_bind	bind;
 	char			hostnqn[SCALIO_NQN_MAX];
 	bool			identified;
 	int			admit;

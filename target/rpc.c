@@ -501,7 +501,9 @@ static void scalio_tgt_rpc_admit(struct scalio_tgt_rpc *rpc)
 	const struct scalio_msg_admit_req *m = (const void *)rpc->req;
 	struct scalio_tgt_conn *conn = rpc->conn;
 	struct scalio_tgt_store *st = conn->st;
-	bool proof = le32_to_cpu(m->flags) & SCALIO_ADMIT_F_MAC;
+	bool proof = le32_to_cpu(m->flags) & SCALIO_ADMIT_F_MAC, proved = false;
+	struct scalio_msg_admit_rep *rep;
+	u8 tmac[SCALIO_MAC_LEN];
 	int ret, tries = 0;
 	u64 gen;
 
@@ -517,8 +519,10 @@ static void scalio_tgt_rpc_admit(struct scalio_tgt_rpc *rpc)
 		for (;;) {
 			gen = scalio_tgt_ctl_hosts_gen(conn);
 			ret = scalio_tgt_admit(st, m->hostnqn, conn->host_id,
-					       conn->challenge, conn->client_id,
-					       proof ? m->mac : NULL);
+					       conn->challenge, m->nonce,
+					       conn->client_id, &conn->bind,
+					       proof ? m->mac : NULL, tmac,
+					       &proved);
 			if (ret)
 				break;
 			if (!tries)
@@ -541,8 +545,15 @@ static void scalio_tgt_rpc_admit(struct scalio_tgt_rpc *rpc)
 	}
 	WRITE_ONCE(conn->admit, SCALIO_ADMIT_DONE);
 	pr_info("store %s: client %u admitted: host %s%s\n", st->name,
-		conn->client_id, m->hostnqn, proof ? " (secret proven)" : "");
-	scalio_tgt_rpc_respond_err(rpc, 0);
+		conn->client_id, m->hostnqn,
+		proved ? " (secret proven both ways)" : "");
+	rep = scalio_tgt_rpc_rsp(rpc, sizeof(*rep));
+	if (proved) {
+		rep->flags = cpu_to_le32(SCALIO_ADMIT_F_MAC);
+		memcpy(rep->mac, tmac, sizeof(rep->mac));
+	}
+	memzero_explicit(tmac, sizeof(tmac));
+	scalio_tgt_rpc_respond(rpc, 0, sizeof(*rep));
 }
 
 static void scalio_tgt_rpc_hello(struct scalio_tgt_rpc *rpc)

@@ -473,9 +473,11 @@ void scalio_tgt_report(struct scalio_tgt_store *st, bool err, const char *fmt,
 		       ...);
 
 /* admit.c: who may use a store */
+struct scalio_conn_bind;
 int scalio_tgt_admit(struct scalio_tgt_store *st, const char *hostnqn,
-		     const u8 *host_id, const u8 *challenge, u16 client_id,
-		     const u8 *mac);
+		     const u8 *host_id, const u8 *challenge, const u8 *nonce,
+		     u16 client_id, const struct scalio_conn_bind *bind,
+		     const u8 *mac, u8 *tmac, bool *proved);
 
 /* rdma.c / rpc.c: the transport half */
 struct scalio_tgt_msg_ops;

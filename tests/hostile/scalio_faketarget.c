@@ -67,6 +67,22 @@
  *                  fail the connection, and with it the attach)
  *   oversize       the HELLO answer is one byte larger than a message
  *                  buffer: the host's receive fails, so must the attach
+ *   admit-noproof admit-badproof admit-reflect
+ *                  ADMIT answered 0 without the target's proof of the
+ *                  host's secret, with a wrong one, or with the host's own
+ *                  proof sent back as ours (a host with a secret must
+ *                  refuse each)
+ *   relay          a relay: the host's connect data goes to the real
+ *                  target (FT_RELAY, ADDR:PORT, default 10.77.0.1:4800)
+ *                  on a connection of our own, its accept data back to
+ *                  the host, and the host's ADMIT to it; prints "relay:
+ *                  the target answered ADMIT with N" and passes the answer
+ *                  on.  The real target must refuse the proof: it was made
+ *                  on the host's connection to us, not on ours to it.
+ *
+ * Otherwise ADMIT is answered with the proof of a target that knows the
+ * host's secret: the one in the file FT_KEY (the host's key file; without
+ * it a host with a secret refuses every scenario at ADMIT).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -79,6 +95,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <netdb.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <infiniband/verbs.h>
@@ -102,6 +119,17 @@
 #define SEG_OFF		(BLK_OFF + NR_BLOCKS * BSIZE)
 #define REGION		(SEG_OFF + NR_BLOCKS * BPB * 8)
 
+/* relay: our own connection to the real target */
+struct relay {
+	struct rdma_event_channel *ec;
+	struct rdma_cm_id *id;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	uint8_t *buf;		/* receive, send */
+	struct scalio_cm_rep rep;	/* the target's accept data */
+};
+
 struct ft {
 	struct rdma_event_channel *ec;
 	struct rdma_cm_id *listen, *id;
@@ -117,7 +145,17 @@ struct ft {
 	uint32_t nblocks, nchunks, bpb;	/* what HELLO told */
 	unsigned long keepalives, requests;
 	bool gone;
+	/* admission, as the host sees it through this connection */
+	char store[SCALIO_NAME_MAX];
+	uint8_t challenge[SCALIO_CHALLENGE_LEN];
+	uint16_t client_id;
+	struct scalio_conn_bind bind;
+	struct relay rl;
 };
+
+/* The host's secret (FT_KEY): to answer ADMIT as its target would. */
+static uint8_t g_key[SCALIO_SECRET_MAX + 2];
+static size_t g_key_len;
 
 static uint8_t *rbuf(struct ft *f, int i) { return f->buf + i * MSG; }
 static uint8_t *sbuf(struct ft *f, int i)
@@ -381,6 +419,58 @@ static void do_ssd_info(struct ft *f, const struct scalio_msg_hdr *req)
 	send_msg(f, m, len);
 }
 
+static int relay_rpc(struct ft *f, const void *msg, uint32_t len, void *out,
+		     uint32_t *out_len);
+
+/*
+ * ADMIT: as a target that knows the host's secret would answer it (its
+ * proof over what this connection shows us), or with the scenario's lie;
+ * relay: the real target's answer.
+ */
+static void do_admit(struct ft *f, const uint8_t *buf, uint32_t len)
+{
+	const struct scalio_msg_admit_req *req = (const void *)buf;
+	static uint8_t out[MSG];
+	struct scalio_msg_admit_rep rep;
+	uint8_t input[SCALIO_ADMIT_MAC_INPUT_LEN];
+	uint32_t out_len = 0;
+	int ret;
+
+	if (is(f, "relay")) {
+		ret = relay_rpc(f, buf, len, out, &out_len);
+		if (ret || out_len < sizeof(struct scalio_msg_hdr)) {
+			printf("relay: no answer to ADMIT from the target: %s\n",
+			       strerror(ret ? -ret : EPROTO));
+			return;
+		}
+		printf("relay: the target answered ADMIT with %d\n",
+		       (int32_t)le32_to_cpu(((struct scalio_msg_hdr *)out)->status));
+		fflush(stdout);
+		send_msg(f, out, out_len);
+		return;
+	}
+	rsp_hdr(&rep.hdr, &req->hdr, sizeof(rep), 0);
+	rep.flags = 0;
+	rep.reserved = 0;
+	memset(rep.mac, 0, sizeof(rep.mac));
+	if (len >= sizeof(*req) && !is(f, "admit-noproof") &&
+	    (le32_to_cpu(req->flags) & SCALIO_ADMIT_F_MAC)) {
+		rep.flags = cpu_to_le32(SCALIO_ADMIT_F_MAC);
+		scalio_admit_mac_input(input, SCALIO_ADMIT_LABEL_TARGET,
+				       f->challenge, req->nonce, f->client_id,
+				       f->store, req->hostnqn, req->host_id,
+				       &f->bind);
+		if (is(f, "admit-reflect"))
+			memcpy(rep.mac, req->mac, sizeof(rep.mac));
+		else if (vu_hmac_sha256(g_key, g_key_len, input, sizeof(input),
+					rep.mac))
+			printf("admit: no HMAC-SHA256 (AF_ALG)\n");
+		if (is(f, "admit-badproof"))
+			rep.mac[7] ^= 0x40;
+	}
+	send_msg(f, &rep, sizeof(rep));
+}
+
 static void on_request(struct ft *f, const uint8_t *buf, uint32_t len)
 {
 	const struct scalio_msg_hdr *req = (const void *)buf;
@@ -399,10 +489,11 @@ static void on_request(struct ft *f, const uint8_t *buf, uint32_t len)
 	case SCALIO_MSG_SSD_INFO:
 		do_ssd_info(f, req);
 		return;
+	case SCALIO_MSG_ADMIT:
+		do_admit(f, buf, len);
+		return;
 	case SCALIO_MSG_KEEPALIVE:
 		f->keepalives++;
-		/* fall through */
-	case SCALIO_MSG_ADMIT:
 		rsp_hdr(&rsp, req, sizeof(rsp), 0);
 		break;
 	default:
@@ -419,8 +510,8 @@ static void cm_rep_fill(struct ft *f, struct scalio_cm_rep *rep,
 	rep->major = SCALIO_PROTO_MAJOR;
 	rep->minor = SCALIO_PROTO_MINOR;
 	rep->queue_depth = cpu_to_le16(f->qd);
-	rep->client_id = cpu_to_le16(1);
-	memset(rep->challenge, 0x5a, sizeof(rep->challenge));
+	rep->client_id = cpu_to_le16(f->client_id);
+	memcpy(rep->challenge, f->challenge, sizeof(rep->challenge));
 	*len = sizeof(*rep);
 	/* The CM pads private data to its fixed size: none reads as zeros. */
 	if (is(f, "cm-none"))
@@ -437,6 +528,152 @@ static void cm_rep_fill(struct ft *f, struct scalio_cm_rep *rep,
 		rep->client_id = 0;
 	else if (is(f, "cm-cid-big"))
 		rep->client_id = cpu_to_le16(SCALIO_MAX_CLIENTS + 1);
+}
+
+/* relay: the next CM event of our connection, within 10 s. */
+static int relay_event(struct relay *r, enum rdma_cm_event_type want,
+		       struct scalio_cm_rep *rep)
+{
+	struct pollfd pfd = { .fd = r->ec->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+	int ret = 0;
+
+	if (poll(&pfd, 1, 10000) != 1 || rdma_get_cm_event(r->ec, &ev))
+		return -ETIMEDOUT;
+	if (ev->event != want) {
+		printf("relay: %s, waiting for %s\n", rdma_event_str(ev->event),
+		       rdma_event_str(want));
+		ret = ev->event == RDMA_CM_EVENT_REJECTED ? -ECONNREFUSED :
+		      -EPROTO;
+	} else if (rep) {
+		memset(rep, 0, sizeof(*rep));
+		memcpy(rep, ev->param.conn.private_data,
+		       ev->param.conn.private_data_len < sizeof(*rep) ?
+		       ev->param.conn.private_data_len : sizeof(*rep));
+	}
+	rdma_ack_cm_event(ev);
+	return ret;
+}
+
+/*
+ * relay: connect to the real target with the host's connect data @req, as
+ * if we were the host; its accept data lands in f->rl.rep.
+ */
+static int relay_connect(struct ft *f, const struct scalio_cm_req *req)
+{
+	const char *to = getenv("FT_RELAY") ?: "10.77.0.1:4800";
+	struct relay *r = &f->rl;
+	struct ibv_qp_init_attr qa = { };
+	struct rdma_conn_param p = { };
+	struct addrinfo *ai;
+	char host[64], *port;
+	int ret;
+
+	snprintf(host, sizeof(host), "%s", to);
+	port = strrchr(host, ':');
+	if (!port)
+		return -EINVAL;
+	*port++ = '\0';
+	if (getaddrinfo(host, port, NULL, &ai))
+		return -EHOSTUNREACH;
+	r->ec = rdma_create_event_channel();
+	ret = -errno;
+	if (!r->ec || rdma_create_id(r->ec, &r->id, NULL, RDMA_PS_TCP) ||
+	    rdma_resolve_addr(r->id, NULL, ai->ai_addr, 2000)) {
+		freeaddrinfo(ai);
+		return ret ?: -EIO;
+	}
+	freeaddrinfo(ai);
+	ret = relay_event(r, RDMA_CM_EVENT_ADDR_RESOLVED, NULL);
+	if (ret || rdma_resolve_route(r->id, 2000))
+		return ret ?: -errno;
+	ret = relay_event(r, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL);
+	if (ret)
+		return ret;
+	r->pd = ibv_alloc_pd(r->id->verbs);
+	r->cq = r->pd ? ibv_create_cq(r->id->verbs, 8, NULL, NULL, 0) : NULL;
+	r->buf = aligned_alloc(4096, 2 * MSG);
+	if (!r->cq || !r->buf)
+		return -ENOMEM;
+	r->mr = ibv_reg_mr(r->pd, r->buf, 2 * MSG, IBV_ACCESS_LOCAL_WRITE);
+	if (!r->mr)
+		return -errno;
+	qa.send_cq = r->cq;
+	qa.recv_cq = r->cq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.cap.max_send_wr = 4;
+	qa.cap.max_recv_wr = 4;
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_sge = 1;
+	if (rdma_create_qp(r->id, r->pd, &qa))
+		return -errno;
+	ret = vu_post_recv(r->id->qp, r->buf, MSG, r->mr->lkey, 0);
+	if (ret)
+		return ret;
+	p.private_data = req;
+	p.private_data_len = sizeof(*req);
+	p.responder_resources = 16;
+	p.initiator_depth = 16;
+	p.retry_count = 7;
+	p.rnr_retry_count = 7;
+	if (rdma_connect(r->id, &p))
+		return -errno;
+	ret = relay_event(r, RDMA_CM_EVENT_ESTABLISHED, &r->rep);
+	if (!ret)
+		printf("relay: connected to the target at %s as the host\n", to);
+	return ret;
+}
+
+/* relay: send @msg to the real target, its answer into @out. */
+static int relay_rpc(struct ft *f, const void *msg, uint32_t len, void *out,
+		     uint32_t *out_len)
+{
+	struct relay *r = &f->rl;
+	double t0 = now_s();
+	struct ibv_wc wc;
+	int ret;
+
+	if (!r->id || !r->id->qp || len > MSG)
+		return -ENOTCONN;
+	memcpy(r->buf + MSG, msg, len);
+	ret = vu_post_send(r->id->qp, r->buf + MSG, len, r->mr->lkey, 1,
+			   IBV_WR_SEND, 0);
+	if (ret)
+		return ret;
+	while (now_s() - t0 < 10) {
+		if (ibv_poll_cq(r->cq, 1, &wc) != 1) {
+			usleep(1000);
+			continue;
+		}
+		if (wc.status != IBV_WC_SUCCESS)
+			return -EIO;
+		if (!(wc.opcode & IBV_WC_RECV))
+			continue;
+		memcpy(out, r->buf, wc.byte_len);
+		*out_len = wc.byte_len;
+		return 0;
+	}
+	return -ETIMEDOUT;
+}
+
+static void relay_release(struct relay *r)
+{
+	if (r->id) {
+		rdma_disconnect(r->id);
+		if (r->id->qp)
+			rdma_destroy_qp(r->id);
+		rdma_destroy_id(r->id);
+	}
+	if (r->mr)
+		ibv_dereg_mr(r->mr);
+	if (r->cq)
+		ibv_destroy_cq(r->cq);
+	if (r->pd)
+		ibv_dealloc_pd(r->pd);
+	if (r->ec)
+		rdma_destroy_event_channel(r->ec);
+	free(r->buf);
+	memset(r, 0, sizeof(*r));
 }
 
 /* Set up the accepted @id: PD, CQ, buffers, region, QP; accept it. */
@@ -460,6 +697,24 @@ static int accept_conn(struct ft *f, struct rdma_cm_event *ev)
 	f->qd = f->qd_req;
 	if (f->qd > NRECV)
 		f->qd = NRECV;
+	memcpy(f->store, req->store, sizeof(f->store));
+	f->store[sizeof(f->store) - 1] = '\0';
+	f->client_id = 1;
+	memset(f->challenge, 0x5a, sizeof(f->challenge));
+	if (is(f, "relay")) {
+		int ret = relay_connect(f, req);
+
+		if (ret) {
+			printf("relay: cannot connect to the target: %s\n",
+			       strerror(-ret));
+			return ret;
+		}
+		f->client_id = le16_to_cpu(f->rl.rep.client_id);
+		memcpy(f->challenge, f->rl.rep.challenge,
+		       sizeof(f->challenge));
+		if (f->qd > le16_to_cpu(f->rl.rep.queue_depth))
+			f->qd = le16_to_cpu(f->rl.rep.queue_depth);
+	}
 	f->pd = ibv_alloc_pd(f->id->verbs);
 	f->cq = f->pd ? ibv_create_cq(f->id->verbs, 4 * (NRECV + NSEND), NULL,
 				      NULL, 0) : NULL;
@@ -491,6 +746,7 @@ static int accept_conn(struct ft *f, struct rdma_cm_event *ev)
 	for (i = 0; i < NRECV; i++)
 		if (post_recv(f, i))
 			return -EIO;
+	vu_conn_bind(&f->bind, f->id, ev->param.conn.qp_num, 0);
 	cm_rep_fill(f, &rep, &len);
 	p.private_data = &rep;
 	p.private_data_len = len;
@@ -576,6 +832,7 @@ static void conn_release(struct ft *f)
 		ibv_dealloc_pd(f->pd);
 	free(f->buf);
 	free(f->region);
+	relay_release(&f->rl);
 	f->id = NULL;
 	f->rmr = NULL;
 	f->mr = NULL;
@@ -657,6 +914,22 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	sin.sin_port = htons(atoi(argv[1]));
+	if (getenv("FT_KEY")) {
+		FILE *kf = fopen(getenv("FT_KEY"), "re");
+
+		if (kf) {
+			g_key_len = fread(g_key, 1, sizeof(g_key) - 1, kf);
+			fclose(kf);
+		}
+		/* As scalioctl reads a key file: trailing blanks cut. */
+		while (g_key_len && (g_key[g_key_len - 1] == '\n' ||
+				     g_key[g_key_len - 1] == '\r' ||
+				     g_key[g_key_len - 1] == ' '))
+			g_key_len--;
+		if (!g_key_len)
+			fprintf(stderr, "faketarget: FT_KEY %s: no secret\n",
+				getenv("FT_KEY"));
+	}
 	f.ec = rdma_create_event_channel();
 	if (!f.ec || rdma_create_id(f.ec, &f.listen, NULL, RDMA_PS_TCP) ||
 	    rdma_bind_addr(f.listen, (struct sockaddr *)&sin) ||

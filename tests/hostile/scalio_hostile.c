@@ -74,6 +74,7 @@ struct hc {
 	uint16_t qd;
 	uint16_t client_id;
 	uint8_t challenge[SCALIO_CHALLENGE_LEN];
+	struct scalio_conn_bind bind;	/* for ADMIT */
 	bool norepost;		/* norecv: do not repost a used receive */
 	bool dropped;		/* the target disconnected (DISCONNECTED seen) */
 	uint64_t tag;
@@ -222,6 +223,7 @@ static int hc_connect(struct hc *c, const void *priv, uint8_t len, bool recvs)
 		c->client_id = le16_to_cpu(rep->client_id);
 		memcpy(c->challenge, rep->challenge, sizeof(c->challenge));
 	}
+	vu_conn_bind(&c->bind, c->id, ev.param.conn.qp_num, 1);
 	return 0;
 }
 
@@ -257,41 +259,6 @@ static int read_line(const char *path, char *buf, size_t size)
 	return n;
 }
 
-/* HMAC-SHA256 through the kernel's AF_ALG socket: no library needed. */
-static int hmac_sha256(const void *key, size_t klen, const void *in,
-		       size_t len, uint8_t *out)
-{
-	struct sockaddr_alg sa = {
-		.salg_family = AF_ALG,
-		.salg_type = "hash",
-		.salg_name = "hmac(sha256)",
-	};
-	int tfm, op, ret = -1;
-
-	tfm = socket(AF_ALG, SOCK_SEQPACKET, 0);
-	if (tfm < 0)
-		return -errno;
-	if (bind(tfm, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    setsockopt(tfm, SOL_ALG, ALG_SET_KEY, key, klen)) {
-		ret = -errno;
-		close(tfm);
-		return ret;
-	}
-	op = accept(tfm, NULL, NULL);
-	if (op >= 0) {
-		if (write(op, in, len) == (ssize_t)len &&
-		    read(op, out, SCALIO_MAC_LEN) == SCALIO_MAC_LEN)
-			ret = 0;
-		else
-			ret = -EIO;
-		close(op);
-	} else {
-		ret = -errno;
-	}
-	close(tfm);
-	return ret;
-}
-
 enum admit_how { ADMIT_OK, ADMIT_UNLISTED, ADMIT_BADMAC };
 
 /*
@@ -315,19 +282,23 @@ static int admit_build(struct hc *c, enum admit_how how)
 	uint8_t input[SCALIO_ADMIT_MAC_INPUT_LEN];
 	const char *nqn = g_nqn;
 	int ret;
+	size_t i;
 
 	if (how == ADMIT_UNLISTED)
 		nqn = "nqn.2014-08.org.nvmexpress:uuid:deadbeef-0000-4000-8000-000000000bad";
 	m = (void *)req_hdr(c, 0, SCALIO_MSG_ADMIT, sizeof(*m));
 	memcpy(m->host_id, g_host_id, sizeof(m->host_id));
 	snprintf(m->hostnqn, sizeof(m->hostnqn), "%s", nqn);
+	for (i = 0; i < sizeof(m->nonce); i++)
+		m->nonce[i] = rand();
 	if (g_secret_len || how == ADMIT_BADMAC) {
-		scalio_admit_mac_input(input, c->challenge, c->client_id,
-				       g_store, nqn, g_host_id);
+		scalio_admit_mac_input(input, SCALIO_ADMIT_LABEL_HOST,
+				       c->challenge, m->nonce, c->client_id,
+				       g_store, nqn, g_host_id, &c->bind);
 		ret = how == ADMIT_BADMAC ?
-		      hmac_sha256("not-the-secret-at-all", 21, input,
+		      vu_hmac_sha256("not-the-secret-at-all", 21, input,
 				  sizeof(input), m->mac) :
-		      hmac_sha256(g_secret, g_secret_len, input,
+		      vu_hmac_sha256(g_secret, g_secret_len, input,
 				  sizeof(input), m->mac);
 		if (ret) {
 			fprintf(stderr, "  HMAC-SHA256 via AF_ALG: %s\n",
@@ -953,7 +924,7 @@ static int attack_admit_bad(void)
 	 * The wrong-HMAC variant needs an HMAC of our own: without AF_ALG
 	 * the ADMIT is never sent, and that says nothing about the target.
 	 */
-	ret = hmac_sha256("k", 1, (const uint8_t *)"x", 1, mac);
+	ret = vu_hmac_sha256("k", 1, (const uint8_t *)"x", 1, mac);
 	if (ret) {
 		fprintf(stderr, "admit-bad: cannot run: HMAC-SHA256 via AF_ALG: %s (the kernel needs CONFIG_CRYPTO_USER_API_HASH)\n",
 			strerror(-ret));

@@ -1,14 +1,60 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Posting one buffer on a QP: shared by the hostile client and the fake
- * target (tests/hostile).
+ * Posting one buffer on a QP, what admission binds of a connection, and
+ * its HMAC: shared by the hostile client and the fake target
+ * (tests/hostile).
  */
 #ifndef _SCALIO_VERBS_UTIL_H
 #define _SCALIO_VERBS_UTIL_H
 
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <linux/if_alg.h>
 #include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include "../../common/scalio_proto.h"
+
+/* An address as struct scalio_conn_bind holds it (scalio_bind_addr()). */
+static inline void vu_bind_addr(uint8_t *out, const struct sockaddr *sa)
+{
+	memset(out, 0, 16);
+	if (sa->sa_family == AF_INET) {
+		out[10] = 0xff;
+		out[11] = 0xff;
+		memcpy(out + 12,
+		       &((const struct sockaddr_in *)sa)->sin_addr.s_addr, 4);
+	} else if (sa->sa_family == AF_INET6) {
+		memcpy(out, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+	}
+}
+
+/*
+ * The connection of @id as admission binds it: @host true on the
+ * connecting end (@peer_qpn from its ESTABLISHED event), false on the
+ * accepting one (@peer_qpn from the CONNECT_REQUEST).
+ */
+static inline void vu_conn_bind(struct scalio_conn_bind *b,
+				struct rdma_cm_id *id, uint32_t peer_qpn,
+				int host)
+{
+	uint8_t *mine = host ? b->host_addr : b->target_addr;
+	uint8_t *theirs = host ? b->target_addr : b->host_addr;
+
+	vu_bind_addr(mine, rdma_get_local_addr(id));
+	vu_bind_addr(theirs, rdma_get_peer_addr(id));
+	if (host) {
+		b->host_qpn = id->qp->qp_num;
+		b->target_qpn = peer_qpn;
+	} else {
+		b->host_qpn = peer_qpn;
+		b->target_qpn = id->qp->qp_num;
+	}
+}
 
 /* Post @len bytes at @buf (in the MR of @lkey) as receive @wr_id. */
 static inline int vu_post_recv(struct ibv_qp *qp, void *buf, uint32_t len,
@@ -70,6 +116,41 @@ static inline int vu_post_rdma(struct ibv_qp *qp, enum ibv_wr_opcode op,
 	wr.wr.rdma.remote_addr = raddr;
 	wr.wr.rdma.rkey = rkey;
 	return ibv_post_send(qp, &wr, &bad) ? -errno : 0;
+}
+
+/* HMAC-SHA256 through the kernel's AF_ALG socket: no library needed. */
+static inline int vu_hmac_sha256(const void *key, size_t klen, const void *in,
+				 size_t len, uint8_t *out)
+{
+	struct sockaddr_alg sa = {
+		.salg_family = AF_ALG,
+		.salg_type = "hash",
+		.salg_name = "hmac(sha256)",
+	};
+	int tfm, op, ret = -1;
+
+	tfm = socket(AF_ALG, SOCK_SEQPACKET, 0);
+	if (tfm < 0)
+		return -errno;
+	if (bind(tfm, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    setsockopt(tfm, SOL_ALG, ALG_SET_KEY, key, klen)) {
+		ret = -errno;
+		close(tfm);
+		return ret;
+	}
+	op = accept(tfm, NULL, NULL);
+	if (op >= 0) {
+		if (write(op, in, len) == (ssize_t)len &&
+		    read(op, out, SCALIO_MAC_LEN) == SCALIO_MAC_LEN)
+			ret = 0;
+		else
+			ret = -EIO;
+		close(op);
+	} else {
+		ret = -errno;
+	}
+	close(tfm);
+	return ret;
 }
 
 #endif /* _SCALIO_VERBS_UTIL_H */

@@ -146,6 +146,8 @@ static void make_seeds(void)
 			len = sizeof(struct scalio_msg_stats_rep);
 			break;
 		case SCALIO_MSG_ADMIT:
+			len = sizeof(struct scalio_msg_admit_rep);
+			break;
 		case SCALIO_MSG_KEEPALIVE:
 			len = sizeof(*h);
 			break;

@@ -102,6 +102,7 @@ static u32 make(u16 op, bool resp, u32 var)
 	case SCALIO_MSG_STATS:
 		return hdr_init(op, resp, sizeof(struct scalio_msg_stats_rep));
 	case SCALIO_MSG_ADMIT:
+		return hdr_init(op, resp, sizeof(struct scalio_msg_admit_rep));
 	case SCALIO_MSG_KEEPALIVE:
 		return hdr_init(op, resp, sizeof(struct scalio_msg_hdr));
 	default: {
@@ -142,7 +143,8 @@ TEST(sizes)
 	EXPECT_EQ(sizeof(struct scalio_msg_ssd_info_rep), 264);
 	EXPECT_EQ(sizeof(struct scalio_msg_stats_rep), 24 + 32 * 8);
 	EXPECT_EQ(SCALIO_CHUNKS_PER_MSG, 255);
-	EXPECT_EQ(sizeof(struct scalio_msg_admit_req), 304);
+	EXPECT_EQ(sizeof(struct scalio_msg_admit_req), 336);
+	EXPECT_EQ(sizeof(struct scalio_msg_admit_rep), 64);
 	/* An IB CM REQ leaves 56 bytes of private data to rdma_cm users. */
 	EXPECT_EQ(sizeof(struct scalio_cm_req), 56);
 	EXPECT_EQ(sizeof(struct scalio_cm_rep), 48);
@@ -187,26 +189,69 @@ TEST(admit_requests)
 TEST(admit_mac_input)
 {
 	static u8 a[SCALIO_ADMIT_MAC_INPUT_LEN], b[SCALIO_ADMIT_MAC_INPUT_LEN];
-	u8 ch[SCALIO_CHALLENGE_LEN], id[SCALIO_HOSTID_LEN];
+	u8 ch[SCALIO_CHALLENGE_LEN], no[SCALIO_CHALLENGE_LEN];
+	u8 id[SCALIO_HOSTID_LEN];
+	struct scalio_conn_bind bd = { .host_qpn = 17, .target_qpn = 18 };
+	const char *h = SCALIO_ADMIT_LABEL_HOST;
+	u32 i;
 
 	memset(ch, 7, sizeof(ch));
+	memset(no, 8, sizeof(no));
 	memset(id, 9, sizeof(id));
-	EXPECT_EQ(SCALIO_ADMIT_MAC_INPUT_LEN, 16 + 32 + 4 + 32 + 224 + 16);
-	scalio_admit_mac_input(a, ch, 5, "kv", "nqn.h1", id);
-	scalio_admit_mac_input(b, ch, 5, "kv", "nqn.h1", id);
+	memset(bd.host_addr, 1, sizeof(bd.host_addr));
+	memset(bd.target_addr, 2, sizeof(bd.target_addr));
+	EXPECT_EQ(SCALIO_ADMIT_MAC_INPUT_LEN,
+		  16 + 32 + 32 + 4 + 32 + 224 + 16 + 16 + 16 + 4 + 4);
+	scalio_admit_mac_input(a, h, ch, no, 5, "kv", "nqn.h1", id, &bd);
+	scalio_admit_mac_input(b, h, ch, no, 5, "kv", "nqn.h1", id, &bd);
 	EXPECT_TRUE(!memcmp(a, b, sizeof(a)));
-	EXPECT_TRUE(!memcmp(a, "scalio-admit-v2", 15));
+	EXPECT_TRUE(!memcmp(a, "scalio-admit-h6", 15));
+	/* The target's proof is over other bytes than the host's. */
+	scalio_admit_mac_input(b, SCALIO_ADMIT_LABEL_TARGET, ch, no, 5, "kv",
+			       "nqn.h1", id, &bd);
+	EXPECT_TRUE(memcmp(a, b, sizeof(a)));
 	/* Moving a byte from the store to the NQN changes the input. */
-	scalio_admit_mac_input(b, ch, 5, "kvn", "qn.h1", id);
+	scalio_admit_mac_input(b, h, ch, no, 5, "kvn", "qn.h1", id, &bd);
 	EXPECT_TRUE(memcmp(a, b, sizeof(a)));
-	scalio_admit_mac_input(b, ch, 6, "kv", "nqn.h1", id);
-	EXPECT_TRUE(memcmp(a, b, sizeof(a)));
-	ch[31] ^= 1;
-	scalio_admit_mac_input(b, ch, 5, "kv", "nqn.h1", id);
+	scalio_admit_mac_input(b, h, ch, no, 6, "kv", "nqn.h1", id, &bd);
 	EXPECT_TRUE(memcmp(a, b, sizeof(a)));
 	ch[31] ^= 1;
+	scalio_admit_mac_input(b, h, ch, no, 5, "kv", "nqn.h1", id, &bd);
+	EXPECT_TRUE(memcmp(a, b, sizeof(a)));
+	ch[31] ^= 1;
+	no[0] ^= 1;
+	scalio_admit_mac_input(b, h, ch, no, 5, "kv", "nqn.h1", id, &bd);
+	EXPECT_TRUE(memcmp(a, b, sizeof(a)));
+	no[0] ^= 1;
 	id[0] ^= 1;
-	scalio_admit_mac_input(b, ch, 5, "kv", "nqn.h1", id);
+	scalio_admit_mac_input(b, h, ch, no, 5, "kv", "nqn.h1", id, &bd);
+	EXPECT_TRUE(memcmp(a, b, sizeof(a)));
+	id[0] ^= 1;
+	/* Every byte of the connection counts (a relay changes some). */
+	for (i = 0; i < 16; i++) {
+		bd.host_addr[i] ^= 1;
+		scalio_admit_mac_input(b, h, ch, no, 5, "kv", "nqn.h1", id, &bd);
+		EXPECT_TRUE(memcmp(a, b, sizeof(a)));
+		bd.host_addr[i] ^= 1;
+		bd.target_addr[i] ^= 1;
+		scalio_admit_mac_input(b, h, ch, no, 5, "kv", "nqn.h1", id, &bd);
+		EXPECT_TRUE(memcmp(a, b, sizeof(a)));
+		bd.target_addr[i] ^= 1;
+	}
+	for (i = 0; i < 32; i++) {
+		bd.host_qpn ^= 1U << i;
+		scalio_admit_mac_input(b, h, ch, no, 5, "kv", "nqn.h1", id, &bd);
+		EXPECT_TRUE(memcmp(a, b, sizeof(a)));
+		bd.host_qpn ^= 1U << i;
+		bd.target_qpn ^= 1U << i;
+		scalio_admit_mac_input(b, h, ch, no, 5, "kv", "nqn.h1", id, &bd);
+		EXPECT_TRUE(memcmp(a, b, sizeof(a)));
+		bd.target_qpn ^= 1U << i;
+	}
+	/* Swapping the ends' QP numbers is another connection too. */
+	bd.host_qpn = 18;
+	bd.target_qpn = 17;
+	scalio_admit_mac_input(b, h, ch, no, 5, "kv", "nqn.h1", id, &bd);
 	EXPECT_TRUE(memcmp(a, b, sizeof(a)));
 }
 

@@ -46,6 +46,19 @@
 #             3 s: it is gone within 3 s more (the waits are killable)
 #   kato-tiny HELLO tells a 1 ms keep-alive timeout: the host clamps it to
 #             3 s and sends at most one KEEPALIVE a second.
+#   admit-noproof, admit-badproof, admit-reflect
+#             ADMIT answered 0 without the target's proof of host1's
+#             secret, with a wrong one, or with host1's own proof sent
+#             back: the attach fails with EKEYREJECTED, naming the proof
+#             (otherwise the fake proves the secret: it is given host1's
+#             key file, so every other lie gets past ADMIT);
+#   relay     the fake relays host1's attach of kv0 to the real target (its
+#             own connection, host1's connect data, the target's challenge
+#             passed back, host1's ADMIT passed on): the real target must
+#             refuse the proof (EKEYREJECTED: it was made on host1's
+#             connection to the fake) and log why, and the attach fails.
+#             Control: 46-hostile-target.no-conn-bind (the connection out
+#             of the proofs) makes the target admit the relay.
 #   chunks-rkey (last) a well-formed store whose second index chunk has a
 #             wrong rkey: the attach succeeds; a GET of a block of that
 #             chunk fails (the RDMA READ's remote access error fails the
@@ -99,7 +112,7 @@ ALL="ok cm-none cm-magic cm-major cm-qd0 cm-qd-big cm-cid0 cm-cid-big
 	chunks-len chunks-zero ssd-short ssd-nqn-unterminated ssd-index
 	ssd-nqn-bad oversize noise-tag noise-stale noise-replay noise-op
 	noise-flag noise-len noise-status noise-runt noise-writeimm kato-tiny
-	chunks-rkey"
+	admit-noproof admit-badproof admit-reflect relay chunks-rkey"
 W=$((10 * F))	# kato-tiny's connection, in seconds
 list='' args=''
 for sc in $ALL; do
@@ -114,7 +127,8 @@ done
 # One vmctl call starts the fake target for every scenario (each call
 # costs seconds on the debug lane) and waits until it listens (never: it
 # exited).
-tg "$FT $P $((60 * F)) $args > /tmp/ft.log 2>&1 &
+tg "FT_KEY=\$SCALIO_CTL/vm/host1/scalio.key FT_RELAY=$A:4800 \
+	$FT $P $((60 * F)) $args > /tmp/ft.log 2>&1 &
 	ft=\$!
 	. /scalio/tests/vm/guest/wait.sh
 	listens() {
@@ -151,26 +165,27 @@ finish() {
 mark() { m0=$(dmesg | wc -l); }
 newlog() { dmesg | tail -n +$((m0 + 1)); }
 
-# must_fail SCENARIO LOG-PATTERN: the attach fails at SCALIO_IOC_ATTACH
-# with EPROTO, leaves no device, and the host logs PATTERN.
+# must_fail SCENARIO LOG-PATTERN [ERROR [STORE]]: the attach (of STORE,
+# default fake) fails at SCALIO_IOC_ATTACH with ERROR (default EPROTO's
+# text), leaves no device, and the host logs PATTERN.
 must_fail() {
-	sc=$1 pat=$2
+	sc=$1 pat=$2 err=${3:-Protocol error} st=${4:-fake}
 	want "$sc" || return 0
 	nrun=$((nrun + 1)) ran="$ran $sc"
 	echo "== $sc"
 	mark
-	out=$(scalioctl attach fake --addr "$A" --port $P 2>&1)
+	out=$(scalioctl attach $st --addr "$A" --port $P 2>&1)
 	rc=$?
 	echo "$out" | sed 's/^/   | /'
 	if [ $rc = 0 ] || ! echo "$out" | grep -q "SCALIO_IOC_ATTACH: "; then
 		bad "$sc: attach did not fail at SCALIO_IOC_ATTACH (rc $rc)"
 	elif [ "$sc" != oversize ] &&
-	     ! echo "$out" | grep -q "SCALIO_IOC_ATTACH: Protocol error"; then
-		bad "$sc: attach failed with another error"
+	     ! echo "$out" | grep -q "SCALIO_IOC_ATTACH: $err"; then
+		bad "$sc: attach failed with another error (not $err)"
 	else
 		ok "$sc: attach refused"
 	fi
-	[ -e /dev/scalio/fake ] && { bad "$sc: /dev/scalio/fake exists"; scalioctl detach fake; }
+	[ -e /dev/scalio/$st ] && { bad "$sc: /dev/scalio/$st exists"; scalioctl detach $st; }
 	if newlog | grep -Eq "$pat"; then
 		ok "$sc: host log: $(newlog | grep -E "$pat" | head -n 1 | sed 's/^\[[^]]*\] //')"
 	else
@@ -309,6 +324,28 @@ if must_attach kato-tiny; then
 	kdt=$(($(date +%s) - t0 + 1))
 fi
 
+# ADMIT answered without (or with a wrong, or with our own) proof of our
+# secret: not a target that holds it.
+K="Key was rejected by service"
+must_fail admit-noproof "fake: the target admitted host .* without proving its secret" "$K"
+must_fail admit-badproof "fake: the target's proof of host .*'s secret is wrong" "$K"
+must_fail admit-reflect "fake: the target's proof of host .*'s secret is wrong" "$K"
+# The relay: host1 attaches kv0 through the fake, which passes the
+# handshake on to the real target.  kv0 is detached first (one device per
+# store) and attached again after.
+if want relay; then
+	scalioctl detach kv0 > /dev/null || bad "relay: detach kv0"
+	tm0=$(tg "dmesg | wc -l")
+	must_fail relay "kv0: the target rejected the secret of host" "$K" kv0
+	tlog=$(tg "dmesg | tail -n +$((tm0 + 1))")
+	if echo "$tlog" | grep -q "refused: wrong secret, or a proof made on another connection (a relay)"; then
+		ok "relay: the real target: $(echo "$tlog" | grep 'a relay' | head -n 1 | sed 's/^\[[^]]*\] //')"
+	else
+		bad "relay: the real target did not refuse the relayed proof"; echo "$tlog" | tail -n 5
+	fi
+	scalioctl attach kv0 --addr "$A" > /dev/null || bad "relay: attach kv0 again"
+fi
+
 # chunks-rkey, last: the attach succeeds, then a GET of a block in the
 # second chunk reads the index with the wrong rkey: the RDMA READ fails
 # with a remote access error, and the host must fail that GET and the
@@ -345,6 +382,14 @@ if must_attach chunks-rkey; then
 	[ -e /dev/scalio/fake ] && bad "chunks-rkey: /dev/scalio/fake still there after detach"
 fi
 finish
+if want relay; then
+	grep '^relay' /tmp/ft.log | sed 's/^/   /'
+	if grep -q '^relay: the target answered ADMIT with -129$' /tmp/ft.log; then
+		ok "relay: the real target answered the relayed ADMIT with EKEYREJECTED"
+	else
+		bad "relay: the real target did not refuse the relayed ADMIT with EKEYREJECTED"
+	fi
+fi
 if [ $katt = 1 ]; then
 	ka=$(sed -n 's/^end kato-tiny keepalives \([0-9]*\) .*/\1/p' /tmp/ft.log)
 	if [ -n "$ka" ] && [ "$ka" -ge 1 ] && [ "$ka" -le $((kdt + 2)) ]; then
@@ -362,7 +407,7 @@ scalioctl put "${SCALIO_STORE:-kv0}" ht.k v && [ "$(scalioctl get "${SCALIO_STOR
 if [ -n "$ONLY" ]; then
 	want=$(echo $ONLY | wc -w)
 else
-	want=54
+	want=58
 fi
 [ "$nrun" = "$want" ] && ok "$nrun scenarios ran" ||
 	bad "$nrun scenarios ran, $want expected"
