@@ -44,6 +44,29 @@ static int scalio_tgt_admit_lookup(struct scalio_tgt_store *st,
 }
 
 /**
+ * scalio_tgt_admit_listed() - has @hostnqn an entry in allowed_hosts
+ * @st:		store
+ * @hostnqn:	host NQN
+ *
+ * Return: true if it has (with or without a secret).
+ */
+bool scalio_tgt_admit_listed(struct scalio_tgt_store *st, const char *hostnqn)
+{
+	struct scalio_tgt_host *h;
+	bool ret = false;
+
+	mutex_lock(&st->hosts_lock);
+	list_for_each_entry(h, &st->hosts, entry) {
+		if (!strcmp(h->nqn, hostnqn)) {
+			ret = true;
+			break;
+		}
+	}
+	mutex_unlock(&st->hosts_lock);
+	return ret;
+}
+
+/**
  * scalio_tgt_admit() - decide whether a host may use a store
  * @st:		store
  * @hostnqn:	the NQN the host sent (checked by scalio_msg_check())

@@ -29,6 +29,7 @@
  */
 #define pr_fmt(fmt) "scalio-target: configfs: " fmt
 
+#include <crypto/algapi.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/ctype.h>
@@ -316,8 +317,10 @@ CONFIGFS_ATTR_WO(scalio_tgt_store_, resume);
 
 /*
  * Admission settings may change while the store is up, as nvmet's
- * attr_allow_any_host and allowed_hosts may: they apply to the next
- * connection (and removing a host disconnects it).
+ * attr_allow_any_host and allowed_hosts may.  What takes access away ends
+ * the connections it covered (removing a host, giving it another secret,
+ * clearing attr_allow_any_host): their hosts reconnect and are admitted,
+ * or refused, by the new rules.
  */
 static ssize_t scalio_tgt_store_attr_allow_any_host_show(struct config_item *item,
 							 char *page)
@@ -330,11 +333,19 @@ static ssize_t scalio_tgt_store_attr_allow_any_host_store(struct config_item *it
 							  const char *page,
 							  size_t count)
 {
-	bool val;
+	struct scalio_tgt_store *st = to_store(item);
+	bool val, was;
 
 	if (kstrtobool(page, &val))
 		return -EINVAL;
-	WRITE_ONCE(to_store(item)->allow_any_host, val);
+	mutex_lock(&st->lock);
+	was = READ_ONCE(st->allow_any_host);
+	WRITE_ONCE(st->allow_any_host, val);
+	/* Hosts it let in without an entry must be admitted again. */
+	if (was && !val && st->enabled)
+		scalio_tgt_ctl_hosts_changed(st, NULL,
+					     "was admitted by attr_allow_any_host, now cleared");
+	mutex_unlock(&st->lock);
 	return count;
 }
 CONFIGFS_ATTR(scalio_tgt_store_, attr_allow_any_host);
@@ -783,7 +794,9 @@ static ssize_t scalio_tgt_host_dhchap_key_store(struct config_item *item,
 						const char *page, size_t count)
 {
 	struct scalio_tgt_host *h = to_host(item);
+	struct scalio_tgt_store *st = h->store;
 	size_t len = strnlen(page, count), i;
+	bool changed;
 
 	while (len && (page[len - 1] == '\n' || page[len - 1] == ' '))
 		len--;
@@ -792,11 +805,20 @@ static ssize_t scalio_tgt_host_dhchap_key_store(struct config_item *item,
 	for (i = 0; i < len; i++)
 		if (page[i] <= ' ' || page[i] > '~')
 			return -EINVAL;
-	mutex_lock(&h->store->hosts_lock);
+	mutex_lock(&st->hosts_lock);
+	changed = len != h->secret_len || crypto_memneq(h->secret, page, len);
 	memzero_explicit(h->secret, sizeof(h->secret));
 	memcpy(h->secret, page, len);
 	h->secret_len = len;
-	mutex_unlock(&h->store->hosts_lock);
+	mutex_unlock(&st->hosts_lock);
+	/* Admitted with the old secret (or none): prove the new one. */
+	if (changed) {
+		mutex_lock(&st->lock);
+		if (st->enabled)
+			scalio_tgt_ctl_hosts_changed(st, h->nqn,
+						     "has another secret");
+		mutex_unlock(&st->lock);
+	}
 	return count;
 }
 CONFIGFS_ATTR(scalio_tgt_host_, dhchap_key);
@@ -855,7 +877,7 @@ static void scalio_tgt_hosts_drop(struct config_group *group,
 	mutex_unlock(&st->hosts_lock);
 	mutex_lock(&st->lock);
 	if (st->enabled)
-		scalio_tgt_ctl_host_denied(st, h->nqn);
+		scalio_tgt_ctl_hosts_changed(st, h->nqn, "no longer allowed");
 	mutex_unlock(&st->lock);
 	config_item_put(item);
 }

@@ -278,16 +278,23 @@ int scalio_tgt_ctl_identify(struct scalio_tgt_conn *conn, const char *hostnqn,
 }
 
 /**
- * scalio_tgt_ctl_host_denied() - drop the connections of a host no longer
- * allowed
+ * scalio_tgt_ctl_hosts_changed() - drop the connections admission no
+ * longer covers as it did
  * @st:		enabled store (store->lock held)
- * @hostnqn:	the host removed from allowed_hosts
+ * @hostnqn:	the host removed from allowed_hosts or given another secret;
+ *		NULL: every host admitted without an allowed_hosts entry
+ *		(attr_allow_any_host was cleared)
+ * @why:	for the log line ("no longer allowed", ...)
+ *
+ * Their hosts reconnect and are admitted, or refused, by the rules as they
+ * are now; ADMITs decided before the change are decided again.
  */
-void scalio_tgt_ctl_host_denied(struct scalio_tgt_store *st,
-				const char *hostnqn)
+void scalio_tgt_ctl_hosts_changed(struct scalio_tgt_store *st,
+				  const char *hostnqn, const char *why)
 {
 	struct scalio_tgt_rstore *rs = st->transport;
 	struct scalio_tgt_conn *conn;
+	char nqn[SCALIO_NQN_MAX];
 
 	if (!rs)
 		return;
@@ -298,15 +305,18 @@ void scalio_tgt_ctl_host_denied(struct scalio_tgt_store *st,
 	spin_unlock(&rs->cnt_lock);
 	/* (Under rs->lock: every identified connection is on rs->conns.) */
 	list_for_each_entry(conn, &rs->conns, entry) {
-		bool match;
+		bool ident;
 
 		spin_lock(&rs->cnt_lock);
-		match = conn->identified && !strcmp(conn->hostnqn, hostnqn);
+		ident = conn->identified;
+		if (ident)
+			strscpy(nqn, conn->hostnqn, sizeof(nqn));
 		spin_unlock(&rs->cnt_lock);
-		if (!match)
+		if (!ident || (hostnqn ? strcmp(nqn, hostnqn) :
+			       scalio_tgt_admit_listed(st, nqn)))
 			continue;
-		pr_info("store %s: host %s no longer allowed: disconnecting client %u\n",
-			st->name, hostnqn, conn->client_id);
+		pr_info("store %s: host %s %s: disconnecting client %u\n",
+			st->name, nqn, why, conn->client_id);
 		rs->ctl_ops->disconnect(conn);
 	}
 	mutex_unlock(&rs->lock);

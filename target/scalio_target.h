@@ -478,6 +478,7 @@ int scalio_tgt_admit(struct scalio_tgt_store *st, const char *hostnqn,
 		     const u8 *host_id, const u8 *challenge, const u8 *nonce,
 		     u16 client_id, const struct scalio_conn_bind *bind,
 		     const u8 *mac, u8 *tmac, bool *proved);
+bool scalio_tgt_admit_listed(struct scalio_tgt_store *st, const char *hostnqn);
 
 /* rdma.c / rpc.c: the transport half */
 struct scalio_tgt_msg_ops;
@@ -488,10 +489,10 @@ int scalio_tgt_rdma_store_enable(struct scalio_tgt_store *st);
 /* Stop listening, disconnect every client, drop their references. */
 void scalio_tgt_rdma_store_disable(struct scalio_tgt_store *st);
 /*
- * control.c: disconnect every client of @st admitted as @hostnqn
- * (store->lock held).
+ * control.c: disconnect every client of @st admitted as @hostnqn, or (NULL)
+ * every one admitted without an allowed_hosts entry (store->lock held).
  */
-void scalio_tgt_ctl_host_denied(struct scalio_tgt_store *st,
-				const char *hostnqn);
+void scalio_tgt_ctl_hosts_changed(struct scalio_tgt_store *st,
+				  const char *hostnqn, const char *why);
 
 #endif /* _SCALIO_TARGET_H */

@@ -40,6 +40,14 @@
 #   4c. host2's VM paused (SIGSTOP) for 4/3 KATO + 2 s: the target reaps
 #      it; on resume host2 logs its late keep-alive, reconnects by itself
 #      and reads its pre-pause value; a PUT after it is seen by host1;
+#   4d. what takes access away ends the connections it covered: another
+#      secret written for host2 while it is attached drops its connection
+#      (target log), its reconnect with the old secret is refused (host2
+#      logs EKEYREJECTED), and with its secret written back it is in again
+#      by itself; host2 admitted without a secret by attr_allow_any_host
+#      (no allowed_hosts entry) is dropped when attr_allow_any_host is
+#      cleared, and its reconnect refused (EACCES).  Control:
+#      40-admission.no-drop-on-change;
 #   5. reaping: with host2 attached and idle, its QEMU is killed; the
 #      target reaps its connection within the documented time (KATO + one
 #      reaper period, KATO / 3; the wait has no bound of its own and
@@ -387,6 +395,50 @@ h2 "[ \"\$(scalioctl get $S adm.p)\" = before ] && scalioctl put $S adm.p after 
 [ "$(scalioctl get $S adm.p)" = after ] &&
 	ok "host1 sees host2's post-pause write" || bad "host1 does not see adm.p=after"
 h2 "scalioctl del $S adm.p > /dev/null; scalioctl detach $S" > /dev/null 2>&1
+
+echo "== 4d. another secret, attr_allow_any_host cleared: their connections end"
+HD=/sys/kernel/config/scalio/stores/$S/allowed_hosts/$H2
+AA=/sys/kernel/config/scalio/stores/$S/attr_allow_any_host
+h2 "scalioctl attach $S --addr $A > /dev/null && scalioctl put $S adm.s x" ||
+	bad "4d: host2 attach"
+hm=$(h2 "dmesg | wc -l")
+tm=$(tg "dmesg | wc -l")
+tg "echo another-secret-of-host2 > $HD/dhchap_key" || bad "4d: another secret"
+tg "dmesg | tail -n +$((tm + 1)) | grep 'host $H2 has another secret: disconnecting client'" &&
+	ok "4d: host2 disconnected when its secret changed" ||
+	bad "4d: host2 not disconnected when its secret changed"
+h2 "scalioctl get $S adm.s" > /dev/null 2>&1 &	# an operation that waits
+refused() { h2 "dmesg | tail -n +$((hm + 1)) | grep -q 'the target rejected the secret of host'"; }
+WAIT_INTERVAL=1 wait_until "host2's reconnect with its old secret refused" refused &&
+	ok "4d: host2's reconnect with its old secret refused (EKEYREJECTED)" ||
+	bad "4d: host2's reconnect with its old secret not refused"
+wait
+tg "cat $SCALIO_CTL/vm/host2/scalio.key > $HD/dhchap_key" || bad "4d: the secret back"
+back() { [ "$(h2 "scalioctl get $S adm.s" 2> /dev/null)" = x ]; }
+WAIT_INTERVAL=1 wait_until "host2 in again with its secret" back &&
+	ok "4d: host2 in again by itself once its secret is back" ||
+	bad "4d: host2 not in again with its secret back"
+h2 "scalioctl del $S adm.s > /dev/null; scalioctl detach $S" > /dev/null 2>&1
+# Without an entry, by attr_allow_any_host (and without a secret: a host
+# with one would refuse a target that cannot prove it).
+tg "echo 1 > $AA && rmdir $HD" || bad "4d: attr_allow_any_host 1, host2's entry removed"
+h2 "mv /etc/scalio/hostkey /tmp/hostkey && scalioctl attach $S --addr $A > /dev/null; rc=\$?; mv /tmp/hostkey /etc/scalio/hostkey; exit \$rc" &&
+	ok "4d: host2 admitted by attr_allow_any_host" ||
+	bad "4d: host2 not admitted by attr_allow_any_host"
+hm=$(h2 "dmesg | wc -l")
+tm=$(tg "dmesg | wc -l")
+tg "echo 0 > $AA" || bad "4d: attr_allow_any_host 0"
+tg "dmesg | tail -n +$((tm + 1)) | grep 'host $H2 was admitted by attr_allow_any_host, now cleared: disconnecting client'" &&
+	ok "4d: host2 disconnected when attr_allow_any_host was cleared" ||
+	bad "4d: host2 not disconnected when attr_allow_any_host was cleared"
+h2 "scalioctl get $S adm.k" > /dev/null 2>&1 &
+denied() { h2 "dmesg | tail -n +$((hm + 1)) | grep -q 'the target does not admit host'"; }
+WAIT_INTERVAL=1 wait_until "host2's reconnect refused" denied &&
+	ok "4d: host2's reconnect refused (EACCES)" || bad "4d: host2's reconnect not refused"
+wait
+h2 "scalioctl detach $S" > /dev/null 2>&1
+tg "mkdir $HD && cat $SCALIO_CTL/vm/host2/scalio.key > $HD/dhchap_key" ||
+	bad "4d: host2's entry back"
 
 echo "== 5. reaping a dead host"
 t0=$(tg "$slab")
