@@ -37,7 +37,7 @@ static int scalio_host_admit_check(struct scalio_host_hstore *hs,
 
 	if (rpc->rsp_len < sizeof(*rep) ||
 	    !(le32_to_cpu(rep->flags) & SCALIO_ADMIT_F_MAC)) {
-		pr_err("%s: the target admitted host %s without proving its secret: not the store's target (an impostor or a relay?)\n",
+		pr_err("%s: the target admitted host %s without proving its secret: it holds none for this host (allow-host --no-key, attr_allow_any_host), or it is not the store's target; attach without a key file to trust it by its address alone\n",
 		       hs->name, hs->hostnqn);
 		return -EKEYREJECTED;
 	}
