@@ -530,10 +530,11 @@ static int host_ident_init(struct host_ident *hi, const char *nqn,
  * @len:	its size
  * @store:	store name
  *
- * $SCALIO_RUNDIR (default /run/scalio)/<store>.attach: the path of the
- * key file the store was attached with ("key_file=PATH"), never the
- * secret; the module shows the host NQN and id but not where the secret
- * came from.  /run goes away at reboot, as the attachment does.
+ * $SCALIO_RUNDIR (default /run/scalio)/<store>.attach, one KEY=VALUE a
+ * line: "nvme_port=PORT", the nvmet port the SSDs were connected at, and
+ * "key_file=PATH", the key file the store was attached with (never the
+ * secret).  The module shows the address, port and host identity, but
+ * not these.  /run goes away at reboot, as the attachment does.
  */
 void attach_state_path(char *buf, size_t len, const char *store)
 {
@@ -542,19 +543,47 @@ void attach_state_path(char *buf, size_t len, const char *store)
 	snprintf(buf, len, "%s/%s.attach", r && *r ? r : "/run/scalio", store);
 }
 
-/* Record @key_file (or no key file) for @store; failure only warns. */
-static void write_attach_state(const char *store, const char *key_file)
+/**
+ * attach_state_get() - one value of @store's attach state
+ * @store:	store name
+ * @key:	"key_file" or "nvme_port"
+ * @buf:	out: the value
+ * @len:	its size
+ *
+ * Return: true if the state has @key (with a non-empty value).
+ */
+bool attach_state_get(const char *store, const char *key, char *buf,
+		      size_t len)
 {
-	char p[PATH_MAX], abs[PATH_MAX], *slash;
+	char p[PATH_MAX], line[PATH_MAX + 32];
+	size_t k = strlen(key);
+	bool found = false;
 	FILE *f;
 
 	attach_state_path(p, sizeof(p), store);
-	if (!key_file) {
-		unlink(p);
-		return;
+	f = fopen(p, "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (strncmp(line, key, k) || line[k] != '=' || !line[k + 1])
+			continue;
+		snprintf(buf, len, "%s", line + k + 1);
+		found = true;
 	}
-	if (!realpath(key_file, abs))
-		snprintf(abs, sizeof(abs), "%s", key_file);
+	fclose(f);
+	return found;
+}
+
+/* Record @nvme_port and @key_file (if any) for @store; failure only warns. */
+static void write_attach_state(const char *store, uint32_t nvme_port,
+			       const char *key_file)
+{
+	char p[PATH_MAX], abs[PATH_MAX], *slash;
+	int err = 0;
+	FILE *f;
+
+	attach_state_path(p, sizeof(p), store);
 	slash = strrchr(p, '/');
 	if (slash) {
 		*slash = '\0';
@@ -562,11 +591,75 @@ static void write_attach_state(const char *store, const char *key_file)
 		*slash = '/';
 	}
 	f = fopen(p, "we");
-	if (!f || fprintf(f, "key_file=%s\n", abs) < 0 || fclose(f)) {
-		fprintf(stderr, "%s: warning: cannot record the key file in %s: %s (save will not know it)\n",
-			progname, p, strerror(errno));
-		if (f)
-			fclose(f);
+	if (!f) {
+		err = errno;
+	} else {
+		if (fprintf(f, "nvme_port=%u\n", nvme_port) < 0)
+			err = errno;
+		if (key_file) {
+			if (!realpath(key_file, abs))
+				snprintf(abs, sizeof(abs), "%s", key_file);
+			if (fprintf(f, "key_file=%s\n", abs) < 0)
+				err = errno;
+		}
+		if (fclose(f) && !err)
+			err = errno;
+	}
+	if (err)
+		fprintf(stderr, "%s: warning: cannot record the nvme port and key file in %s: %s (save will not know them)\n",
+			progname, p, strerror(err));
+}
+
+/*
+ * The port of a live controller of @store's subsystems: save's fallback
+ * for an attachment whose state has no nvme_port (an older scalioctl).
+ * 0 if none.
+ */
+uint32_t store_nvme_port(const char *store)
+{
+	nvme_root_t r = nvme_scan_subsys(&(struct nqn_match){ .store = store });
+	nvme_subsystem_t s;
+	uint32_t port = 0;
+	nvme_host_t h;
+	nvme_ctrl_t c;
+
+	if (!r)
+		return 0;
+	nvme_for_each_host(r, h)
+		nvme_for_each_subsystem(h, s)
+			nvme_subsystem_for_each_ctrl(s, c) {
+				const char *v = nvme_ctrl_get_trsvcid(c);
+
+				if (!port && v && ctrl_usable(c) &&
+				    parse_u32(v, 1, 65535, &port))
+					port = 0;
+			}
+	nvme_free_tree(r);
+	return port;
+}
+
+/*
+ * Fill what @hi lacks from the store's own identity (the module's
+ * attributes, scalio's sysfs): with no --hostnqn and no /etc/nvme/hostnqn
+ * the store is attached as the module's default host NQN and id, and the
+ * NVMe-oF connects must be that host too.  Older modules lack them.
+ */
+static void store_ident(struct host_ident *hi, const char *store)
+{
+	char p[PATH_MAX], v[SCALIO_NQN_MAX];
+	uint8_t id[16];
+	static const uint8_t zero[16];
+
+	if (!hi->nqn[0]) {
+		pathf(p, "%s/class/misc/scalio-%s/hostnqn", sys_root(), store);
+		if (read_file(p, v, sizeof(v)) > 0 && valid_nqn(v))
+			snprintf(hi->nqn, sizeof(hi->nqn), "%s", v);
+	}
+	if (!hi->id[0]) {
+		pathf(p, "%s/class/misc/scalio-%s/hostid", sys_root(), store);
+		if (read_file(p, v, sizeof(v)) > 0 && !parse_uuid(v, id) &&
+		    memcmp(id, zero, sizeof(id)))
+			snprintf(hi->id, sizeof(hi->id), "%.36s", v);
 	}
 }
 
@@ -711,7 +804,8 @@ int cmd_attach(int argc, char **argv)
 	} else {
 		info_msg("store %s: attached to %s:%u", name, addr, port);
 	}
-	write_attach_state(name, key_file);
+	write_attach_state(name, nvme_port, key_file);
+	store_ident(&hi, name);
 	ret = EXIT_OK;
 	close(ctl);
 

@@ -99,6 +99,9 @@ int read_secret(const char *path, uint8_t *secret, uint32_t *len);
 int cmd_attach(int argc, char **argv);
 int cmd_detach(int argc, char **argv);
 void attach_state_path(char *buf, size_t len, const char *store);
+bool attach_state_get(const char *store, const char *key, char *buf,
+		      size_t len);
+uint32_t store_nvme_port(const char *store);
 
 /* kv.c */
 int cmd_put(int argc, char **argv);
