@@ -358,7 +358,7 @@ static int attach_ssd(int fd, const char *store, const struct scalio_ssd_info *s
 		for (waited = 0; waited < CONNECT_WAIT_MS; waited += 100) {
 			ret = find_nvme_blockdev(si->nqn, si->nsid, path,
 						 sizeof(path));
-			if (!ret)
+			if (!ret || ret == -EIO)	/* found, or cannot scan */
 				break;
 			sleep_ms(100);
 		}
