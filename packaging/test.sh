@@ -76,6 +76,7 @@ for f in usr/sbin/scalioctl usr/bin/scalio-ycsb "usr/lib/$multiarch/fio/scalio-f
 done
 dep=$(dpkg-deb -f "$debs/$tools_deb" Depends)
 if grep -q 'liburing2' <<< "$dep"; then ok "scalio-tools depends on liburing2"; else notok "scalio-tools depends on liburing2" "$dep"; fi
+if grep -q 'libnvme1' <<< "$dep"; then ok "scalio-tools depends on libnvme1 (scalioctl's NVMe-oF)"; else notok "scalio-tools depends on libnvme1" "$dep"; fi
 check "installed scalioctl runs" in_root /usr/sbin/scalioctl help
 for p in man8/scalioctl.8.gz man7/scalio.7.gz man1/scalio-ycsb.1.gz; do
 	err=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$r/usr/share/man/$p" 2>&1 >/dev/null)

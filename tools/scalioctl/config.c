@@ -478,40 +478,19 @@ static int save_target(struct json_object *doc)
 	return ret;
 }
 
-/* The nvmet port ("trsvcid=" of a controller's address) of @store's SSDs. */
+/*
+ * The nvmet port @store's SSDs were connected at: attach records it; an
+ * attachment by an older scalioctl has only its live controllers to tell
+ * (libnvme, which reads the real /sys even under $SCALIO_SYSFS).
+ */
 static uint32_t host_nvme_port(const char *store)
 {
-	char dir[PATH_MAX], p[PATH_MAX], buf[SCALIO_NQN_MAX], **names;
-	uint32_t port = 0;
-	int i, n;
+	char v[16];
+	uint32_t port;
 
-	pathf(dir, "%s/class/nvme", sys_root());
-	n = list_dir(dir, DT_LNK, &names);
-	if (n <= 0)
-		n = list_dir(dir, DT_DIR, &names);
-	for (i = 0; i < n && !port; i++) {
-		char *s, *e;
-
-		pathf(p, "%s/%s/subsysnqn", dir, names[i]);
-		if (read_file(p, buf, sizeof(buf)) <= 0 ||
-		    !is_store_nqn(buf, store))
-			continue;
-		pathf(p, "%s/%s/address", dir, names[i]);
-		if (read_file(p, buf, sizeof(buf)) <= 0)
-			continue;
-		s = strstr(buf, "trsvcid=");
-		if (!s)
-			continue;
-		s += 8;
-		e = strchr(s, ',');
-		if (e)
-			*e = '\0';
-		if (parse_u32(s, 1, 65535, &port))
-			port = 0;
-	}
-	if (n > 0)
-		free_list(names, n);
-	return port;
+	if (attach_state_get(store, "nvme_port", v, sizeof(v)))
+		return parse_u32(v, 1, 65535, &port) ? 0 : port;
+	return store_nvme_port(store);
 }
 
 /*
@@ -623,10 +602,8 @@ static int save_one_host_store(const char *dir, const char *name, void *arg)
 	pathf(p, "%s/hostid", dir);
 	if (read_file(p, num, sizeof(num)) > 0 && valid_uuid(num))
 		json_put(w, "hostid", json_object_new_string(num));
-	attach_state_path(p, sizeof(p), name);
-	if (read_file(p, nqn, sizeof(nqn)) > 0 &&
-	    !strncmp(nqn, "key_file=/", 10))
-		json_put(w, "key_file", json_object_new_string(nqn + 9));
+	if (attach_state_get(name, "key_file", p, sizeof(p)) && p[0] == '/')
+		json_put(w, "key_file", json_object_new_string(p));
 	return 0;
 }
 

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * scalioctl attach / detach: the client's side.  The host module does the
- * RDMA handshake; this tool connects each SSD's NVMe-oF subsystem with
- * nvme-cli, finds the resulting block device in sysfs and binds it.
+ * RDMA handshake; this tool connects each SSD's NVMe-oF subsystem, finds
+ * the namespace's block device and binds it, all through libnvme (the
+ * library of nvme-cli): its topology tree, nvmf_add_ctrl() and
+ * nvme_disconnect_ctrl().
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -14,20 +15,22 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <libnvme.h>
+
 #include "scalioctl.h"
 
-#define SYS_NVME	"/sys/class/nvme"
-#define SYS_NVME_SUBSYS	"/sys/class/nvme-subsystem"
 #define CONNECT_WAIT_MS	20000	/* namespace scanning is asynchronous */
 #define DEVNODE_WAIT_MS	5000
+/* Where libnvme's nvmf_hostnqn_from_file() / nvmf_hostid_from_file() read. */
 #define NVME_HOSTNQN	"/etc/nvme/hostnqn"
 #define NVME_HOSTID	"/etc/nvme/hostid"
 #define SCALIO_HOSTKEY	"/etc/scalio/hostkey"	/* default --key-file */
 
-/* Who this host is, for the target's admission and for nvme connect. */
+/* Who this host is, for the target's admission and for the NVMe connect. */
 struct host_ident {
 	char	nqn[SCALIO_NQN_MAX];	/* "" : the module's default */
 	char	id[40];			/* UUID text, "" : none */
@@ -42,185 +45,299 @@ static void sleep_ms(unsigned int ms)
 		;
 }
 
-static bool ctrl_usable(const char *ctrl)
-{
-	char p[PATH_MAX], state[64];
+/*
+ * libnvme's messages.  With -v they go to stderr (LOG_INFO: connects and
+ * disconnects); otherwise up to LOG_NOTICE is kept in memory, and the last
+ * line goes into our own message when an operation fails: libnvme reports
+ * a refused connect as one of its ENVME_CONNECT_* codes and logs the
+ * kernel's errno (e.g. "Failed to write to /dev/nvme-fabrics: Input/output
+ * error") only as a message.
+ */
+static FILE *nvme_log;
+static char *nvme_log_buf;
+static size_t nvme_log_len, nvme_log_mark;
 
-	pathf(p, SYS_NVME "/%s/state", ctrl);
-	if (read_file(p, state, sizeof(state)) < 0)
+static nvme_root_t nvme_root(void)
+{
+	nvme_root_t r;
+
+	if (!nvme_log) {
+		nvme_log = verbose ? stderr :
+			open_memstream(&nvme_log_buf, &nvme_log_len);
+		if (!nvme_log)
+			nvme_log = stderr;
+	}
+	r = nvme_create_root(nvme_log, verbose ? LOG_INFO : LOG_NOTICE);
+	if (!r)
+		err_msg("libnvme: cannot create its topology root: %s",
+			strerror(errno));
+	return r;
+}
+
+/* From here on, nvme_last_msg() looks at what libnvme logs. */
+static void nvme_log_start(void)
+{
+	if (nvme_log && nvme_log != stderr && !fflush(nvme_log))
+		nvme_log_mark = nvme_log_len;
+}
+
+/*
+ * The last line libnvme logged since nvme_log_start() ("" if none, or
+ * with -v: it went to stderr).  Ends the log: call it once, at the end.
+ */
+static const char *nvme_last_msg(void)
+{
+	char *first, *end, *start;
+
+	if (!nvme_log || nvme_log == stderr || fflush(nvme_log) ||
+	    !nvme_log_buf || nvme_log_len <= nvme_log_mark)
+		return "";
+	first = nvme_log_buf + nvme_log_mark;
+	end = nvme_log_buf + nvme_log_len;
+	while (end > first && end[-1] == '\n')
+		*--end = '\0';
+	start = end;
+	while (start > first && start[-1] != '\n')
+		start--;
+	return start;
+}
+
+/* An error of libnvme: its ENVME_CONNECT_* codes or an errno. */
+static const char *nvme_strerror(int err)
+{
+	return err >= ENVME_CONNECT_RESOLVE ? nvme_errno_to_string(err) :
+	       strerror(err);
+}
+
+/* What a subsystem scan keeps: subsystem @nqn, or every one of @store. */
+struct nqn_match {
+	const char *nqn;
+	const char *store;
+};
+
+static bool nqn_matches(const char *nqn, const struct nqn_match *m)
+{
+	if (!nqn)
+		return false;
+	return m->nqn ? !strcmp(nqn, m->nqn) : is_store_nqn(nqn, m->store);
+}
+
+/*
+ * Only the wanted subsystems: libnvme opens (and identifies) every
+ * namespace it scans, so the others are left out before that.
+ */
+static bool scan_filter(nvme_subsystem_t s, nvme_ctrl_t c, nvme_ns_t n,
+			void *arg)
+{
+	(void)n;
+	if (s)
+		return nqn_matches(nvme_subsystem_get_nqn(s), arg);
+	if (c)
+		return nqn_matches(nvme_ctrl_get_subsysnqn(c), arg);
+	return true;
+}
+
+/* The topology of the subsystems @m matches; NULL with a message. */
+static nvme_root_t nvme_scan_subsys(const struct nqn_match *m)
+{
+	nvme_root_t r = nvme_root();
+
+	if (r && nvme_scan_topology(r, scan_filter, (void *)m) < 0) {
+		err_msg("libnvme: cannot scan the NVMe topology: %s",
+			strerror(errno));
+		nvme_free_tree(r);
+		r = NULL;
+	}
+	return r;
+}
+
+static bool ctrl_usable(nvme_ctrl_t c)
+{
+	const char *state = nvme_ctrl_get_state(c);
+
+	if (!state)
 		return true;	/* no state attribute: assume live */
 	return strncmp(state, "deleting", 8) && strcmp(state, "dead");
+}
+
+static bool subsys_is(nvme_subsystem_t s, const char *nqn)
+{
+	const char *v = nvme_subsystem_get_nqn(s);
+
+	return v && !strcmp(v, nqn);
+}
+
+/* A connected, non-deleting controller of subsystem @nqn in @r. */
+static nvme_ctrl_t live_ctrl(nvme_root_t r, const char *nqn)
+{
+	nvme_subsystem_t s;
+	nvme_host_t h;
+	nvme_ctrl_t c;
+
+	nvme_for_each_host(r, h)
+		nvme_for_each_subsystem(h, s) {
+			if (!subsys_is(s, nqn))
+				continue;
+			nvme_subsystem_for_each_ctrl(s, c)
+				if (ctrl_usable(c))
+					return c;
+		}
+	return NULL;
 }
 
 /* Name of a connected, non-deleting controller of subsystem @nqn. */
 static bool find_ctrl(const char *nqn, char *ctrl, size_t len)
 {
-	char p[PATH_MAX], buf[SCALIO_NQN_MAX];
-	struct dirent *de;
-	bool found = false;
-	DIR *d = opendir(SYS_NVME);
+	struct nqn_match m = { .nqn = nqn };
+	nvme_root_t r = nvme_scan_subsys(&m);
+	nvme_ctrl_t c;
 
-	if (!d)
+	if (!r)
 		return false;
-	while (!found && (de = readdir(d))) {
-		if (strncmp(de->d_name, "nvme", 4))
+	c = live_ctrl(r, nqn);
+	if (c)
+		snprintf(ctrl, len, "%s", nvme_ctrl_get_name(c));
+	nvme_free_tree(r);
+	return c;
+}
+
+/*
+ * Namespace @nsid of subsystem @s.  With native multipath the visible
+ * head nvmeSnY is the subsystem's; without it, controller nvmeX carries
+ * nvmeXnY (taken only from a live controller).
+ */
+static nvme_ns_t subsys_ns(nvme_subsystem_t s, uint32_t nsid)
+{
+	nvme_ctrl_t c;
+	nvme_ns_t n;
+
+	nvme_subsystem_for_each_ns(s, n)
+		if ((uint32_t)nvme_ns_get_nsid(n) == nsid)
+			return n;
+	nvme_subsystem_for_each_ctrl(s, c) {
+		if (!ctrl_usable(c))
 			continue;
-		pathf(p, SYS_NVME "/%s/subsysnqn", de->d_name);
-		if (read_file(p, buf, sizeof(buf)) < 0 || strcmp(buf, nqn))
-			continue;
-		if (!ctrl_usable(de->d_name))
-			continue;
-		snprintf(ctrl, len, "%s", de->d_name);
-		found = true;
+		nvme_ctrl_for_each_ns(c, n)
+			if ((uint32_t)nvme_ns_get_nsid(n) == nsid)
+				return n;
 	}
-	closedir(d);
-	return found;
-}
-
-static bool nsid_is(const char *dir, uint32_t nsid)
-{
-	char p[PATH_MAX], buf[32];
-	uint32_t v;
-
-	pathf(p, "%s/nsid", dir);
-	return read_file(p, buf, sizeof(buf)) > 0 &&
-	       !parse_u32(buf, 0, UINT32_MAX, &v) && v == nsid;
-}
-
-/* /dev/<name> for a visible block device, if the node is there. */
-static int devnode(const char *name, char *path, size_t len)
-{
-	char p[PATH_MAX];
-
-	pathf(p, "/sys/block/%s", name);
-	if (!path_exists(p))
-		return -ENOENT;
-	snprintf(path, len, "/dev/%s", name);
-	return path_exists(path) ? 0 : -EAGAIN;
+	return NULL;
 }
 
 /**
  * find_nvme_blockdev() - block device of namespace @nsid of subsystem @nqn
- * @nqn:	subsystem NQN (the controller's subsysnqn attribute)
+ * @nqn:	subsystem NQN
  * @nsid:	namespace id
  * @path:	out: /dev/nvmeXnY
+ * @len:	its size
  *
- * Without native multipath a controller nvmeX carries its namespaces as
- * nvmeXnY.  With it, the controller carries hidden path devices
- * nvmeScXnY and the visible head nvmeSnY hangs below the subsystem
- * nvme-subsysS; both layouts are searched.
+ * libnvme lists a namespace only once it could open its /dev node and
+ * identify it, so a namespace not (yet) openable is not found (yet).
  *
- * Return: 0, -ENOENT if not found (yet), -EAGAIN if sysfs has it but the
- * /dev node has not appeared yet.
+ * Return: 0; -ENOENT if not found (yet), -ENOTCONN if no controller of
+ * @nqn is live either, -EIO if libnvme cannot scan (message printed).
  */
-int find_nvme_blockdev(const char *nqn, uint32_t nsid, char *path, size_t len)
+static int find_nvme_blockdev(const char *nqn, uint32_t nsid, char *path,
+			      size_t len)
 {
-	char p[PATH_MAX], buf[SCALIO_NQN_MAX], dir[PATH_MAX];
-	struct dirent *de, *ne;
+	struct nqn_match m = { .nqn = nqn };
+	nvme_root_t r = nvme_scan_subsys(&m);
+	nvme_subsystem_t s;
+	nvme_host_t h;
+	nvme_ns_t n;
 	int ret = -ENOENT;
-	DIR *d, *nd;
 
-	d = opendir(SYS_NVME);
-	while (d && ret && (de = readdir(d))) {
-		if (strncmp(de->d_name, "nvme", 4))
-			continue;
-		pathf(p, SYS_NVME "/%s/subsysnqn", de->d_name);
-		if (read_file(p, buf, sizeof(buf)) < 0 || strcmp(buf, nqn) ||
-		    !ctrl_usable(de->d_name))
-			continue;
-		pathf(dir, SYS_NVME "/%s", de->d_name);
-		nd = opendir(dir);
-		while (nd && ret && (ne = readdir(nd))) {
-			unsigned int s, c, n;
-			char name[NAME_MAX + 1];
-			int end = 0;
-
-			if (strncmp(ne->d_name, "nvme", 4))
+	if (!r)
+		return -EIO;
+	/* A subsystem connected as several host NQNs is under each host. */
+	nvme_for_each_host(r, h)
+		nvme_for_each_subsystem(h, s) {
+			if (!subsys_is(s, nqn))
 				continue;
-			pathf(p, "%s/%s", dir, ne->d_name);
-			if (!nsid_is(p, nsid))
-				continue;
-			if (sscanf(ne->d_name, "nvme%uc%un%u%n", &s, &c, &n,
-				   &end) == 3 && !ne->d_name[end])
-				/* multipath path device: use its head */
-				snprintf(name, sizeof(name), "nvme%un%u", s, n);
-			else
-				snprintf(name, sizeof(name), "%s", ne->d_name);
-			ret = devnode(name, path, len);
+			n = subsys_ns(s, nsid);
+			if (n) {
+				snprintf(path, len, "/dev/%s",
+					 nvme_ns_get_name(n));
+				ret = 0;
+				goto out;
+			}
 		}
-		if (nd)
-			closedir(nd);
-	}
-	if (d)
-		closedir(d);
-	if (ret != -ENOENT)
-		return ret;
-
-	/* Multipath heads listed under their subsystem. */
-	d = opendir(SYS_NVME_SUBSYS);
-	while (d && ret == -ENOENT && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		pathf(p, SYS_NVME_SUBSYS "/%s/subsysnqn",
-			 de->d_name);
-		if (read_file(p, buf, sizeof(buf)) < 0 || strcmp(buf, nqn))
-			continue;
-		pathf(dir, SYS_NVME_SUBSYS "/%s", de->d_name);
-		nd = opendir(dir);
-		while (nd && ret == -ENOENT && (ne = readdir(nd))) {
-			if (strncmp(ne->d_name, "nvme", 4) ||
-			    strchr(ne->d_name, 'c'))
-				continue;
-			pathf(p, "%s/%s", dir, ne->d_name);
-			if (nsid_is(p, nsid))
-				ret = devnode(ne->d_name, path, len);
-		}
-		if (nd)
-			closedir(nd);
-	}
-	if (d)
-		closedir(d);
+	if (!live_ctrl(r, nqn))
+		ret = -ENOTCONN;
+out:
+	nvme_free_tree(r);
 	return ret;
 }
 
+/*
+ * Connect subsystem @nqn at rdma @addr:@port as host @hi, with nvme-cli's
+ * defaults (nvmf_default_config()).  /etc/nvme/config.json is not read:
+ * the store's attach parameters are the whole configuration.
+ */
 static int nvme_connect(const char *addr, uint32_t port, const char *nqn,
 			const struct host_ident *hi)
 {
-	char svc[16];
-	char *argv[16] = { "nvme", "connect", "-t", "rdma", "-a", (char *)addr,
-			   "-s", svc, "-n", (char *)nqn, NULL };
-	int n = 10, ret;
+	struct nvme_fabrics_config cfg;
+	char svc[16], why[256], ctrl[NAME_MAX + 1], *gen = NULL;
+	const char *hostnqn = hi->nqn;
+	nvme_root_t r;
+	nvme_host_t h;
+	nvme_ctrl_t c;
+	int err;
 
-	/* The same host NQN as the store's: nvmet admits hosts by it. */
-	if (hi->nqn[0]) {
-		argv[n++] = "--hostnqn";
-		argv[n++] = (char *)hi->nqn;
+	r = nvme_root();
+	if (!r)
+		return EXIT_FAIL;
+	/* No host NQN anywhere: libnvme's machine one, as nvme-cli takes. */
+	if (!hostnqn[0]) {
+		gen = nvmf_hostnqn_generate();
+		if (!gen) {
+			err_msg("connect %s: no host NQN (give --hostnqn or write %s)",
+				nqn, NVME_HOSTNQN);
+			nvme_free_tree(r);
+			return EXIT_FAIL;
+		}
+		hostnqn = gen;
 	}
-	if (hi->id[0]) {
-		argv[n++] = "--hostid";
-		argv[n++] = (char *)hi->id;
-	}
-	argv[n] = NULL;
+	/* The same host NQN and id as the store's: nvmet admits hosts by it. */
+	h = nvme_lookup_host(r, hostnqn, hi->id[0] ? hi->id : NULL);
 	snprintf(svc, sizeof(svc), "%u", port);
-	ret = run_cmd(argv, !verbose);
-	if (ret < 0) {
-		err_msg("cannot run 'nvme connect': %s%s", strerror(-ret),
-			ret == -ENOENT ? " (install nvme-cli)" : "");
+	c = h ? nvme_create_ctrl(r, nqn, "rdma", addr, NULL, NULL, svc) : NULL;
+	if (!c) {
+		err_msg("libnvme: cannot set up a controller for %s: %s", nqn,
+			strerror(errno));
+		free(gen);
+		nvme_free_tree(r);
 		return EXIT_FAIL;
 	}
-	if (ret) {
-		char ctrl[NAME_MAX + 1];
-
-		/* It may have lost a race with another connect: fine. */
-		if (find_ctrl(nqn, ctrl, sizeof(ctrl)))
-			return EXIT_OK;
-		err_msg("'nvme connect -t rdma -a %s -s %u -n %s' failed (exit %d)",
-			addr, port, nqn, ret);
-		return EXIT_FAIL;
+	nvmf_default_config(&cfg);
+	nvme_log_start();
+	if (!nvmf_add_ctrl(h, c, &cfg)) {
+		free(gen);
+		nvme_free_tree(r);	/* @c is in the tree now */
+		return EXIT_OK;
 	}
-	return EXIT_OK;
+	err = errno;
+	snprintf(why, sizeof(why), "%s", nvme_last_msg());
+	/* Not in the tree: nvmf_add_ctrl() links it only once connected. */
+	if (!nvme_ctrl_get_subsystem(c))
+		nvme_free_ctrl(c);
+	nvme_free_tree(r);
+	/*
+	 * It may have lost a race with another connect (EALREADY), or have
+	 * connected with libnvme not finding the new controller's subsystem
+	 * right after: fine if a live controller is there now.
+	 */
+	if (find_ctrl(nqn, ctrl, sizeof(ctrl))) {
+		free(gen);
+		return EXIT_OK;
+	}
+	err_msg("NVMe-oF connect of %s at rdma %s port %u as host %s: %s%s%s",
+		nqn, addr, port, hostnqn, nvme_strerror(err),
+		why[0] ? "; libnvme: " : "", why);
+	free(gen);
+	return EXIT_FAIL;
 }
-
 static int attach_ssd(int fd, const char *store, const struct scalio_ssd_info *si,
 		      const char *addr, uint32_t nvme_port,
 		      const struct host_ident *hi)
@@ -241,7 +358,7 @@ static int attach_ssd(int fd, const char *store, const struct scalio_ssd_info *s
 		for (waited = 0; waited < CONNECT_WAIT_MS; waited += 100) {
 			ret = find_nvme_blockdev(si->nqn, si->nsid, path,
 						 sizeof(path));
-			if (!ret)
+			if (!ret || ret == -EIO)	/* found, or cannot scan */
 				break;
 			sleep_ms(100);
 		}
@@ -249,8 +366,9 @@ static int attach_ssd(int fd, const char *store, const struct scalio_ssd_info *s
 			err_msg("ssd %u: no block device for namespace %u of %s after %d s (%s)",
 				si->index, si->nsid, si->nqn,
 				CONNECT_WAIT_MS / 1000,
-				ret == -EAGAIN ? "sysfs has it but no /dev node"
-					       : "not in " SYS_NVME);
+				ret == -ENOTCONN ? "no live controller" :
+				ret == -ENOENT ? "the controller is live but libnvme finds no openable namespace"
+					       : "libnvme cannot scan");
 			return EXIT_FAIL;
 		}
 	}
@@ -366,7 +484,14 @@ int read_secret(const char *path, uint8_t *secret, uint32_t *len)
 	return EXIT_OK;
 }
 
-/* --hostnqn / --hostid, else /etc/nvme's, as nvme-cli does. */
+/* Copy @v (NULL: none) into @buf and free it. */
+static void take_str(char *buf, size_t len, char *v)
+{
+	snprintf(buf, len, "%s", v ? v : "");
+	free(v);
+}
+
+/* --hostnqn / --hostid, else /etc/nvme's (libnvme reads them for nvme-cli). */
 static int host_ident_init(struct host_ident *hi, const char *nqn,
 			   const char *id, const char *key_file)
 {
@@ -374,12 +499,12 @@ static int host_ident_init(struct host_ident *hi, const char *nqn,
 	hi->auth.size = sizeof(hi->auth);
 	if (nqn)
 		snprintf(hi->nqn, sizeof(hi->nqn), "%s", nqn);
-	else if (read_file(NVME_HOSTNQN, hi->nqn, sizeof(hi->nqn)) < 0)
-		hi->nqn[0] = '\0';
+	else
+		take_str(hi->nqn, sizeof(hi->nqn), nvmf_hostnqn_from_file());
 	if (id)
 		snprintf(hi->id, sizeof(hi->id), "%s", id);
-	else if (read_file(NVME_HOSTID, hi->id, sizeof(hi->id)) < 0)
-		hi->id[0] = '\0';
+	else
+		take_str(hi->id, sizeof(hi->id), nvmf_hostid_from_file());
 	if (hi->nqn[0] && !valid_nqn(hi->nqn)) {
 		err_msg("host NQN '%s'%s is not a valid NQN", hi->nqn,
 			nqn ? "" : " (from " NVME_HOSTNQN ")");
@@ -405,10 +530,11 @@ static int host_ident_init(struct host_ident *hi, const char *nqn,
  * @len:	its size
  * @store:	store name
  *
- * $SCALIO_RUNDIR (default /run/scalio)/<store>.attach: the path of the
- * key file the store was attached with ("key_file=PATH"), never the
- * secret; the module shows the host NQN and id but not where the secret
- * came from.  /run goes away at reboot, as the attachment does.
+ * $SCALIO_RUNDIR (default /run/scalio)/<store>.attach, one KEY=VALUE a
+ * line: "nvme_port=PORT", the nvmet port the SSDs were connected at, and
+ * "key_file=PATH", the key file the store was attached with (never the
+ * secret).  The module shows the address, port and host identity, but
+ * not these.  /run goes away at reboot, as the attachment does.
  */
 void attach_state_path(char *buf, size_t len, const char *store)
 {
@@ -417,19 +543,47 @@ void attach_state_path(char *buf, size_t len, const char *store)
 	snprintf(buf, len, "%s/%s.attach", r && *r ? r : "/run/scalio", store);
 }
 
-/* Record @key_file (or no key file) for @store; failure only warns. */
-static void write_attach_state(const char *store, const char *key_file)
+/**
+ * attach_state_get() - one value of @store's attach state
+ * @store:	store name
+ * @key:	"key_file" or "nvme_port"
+ * @buf:	out: the value
+ * @len:	its size
+ *
+ * Return: true if the state has @key (with a non-empty value).
+ */
+bool attach_state_get(const char *store, const char *key, char *buf,
+		      size_t len)
 {
-	char p[PATH_MAX], abs[PATH_MAX], *slash;
+	char p[PATH_MAX], line[PATH_MAX + 32];
+	size_t k = strlen(key);
+	bool found = false;
 	FILE *f;
 
 	attach_state_path(p, sizeof(p), store);
-	if (!key_file) {
-		unlink(p);
-		return;
+	f = fopen(p, "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (strncmp(line, key, k) || line[k] != '=' || !line[k + 1])
+			continue;
+		snprintf(buf, len, "%s", line + k + 1);
+		found = true;
 	}
-	if (!realpath(key_file, abs))
-		snprintf(abs, sizeof(abs), "%s", key_file);
+	fclose(f);
+	return found;
+}
+
+/* Record @nvme_port and @key_file (if any) for @store; failure only warns. */
+static void write_attach_state(const char *store, uint32_t nvme_port,
+			       const char *key_file)
+{
+	char p[PATH_MAX], abs[PATH_MAX], *slash;
+	int err = 0;
+	FILE *f;
+
+	attach_state_path(p, sizeof(p), store);
 	slash = strrchr(p, '/');
 	if (slash) {
 		*slash = '\0';
@@ -437,11 +591,75 @@ static void write_attach_state(const char *store, const char *key_file)
 		*slash = '/';
 	}
 	f = fopen(p, "we");
-	if (!f || fprintf(f, "key_file=%s\n", abs) < 0 || fclose(f)) {
-		fprintf(stderr, "%s: warning: cannot record the key file in %s: %s (save will not know it)\n",
-			progname, p, strerror(errno));
-		if (f)
-			fclose(f);
+	if (!f) {
+		err = errno;
+	} else {
+		if (fprintf(f, "nvme_port=%u\n", nvme_port) < 0)
+			err = errno;
+		if (key_file) {
+			if (!realpath(key_file, abs))
+				snprintf(abs, sizeof(abs), "%s", key_file);
+			if (fprintf(f, "key_file=%s\n", abs) < 0)
+				err = errno;
+		}
+		if (fclose(f) && !err)
+			err = errno;
+	}
+	if (err)
+		fprintf(stderr, "%s: warning: cannot record the nvme port and key file in %s: %s (save will not know them)\n",
+			progname, p, strerror(err));
+}
+
+/*
+ * The port of a live controller of @store's subsystems: save's fallback
+ * for an attachment whose state has no nvme_port (an older scalioctl).
+ * 0 if none.
+ */
+uint32_t store_nvme_port(const char *store)
+{
+	nvme_root_t r = nvme_scan_subsys(&(struct nqn_match){ .store = store });
+	nvme_subsystem_t s;
+	uint32_t port = 0;
+	nvme_host_t h;
+	nvme_ctrl_t c;
+
+	if (!r)
+		return 0;
+	nvme_for_each_host(r, h)
+		nvme_for_each_subsystem(h, s)
+			nvme_subsystem_for_each_ctrl(s, c) {
+				const char *v = nvme_ctrl_get_trsvcid(c);
+
+				if (!port && v && ctrl_usable(c) &&
+				    parse_u32(v, 1, 65535, &port))
+					port = 0;
+			}
+	nvme_free_tree(r);
+	return port;
+}
+
+/*
+ * Fill what @hi lacks from the store's own identity (the module's
+ * attributes, scalio's sysfs): with no --hostnqn and no /etc/nvme/hostnqn
+ * the store is attached as the module's default host NQN and id, and the
+ * NVMe-oF connects must be that host too.  Older modules lack them.
+ */
+static void store_ident(struct host_ident *hi, const char *store)
+{
+	char p[PATH_MAX], v[SCALIO_NQN_MAX];
+	uint8_t id[16];
+	static const uint8_t zero[16];
+
+	if (!hi->nqn[0]) {
+		pathf(p, "%s/class/misc/scalio-%s/hostnqn", sys_root(), store);
+		if (read_file(p, v, sizeof(v)) > 0 && valid_nqn(v))
+			snprintf(hi->nqn, sizeof(hi->nqn), "%s", v);
+	}
+	if (!hi->id[0]) {
+		pathf(p, "%s/class/misc/scalio-%s/hostid", sys_root(), store);
+		if (read_file(p, v, sizeof(v)) > 0 && !parse_uuid(v, id) &&
+		    memcmp(id, zero, sizeof(id)))
+			snprintf(hi->id, sizeof(hi->id), "%.36s", v);
 	}
 }
 
@@ -586,7 +804,8 @@ int cmd_attach(int argc, char **argv)
 	} else {
 		info_msg("store %s: attached to %s:%u", name, addr, port);
 	}
-	write_attach_state(name, key_file);
+	write_attach_state(name, nvme_port, key_file);
+	store_ident(&hi, name);
 	ret = EXIT_OK;
 	close(ctl);
 
@@ -644,6 +863,47 @@ static void add_nqn(char (*list)[SCALIO_NQN_MAX], int *nr, int max,
 		snprintf(list[(*nr)++], SCALIO_NQN_MAX, "%s", nqn);
 }
 
+/*
+ * Disconnect every controller of subsystem @nqn (nvme disconnect -n does
+ * the same): one per host NQN it was connected as, or a second one of a
+ * lost connect race.  Controllers already being deleted are left alone.
+ */
+static int disconnect_subsys(const char *nqn)
+{
+	struct nqn_match m = { .nqn = nqn };
+	nvme_root_t r = nvme_scan_subsys(&m);
+	nvme_subsystem_t s;
+	nvme_ctrl_t c, _c;
+	nvme_host_t h;
+	int ret = EXIT_OK;
+
+	if (!r)
+		return EXIT_FAIL;
+	nvme_for_each_host(r, h)
+		nvme_for_each_subsystem(h, s) {
+			if (!subsys_is(s, nqn))
+				continue;
+			nvme_subsystem_for_each_ctrl_safe(s, c, _c) {
+				char name[NAME_MAX + 1];
+
+				if (!ctrl_usable(c))
+					continue;
+				/* nvme_disconnect_ctrl() frees it */
+				snprintf(name, sizeof(name), "%s",
+					 nvme_ctrl_get_name(c));
+				if (nvme_disconnect_ctrl(c)) {
+					err_msg("nvme: disconnect %s (%s): %s", nqn,
+						name, strerror(errno));
+					ret = EXIT_FAIL;
+					continue;
+				}
+				info_msg("nvme: %s disconnected", nqn);
+			}
+		}
+	nvme_free_tree(r);
+	return ret;
+}
+
 int cmd_detach(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -652,16 +912,17 @@ int cmd_detach(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	char nqns[SCALIO_MAX_SSDS * 2][SCALIO_NQN_MAX];
-	char p[PATH_MAX], buf[SCALIO_NQN_MAX], ctrl[NAME_MAX + 1];
+	char p[PATH_MAX];
 	struct scalio_detach dt;
 	struct scalio_ssd_info si;
 	int c, i, fd, ctl, nr_nqns = 0, ret = EXIT_OK;
 	bool attached = true;
 	const char *name;
-	struct dirent *de;
 	char dev[64 + SCALIO_NAME_MAX];
+	nvme_subsystem_t s;
 	uint32_t k, nr;
-	DIR *d;
+	nvme_root_t r;
+	nvme_host_t h;
 
 	optind = 1;
 	opterr = 0;
@@ -700,16 +961,15 @@ int cmd_detach(int argc, char **argv)
 		}
 		close(fd);
 	}
-	d = opendir(SYS_NVME);
-	while (d && (de = readdir(d))) {
-		if (strncmp(de->d_name, "nvme", 4))
-			continue;
-		pathf(p, SYS_NVME "/%s/subsysnqn", de->d_name);
-		if (read_file(p, buf, sizeof(buf)) > 0 && is_store_nqn(buf, name))
-			add_nqn(nqns, &nr_nqns, SCALIO_MAX_SSDS * 2, buf);
+	/* And subsystems of the store's name connected without it. */
+	r = nvme_scan_subsys(&(struct nqn_match){ .store = name });
+	if (r) {
+		nvme_for_each_host(r, h)
+			nvme_for_each_subsystem(h, s)
+				add_nqn(nqns, &nr_nqns, SCALIO_MAX_SSDS * 2,
+					nvme_subsystem_get_nqn(s));
+		nvme_free_tree(r);
 	}
-	if (d)
-		closedir(d);
 
 	ctl = open(SCALIO_CTL_DEV, O_RDWR | O_CLOEXEC);
 	if (ctl < 0) {
@@ -742,21 +1002,9 @@ int cmd_detach(int argc, char **argv)
 	attach_state_path(p, sizeof(p), name);
 	unlink(p);
 
-	for (i = 0; i < nr_nqns; i++) {
-		char *argv_dc[] = { "nvme", "disconnect", "-n", nqns[i], NULL };
-		int r;
-
-		if (!find_ctrl(nqns[i], ctrl, sizeof(ctrl)))
-			continue;
-		r = run_cmd(argv_dc, !verbose);
-		if (r) {
-			err_msg("'nvme disconnect -n %s' failed: %s", nqns[i],
-				r < 0 ? strerror(-r) : "non-zero exit status");
+	for (i = 0; i < nr_nqns; i++)
+		if (disconnect_subsys(nqns[i]))
 			ret = EXIT_FAIL;
-			continue;
-		}
-		info_msg("nvme: %s disconnected", nqns[i]);
-	}
 	if (!attached && nr_nqns == 0)
 		return EXIT_FAIL;
 	return ret;

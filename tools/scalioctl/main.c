@@ -171,11 +171,12 @@ static const struct command commands[] = {
 		"On a client (modules nvme-rdma and scalio-host loaded).\n"
 		"SCALIO_IOC_ATTACH on " SCALIO_CTL_DEV " (RDMA handshake with the\n"
 		"target at IP:PORT, creates /dev/scalio/NAME).  Then for each SSD of\n"
-		"the store: SCALIO_IOC_SSD_INFO, `nvme connect -t rdma -a IP -s\n"
-		"NVME-PORT -n NQN` unless a controller of that subsystem is already\n"
-		"connected, the block device whose controller's subsysnqn is NQN and\n"
-		"whose nsid matches is looked up in sysfs (with or without native\n"
-		"NVMe multipath), and handed to the module with SCALIO_IOC_SSD_BIND.\n"
+		"the store: SCALIO_IOC_SSD_INFO, an NVMe-oF connect of subsystem NQN\n"
+		"at rdma IP:NVME-PORT through libnvme (as `nvme connect` would) unless\n"
+		"a controller of that subsystem is already connected, the block\n"
+		"device of the namespace is found in libnvme's view of the subsystem\n"
+		"(with or without native NVMe multipath), and handed to the module\n"
+		"with SCALIO_IOC_SSD_BIND.\n"
 		"Attaching a store that is already attached binds whatever SSDs are\n"
 		"still unbound.\n"
 		"\n"
@@ -193,7 +194,7 @@ static const struct command commands[] = {
 		"                      module's)\n"
 		"  --key-file FILE     the secret the target holds for this NQN\n"
 		"                      (default /etc/scalio/hostkey if present)\n"
-		"The store and every `nvme connect` use the same host NQN and id.  A\n"
+		"The store and every NVMe-oF connect use the same host NQN and id.  A\n"
 		"refusal says why: EACCES (NQN not allowed), ENOKEY (secret needed),\n"
 		"EKEYREJECTED (wrong secret).\n"
 	},
@@ -203,8 +204,8 @@ static const struct command commands[] = {
 		"Usage: scalioctl detach NAME [-v]\n"
 		"\n"
 		"SCALIO_IOC_DETACH on " SCALIO_CTL_DEV " (fails while\n"
-		"/dev/scalio/NAME is open), then `nvme disconnect -n NQN` for each SSD\n"
-		"subsystem of the store.\n"
+		"/dev/scalio/NAME is open), then disconnects (libnvme) the controllers\n"
+		"of each SSD subsystem of the store, as `nvme disconnect -n NQN`.\n"
 	},
 	{
 		"list", cmd_list,

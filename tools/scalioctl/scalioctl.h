@@ -4,7 +4,7 @@
  *
  * Shared declarations of the command modules: main.c (dispatch, help,
  * helpers), target.c (nvmet + scalio configfs on the storage server),
- * host.c (attach/detach, nvme connect, sysfs lookup), kv.c (put, get,
+ * host.c (attach/detach, NVMe-oF through libnvme), kv.c (put, get,
  * del, stats, its Prometheus collection), config.c (save, restore,
  * clear), list.c (list), export.c (export, import; dump.c: the file),
  * json_io.c (JSON on json-c), nsuuid.c (the
@@ -98,8 +98,10 @@ bool valid_nqn(const char *nqn);
 int read_secret(const char *path, uint8_t *secret, uint32_t *len);
 int cmd_attach(int argc, char **argv);
 int cmd_detach(int argc, char **argv);
-int find_nvme_blockdev(const char *nqn, uint32_t nsid, char *path, size_t len);
 void attach_state_path(char *buf, size_t len, const char *store);
+bool attach_state_get(const char *store, const char *key, char *buf,
+		      size_t len);
+uint32_t store_nvme_port(const char *store);
 
 /* kv.c */
 int cmd_put(int argc, char **argv);

@@ -313,7 +313,7 @@ if [ $rc = 2 ]; then ok "clear without --target/--host is a usage error"; else n
 # ---- host side: sysfs of the host module and of nvme
 Y=$t/sys
 mkdir -p "$Y/module/scalio_host" "$Y/class/misc/scalio-ctl" "$Y/class/misc/scalio-kv0" \
-	"$Y/class/misc/scalio-kv2" "$Y/class/nvme/nvme0" "$Y/class/nvme/nvme1"
+	"$Y/class/misc/scalio-kv2"
 attr "$Y/class/misc/scalio-kv0/store" kv0
 attr "$Y/class/misc/scalio-kv0/traddr" 10.77.0.1
 attr "$Y/class/misc/scalio-kv0/trsvcid" 4801
@@ -321,20 +321,18 @@ attr "$Y/class/misc/scalio-kv0/timeout_ms" 7000
 attr "$Y/class/misc/scalio-kv0/hostnqn" "$nA"
 attr "$Y/class/misc/scalio-kv0/hostid" aaaaaaaa-0000-4000-8000-000000000001
 mkdir -p "$t/run"
-printf 'key_file=%s\n' "$t/keyA" > "$t/run/kv0.attach"
+# attach's record: the nvme port (no longer read from /sys/class/nvme:
+# libnvme does that, on the real /sys) and the key file
+printf 'nvme_port=4421\nkey_file=%s\n' "$t/keyA" > "$t/run/kv0.attach"
 export SCALIO_RUNDIR=$t/run
 attr "$Y/class/misc/scalio-kv2/store" kv2
 attr "$Y/class/misc/scalio-kv2/traddr" fd00::1
 attr "$Y/class/misc/scalio-kv2/trsvcid" 4800
-attr "$Y/class/nvme/nvme0/subsysnqn" "$nqn1"
-attr "$Y/class/nvme/nvme0/address" "traddr=10.77.0.1,trsvcid=4421,src_addr=10.77.0.2"
-attr "$Y/class/nvme/nvme1/subsysnqn" "nqn.other"
-attr "$Y/class/nvme/nvme1/address" "traddr=10.77.0.5,trsvcid=9999"
 export SCALIO_CONFIGFS=$t/nocfs
 if SCALIO_SYSFS=$Y "$ctl" save "$t/h.json" 2> "$t/err"; then ok "save on a host"; else notok "save on a host" "$(cat "$t/err")"; fi
 if ! grep -q '"target"' "$t/h.json" && grep -q '"nvme_port": 4421' "$t/h.json" &&
    grep -q '"timeout_ms": 7000' "$t/h.json" && grep -q '"addr": "fd00::1"' "$t/h.json" &&
-   ! grep -q 9999 "$t/h.json"; then
+   [ "$(grep -c nvme_port "$t/h.json")" = 1 ]; then
 	ok "host save: stores with address, ports and timeout"
 else
 	notok "host save: stores with address, ports and timeout" "$(cat "$t/h.json")"
@@ -346,6 +344,16 @@ if grep -q "\"hostnqn\": \"$nA\"" "$t/h.json" && grep -q '"hostid": "aaaaaaaa-00
 else
 	notok "host save: host NQN, host id and key file path" "$(cat "$t/h.json")"
 fi
+# A record of an older scalioctl: key_file alone, on one line.
+cp "$t/run/kv0.attach" "$t/kv0.attach.new"
+printf 'key_file=%s\n' "$t/keyA" > "$t/run/kv0.attach"
+if SCALIO_SYSFS=$Y "$ctl" save "$t/h-old.json" 2> "$t/err" &&
+   grep -q "\"key_file\": \"$t/keyA\"" "$t/h-old.json" && ! grep -q nvme_port "$t/h-old.json"; then
+	ok "host save reads an older attach record (key file, no nvme port)"
+else
+	notok "host save reads an older attach record" "$(cat "$t/err" "$t/h-old.json")"
+fi
+mv "$t/kv0.attach.new" "$t/run/kv0.attach"
 mkdir -p "$t/sys-empty/class/misc/scalio-ctl"
 out=$(SCALIO_SYSFS=$t/sys-empty "$ctl" restore --dry-run --host "$t/h.json" 2>&1)
 if [ "$out" = "scalioctl attach kv0 --addr 10.77.0.1 --port 4801 --nvme-port 4421 --timeout-ms 7000 --hostnqn $nA --hostid aaaaaaaa-0000-4000-8000-000000000001 --key-file $t/keyA
