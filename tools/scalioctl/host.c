@@ -672,7 +672,7 @@ static const char *attach_hint(int err)
 	case ENOKEY:
 		return " (ENOKEY: the target holds a secret for this host: give --key-file)";
 	case EKEYREJECTED:
-		return " (EKEYREJECTED: the secret in --key-file is not the target's)";
+		return " (EKEYREJECTED: the secret in --key-file is not the target's, or the target could not prove it: see the kernel log)";
 	case EUSERS:
 		return " (EUSERS: the store has attr_max_clients clients, or this host NQN attr_max_host_clients)";
 	default:
