@@ -76,8 +76,10 @@ bool scalio_tgt_admit_listed(struct scalio_tgt_store *st, const char *hostnqn)
  * @client_id:	the id this connection was given
  * @bind:	this connection as the target sees it
  * @mac:	the host's proof, or NULL if it sent none
- * @tmac:	out, SCALIO_MAC_LEN bytes: the target's proof, when *@proved
- * @proved:	out: the host proved a secret (and @tmac proves it back)
+ * @tmac:	out, SCALIO_MAC_LEN bytes: the target's proof, when admitted
+ *		SCALIO_TGT_ADMIT_SECRET
+ * @how:	out, when admitted: enum scalio_tgt_admit_how (the caller
+ *		warns about an admission without a secret once it is final)
  *
  * Logs the NQN and the reason of every refusal.  Sleeps.
  *
@@ -88,14 +90,14 @@ bool scalio_tgt_admit_listed(struct scalio_tgt_store *st, const char *hostnqn)
 int scalio_tgt_admit(struct scalio_tgt_store *st, const char *hostnqn,
 		     const u8 *host_id, const u8 *challenge, const u8 *nonce,
 		     u16 client_id, const struct scalio_conn_bind *bind,
-		     const u8 *mac, u8 *tmac, bool *proved)
+		     const u8 *mac, u8 *tmac, enum scalio_tgt_admit_how *how)
 {
 	u8 *secret, *input;
 	u8 want[SCALIO_MAC_LEN];
 	u32 secret_len = 0;
 	int ret;
 
-	*proved = false;
+	*how = SCALIO_TGT_ADMIT_SECRET;
 	secret = kmalloc(SCALIO_SECRET_MAX + SCALIO_ADMIT_MAC_INPUT_LEN,
 			 GFP_KERNEL);
 	if (!secret)
@@ -105,9 +107,7 @@ int scalio_tgt_admit(struct scalio_tgt_store *st, const char *hostnqn,
 	ret = scalio_tgt_admit_lookup(st, hostnqn, secret, &secret_len);
 	if (ret == -ENOENT) {
 		if (READ_ONCE(st->allow_any_host)) {
-			/* every time: an operator must see who gets in so */
-			pr_warn("store %s: host %s admitted without a secret: attr_allow_any_host is set\n",
-				st->name, hostnqn);
+			*how = SCALIO_TGT_ADMIT_ANY_HOST;
 			ret = 0;
 		} else {
 			pr_warn_ratelimited("store %s: host %s refused: not in allowed_hosts\n",
@@ -118,8 +118,7 @@ int scalio_tgt_admit(struct scalio_tgt_store *st, const char *hostnqn,
 	}
 	if (!secret_len) {
 		/* listed without a secret (allow-host --no-key) */
-		pr_warn("store %s: host %s admitted by its NQN alone: no secret is set for it\n",
-			st->name, hostnqn);
+		*how = SCALIO_TGT_ADMIT_NQN_ALONE;
 		goto out;
 	}
 	if (!mac) {
@@ -148,7 +147,6 @@ int scalio_tgt_admit(struct scalio_tgt_store *st, const char *hostnqn,
 				 SCALIO_ADMIT_MAC_INPUT_LEN, tmac);
 	if (ret)
 		goto mac_err;
-	*proved = true;
 	goto out;
 mac_err:
 	pr_err("store %s: host %s: cannot compute HMAC-SHA256: %d\n",

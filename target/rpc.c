@@ -501,7 +501,8 @@ static void scalio_tgt_rpc_admit(struct scalio_tgt_rpc *rpc)
 	const struct scalio_msg_admit_req *m = (const void *)rpc->req;
 	struct scalio_tgt_conn *conn = rpc->conn;
 	struct scalio_tgt_store *st = conn->st;
-	bool proof = le32_to_cpu(m->flags) & SCALIO_ADMIT_F_MAC, proved = false;
+	bool proof = le32_to_cpu(m->flags) & SCALIO_ADMIT_F_MAC;
+	enum scalio_tgt_admit_how how = SCALIO_TGT_ADMIT_SECRET;
 	struct scalio_msg_admit_rep *rep;
 	u8 tmac[SCALIO_MAC_LEN];
 	int ret, tries = 0;
@@ -522,7 +523,7 @@ static void scalio_tgt_rpc_admit(struct scalio_tgt_rpc *rpc)
 					       conn->challenge, m->nonce,
 					       conn->client_id, &conn->bind,
 					       proof ? m->mac : NULL, tmac,
-					       &proved);
+					       &how);
 			if (ret)
 				break;
 			if (!tries)
@@ -544,11 +545,19 @@ static void scalio_tgt_rpc_admit(struct scalio_tgt_rpc *rpc)
 		return;
 	}
 	WRITE_ONCE(conn->admit, SCALIO_ADMIT_DONE);
+	/* Every time, once decided: an operator must see who gets in so. */
+	if (how == SCALIO_TGT_ADMIT_ANY_HOST)
+		pr_warn("store %s: host %s admitted without a secret: attr_allow_any_host is set\n",
+			st->name, m->hostnqn);
+	else if (how == SCALIO_TGT_ADMIT_NQN_ALONE)
+		pr_warn("store %s: host %s admitted by its NQN alone: no secret is set for it\n",
+			st->name, m->hostnqn);
 	pr_info("store %s: client %u admitted: host %s%s\n", st->name,
 		conn->client_id, m->hostnqn,
-		proved ? " (secret proven both ways)" : "");
+		how == SCALIO_TGT_ADMIT_SECRET ? " (secret proven both ways)" :
+		"");
 	rep = scalio_tgt_rpc_rsp(rpc, sizeof(*rep));
-	if (proved) {
+	if (how == SCALIO_TGT_ADMIT_SECRET) {
 		rep->flags = cpu_to_le32(SCALIO_ADMIT_F_MAC);
 		memcpy(rep->mac, tmac, sizeof(rep->mac));
 	}

@@ -474,10 +474,16 @@ void scalio_tgt_report(struct scalio_tgt_store *st, bool err, const char *fmt,
 
 /* admit.c: who may use a store */
 struct scalio_conn_bind;
+/* How a host was admitted: by its proof, by its NQN alone, by any host. */
+enum scalio_tgt_admit_how {
+	SCALIO_TGT_ADMIT_SECRET,
+	SCALIO_TGT_ADMIT_NQN_ALONE,
+	SCALIO_TGT_ADMIT_ANY_HOST,
+};
 int scalio_tgt_admit(struct scalio_tgt_store *st, const char *hostnqn,
 		     const u8 *host_id, const u8 *challenge, const u8 *nonce,
 		     u16 client_id, const struct scalio_conn_bind *bind,
-		     const u8 *mac, u8 *tmac, bool *proved);
+		     const u8 *mac, u8 *tmac, enum scalio_tgt_admit_how *how);
 bool scalio_tgt_admit_listed(struct scalio_tgt_store *st, const char *hostnqn);
 
 /* rdma.c / rpc.c: the transport half */
