@@ -1,17 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * HMAC-SHA256 with the kernel crypto API, for the admission proofs of both
- * modules (see struct scalio_msg_admit_req), and what they bind to the
- * connection (struct scalio_conn_bind).  Kernel only.
+ * modules (see struct scalio_msg_admit_req).  Kernel only.
  */
 #ifndef _SCALIO_HMAC_H
 #define _SCALIO_HMAC_H
 
 #include <crypto/hash.h>
 #include <linux/err.h>
-#include <linux/in.h>
-#include <linux/in6.h>
-#include <linux/socket.h>
 
 #include "scalio_proto.h"
 
@@ -45,24 +41,6 @@ static inline int scalio_hmac_sha256(const u8 *key, u32 klen, const u8 *data,
 out:
 	crypto_free_shash(tfm);
 	return ret;
-}
-
-/**
- * scalio_bind_addr() - an IP address as struct scalio_conn_bind holds it
- * @out:	16 bytes
- * @sa:	AF_INET (stored v4-mapped) or AF_INET6; any other: zeroes
- */
-static inline void scalio_bind_addr(u8 *out, const struct sockaddr *sa)
-{
-	memset(out, 0, 16);
-	if (sa->sa_family == AF_INET) {
-		out[10] = 0xff;
-		out[11] = 0xff;
-		memcpy(out + 12,
-		       &((const struct sockaddr_in *)sa)->sin_addr.s_addr, 4);
-	} else if (sa->sa_family == AF_INET6) {
-		memcpy(out, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
-	}
 }
 
 #endif /* _SCALIO_HMAC_H */

@@ -300,3 +300,16 @@ void scalio_admit_mac_input(u8 *out, const char *label, const u8 *challenge,
 	qpn = cpu_to_le32(bind->target_qpn);
 	memcpy(out + off, &qpn, 4);
 }
+
+void scalio_bind_addr(u8 *out, const struct sockaddr *sa)
+{
+	memset(out, 0, 16);
+	if (sa->sa_family == AF_INET) {
+		out[10] = 0xff;
+		out[11] = 0xff;
+		memcpy(out + 12,
+		       &((const struct sockaddr_in *)sa)->sin_addr.s_addr, 4);
+	} else if (sa->sa_family == AF_INET6) {
+		memcpy(out, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+	}
+}

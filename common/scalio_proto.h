@@ -265,6 +265,13 @@ void scalio_admit_mac_input(u8 *out, const char *label, const u8 *challenge,
 			    const struct scalio_conn_bind *bind);
 
 /**
+ * scalio_bind_addr() - an IP address as struct scalio_conn_bind holds it
+ * @out:	16 bytes
+ * @sa:	AF_INET (stored v4-mapped) or AF_INET6; any other: zeroes
+ */
+void scalio_bind_addr(u8 *out, const struct sockaddr *sa);
+
+/**
  * scalio_nqn_valid() - is @nqn an acceptable host or subsystem NQN
  * @nqn:	string
  * @len:	bytes available at @nqn

@@ -18,6 +18,8 @@
 #include <linux/errno.h>
 #include <linux/crc32c.h>
 #include <linux/xxhash.h>
+#include <linux/in.h>
+#include <linux/in6.h>
 #include <asm/byteorder.h>
 #else /* user space */
 #include <stdint.h>
@@ -26,6 +28,8 @@
 #include <string.h>
 #include <errno.h>
 #include <endian.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <linux/types.h>
 
 typedef uint8_t u8;

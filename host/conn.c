@@ -22,7 +22,6 @@
 
 #include "scalio_host.h"
 #include "trace.h"
-#include "../common/scalio_hmac.h"
 
 static void scalio_host_conn_fail_work(struct work_struct *work);
 static void scalio_host_conn_release(struct scalio_host_conn *conn);

@@ -34,7 +34,6 @@
 #include <linux/vmalloc.h>
 
 #include "rdma.h"
-#include "../common/scalio_hmac.h"
 
 static DEFINE_MUTEX(scalio_tgt_rdma_lock);
 static LIST_HEAD(scalio_tgt_rstores);

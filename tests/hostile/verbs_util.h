@@ -19,20 +19,6 @@
 
 #include "../../common/scalio_proto.h"
 
-/* An address as struct scalio_conn_bind holds it (scalio_bind_addr()). */
-static inline void vu_bind_addr(uint8_t *out, const struct sockaddr *sa)
-{
-	memset(out, 0, 16);
-	if (sa->sa_family == AF_INET) {
-		out[10] = 0xff;
-		out[11] = 0xff;
-		memcpy(out + 12,
-		       &((const struct sockaddr_in *)sa)->sin_addr.s_addr, 4);
-	} else if (sa->sa_family == AF_INET6) {
-		memcpy(out, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
-	}
-}
-
 /*
  * The connection of @id as admission binds it: @host true on the
  * connecting end (@peer_qpn from its ESTABLISHED event), false on the
@@ -45,8 +31,8 @@ static inline void vu_conn_bind(struct scalio_conn_bind *b,
 	uint8_t *mine = host ? b->host_addr : b->target_addr;
 	uint8_t *theirs = host ? b->target_addr : b->host_addr;
 
-	vu_bind_addr(mine, rdma_get_local_addr(id));
-	vu_bind_addr(theirs, rdma_get_peer_addr(id));
+	scalio_bind_addr(mine, rdma_get_local_addr(id));
+	scalio_bind_addr(theirs, rdma_get_peer_addr(id));
 	if (host) {
 		b->host_qpn = id->qp->qp_num;
 		b->target_qpn = peer_qpn;

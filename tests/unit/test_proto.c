@@ -255,6 +255,29 @@ TEST(admit_mac_input)
 	EXPECT_TRUE(memcmp(a, b, sizeof(a)));
 }
 
+/* Addresses as both ends bind them: IPv4 v4-mapped, IPv6 as is. */
+TEST(bind_addr)
+{
+	struct sockaddr_in s4 = { .sin_family = AF_INET, .sin_port = 80 };
+	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6 };
+	struct sockaddr other = { .sa_family = AF_UNIX };
+	static const u8 m4[16] = { [10] = 0xff, [11] = 0xff, 10, 77, 0, 1 };
+	u8 out[16];
+	u32 i;
+
+	memcpy(&s4.sin_addr.s_addr, "\x0a\x4d\x00\x01", 4);
+	scalio_bind_addr(out, (struct sockaddr *)&s4);
+	EXPECT_TRUE(!memcmp(out, m4, 16));
+	/* The same address through IPv6 (v4-mapped) binds the same. */
+	memcpy(&s6.sin6_addr, m4, 16);
+	scalio_bind_addr(out, (struct sockaddr *)&s6);
+	EXPECT_TRUE(!memcmp(out, m4, 16));
+	memset(out, 7, sizeof(out));
+	scalio_bind_addr(out, &other);
+	for (i = 0; i < 16; i++)
+		EXPECT_EQ(out[i], 0);
+}
+
 /* The variable parts to try per opcode: min, typical and max. */
 static const u32 req_vars[] = { 0, 1, 72, SCALIO_VALUE_MAX };
 static const u32 rep_vars[] = { 0, 1, 3, SCALIO_CHUNKS_PER_MSG };
