@@ -118,6 +118,12 @@ int scalio_sb_check(const struct scalio_sb *sb)
 
 	if (sb->pad || sb->reserved32)
 		return -ERANGE;
+	/*
+	 * Every store of this format got a random seed at format: 0 is not a
+	 * store, and must not place keys by the public seed.
+	 */
+	if (!sb->hash_seed)
+		return -ERANGE;
 	for (i = 0; i < ARRAY_SIZE(sb->reserved); i++)
 		if (sb->reserved[i])
 			return -ERANGE;

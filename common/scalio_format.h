@@ -73,9 +73,8 @@
  * @log_start:	first unit of the log
  * @log_units:	units in the log
  * @seq:	incremented on every superblock write
- * @hash_seed:	the store's secret key-hash seed (random at format, equal on
- *		all SSDs); 0 in stores formatted before it existed, which
- *		keep SCALIO_HASH_SEED
+ * @hash_seed:	the store's secret key-hash seed (random at format, never
+ *		0, equal on all SSDs)
  * @nr_buckets:	buckets of the store (power of two, >= @nr_blocks; must
  *		match the configuration)
  * @reserved:	0

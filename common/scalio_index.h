@@ -314,7 +314,8 @@ static inline u32 scalio_seg_gen(u64 seg)
  * Hash placement: one xxh64 of the key gives block and fingerprint.  The
  * seed is the store's own secret (superblock hash_seed, handed to admitted
  * hosts in HELLO) so that nobody can choose keys that pile into one block.
- * SCALIO_HASH_SEED is the seed of stores formatted before that existed.
+ * SCALIO_HASH_SEED is a fixed seed for tests and models (no store has it:
+ * scalio_sb_check() refuses a superblock without a seed).
  */
 #define SCALIO_HASH_SEED	0x5ca11005ca11005ULL
 

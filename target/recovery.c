@@ -296,14 +296,13 @@ static int scalio_tgt_sb_match(struct scalio_tgt_ssd *ssd,
 		       st->name, ssd->index, ssd->device_path);
 		return -EINVAL;
 	}
-	if (ssd->index && st->hash_seed !=
-	    (le64_to_cpu(sb->hash_seed) ?: SCALIO_HASH_SEED)) {
+	if (ssd->index && st->hash_seed != le64_to_cpu(sb->hash_seed)) {
 		pr_err("%s: ssd %u: %s: hash seed differs from ssd 0's\n",
 		       st->name, ssd->index, ssd->device_path);
 		return -EINVAL;
 	}
 	memcpy(st->uuid, sb->uuid, sizeof(st->uuid));
-	st->hash_seed = le64_to_cpu(sb->hash_seed) ?: SCALIO_HASH_SEED;
+	st->hash_seed = le64_to_cpu(sb->hash_seed);
 	return 0;
 }
 

@@ -174,6 +174,7 @@ static void make_seeds(void)
 	super->ckpt_units = cpu_to_le64(1);	/* 64 entries */
 	super->log_start = cpu_to_le64(4);
 	super->log_units = cpu_to_le64(996);
+	super->hash_seed = cpu_to_le64(SCALIO_HASH_SEED);
 	scalio_sb_seal(super);
 	add_seed(FUZZ_SB, b, sizeof(*super));
 

@@ -44,6 +44,7 @@ void fuzz_geometry(struct scalio_sb *sb)
 	sb->ckpt_units = cpu_to_le64(1);
 	sb->log_start = cpu_to_le64(4);
 	sb->log_units = cpu_to_le64(4092);
+	sb->hash_seed = cpu_to_le64(SCALIO_HASH_SEED);
 	scalio_sb_seal(sb);
 }
 

@@ -70,6 +70,7 @@ static void sb_make(struct scalio_sb *sb)
 	sb->log_start = cpu_to_le64(20);
 	sb->log_units = cpu_to_le64((1 << 20) - 20);
 	sb->seq = cpu_to_le64(7);
+	sb->hash_seed = cpu_to_le64(SCALIO_HASH_SEED);
 	scalio_sb_seal(sb);
 }
 
@@ -169,6 +170,8 @@ TEST(sb_geometry)
 	SB_BAD(pad, cpu_to_le32(1), -ERANGE);
 	SB_BAD(reserved[4], cpu_to_le64(1), -ERANGE);
 	SB_BAD(hash_seed, cpu_to_le64(~0ULL), 0);
+	/* No store without a seed of its own: never the public one. */
+	SB_BAD(hash_seed, cpu_to_le64(0), -ERANGE);
 	SB_BAD(seq, cpu_to_le64(~0ULL), 0);
 }
 
