@@ -554,7 +554,7 @@ static void scalio_tgt_rpc_admit(struct scalio_tgt_rpc *rpc)
 			st->name, m->hostnqn);
 	pr_info("store %s: client %u admitted: host %s%s\n", st->name,
 		conn->client_id, m->hostnqn,
-		how == SCALIO_TGT_ADMIT_SECRET ? " (secret proven both ways)" :
+		how == SCALIO_TGT_ADMIT_SECRET ? " (secret proven; ours sent back)" :
 		"");
 	rep = scalio_tgt_rpc_rsp(rpc, sizeof(*rep));
 	if (how == SCALIO_TGT_ADMIT_SECRET) {
