@@ -329,6 +329,7 @@ static void scalio_host_vread_delay(unsigned long *end)
  * @held:	the GET holds the connection (io_rwsem for reading); false
  *		once it came back from its SSD read to another connection
  *		(then @io is NULL: its page was freed with the old one)
+ * @hash:	the key's hash (for trace events)
  * @hit:	answered from a cached slot (for its trace event)
  * @retries:	block re-reads so far (for its trace event)
  */
@@ -347,6 +348,7 @@ struct scalio_host_get {
 	unsigned long		end;
 	u32			gen;
 	bool			held;
+	u64			hash;
 	bool			hit;
 	u32			retries;
 };
@@ -644,6 +646,8 @@ static int scalio_host_get_val(struct scalio_host_get *g, u64 seg,
 	scalio_host_hstat_inc(g->hs, SCALIO_HS_GET_VAL_READS);
 	ret = scalio_host_ssd_read_val(g->hs, scalio_seg_ssd(seg), v, g->key,
 				       g->klen, g->value, g->end);
+	trace_scalio_host_val_read(g->hs, false, g->bucket, g->hash, v->pos,
+				   v->len, ret);
 	if (!scalio_host_conn_return(conn, g->gen)) {
 		if (!ret)
 			g->vlen = v->len;
@@ -1524,6 +1528,7 @@ int scalio_host_get(struct scalio_host_hstore *hs, const u8 *key, u32 klen,
 	bool lost;
 	int ret;
 
+	g.hash = hash;
 	g.bucket = scalio_hash_bucket(hash, hs->nr_buckets);
 	g.block = scalio_bucket_block(g.bucket, hs->nr_blocks);
 	g.fp = scalio_hash_fp(hash);

@@ -23,6 +23,7 @@
 #include <linux/uaccess.h>
 
 #include "scalio_host.h"
+#include "trace.h"
 
 /* Seg words read with one RDMA READ: the bounce page's area before its CAS word. */
 #define SCALIO_SCAN_WORDS	(SCALIO_IO_ATOMIC_OFF / sizeof(u64))
@@ -135,6 +136,12 @@ static int scalio_host_scan_emit(struct scalio_host_scan *sc, u32 bucket,
 						       rec.key, rec.klen, val,
 						       jiffies +
 						       msecs_to_jiffies(SCALIO_OP_TIMEOUT_MS));
+			if (trace_scalio_host_val_read_enabled())
+				trace_scalio_host_val_read(sc->hs, true, bucket,
+							   scalio_key_hash(sc->hs->hash_seed,
+									   rec.key,
+									   rec.klen),
+							   v.pos, v.len, ret);
 			if (ret) {
 				*vpos = v.pos;
 				return ret;
