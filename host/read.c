@@ -31,6 +31,7 @@
 #include <linux/jiffies.h>
 #include <linux/moduleparam.h>
 #include <linux/random.h>
+#include <linux/ratelimit.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 
@@ -309,8 +310,6 @@ static void scalio_host_vread_delay(unsigned long *end)
 
 /* scalio_host_fill() result: start the GET again from step 1. */
 #define SCALIO_RESTART		1
-/* Segment header mismatches tolerated in one fill before giving up. */
-#define SCALIO_SEG_RETRIES	16
 
 /**
  * struct scalio_host_get - one GET in progress
@@ -330,6 +329,7 @@ static void scalio_host_vread_delay(unsigned long *end)
  * @held:	the GET holds the connection (io_rwsem for reading); false
  *		once it came back from its SSD read to another connection
  *		(then @io is NULL: its page was freed with the old one)
+ * @hash:	the key's hash (for trace events)
  * @hit:	answered from a cached slot (for its trace event)
  * @retries:	block re-reads so far (for its trace event)
  */
@@ -348,6 +348,7 @@ struct scalio_host_get {
 	unsigned long		end;
 	u32			gen;
 	bool			held;
+	u64			hash;
 	bool			hit;
 	u32			retries;
 };
@@ -645,6 +646,8 @@ static int scalio_host_get_val(struct scalio_host_get *g, u64 seg,
 	scalio_host_hstat_inc(g->hs, SCALIO_HS_GET_VAL_READS);
 	ret = scalio_host_ssd_read_val(g->hs, scalio_seg_ssd(seg), v, g->key,
 				       g->klen, g->value, g->end);
+	trace_scalio_host_val_read(g->hs, false, g->bucket, g->hash, v->pos,
+				   v->len, ret);
 	if (!scalio_host_conn_return(conn, g->gen)) {
 		if (!ret)
 			g->vlen = v->len;
@@ -656,94 +659,105 @@ static int scalio_host_get_val(struct scalio_host_get *g, u64 seg,
 }
 
 /*
+ * Step 5's bucket read (scalio_host_ssd_read_bucket()): the GET, and its
+ * record's value pointer.
+ */
+struct scalio_host_get_bucket {
+	struct scalio_host_get	*g;
+	struct scalio_vref	v;
+};
+
+static int scalio_host_get_bucket_seg(void *ctx, u64 seg, void **bufp)
+{
+	struct scalio_host_get_bucket *b = ctx;
+
+	return scalio_host_get_read_seg(b->g, seg, bufp);
+}
+
+/* Find the key; its value, or SCALIO_HOST_SEG_VAL for its extent. */
+static int scalio_host_get_bucket_use(void *ctx, u64 seg, const void *sh,
+				      u64 *vpos)
+{
+	struct scalio_host_get_bucket *b = ctx;
+	struct scalio_host_get *g = b->g;
+	struct scalio_rec rec;
+	int ret;
+
+	ret = scalio_seg_find(sh, g->key, g->klen, &rec);
+	if (!ret && rec.vlen > SCALIO_VALUE_MAX)
+		ret = -EBADMSG;
+	if (ret)
+		return ret;
+	if (scalio_rec_vref(&rec, &b->v))
+		return SCALIO_HOST_SEG_VAL;
+	memcpy(g->value, rec.value, rec.vlen);
+	g->vlen = rec.vlen;
+	return 0;
+}
+
+/* The extent, read once the segment is freed; a GET counts what it met. */
+static int scalio_host_get_bucket_val(void *ctx, u64 seg, u64 *vpos)
+{
+	struct scalio_host_get_bucket *b = ctx;
+	int ret;
+
+	ret = scalio_host_get_val(b->g, seg, &b->v);
+	if (ret == -ESTALE)
+		scalio_host_hstat_inc(b->g->hs, SCALIO_HS_GET_VAL_STALE);
+	*vpos = b->v.pos;
+	return ret;
+}
+
+static int scalio_host_get_bucket_word(void *ctx, u64 *seg)
+{
+	struct scalio_host_get_bucket *b = ctx;
+
+	return scalio_host_read_seg(b->g, seg);
+}
+
+static DEFINE_RATELIMIT_STATE(scalio_host_get_rs_never,
+			      DEFAULT_RATELIMIT_INTERVAL,
+			      DEFAULT_RATELIMIT_BURST);
+static DEFINE_RATELIMIT_STATE(scalio_host_get_rs_damaged,
+			      DEFAULT_RATELIMIT_INTERVAL,
+			      DEFAULT_RATELIMIT_BURST);
+
+/*
+ * A GET's part: the reads let go of the connection (and come back to it,
+ * or the GET is lost with it), the seg word is read again on it; the
+ * extents' ESTALE counted (get_val_stale); no segment: -ENOENT.
+ */
+static const struct scalio_host_bucket_ops scalio_host_get_bucket_ops = {
+	.read_seg	= scalio_host_get_bucket_seg,
+	.use_seg	= scalio_host_get_bucket_use,
+	.read_val	= scalio_host_get_bucket_val,
+	.seg_word	= scalio_host_get_bucket_word,
+	.empty		= -ENOENT,
+	.who		= "",
+	.func		= "scalio_host_get_ssd",
+	.rs_never	= &scalio_host_get_rs_never,
+	.rs_damaged	= &scalio_host_get_rs_damaged,
+};
+
+/*
  * Step 5 on the direct path: read the segment @seg names from the bound
- * SSD, check its header against @seg (bucket and generation), find the
- * key, and read its value extent if its record points to one.  A header
- * that does not match, or an extent of another key or generation, means
- * the segment or the value moved or was rewritten since our seg read:
- * read seg again and retry.  An extent that is not intact while seg still
- * names the segment that points to it is damaged (its space is reused
- * only once seg names another segment): -EIO.  Returns 0 or -ENOENT only
- * with the connection held (scalio_host_get_read_seg()).
+ * SSD, check it against @seg, find the key, and read its value extent if
+ * its record points to one, as scalio_host_ssd_read_bucket() rules (seg
+ * read again and all of it retried while it moves, -EIO for a damaged
+ * extent).  An SSD that is not bound (-ENODEV): the target answers by
+ * RPC.  Returns 0 or -ENOENT only with the connection held
+ * (scalio_host_get_read_seg()).
  */
 static int scalio_host_get_ssd(struct scalio_host_get *g, u64 seg)
 {
-	struct scalio_host_hstore *hs = g->hs;
-	struct scalio_rec rec;
-	struct scalio_vref v;
-	unsigned int tries;
-	bool vptr, damaged;
-	u64 old;
-	void *buf;
+	struct scalio_host_get_bucket b = { .g = g };
 	int ret;
 
-	for (tries = 0;; tries++) {
-		if (!seg)
-			return -ENOENT;
-		vptr = false;
-		damaged = false;
-		/* A bucket's segments are all on the bucket's SSD. */
-		if (scalio_seg_ssd(seg) !=
-		    scalio_bucket_ssd(g->bucket, hs->nr_ssds) ||
-		    !scalio_seg_len(seg))
-			ret = -EBADMSG;	/* a seg word we cannot use */
-		else
-			ret = scalio_host_get_read_seg(g, seg, &buf);
-		if (ret == -ENODEV)	/* that SSD is not bound */
-			return scalio_host_get_rpc(g);
-		if (!ret) {
-			/* Whole units were read: the segment starts inside. */
-			void *sh = buf + scalio_seg_offset(seg);
-
-			ret = scalio_seg_check(sh, ((size_t)scalio_seg_len(seg)
-					       << SCALIO_UNIT_SHIFT) -
-					       scalio_seg_offset(seg), g->bucket,
-					       scalio_seg_gen(seg));
-			if (!ret) {
-				ret = scalio_seg_find(sh, g->key, g->klen, &rec);
-				if (!ret && rec.vlen > SCALIO_VALUE_MAX)
-					ret = -EBADMSG;
-				if (!ret)
-					vptr = scalio_rec_vref(&rec, &v);
-				if (!ret && !vptr) {
-					memcpy(g->value, rec.value, rec.vlen);
-					g->vlen = rec.vlen;
-				}
-			}
-			scalio_host_ssd_free_seg(buf, seg);
-			/* format 5: the value is in an extent of its own */
-			if (vptr) {
-				ret = scalio_host_get_val(g, seg, &v);
-				if (ret == -ENODEV)
-					return scalio_host_get_rpc(g);
-				if (ret == -ESTALE)
-					scalio_host_hstat_inc(hs,
-							      SCALIO_HS_GET_VAL_STALE);
-				damaged = ret == -EUCLEAN;
-			}
-			if (ret != -EBADMSG && ret != -ESTALE &&
-			    ret != -EUCLEAN)
-				return ret;
-		} else if (ret != -EBADMSG) {
-			return ret;
-		}
-		scalio_host_hstat_inc(hs, SCALIO_HS_HEADER_MISMATCHES);
-		if (tries >= SCALIO_SEG_RETRIES) {
-			pr_warn_ratelimited("%s: bucket %u: segment never matched seg %llx\n",
-					    hs->name, g->bucket, seg);
-			return -EIO;
-		}
-		old = seg;
-		ret = scalio_host_read_seg(g, &seg);
-		if (ret)
-			return ret;
-		if (damaged && seg == old) {
-			pr_warn_ratelimited("%s: ssd %u: bucket %u: value extent at byte %llu (seg %llx) is damaged\n",
-					    hs->name, scalio_seg_ssd(seg),
-					    g->bucket, v.pos, seg);
-			return -EIO;
-		}
-	}
+	ret = scalio_host_ssd_read_bucket(g->hs, g->bucket, seg,
+					  &scalio_host_get_bucket_ops, &b);
+	if (ret == -ENODEV)	/* that SSD is not bound */
+		return scalio_host_get_rpc(g);
+	return ret;
 }
 
 /* Is the direct SSD path usable for this GET's bucket? */
@@ -1514,6 +1528,7 @@ int scalio_host_get(struct scalio_host_hstore *hs, const u8 *key, u32 klen,
 	bool lost;
 	int ret;
 
+	g.hash = hash;
 	g.bucket = scalio_hash_bucket(hash, hs->nr_buckets);
 	g.block = scalio_bucket_block(g.bucket, hs->nr_blocks);
 	g.fp = scalio_hash_fp(hash);

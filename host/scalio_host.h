@@ -729,6 +729,49 @@ int scalio_host_ssd_read_val(struct scalio_host_hstore *hs, u32 index,
 			     u32 klen, u8 *value, unsigned long end);
 void scalio_host_ssd_free_seg(void *buf, u64 seg);
 
+/* Segment reads of one bucket that may fail their check (GET and SCAN). */
+#define SCALIO_HOST_SEG_RETRIES	16
+/* ->use_seg's answer: read the value extent (->read_val) once freed. */
+#define SCALIO_HOST_SEG_VAL	1
+
+/**
+ * struct scalio_host_bucket_ops - a read path's part in
+ *	scalio_host_ssd_read_bucket()
+ * @read_seg:	read the segment @seg names, as scalio_host_ssd_read_seg()
+ *		(a GET lets go of its connection meanwhile and reads within
+ *		its own time; a scan gives each read a time of its own)
+ * @use_seg:	the path's work on the checked segment @sh: 0, an error, or
+ *		SCALIO_HOST_SEG_VAL; it may read value extents itself, with the
+ *		segment at hand (set *@vpos to an extent's byte address
+ *		before returning its error)
+ * @read_val:	after @use_seg's SCALIO_HOST_SEG_VAL, with the segment's
+ *		buffer freed: read the value extent (*@vpos its address);
+ *		NULL if @use_seg never asks for it
+ * @seg_word:	read the bucket's seg word again into *@seg
+ * @empty:	the result for a bucket without a segment (seg word 0)
+ * @who:	what the log lines say after the store's name ("" or "scan: ")
+ * @func:	the function named by the rate limits' "callbacks suppressed"
+ * @rs_never:	the rate limit of the "segment never matched" line
+ * @rs_damaged:	the rate limit of the "value extent ... is damaged" line
+ *
+ * Each path has rate limits of its own, as its lines had.
+ */
+struct scalio_host_bucket_ops {
+	int	(*read_seg)(void *ctx, u64 seg, void **bufp);
+	int	(*use_seg)(void *ctx, u64 seg, const void *sh, u64 *vpos);
+	int	(*read_val)(void *ctx, u64 seg, u64 *vpos);
+	int	(*seg_word)(void *ctx, u64 *seg);
+	int	empty;
+	const char	*who;
+	const char	*func;
+	struct ratelimit_state	*rs_never;
+	struct ratelimit_state	*rs_damaged;
+};
+
+int scalio_host_ssd_read_bucket(struct scalio_host_hstore *hs, u32 bucket,
+				u64 seg, const struct scalio_host_bucket_ops *ops,
+				void *ctx);
+
 /*
  * An operation's latency for its trace event, with the clock read only
  * while the event is on (the hot path pays nothing otherwise): @t0 is 0

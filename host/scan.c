@@ -17,16 +17,16 @@
 #define pr_fmt(fmt) "scalio-host: " fmt
 
 #include <linux/jiffies.h>
+#include <linux/ratelimit.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #include "scalio_host.h"
+#include "trace.h"
 
 /* Seg words read with one RDMA READ: the bounce page's area before its CAS word. */
 #define SCALIO_SCAN_WORDS	(SCALIO_IO_ATOMIC_OFF / sizeof(u64))
-/* Segment reads of one bucket that may fail their check, as a GET's. */
-#define SCALIO_SCAN_SEG_RETRIES	16
 
 /* One scan: the user's request, where its output goes, and its progress. */
 struct scalio_host_scan {
@@ -38,6 +38,8 @@ struct scalio_host_scan {
 	u32		need;		/* the bucket that did not fit: its bytes */
 	u8		*rec;		/* one record, assembled */
 	unsigned long	wait_end;	/* the wait for a lost connection */
+	u32		pos;		/* the bucket being read: its position */
+	u32		bucket;		/* ... and its number */
 };
 
 /*
@@ -134,6 +136,12 @@ static int scalio_host_scan_emit(struct scalio_host_scan *sc, u32 bucket,
 						       rec.key, rec.klen, val,
 						       jiffies +
 						       msecs_to_jiffies(SCALIO_OP_TIMEOUT_MS));
+			if (trace_scalio_host_val_read_enabled())
+				trace_scalio_host_val_read(sc->hs, true, bucket,
+							   scalio_key_hash(sc->hs->hash_seed,
+									   rec.key,
+									   rec.klen),
+							   v.pos, v.len, ret);
 			if (ret) {
 				*vpos = v.pos;
 				return ret;
@@ -153,13 +161,61 @@ static int scalio_host_scan_emit(struct scalio_host_scan *sc, u32 bucket,
 	return 0;
 }
 
+static int scalio_host_scan_bucket_seg(void *ctx, u64 seg, void **bufp)
+{
+	struct scalio_host_scan *sc = ctx;
+
+	return scalio_host_ssd_read_seg(sc->hs, seg, jiffies +
+					msecs_to_jiffies(SCALIO_OP_TIMEOUT_MS),
+					bufp);
+}
+
+static int scalio_host_scan_bucket_use(void *ctx, u64 seg, const void *sh,
+				       u64 *vpos)
+{
+	struct scalio_host_scan *sc = ctx;
+
+	return scalio_host_scan_emit(sc, sc->bucket, scalio_seg_ssd(seg), sh,
+				     vpos);
+}
+
+static int scalio_host_scan_bucket_word(void *ctx, u64 *seg)
+{
+	struct scalio_host_scan *sc = ctx;
+	u32 one = 1;
+
+	return scalio_host_scan_seg_words(sc, sc->pos, &one, seg);
+}
+
+static DEFINE_RATELIMIT_STATE(scalio_host_scan_rs_never,
+			      DEFAULT_RATELIMIT_INTERVAL,
+			      DEFAULT_RATELIMIT_BURST);
+static DEFINE_RATELIMIT_STATE(scalio_host_scan_rs_damaged,
+			      DEFAULT_RATELIMIT_INTERVAL,
+			      DEFAULT_RATELIMIT_BURST);
+
 /*
- * One bucket, at seg table position @pos: the segment @seg names, checked
- * as scalio_host_get_ssd() checks it, and the value extents its records
- * point to; when one fails the check (moved, rewritten, or torn in
- * flight), the seg word is read again and so is the segment.  An extent
- * that is not intact while the seg word still names the segment that
- * points to it is damaged, as a segment that never matches is.
+ * A scan's part: each read with a time of its own, the extents read by
+ * scalio_host_scan_emit() with the segment at hand (not counted as a
+ * GET's), the seg word read again waiting for a lost connection; no
+ * segment: no pairs.
+ */
+static const struct scalio_host_bucket_ops scalio_host_scan_bucket_ops = {
+	.read_seg	= scalio_host_scan_bucket_seg,
+	.use_seg	= scalio_host_scan_bucket_use,
+	.seg_word	= scalio_host_scan_bucket_word,
+	.empty		= 0,
+	.who		= "scan: ",
+	.func		= "scalio_host_scan_bucket",
+	.rs_never	= &scalio_host_scan_rs_never,
+	.rs_damaged	= &scalio_host_scan_rs_damaged,
+};
+
+/*
+ * One bucket, at seg table position @pos: the segment @seg names and the
+ * value extents its records point to, read and checked as a GET miss
+ * reads them (scalio_host_ssd_read_bucket(): read again while they move,
+ * -EIO when damaged).
  * Return: 0, -ENOSPC (does not fit), -EIO (damaged), -ENODEV, -EFAULT, or
  * the reads' errors.
  */
@@ -167,64 +223,11 @@ static int scalio_host_scan_bucket(struct scalio_host_scan *sc, u32 pos,
 				   u64 seg)
 {
 	struct scalio_host_hstore *hs = sc->hs;
-	u32 bucket = scalio_pos_bucket(pos, hs->nr_blocks, hs->bpb);
-	unsigned int tries;
-	u64 old, vpos;
-	bool damaged;
-	void *buf;
-	u32 one;
-	int ret;
 
-	for (tries = 0;; tries++) {
-		if (!seg)
-			return 0;	/* no segment: no pairs */
-		damaged = false;
-		/* A bucket's segments are all on the bucket's SSD. */
-		if (scalio_seg_ssd(seg) != scalio_bucket_ssd(bucket, hs->nr_ssds) ||
-		    !scalio_seg_len(seg))
-			ret = -EBADMSG;	/* a seg word we cannot use */
-		else
-			ret = scalio_host_ssd_read_seg(hs, seg, jiffies +
-					msecs_to_jiffies(SCALIO_OP_TIMEOUT_MS),
-					&buf);
-		if (!ret) {
-			/* Whole units were read: the segment starts inside. */
-			void *sh = buf + scalio_seg_offset(seg);
-
-			ret = scalio_seg_check(sh, ((size_t)scalio_seg_len(seg)
-					       << SCALIO_UNIT_SHIFT) -
-					       scalio_seg_offset(seg), bucket,
-					       scalio_seg_gen(seg));
-			if (!ret)
-				ret = scalio_host_scan_emit(sc, bucket,
-							    scalio_seg_ssd(seg),
-							    sh, &vpos);
-			scalio_host_ssd_free_seg(buf, seg);
-			damaged = ret == -EUCLEAN;
-			if (ret != -EBADMSG && ret != -ESTALE &&
-			    ret != -EUCLEAN)
-				return ret;
-		} else if (ret != -EBADMSG) {
-			return ret;
-		}
-		scalio_host_hstat_inc(hs, SCALIO_HS_HEADER_MISMATCHES);
-		if (tries >= SCALIO_SCAN_SEG_RETRIES) {
-			pr_warn_ratelimited("%s: scan: bucket %u: segment never matched seg %llx\n",
-					    hs->name, bucket, seg);
-			return -EIO;
-		}
-		old = seg;
-		one = 1;
-		ret = scalio_host_scan_seg_words(sc, pos, &one, &seg);
-		if (ret)
-			return ret;
-		if (damaged && seg == old) {
-			pr_warn_ratelimited("%s: scan: ssd %u: bucket %u: value extent at byte %llu (seg %llx) is damaged\n",
-					    hs->name, scalio_seg_ssd(seg),
-					    bucket, vpos, seg);
-			return -EIO;
-		}
-	}
+	sc->pos = pos;
+	sc->bucket = scalio_pos_bucket(pos, hs->nr_blocks, hs->bpb);
+	return scalio_host_ssd_read_bucket(hs, sc->bucket, seg,
+					   &scalio_host_scan_bucket_ops, sc);
 }
 
 static bool scalio_host_scan_zero(const void *p, size_t len)

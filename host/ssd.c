@@ -14,6 +14,7 @@
 #include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/ratelimit.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
@@ -520,4 +521,96 @@ int scalio_host_ssd_read_val(struct scalio_host_hstore *hs, u32 index,
 		ret = -EUCLEAN;
 	scalio_host_ssd_free(buf, bytes);
 	return ret;
+}
+
+/**
+ * scalio_host_ssd_read_bucket() - read a bucket's segment by its seg word,
+ *	and what it leads to, until they match
+ * @hs:		store
+ * @bucket:	the bucket
+ * @seg:	its seg word, as read
+ * @ops:	the read path's part (GET: read.c; SCAN: scan.c)
+ * @ctx:	passed to @ops
+ *
+ * The rules both read paths share (Documentation/protocol.rst, GET step
+ * 5).  The segment @seg names is read (@ops->read_seg), checked against
+ * @seg and @bucket (scalio_seg_check(): crc, bucket, generation) and
+ * handed to @ops->use_seg, then freed; and if @ops->use_seg asks for it,
+ * the value extent is read (@ops->read_val).  A seg word we cannot use
+ * (another SSD than the bucket's, no units), a segment that fails its
+ * check or whose records do not parse (-EBADMSG, -ESTALE) and a value
+ * extent of another key or generation (-ESTALE) mean the segment or the
+ * value moved, or was rewritten or torn in flight: the header_mismatches
+ * counter moves, the seg word is read again (@ops->seg_word) and all of it
+ * again, SCALIO_HOST_SEG_RETRIES times at most ("segment never matched",
+ * -EIO).  An extent that is not intact (-EUCLEAN) while the seg word still
+ * names the segment that pointed to it is damaged (its space is reused
+ * only once seg names another segment): -EIO, and a line naming it.  Both
+ * lines are rate-limited, by @ops's own limits.
+ *
+ * Context: process, may sleep.
+ * Return: @ops->empty for a bucket without a segment, 0, -EIO (damaged,
+ * or never matched), or the first other error of @ops's callbacks
+ * (-ENODEV: that SSD is not bound, or too many reads hang...).
+ */
+int scalio_host_ssd_read_bucket(struct scalio_host_hstore *hs, u32 bucket,
+				u64 seg, const struct scalio_host_bucket_ops *ops,
+				void *ctx)
+{
+	unsigned int tries;
+	u64 old, vpos = 0;
+	bool damaged;
+	void *buf;
+	int ret;
+
+	for (tries = 0;; tries++) {
+		if (!seg)
+			return ops->empty;
+		damaged = false;
+		/* A bucket's segments are all on the bucket's SSD. */
+		if (scalio_seg_ssd(seg) != scalio_bucket_ssd(bucket, hs->nr_ssds) ||
+		    !scalio_seg_len(seg))
+			ret = -EBADMSG;	/* a seg word we cannot use */
+		else
+			ret = ops->read_seg(ctx, seg, &buf);
+		if (!ret) {
+			/* Whole units were read: the segment starts inside. */
+			void *sh = buf + scalio_seg_offset(seg);
+
+			ret = scalio_seg_check(sh, ((size_t)scalio_seg_len(seg)
+					       << SCALIO_UNIT_SHIFT) -
+					       scalio_seg_offset(seg), bucket,
+					       scalio_seg_gen(seg));
+			if (!ret)
+				ret = ops->use_seg(ctx, seg, sh, &vpos);
+			scalio_host_ssd_free_seg(buf, seg);
+			/* format 5: the value is in an extent of its own */
+			if (ret == SCALIO_HOST_SEG_VAL)
+				ret = ops->read_val(ctx, seg, &vpos);
+			damaged = ret == -EUCLEAN;
+			if (ret != -EBADMSG && ret != -ESTALE &&
+			    ret != -EUCLEAN)
+				return ret;
+		} else if (ret != -EBADMSG) {
+			return ret;
+		}
+		scalio_host_hstat_inc(hs, SCALIO_HS_HEADER_MISMATCHES);
+		if (tries >= SCALIO_HOST_SEG_RETRIES) {
+			if (___ratelimit(ops->rs_never, ops->func))
+				pr_warn("%s: %sbucket %u: segment never matched seg %llx\n",
+					hs->name, ops->who, bucket, seg);
+			return -EIO;
+		}
+		old = seg;
+		ret = ops->seg_word(ctx, &seg);
+		if (ret)
+			return ret;
+		if (damaged && seg == old) {
+			if (___ratelimit(ops->rs_damaged, ops->func))
+				pr_warn("%s: %sssd %u: bucket %u: value extent at byte %llu (seg %llx) is damaged\n",
+					hs->name, ops->who,
+					scalio_seg_ssd(seg), bucket, vpos, seg);
+			return -EIO;
+		}
+	}
 }

@@ -2,9 +2,9 @@
 /*
  * scalio-host tracepoints: one key-value operation from issue to
  * completion, the slot protocol's fills, reclaims and lease renewals,
- * reconnects, and operations' waits for a lost connection.  Keys are never
- * traced, only their 64-bit hash under the store's seed (the one that
- * places them: equal keys, equal hashes).
+ * value extent reads, reconnects, and operations' waits for a lost
+ * connection.  Keys are never traced, only their 64-bit hash under the
+ * store's seed (the one that places them: equal keys, equal hashes).
  *
  * Enable with tracefs (events/scalio_host/), trace-cmd or perf trace; see
  * Documentation/admin-guide.rst, "Tracing".
@@ -297,6 +297,43 @@ TRACE_EVENT(scalio_host_get_lost,
 	),
 	TP_printk("store=%s hash=%016llx err=%d retry=%d", __entry->store,
 		  __entry->hash, __entry->err, __entry->retry)
+);
+
+/*
+ * A value extent (on-SSD format 5) was read for a GET miss (@scan false:
+ * one event per get_val_reads) or a SCAN: the record of the key of @hash,
+ * in @bucket, points to @len bytes of value at byte @pos of its SSD.
+ * @result 0; -ESTALE (-116: an intact extent of another key or
+ * generation, the value moved; a GET's are its get_val_stale); -EUCLEAN
+ * (-117: not an intact extent, or an impossible pointer: moved and
+ * overwritten, or damaged); or the read's error (-ETIMEDOUT, -EIO...).
+ */
+TRACE_EVENT(scalio_host_val_read,
+	TP_PROTO(const struct scalio_host_hstore *hs, bool scan, u32 bucket,
+		 u64 hash, u64 pos, u32 len, int result),
+	TP_ARGS(hs, scan, bucket, hash, pos, len, result),
+	TP_STRUCT__entry(
+		__array(char, store, SCALIO_NAME_MAX)
+		__field(bool, scan)
+		__field(u32, bucket)
+		__field(u64, hash)
+		__field(u64, pos)
+		__field(u32, len)
+		__field(int, result)
+	),
+	TP_fast_assign(
+		strscpy(__entry->store, hs->name, SCALIO_NAME_MAX);
+		__entry->scan = scan;
+		__entry->bucket = bucket;
+		__entry->hash = hash;
+		__entry->pos = pos;
+		__entry->len = len;
+		__entry->result = result;
+	),
+	TP_printk("store=%s op=%s bucket=%u hash=%016llx pos=%llu len=%u result=%d",
+		  __entry->store, __entry->scan ? "scan" : "get",
+		  __entry->bucket, __entry->hash, __entry->pos, __entry->len,
+		  __entry->result)
 );
 
 #endif /* _SCALIO_HOST_TRACE_H */

@@ -20,9 +20,11 @@
 #     from its documented layout (each live pair once with its last value,
 #     no deleted one), every key deleted and the empty store exported,
 #     `scalioctl import`, a GET of every key;
-#   - a damaged segment: a 4 KiB canary value PUT, one byte of it changed
-#     on the SSD (found with scalio_ondisk, written through the host's
-#     NVMe-oF namespace): `scalioctl export` must fail naming its bucket
+#   - a damaged segment: a canary value of 118 bytes PUT (inline in its
+#     segment: at most value_inline_max 128; a longer value is in a value
+#     extent, whose damage 26-vsep tests), one byte of it changed on the
+#     SSD (found with scalio_ondisk, written through the host's NVMe-oF
+#     namespace): `scalioctl export` must fail naming its bucket
 #     (EIO), and leave a file that import refuses; `export
 #     --skip-damaged` must skip that bucket (exit 3, naming it) and write
 #     a whole file with fewer pairs than the repaired store's export;
@@ -91,8 +93,10 @@ step "scalio_export: SCAN arguments, round trip"
 rm -f /share/e1 /share/e2
 
 step "a damaged segment"
-v=$(i=0; while [ $i -lt 315 ]; do printf 'EXPORTCANARY-'; i=$((i + 1)); done; printf '!')
-[ ${#v} = 4096 ] || fail "canary of ${#v} bytes"
+# Inline in the segment (format 5: up to value_inline_max, 128 bytes), so
+# that the damage is the segment's, not a value extent's.
+v=$(i=0; while [ $i -lt 9 ]; do printf 'EXPORTCANARY-'; i=$((i + 1)); done; printf '!')
+[ ${#v} = 118 ] || fail "canary of ${#v} bytes"
 scalioctl put $S exportcanary "$v" || fail "put of the canary"
 # The canary's segment is in the newest batch of its SSD (nothing else
 # writes now): read each SSD's last batch through the host's namespace.
@@ -111,8 +115,8 @@ for d in $(ls /dev/nvme*n* | grep -v 'c[0-9]*n'); do
 	[ -n "$off" ] && { at=$(($1 * 4096 + off)); dev=$d; break; }
 done
 [ -n "$at" ] || fail "canary not found in the last batch of any SSD"
-# $at is the value's last mark (4082 bytes in): damage a byte 2000 before.
-p=$((at - 2000)) u=$(((at - 2000) / 4096))
+# $at is the value's last mark (104 bytes in): damage a byte 60 before.
+p=$((at - 60)) u=$(((at - 60) / 4096))
 echo "# canary value on $dev ends at byte $at: damaging byte $p (unit $u)"
 dd if="$dev" of=/tmp/unit.orig bs=4096 skip=$u count=1 iflag=direct status=none || fail "read unit $u"
 cp /tmp/unit.orig /tmp/unit.bad

@@ -6,8 +6,12 @@
 # event is enabled through tracefs during a small workload: N PUTs from
 # one process, then 4 processes each PUTting and GETting their own keys at
 # once, two GET passes over every key (misses that fill, then hits), GETs
-# of absent keys, DELETEs of present and absent keys.  Then, against the
-# deltas of `scalioctl stats --host-only` and what the workload saw:
+# of absent keys, DELETEs of present and absent keys; then V keys with
+# values over value_inline_max (128 bytes: each in a value extent, on-SSD
+# format 5), GET twice each (values that long are never cached: every GET
+# reads its extent), and `scalioctl export` (SCAN reads them too).  Then,
+# against the deltas of `scalioctl stats --host-only` and what the
+# workload saw:
 #   - every ring buffer kept every event (no overrun);
 #   - get_issue = get_done = gets; get_done with hit=1 = cache_hits;
 #     slot_fill with lost=0 = cache_misses (a miss is answered by its
@@ -16,9 +20,12 @@
 #   - put_issue = put_done = puts, and put_done result=0 = the PUTs the
 #     workload saw acknowledged; delete_done = deletes, result=0 for the
 #     present keys and -2 (ENOENT) for the absent ones;
+#   - val_read op=get = get_val_reads (at least 2 V), with result=-116
+#     (ESTALE) = get_val_stale; val_read op=scan: V, one per big key's
+#     hash, all result=0, and the export holds every pair;
 #   - get_done result=-2 = the GETs of absent keys that said "not found";
 #   - fields: store=kv0 everywhere, a non-zero latency_ns on every
-#     completion, one distinct hash per distinct key PUT (N + 4 x M), each
+#     completion, one distinct hash per distinct key PUT (N + 4 x M + V), each
 #     GET's hash is a PUT's hash or an absent key's.
 # The target's events (target/trace.h, trace system scalio_target) are
 # enabled in the target VM over the same workload plus a detach and attach
@@ -41,6 +48,7 @@ S=${SCALIO_STORE:-kv0}
 T=/sys/kernel/tracing
 N=40	# keys of the single-process part
 M=15	# keys of each of the 4 concurrent processes
+V=12	# keys with values over value_inline_max (value extents)
 nfail=0
 ok() { echo "ok: $*"; }
 bad() { echo "FAIL: $*"; nfail=$((nfail + 1)); }
@@ -54,7 +62,7 @@ echo 0 > $T/tracing_on
 echo > $T/trace
 echo 8192 > $T/buffer_size_kb
 echo 1 > $T/events/scalio_host/enable
-C="gets puts deletes cache_hits cache_misses lease_reclaims lease_renewals"
+C="gets puts deletes cache_hits cache_misses lease_reclaims lease_renewals get_val_reads get_val_stale"
 for c in $C; do eval "b_$c=\$(hstat $c)"; done
 # The target's side: its own tracefs, its counters through the host's stats.
 tstat() {
@@ -108,6 +116,23 @@ for i in 0 1 2 3 4; do
 done
 scalioctl del "$S" tr.absent1 > /dev/null 2>&1
 [ $? = 1 ] && dabs=1 || dabs=0
+# values in extents: 200 to 2,400 bytes, GET twice (never cached), then SCAN
+bigval() { printf 'big%d.%0*d' "$1" $((200 * ($1 + 1))) 0; }
+i=0
+while [ $i -lt $V ]; do
+	scalioctl put "$S" "tr.big$i" "$(bigval $i)" > /dev/null && acked=$((acked + 1))
+	i=$((i + 1))
+done
+for pass in 1 2; do
+	i=0
+	while [ $i -lt $V ]; do
+		[ "$(scalioctl get "$S" "tr.big$i")" = "$(bigval $i)" ] ||
+			bad "GET tr.big$i (pass $pass)"
+		i=$((i + 1))
+	done
+done
+rm -f /tmp/tr.exp
+scalioctl export -q "$S" /tmp/tr.exp || bad "export"
 
 echo 0 > $T/tracing_on
 for c in $C; do eval "d_$c=\$(( \$(hstat $c) - b_$c ))"; done
@@ -125,7 +150,7 @@ overrun=$(cat $T/per_cpu/cpu*/stats | awk '/^overrun:/ { s += $2 } END { print s
 echo > $T/trace
 echo "# $(wc -l < /tmp/tr.txt) events; counter deltas:$(for c in $C; do eval "printf ' %s=%s' $c \$d_$c"; done)"
 echo "# PUTs acknowledged $acked, GETs not found $absent, DELETEs done $dok + $dabs not found"
-for e in get_issue get_done put_issue put_done delete_issue delete_done slot_fill slot_reclaim slot_renew reconnect; do
+for e in get_issue get_done put_issue put_done delete_issue delete_done slot_fill slot_reclaim slot_renew val_read reconnect; do
 	grep "scalio_host_$e:" /tmp/tr.txt | head -n 1 | sed 's/^ *//; s/^/# sample: /'
 done
 
@@ -153,7 +178,7 @@ eq "get_done result=-2 = GETs not found" "$(n get_done result=-2)" "$absent"
 eq "put_issue events = puts" "$(n put_issue)" "$d_puts"
 eq "put_done events = puts" "$(n put_done)" "$d_puts"
 eq "put_done result=0 = PUTs acknowledged" "$(n put_done result=0)" "$acked"
-eq "PUTs acknowledged" "$acked" $((N + 4 * M))
+eq "PUTs acknowledged" "$acked" $((N + 4 * M + V))
 eq "delete_done events = deletes" "$(n delete_done)" "$d_deletes"
 eq "delete_done result=0 = DELETEs done" "$(n delete_done result=0)" "$dok"
 eq "delete_done result=-2 = DELETEs not found" "$(n delete_done result=-2)" "$dabs"
@@ -163,9 +188,28 @@ eq "events of another store" "$(grep 'scalio_host_' /tmp/tr.txt | grep -vc " sto
 eq "completions with latency_ns=0" "$(grep -E 'scalio_host_(get|put|delete)_done:' /tmp/tr.txt | grep -c ' latency_ns=0$')" 0
 hashes() { grep "scalio_host_$1: " /tmp/tr.txt | sed -n 's/.* hash=\([0-9a-f]*\) .*/\1/p' | sort -u; }
 hashes put_issue > /tmp/tr.put
-eq "distinct hashes PUT" "$(wc -l < /tmp/tr.put)" $((N + 4 * M))
+eq "distinct hashes PUT" "$(wc -l < /tmp/tr.put)" $((N + 4 * M + V))
 eq "GET hashes of no PUT (the 6 absent keys)" \
 	"$(hashes get_done | comm -23 - /tmp/tr.put | wc -l)" 6
+# value extents: a GET's reads are its counters', a SCAN's one per big key
+eq "val_read op=get = get_val_reads" "$(n val_read op=get)" "$d_get_val_reads"
+eq "val_read op=get result=-116 = get_val_stale" "$(n val_read op=get result=-116)" "$d_get_val_stale"
+[ "$d_get_val_reads" -ge $((2 * V)) ] && ok "GETs read $d_get_val_reads value extents" ||
+	bad "get_val_reads +$d_get_val_reads: the GETs of $V big values twice did not read their extents"
+eq "val_read op=scan" "$(n val_read op=scan)" "$V"
+eq "val_read op=scan result=0" "$(n val_read op=scan result=0)" "$V"
+grep "scalio_host_val_read: .* op=scan " /tmp/tr.txt | sed -n 's/.* hash=\([0-9a-f]*\) .*/\1/p' |
+	sort -u > /tmp/tr.vscan
+grep "scalio_host_val_read: .* op=get " /tmp/tr.txt | sed -n 's/.* hash=\([0-9a-f]*\) .*/\1/p' |
+	sort -u > /tmp/tr.vget
+eq "distinct hashes of SCAN's extent reads" "$(wc -l < /tmp/tr.vscan)" "$V"
+eq "... and of GETs' (the same keys)" "$(comm -3 /tmp/tr.vscan /tmp/tr.vget | wc -l)" 0
+eq "extent read hashes of no PUT" "$(comm -23 /tmp/tr.vscan /tmp/tr.put | wc -l)" 0
+eq "pairs in the export (import --check)" \
+	"$(scalioctl import --check /tmp/tr.exp 2>&1 | sed -n 's/.*intact: \([0-9]*\) pairs.*/\1/p')" \
+	$((N + 4 * M + V - dok))
+eq "val_read events with len<=128 or pos=0" \
+	"$(grep 'scalio_host_val_read: ' /tmp/tr.txt | grep -cE ' pos=0 | len=([0-9]|[0-9][0-9]|1[01][0-9]|12[0-8]) ')" 0
 
 # the target's events
 echo "# target: $(wc -l < /tmp/tt.txt) events; batches +$td_batches, batched_ops +$td_ops"
