@@ -82,8 +82,7 @@ static int scalio_host_ssd_check_sb(struct scalio_host_hstore *hs, u32 index,
 	} else if (le32_to_cpu(sb->nr_ssds) != hs->nr_ssds ||
 		   le32_to_cpu(sb->nr_blocks) != hs->nr_blocks ||
 		   le32_to_cpu(sb->nr_buckets) != hs->nr_buckets ||
-		   (le64_to_cpu(sb->hash_seed) ?: SCALIO_HASH_SEED) !=
-		   hs->hash_seed) {
+		   le64_to_cpu(sb->hash_seed) != hs->hash_seed) {
 		pr_warn("%s: ssd %u: %s belongs to another store\n", hs->name,
 			index, path);
 		ret = -EINVAL;
