@@ -367,26 +367,46 @@ static int save_group(struct json_object *to, const char *parent,
  * "(set)", nvmet as the secret itself): record the path of its key file
  * from the hosts file instead, "" when unknown (then restore refuses the
  * host rather than admit it without its secret).  The hosts file names one
- * key per host: a controller secret (bidirectional authentication) is not
- * saved, with a warning.
+ * key per host.  An nvmet host's keys are those target-setup / allow-host
+ * derive from that file (dhchap.c): restore derives both again.  Keys of
+ * another origin (set by hand) are not saved, with a warning.
  */
 static void save_key(struct json_object *it, const char *dir, const char *nqn)
 {
 	char p[PATH_MAX], val[ATTR_MAX], key[PATH_MAX];
+	char dh[2][DHCHAP_KEY_LEN];
+	uint8_t secret[SCALIO_SECRET_MAX + 1];
+	bool nvmet = strstr(dir, "/nvmet/hosts/") != NULL, derived = false;
+	uint32_t len;
 
-	pathf(p, "%s/dhchap_ctrl_key", dir);
-	if (read_file(p, val, sizeof(val)) > 0 && strcmp(val, "(null)"))
-		fprintf(stderr, "%s: warning: %s has a controller secret (dhchap_ctrl_key): not saved, set it again after a restore\n",
-			progname, dir);
 	pathf(p, "%s/dhchap_key", dir);
-	if (read_file(p, val, sizeof(val)) <= 0 || !strcmp(val, "(null)"))
+	if (read_file(p, val, sizeof(val)) <= 0 || !strcmp(val, "(null)")) {
+		pathf(p, "%s/dhchap_ctrl_key", dir);
+		if (read_file(p, val, sizeof(val)) > 0 && strcmp(val, "(null)"))
+			fprintf(stderr, "%s: warning: %s has a controller key but no host key: not saved, set it again after a restore\n",
+				progname, dir);
+		memset(val, 0, sizeof(val));
 		return;
+	}
 	if (hosts_file_key(nqn, key, sizeof(key))) {
 		fprintf(stderr, "%s: warning: %s has a secret but %s names no key file for it: restore will refuse this host until it does\n",
 			progname, dir, hosts_file());
 		key[0] = '\0';
+	} else if (nvmet && !read_secret(key, secret, &len)) {
+		dhchap_keys(secret, len, dh[0], dh[1]);
+		derived = !strcmp(val, dh[0]);
+		pathf(p, "%s/dhchap_ctrl_key", dir);
+		if (derived && (read_file(p, val, sizeof(val)) <= 0 ||
+				strcmp(val, dh[1])))
+			derived = false;
+		memset(secret, 0, sizeof(secret));
+		memset(dh, 0, sizeof(dh));
 	}
+	memset(val, 0, sizeof(val));
 	json_put(it, "dhchap_key_file", json_object_new_string(key));
+	/* Else the file's text is the host key (set by hand, older saves). */
+	if (derived)
+		json_put(it, "dhchap_keys", json_object_new_string("derived"));
 }
 
 /* One item @dir of group @g, into @to (its array, or for a single one its parent). */
@@ -854,6 +874,11 @@ static int check_item(struct json_object *it, const struct group_spec *g,
 				return bad(w, "must be an absolute path or \"\"");
 			continue;
 		}
+		if (!strcmp(key, "dhchap_keys") && g->keyed) {
+			if (!str || strcmp(str, "derived"))
+				return bad(w, "must be \"derived\"");
+			continue;
+		}
 		if (!strcmp(key, "enable") && g->has_enable) {
 			if (!str || (strcmp(str, "0") && strcmp(str, "1")))
 				return bad(w, "must be \"0\" or \"1\"");
@@ -1181,6 +1206,9 @@ static struct json_object *to_cli_item(struct json_object *it,
 	m = json_get(it, "dhchap_key_file");
 	if (m)
 		json_put(o, "dhchap_key_file", json_object_get(m));
+	m = json_get(it, "dhchap_keys");
+	if (m)
+		json_put(o, "dhchap_keys", json_object_get(m));
 	for (c = g->children; c && c->key; c++)
 		to_cli_group(o, it, c);
 	for (l = g->links; l && l->dir; l++) {
@@ -1335,9 +1363,10 @@ static int from_cli_item(struct json_object *o, const struct group_spec *g,
 				 json_object_get_int64(val) ? "1" : "0"));
 			continue;
 		}
-		if (!strcmp(key, "dhchap_key_file") || in_list(k->ints, key)) {
+		if (!strcmp(key, "dhchap_key_file") ||
+		    !strcmp(key, "dhchap_keys") || in_list(k->ints, key)) {
 			/* Checked later (the key file), integers below. */
-			if (!strcmp(key, "dhchap_key_file"))
+			if (!in_list(k->ints, key))
 				json_put(it, key, json_object_get(val));
 			continue;
 		}
@@ -1505,7 +1534,7 @@ static void v1_secrets(struct json_object *cfg)
 
 static int restore_item(const char *dir, struct json_object *it,
 			const struct group_spec *g);
-static int restore_key(const char *dir, const char *file);
+static int restore_key(const char *dir, const char *file, bool derived);
 static int restore_secrets(const char *dir, struct json_object *secrets);
 static int put_secret(const char *path, const char *secret);
 
@@ -1606,7 +1635,8 @@ static int restore_item(const char *dir, struct json_object *it,
 		return ret;
 	m = json_get(it, "dhchap_key_file");
 	if (g->keyed && m) {
-		ret = restore_key(dir, json_str(m));
+		ret = restore_key(dir, json_str(m),
+				  json_get(it, "dhchap_keys") != NULL);
 		if (ret)
 			return ret;
 	}
@@ -1664,10 +1694,11 @@ static int restore_item(const char *dir, struct json_object *it,
 
 /*
  * Give allowed host @dir its secret from @file, or when "" (save did not
- * know it) from the hosts file; without one the restore fails: a host
+ * know it) from the hosts file (@derived: an nvmet host's two NVMe keys
+ * derived from it, dhchap.c, as target-setup / allow-host set them); without one the restore fails: a host
  * that had a secret is not admitted without it.
  */
-static int restore_key(const char *dir, const char *file)
+static int restore_key(const char *dir, const char *file, bool derived)
 {
 	const char *nqn = strrchr(dir, '/') + 1;
 	char key[PATH_MAX], p[PATH_MAX];
@@ -1692,7 +1723,19 @@ static int restore_key(const char *dir, const char *file)
 		return -ENOKEY;
 	}
 	secret[len] = '\0';
-	ret = put_secret(p, (char *)secret);
+	if (derived) {
+		/* nvmet: the NVMe keys of the secret, both (dhchap.c). */
+		char dh[2][DHCHAP_KEY_LEN];
+
+		dhchap_keys(secret, len, dh[0], dh[1]);
+		ret = put_secret(p, dh[0]);
+		pathf(p, "%s/dhchap_ctrl_key", dir);
+		if (!ret)
+			ret = put_secret(p, dh[1]);
+		memset(dh, 0, sizeof(dh));
+	} else {
+		ret = put_secret(p, (char *)secret);
+	}
 	memset(secret, 0, sizeof(secret));
 	return ret;
 }

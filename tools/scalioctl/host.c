@@ -35,6 +35,9 @@ struct host_ident {
 	char	nqn[SCALIO_NQN_MAX];	/* "" : the module's default */
 	char	id[40];			/* UUID text, "" : none */
 	struct scalio_attach_auth auth;
+	/* NVMe DH-HMAC-CHAP keys of the secret (dhchap.c); "" : none */
+	char	dh_host[DHCHAP_KEY_LEN];
+	char	dh_ctrl[DHCHAP_KEY_LEN];
 };
 
 static void sleep_ms(unsigned int ms)
@@ -310,6 +313,15 @@ static int nvme_connect(const char *addr, uint32_t port, const char *nqn,
 		nvme_free_tree(r);
 		return EXIT_FAIL;
 	}
+	/*
+	 * The keys of the host's secret, both ways: nvmet proves the
+	 * controller key too.  Used only if nvmet asks for authentication
+	 * (a kernel without it, Debian's 6.1, never does).
+	 */
+	if (hi->dh_host[0]) {
+		nvme_ctrl_set_dhchap_host_key(c, hi->dh_host);
+		nvme_ctrl_set_dhchap_key(c, hi->dh_ctrl);
+	}
 	nvmf_default_config(&cfg);
 	nvme_log_start();
 	if (!nvmf_add_ctrl(h, c, &cfg)) {
@@ -518,9 +530,12 @@ static int host_ident_init(struct host_ident *hi, const char *nqn,
 	snprintf(hi->auth.hostnqn, sizeof(hi->auth.hostnqn), "%s", hi->nqn);
 	if (!key_file && !access(SCALIO_HOSTKEY, F_OK))
 		key_file = SCALIO_HOSTKEY;
-	if (key_file)
-		return read_secret(key_file, hi->auth.secret,
-				   &hi->auth.secret_len);
+	if (key_file) {
+		if (read_secret(key_file, hi->auth.secret, &hi->auth.secret_len))
+			return EXIT_FAIL;
+		dhchap_keys(hi->auth.secret, hi->auth.secret_len, hi->dh_host,
+			    hi->dh_ctrl);
+	}
 	return EXIT_OK;
 }
 
@@ -847,6 +862,8 @@ int cmd_attach(int argc, char **argv)
 		}
 	}
 	close(fd);
+	memset(hi.dh_host, 0, sizeof(hi.dh_host));
+	memset(hi.dh_ctrl, 0, sizeof(hi.dh_ctrl));
 	return ret;
 }
 

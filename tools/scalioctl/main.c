@@ -150,6 +150,12 @@ static const struct command commands[] = {
 		"the store is enabled.  --no-key admits the host by its NQN alone,\n"
 		"without a secret (anyone who knows the NQN gets in; the target warns\n"
 		"at each such admission); one of the two is required.\n"
+		"\n"
+		"With nvmet in-band authentication (its hosts have dhchap_key), the\n"
+		"nvmet host gets the NVMe DH-HMAC-CHAP keys derived from the secret,\n"
+		"both ways (dhchap_key, dhchap_ctrl_key), which attach uses; a change\n"
+		"of them drops every nvmet controller of the store's SSDs (admitted\n"
+		"hosts reconnect).  Without it, a WARNING: the SSDs admit by NQN alone.\n"
 	},
 	{
 		"deny-host", cmd_deny_host,
@@ -158,8 +164,10 @@ static const struct command commands[] = {
 		"\n"
 		"Removes allowed_hosts/NQN from the store (which drops that host's\n"
 		"scalio connections at once) and unlinks the nvmet host from the\n"
-		"store's subsystems (new NVMe-oF connections are refused; nvmet keeps\n"
-		"connected controllers).\n"
+		"store's subsystems (new NVMe-oF connections are refused).  nvmet\n"
+		"cannot drop one host's controllers: every controller of the store's\n"
+		"SSD subsystems is dropped (unlinked from the port and linked again);\n"
+		"admitted hosts reconnect after their reconnect delay (10 s).\n"
 	},
 	{
 		"attach", cmd_attach,

@@ -96,6 +96,11 @@ int cmd_deny_host(int argc, char **argv);
 /* host.c */
 bool valid_nqn(const char *nqn);
 int read_secret(const char *path, uint8_t *secret, uint32_t *len);
+
+/* dhchap.c: a host's NVMe DH-HMAC-CHAP keys, from its scalio secret */
+#define DHCHAP_KEY_LEN	60	/* "DHHC-1:00:" 48 base64 ":" NUL */
+void dhchap_keys(const uint8_t *secret, uint32_t len, char host[DHCHAP_KEY_LEN],
+		 char ctrl[DHCHAP_KEY_LEN]);
 int cmd_attach(int argc, char **argv);
 int cmd_detach(int argc, char **argv);
 void attach_state_path(char *buf, size_t len, const char *store);

@@ -484,6 +484,158 @@ static int nvmet_allow(const char *store, const char *hostnqn)
 	return EXIT_OK;
 }
 
+/*
+ * Whether this kernel's nvmet has NVMe in-band authentication
+ * (CONFIG_NVME_TARGET_AUTH): its host entries have dhchap_key.  Looked
+ * at on any host entry, else on a probe entry made and removed here.
+ */
+static bool nvmet_has_auth(void)
+{
+	static int known = -1;
+	char p[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	if (known >= 0)
+		return known;
+	d = opendir(NVMET_ROOT "/hosts");
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		pathf(p, NVMET_ROOT "/hosts/%s/dhchap_key", de->d_name);
+		known = path_exists(p);
+		break;
+	}
+	if (d)
+		closedir(d);
+	if (known < 0) {
+		pathf(p, NVMET_ROOT "/hosts/nqn.2014-08.io.scalio:auth-probe");
+		if (mkdir(p, 0755) && errno != EEXIST)
+			return false;	/* cannot tell: as without it */
+		pathf(p, NVMET_ROOT "/hosts/nqn.2014-08.io.scalio:auth-probe/dhchap_key");
+		known = path_exists(p);
+		pathf(p, NVMET_ROOT "/hosts/nqn.2014-08.io.scalio:auth-probe");
+		rmdir(p);
+	}
+	return known;
+}
+
+/* The loud line of a kernel without nvmet authentication, once. */
+static void warn_no_auth(void)
+{
+	static bool said;
+
+	if (said)
+		return;
+	said = true;
+	fprintf(stderr, "%s: WARNING: this kernel's nvmet has no NVMe in-band authentication (no %s/hosts/*/dhchap_key): the SSD subsystems admit hosts by NQN alone, anyone on the NVMe-oF port's network who knows an allowed NQN can read and write the raw SSDs: fence that port (Documentation/admin-guide.rst, \"The SSDs\")\n",
+		progname, NVMET_ROOT);
+}
+
+/* Write secret @val to @path (never printed, not even with -v). */
+static int put_key(const char *path, const char *val)
+{
+	int ret = write_file(path, val);
+
+	if (ret) {
+		err_msg("write a key to %s: %s", path, strerror(-ret));
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+/*
+ * nvmet host @hostnqn (made if absent) authenticates with the NVMe
+ * DH-HMAC-CHAP keys of @secret (dhchap.c), both ways: the host proves
+ * dhchap_key, nvmet proves dhchap_ctrl_key; HMAC-SHA256, no DH group.
+ * *@changed tells whether the keys differ from what nvmet had (then its
+ * existing controllers were admitted with other keys, or none).  On a
+ * kernel without nvmet authentication, only the loud warning.
+ */
+static int nvmet_set_keys(const char *hostnqn, const uint8_t *secret,
+			  uint32_t len, bool *changed)
+{
+	static const char * const names[] = { "dhchap_key", "dhchap_ctrl_key" };
+	char keys[2][DHCHAP_KEY_LEN], host[PATH_MAX], p[PATH_MAX];
+	char cur[256];
+	int i, ret;
+
+	*changed = false;
+	pathf(host, NVMET_ROOT "/hosts/%s", hostnqn);
+	ret = cfg_mkdir(host);
+	if (ret)
+		return ret;
+	if (!nvmet_has_auth()) {
+		warn_no_auth();
+		return EXIT_OK;
+	}
+	pathf(p, "%s/dhchap_hash", host);
+	if (!attr_is(p, "hmac(sha256)") && cfg_write(p, "hmac(sha256)"))
+		return EXIT_FAIL;
+	pathf(p, "%s/dhchap_dhgroup", host);
+	if (path_exists(p) && !attr_is(p, "null") && cfg_write(p, "null"))
+		return EXIT_FAIL;
+	dhchap_keys(secret, len, keys[0], keys[1]);
+	ret = EXIT_OK;
+	for (i = 0; i < 2 && !ret; i++) {
+		pathf(p, "%s/%s", host, names[i]);
+		if (read_file(p, cur, sizeof(cur)) >= 0 && !strcmp(cur, keys[i]))
+			continue;
+		*changed = true;
+		if (verbose)
+			fprintf(stderr, "  write %s = (key)\n", p);
+		ret = put_key(p, keys[i]);
+	}
+	memset(keys, 0, sizeof(keys));
+	memset(cur, 0, sizeof(cur));
+	return ret;
+}
+
+/*
+ * Drop every nvmet controller of @store's SSD subsystems: nvmet deletes a
+ * subsystem's controllers on a port when the subsystem is unlinked from
+ * it (nvmet_port_subsys_drop_link(): nvmet_port_del_ctrls()), on 6.1 and
+ * 6.12 alike; it is linked again at once.  nvmet offers nothing finer
+ * (no per-host or per-controller drop in configfs; its debugfs "state" is
+ * not built in Debian's kernels, CONFIG_NVME_TARGET_DEBUGFS unset), so
+ * every host of these subsystems loses its controllers: admitted ones
+ * reconnect, authenticating again, after their reconnect_delay (10 s by
+ * default); a denied host's reconnects are refused.
+ */
+static int nvmet_kick(const char *store)
+{
+	char subs[SCALIO_MAX_SSDS][SCALIO_NQN_MAX];
+	char sub[PATH_MAX], link[PATH_MAX];
+	int i, n, ret = EXIT_OK;
+	struct dirent *de;
+	DIR *d;
+
+	n = store_subsystems(store, subs, SCALIO_MAX_SSDS);
+	d = opendir(NVMET_ROOT "/ports");
+	if (!d)
+		return EXIT_OK;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		for (i = 0; i < n; i++) {
+			pathf(link, NVMET_ROOT "/ports/%s/subsystems/%s",
+			      de->d_name, subs[i]);
+			if (unlink(link)) {
+				if (errno != ENOENT)
+					ret = fail_path("unlink", link, -errno);
+				continue;
+			}
+			if (verbose)
+				fprintf(stderr, "  rm %s; ln -s again\n", link);
+			pathf(sub, NVMET_ROOT "/subsystems/%s", subs[i]);
+			if (symlink(sub, link) && errno != EEXIST)
+				ret = fail_path("link again", link, -errno);
+		}
+	}
+	closedir(d);
+	return ret;
+}
+
 static int nvmet_deny(const char *store, const char *hostnqn)
 {
 	char subs[SCALIO_MAX_SSDS][SCALIO_NQN_MAX];
@@ -522,13 +674,19 @@ static int nvmet_sync_hosts(const char *store)
 	return ret;
 }
 
-/* scalio: allowed_hosts/<nqn>, with its secret when @key_file is given. */
+/*
+ * scalio: allowed_hosts/<nqn>, with its secret when @key_file is given;
+ * nvmet: host <nqn> with the NVMe keys of that secret (nvmet_set_keys()).
+ * Sets *@kick when nvmet's keys changed: the store's nvmet controllers
+ * are to be dropped (nvmet_kick()) once the host is linked.
+ */
 static int store_allow(const char *store, const char *hostnqn,
-		       const char *key_file)
+		       const char *key_file, bool *kick)
 {
 	char p[PATH_MAX];
 	uint8_t secret[SCALIO_SECRET_MAX + 1];
 	uint32_t len = 0;
+	bool changed = false;
 	int ret;
 
 	if (key_file && read_secret(key_file, secret, &len))
@@ -544,7 +702,11 @@ static int store_allow(const char *store, const char *hostnqn,
 	if (ret) {
 		err_msg("set the secret of %s: %s", p, strerror(-ret));
 		ret = EXIT_FAIL;
+		goto out;
 	}
+	ret = nvmet_set_keys(hostnqn, secret, len, &changed);
+	if (changed && kick)
+		*kick = true;
 out:
 	memset(secret, 0, sizeof(secret));
 	return ret;
@@ -555,7 +717,7 @@ out:
  * blank lines and '#' comments are skipped.  Every host gets an
  * allowed_hosts entry, with its secret when a key file is named.
  */
-static int store_allow_file(const char *store, const char *path)
+static int store_allow_file(const char *store, const char *path, bool *kick)
 {
 	char line[SCALIO_NQN_MAX + PATH_MAX + 4];
 	char nqn[SCALIO_NQN_MAX], key[PATH_MAX];
@@ -581,7 +743,7 @@ static int store_allow_file(const char *store, const char *path)
 		if (n < 2)
 			err_msg("warning: %s:%d: host %s has no KEYFILE: admitted by its NQN alone",
 				path, lineno, nqn);
-		ret = store_allow(store, nqn, n == 2 ? key : NULL);
+		ret = store_allow(store, nqn, n == 2 ? key : NULL, kick);
 	}
 	fclose(f);
 	return ret;
@@ -644,7 +806,7 @@ int cmd_allow_host(int argc, char **argv)
 {
 	const char *store, *hostnqn, *key_file = NULL;
 	char dir[PATH_MAX];
-	bool no_key = false;
+	bool no_key = false, kick = false;
 	int ret;
 
 	ret = parse_host_cmd("allow-host", argc, argv, &store, &hostnqn,
@@ -656,15 +818,26 @@ int cmd_allow_host(int argc, char **argv)
 		err_msg("store '%s' does not exist (%s)", store, dir);
 		return EXIT_FAIL;
 	}
-	ret = store_allow(store, hostnqn, key_file);
+	ret = store_allow(store, hostnqn, key_file, &kick);
 	if (ret)
 		return ret;
 	ret = nvmet_allow(store, hostnqn);
 	if (ret)
 		return ret;
-	info_msg("store %s: host %s allowed%s (scalio and nvmet)", store,
+	/* A changed key: controllers admitted with the old one (or none) go. */
+	if (kick) {
+		ret = nvmet_kick(store);
+		if (ret)
+			return ret;
+	}
+	info_msg("store %s: host %s allowed%s (scalio and nvmet%s)", store,
 		 hostnqn, key_file ? " with a secret" :
-		 " by its NQN alone (--no-key: no secret)");
+		 " by its NQN alone (--no-key: no secret)",
+		 !key_file ? "" : nvmet_has_auth() ?
+		 ": DH-HMAC-CHAP, both ways" : ": no NVMe authentication on this kernel");
+	if (kick)
+		info_msg("store %s: nvmet keys of %s changed: every controller of the store's SSDs was dropped, admitted hosts reconnect",
+			 store, hostnqn);
 	return EXIT_OK;
 }
 
@@ -682,8 +855,14 @@ int cmd_deny_host(int argc, char **argv)
 	pathf(p, STORES_ROOT "/%s/allowed_hosts/%s", store, hostnqn);
 	if (cfg_rmdir(p))
 		ret = EXIT_FAIL;
+	/*
+	 * nvmet keeps a denied host's controllers (allowed_hosts is checked
+	 * at connect only): drop them all, the others reconnect.
+	 */
+	if (nvmet_kick(store))
+		ret = EXIT_FAIL;
 	if (!ret)
-		info_msg("store %s: host %s denied (scalio and nvmet); its connections are dropped",
+		info_msg("store %s: host %s denied (scalio and nvmet); its connections are dropped, and every nvmet controller of the store's SSDs (admitted hosts reconnect)",
 			 store, hostnqn);
 	return ret;
 }
@@ -930,6 +1109,7 @@ int cmd_target_setup(int argc, char **argv)
 	};
 	char nqn[SCALIO_NQN_MAX];
 	int c, i, ret, offload = -1;
+	bool kick = false;
 	struct stat st;
 	size_t k;
 
@@ -1068,14 +1248,14 @@ int cmd_target_setup(int argc, char **argv)
 	if (ret)
 		return ret;
 	for (i = 0; i < a.nr_hosts; i++) {
-		ret = store_allow(a.store, a.hosts[i], NULL);
+		ret = store_allow(a.store, a.hosts[i], NULL, &kick);
 		if (ret)
 			return ret;
 	}
 	if (!a.hosts_file && path_exists(DEFAULT_HOSTS_FILE))
 		a.hosts_file = DEFAULT_HOSTS_FILE;
 	if (a.hosts_file) {
-		ret = store_allow_file(a.store, a.hosts_file);
+		ret = store_allow_file(a.store, a.hosts_file, &kick);
 		if (ret)
 			return ret;
 	}
@@ -1083,6 +1263,15 @@ int cmd_target_setup(int argc, char **argv)
 	ret = nvmet_sync_hosts(a.store);
 	if (ret)
 		return ret;
+	if (kick) {
+		ret = nvmet_kick(a.store);
+		if (ret)
+			return ret;
+	}
+	if (nvmet_has_auth())
+		info_msg("nvmet: in-band authentication: hosts with a key file authenticate to the SSDs by DH-HMAC-CHAP, both ways");
+	else
+		warn_no_auth();
 	info_msg("store %s: enabled, %d SSD(s), listening on %s:%u", a.store,
 		 a.nr_devs, a.addr, a.port);
 	return EXIT_OK;

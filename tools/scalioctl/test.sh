@@ -867,5 +867,30 @@ if [ $rc = 2 ] && grep -q "expected FILE" <<< "$out"; then
 else
 	notok "import --check with a store is a usage error" "exit $rc: $out"
 fi
+
+# ---- NVMe DH-HMAC-CHAP keys (dhchap.c): HMAC-SHA256 of the secret under
+# two labels, as DHHC-1:00 secrets (base64 of the key and its CRC-32)
+td2=$here/test_dhchap
+dh_ok=1
+for s in 0123456789abcdef "$(printf 'k%.0s' $(seq 100))" 'DHHC-1:00:4UdsvU2xRenLyxoaFTycsMa0gL8C47wx7BQRukIfjEMglvRc:'; do
+	want=$("$py" -c 'import sys, hmac, hashlib, base64, zlib
+s = sys.argv[1].encode()
+for l in (b"scalio nvme dhchap host key", b"scalio nvme dhchap ctrl key"):
+    k = hmac.new(s, l, hashlib.sha256).digest()
+    print("DHHC-1:00:" + base64.b64encode(k + zlib.crc32(k).to_bytes(4, "little")).decode() + ":")' "$s")
+	got=$("$td2" "$s")
+	[ "$got" = "$want" ] || { dh_ok=0; echo "# secret $s: got $got want $want"; }
+	if command -v nvme >/dev/null; then
+		for k in $got; do
+			nvme check-dhchap-key --key="$k" >/dev/null 2>&1 ||
+				{ dh_ok=0; echo "# nvme check-dhchap-key refuses $k"; }
+		done
+	fi
+done
+if [ $dh_ok = 1 ]; then
+	ok "dhchap keys: HMAC-SHA256(secret, label) as Python computes it, valid DHHC-1 keys (nvme check-dhchap-key)"
+else
+	notok "dhchap keys"
+fi
 echo "1..$n"
 [ $bad = 0 ]
