@@ -591,6 +591,7 @@ static int prom_textfile(const char *dir, const char *only)
 	int fd, ret;
 	FILE *f;
 
+	/* mkstemp() replaces the Xs: a fresh name, written then renamed. */
 	pathf(tmp, "%s/.scalio.prom.XXXXXX", dir);
 	pathf(dst, "%s/scalio.prom", dir);
 	fd = mkstemp(tmp);
