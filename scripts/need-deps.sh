@@ -12,7 +12,7 @@ qemu-system-x86 busybox-static nvme-cli rdma-core ibverbs-utils perftest dmsetup
 fio sparse spin libxxhash-dev liburing-dev libibverbs-dev librdmacm-dev iproute2 kmod cpio zstd xz-utils python3
 python3-matplotlib dpkg-dev flex bison bc libelf-dev groff-base man-db dkms
 coccinelle
-python3-prometheus-client libjson-c-dev uuid-dev libnvme-dev
+python3-prometheus-client libjson-c-dev uuid-dev libnvme-dev libssl-dev zlib1g-dev
 debhelper dh-dkms lintian"
 if [ "${1:-}" = --list ]; then
 	echo $pkgs
