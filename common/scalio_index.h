@@ -82,12 +82,25 @@ struct scalio_index_hdr {
 
 /**
  * struct scalio_block_hdr - first 64 bytes of every hash block
+ * @epoch:	the block's cache epoch (SCALIO_F_BLOCK_EPOCH): written by
+ *		the target CPU only, with a plain store (no client CASes it),
+ *		starting at 0.  A filler binds the epoch it read in its
+ *		double-read into its slot (@etag, and the checksum), and a
+ *		reader trusts a C slot only under the epoch it reads with it;
+ *		so when the target advances the epoch, every value cached in
+ *		the block stops being served at once.  It does so for the
+ *		blocks of writes whose invalidation a departed client never
+ *		confirmed (Documentation/protocol.rst, "A writer that leaves
+ *		owing invalidations").  Clients can write this word like the
+ *		slots; the target never reads it to decide anything but the
+ *		next value.
  * @reserved:	0.  Client-writable like the slots, so nothing the target
  *		relies on lives here (index version 1 kept the block's seg
  *		word here; it is in the seg table now).
  */
 struct scalio_block_hdr {
-	__le64	reserved[8];
+	__le64	epoch;
+	__le64	reserved[7];
 };
 
 /**
@@ -98,7 +111,9 @@ struct scalio_block_hdr {
  * @last_ts:	last access, target clock (client-side LRU)
  * @klen:	key length
  * @vlen:	value length (<= SCALIO_INLINE_MAX)
- * @reserved:	0
+ * @etag:	low 16 bits of the block epoch the filler read before its
+ *		seg READ (0 from hosts that predate SCALIO_F_BLOCK_EPOCH): a
+ *		C slot whose @etag differs from the block's epoch is stale
  * @csum:	scalio_slot_csum() of the C-state version, key and value
  * @key:	the key, written by the filler before its double-read
  * @value:	the cached value
@@ -108,7 +123,7 @@ struct scalio_slot {
 	__le64	last_ts;
 	__u8	klen;
 	__u8	vlen;
-	__le16	reserved;
+	__le16	etag;
 	__le32	csum;
 	__u8	key[SCALIO_KEY_MAX];
 	__u8	value[SCALIO_INLINE_MAX];

@@ -189,8 +189,8 @@ static int scalio_msg_check_rep(const void *buf, u32 len, u16 op, bool error)
  *
  * Header: @byte_len at most SCALIO_MSG_SIZE (-EMSGSIZE) and at least a
  * header, hdr.len == @byte_len (-EBADMSG); a known opcode, only known flag
- * bits, the direction flag matching @response, reserved 0, status 0 in a
- * request and 0 or -1..-4095 in a response (-EPROTO).
+ * bits, the direction flag matching @response, settled 0 in a response,
+ * status 0 in a request and 0 or -1..-4095 in a response (-EPROTO).
  *
  * Body: each opcode's exact size; GET/DELETE requests klen 1..32 and vlen
  * 0, PUT klen 1..32, vlen <= SCALIO_VALUE_MAX and hdr.len == sizeof(req) +
@@ -240,7 +240,8 @@ int scalio_msg_check(const void *buf, u32 byte_len, bool response)
 		return -EPROTO;
 	if (!!(flags & SCALIO_MSG_F_RESPONSE) != response)
 		return -EPROTO;
-	if (h->reserved)
+	/* A request's settle mark is the target's to judge, not a format error. */
+	if (response && h->settled)
 		return -EPROTO;
 	if (!response)
 		return status ? -EPROTO : scalio_msg_check_req(buf, byte_len, op);

@@ -53,10 +53,11 @@
  * segment's records may point to value extents (on-SSD format 5), which a
  * host must follow on a miss; older hosts are refused, not misled.  6:
  * mutual admission bound to the connection (the host's nonce in ADMIT,
- * the target's proof in its answer).
+ * the target's proof in its answer).  Minor 2: requests carry the host's
+ * settle mark (hdr.settled) to a target of SCALIO_F_BLOCK_EPOCH.
  */
 #define SCALIO_PROTO_MAJOR	6
-#define SCALIO_PROTO_MINOR	1
+#define SCALIO_PROTO_MINOR	2
 #define SCALIO_DEFAULT_PORT	4800
 #define SCALIO_MSG_SIZE		8192
 #define SCALIO_QUEUE_DEPTH_MAX	128
@@ -153,7 +154,15 @@ enum scalio_msg_op {
  * @len:	total message length, header included
  * @tag:	chosen by the host, echoed in the response
  * @status:	response: 0 or a negative errno; request: 0
- * @reserved:	0
+ * @settled:	request, with SCALIO_F_BLOCK_EPOCH (protocol minor >= 2):
+ *		the host's settle mark, the low 32 bits of a tag sequence
+ *		number (the tag above its SCALIO_TAG_IDX_BITS): every PUT or
+ *		DELETE this host sent on this connection under a smaller
+ *		sequence number has been invalidated, or needs no
+ *		invalidation.  The target forgets those writes; for the
+ *		others, if the connection ends first, it advances the epoch
+ *		of their blocks (struct scalio_block_hdr).  0 before that,
+ *		and in responses.
  */
 struct scalio_msg_hdr {
 	__le16	opcode;
@@ -161,8 +170,23 @@ struct scalio_msg_hdr {
 	__le32	len;
 	__le64	tag;
 	__le32	status;
-	__le32	reserved;
+	__le32	settled;
 };
+
+/* The tag's low bits name the host's RPC entry, the bits above a sequence. */
+#define SCALIO_TAG_IDX_BITS	16
+
+/* The sequence number of a tag, as @settled compares it. */
+static inline u32 scalio_tag_seq(u64 tag)
+{
+	return (u32)(tag >> SCALIO_TAG_IDX_BITS);
+}
+
+/* Is sequence number @a before @b (modulo 2^32)? */
+static inline bool scalio_seq_before(u32 a, u32 b)
+{
+	return (s32)(a - b) < 0;
+}
 
 /* ADMIT request and response flags */
 #define SCALIO_ADMIT_F_MAC	(1U << 0)	/* @mac holds a proof */

@@ -59,8 +59,8 @@ u32 scalio_slot_csum(u32 version, const u8 *key, u32 klen,
 /*
  * scalio_slot_csum_tok() - checksum of a slot published with a fill token
  *
- * See scalio_slot.h.  ~crc32c(~0, S) over S = le64(@ctl) || le32(klen) ||
- * le32(vlen) || key || value.  The token is the lock's owner and lease
+ * See scalio_slot.h.  ~crc32c(~0, S) over S = le64(@ctl) || [le64(@epoch)
+ * if @epoch != 0] || le32(klen) || le32(vlen) || key || value.  The token is the lock's owner and lease
  * deadline, which scalio_ctl_publish_tok() keeps in the C word: a stale
  * filler (its lease long gone, its slot's version wrapped while it stalled)
  * binds its own owner and deadline, so its WRITE cannot complete a C word
@@ -68,16 +68,19 @@ u32 scalio_slot_csum(u32 version, const u8 *key, u32 klen,
  * token if they share the owner, hence the host-side rule that a client
  * never installs a lock word equal to one of its own fills still in flight.
  */
-u32 scalio_slot_csum_tok(u64 ctl, const u8 *key, u32 klen,
+u32 scalio_slot_csum_tok(u64 ctl, u64 epoch, const u8 *key, u32 klen,
 			 const u8 *value, u32 vlen)
 {
-	__le64 word = cpu_to_le64(ctl);
+	__le64 word = cpu_to_le64(ctl), ep = cpu_to_le64(epoch);
 	__le32 lens[2];
 	u32 crc;
 
 	lens[0] = cpu_to_le32(klen);
 	lens[1] = cpu_to_le32(vlen);
 	crc = crc32c(~0U, &word, sizeof(word));
+	/* Epoch 0 adds nothing: the sum of hosts that predate the epoch. */
+	if (epoch)
+		crc = crc32c(crc, &ep, sizeof(ep));
 	crc = crc32c(crc, lens, sizeof(lens));
 	if (klen)
 		crc = crc32c(crc, key, klen);
@@ -93,11 +96,25 @@ static bool scalio_slot_has_key(const struct scalio_slot *s, const u8 *key,
 	       !memcmp(s->key, key, klen);
 }
 
-bool scalio_slot_valid(const struct scalio_slot *s, const u8 *key, u32 klen)
+/* Was C slot @s filled under another epoch of its block than @epoch? */
+static bool scalio_slot_stale(const struct scalio_slot *s, u64 epoch)
+{
+	return le16_to_cpu(s->etag) != (u16)epoch;
+}
+
+bool scalio_slot_valid(const struct scalio_slot *s, u64 epoch, const u8 *key,
+		       u32 klen)
 {
 	u64 ctl = le64_to_cpu(s->ctl);
 
 	if (scalio_ctl_state(ctl) != SCALIO_SLOT_C)
+		return false;
+	/*
+	 * Filled under an older epoch of the block: the target has retired
+	 * what it caches since.  A tag that matches after 2^16 epochs is
+	 * caught by the checksum, which binds the whole epoch.
+	 */
+	if (scalio_slot_stale(s, epoch))
 		return false;
 	if (!s->klen || s->klen > SCALIO_KEY_MAX ||
 	    s->vlen > SCALIO_INLINE_MAX)
@@ -111,8 +128,8 @@ bool scalio_slot_valid(const struct scalio_slot *s, const u8 *key, u32 klen)
 	 */
 	if (scalio_ctl_owner(ctl))
 		return le32_to_cpu(s->csum) ==
-		       scalio_slot_csum_tok(ctl, s->key, s->klen, s->value,
-					    s->vlen);
+		       scalio_slot_csum_tok(ctl, epoch, s->key, s->klen,
+					    s->value, s->vlen);
 	return le32_to_cpu(s->csum) ==
 	       scalio_slot_csum(scalio_ctl_version(ctl), s->key, s->klen,
 				s->value, s->vlen);
@@ -128,15 +145,15 @@ bool scalio_slot_valid(const struct scalio_slot *s, const u8 *key, u32 klen)
  * lands on a slot published again since at the same 20-bit version (after
  * a wrap): the checksum then matches, the fingerprint does not.
  */
-bool scalio_slot_torn(const struct scalio_slot *s, const u8 *key, u32 klen,
-		      u16 fp)
+bool scalio_slot_torn(const struct scalio_slot *s, u64 epoch, const u8 *key,
+		      u32 klen, u16 fp)
 {
 	u64 ctl = le64_to_cpu(s->ctl);
 
 	if (scalio_ctl_state(ctl) != SCALIO_SLOT_C)
 		return false;
 	if (scalio_ctl_fp(ctl) == fp)
-		return !scalio_slot_valid(s, NULL, 0);
+		return !scalio_slot_valid(s, epoch, NULL, 0);
 	return scalio_slot_has_key(s, key, klen);
 }
 
@@ -154,15 +171,19 @@ static bool scalio_ctl_live(u64 ctl, u64 now)
  * key's fingerprint too), then RECLAIM (an
  * expired B or D of the key's fingerprint: a dead lock is cleared by the
  * first GET that meets it, before it waits on any other), then BUSY (a
- * live filler of the key's fingerprint), then TORN (scalio_slot_torn()), then
- * MISS.  A live D is a miss: its owner's publish CAS cannot succeed.
+ * live filler of the key's fingerprint), then RETIRED (a C slot of the
+ * key's fingerprint filled under an older epoch of the block), then TORN
+ * (scalio_slot_torn()), then MISS.  A live D is a miss: its owner's
+ * publish CAS cannot succeed.
  */
 enum scalio_lookup scalio_block_lookup(const struct scalio_block_view *v,
 				       const u8 *key, u32 klen, u16 fp,
 				       u64 now, u32 *idx)
 {
-	u32 i, busy = 0, stale = 0;
+	u64 epoch = scalio_view_epoch(v);
+	u32 i, busy = 0, stale = 0, retired = 0;
 	bool torn = false, have_busy = false, have_stale = false;
+	bool have_retired = false;
 
 	for (i = 0; i < v->slots; i++) {
 		const struct scalio_slot *s = scalio_view_slot(v, i);
@@ -170,13 +191,23 @@ enum scalio_lookup scalio_block_lookup(const struct scalio_block_view *v,
 
 		switch (scalio_ctl_state(ctl)) {
 		case SCALIO_SLOT_C:
-			if (scalio_ctl_fp(ctl) == fp &&
-			    scalio_slot_valid(s, key, klen)) {
+			if (scalio_ctl_fp(ctl) != fp) {
+				if (scalio_slot_torn(s, epoch, key, klen, fp))
+					torn = true;
+				break;
+			}
+			if (scalio_slot_valid(s, epoch, key, klen)) {
 				*idx = i;
 				return SCALIO_LOOKUP_HIT;
 			}
-			if (scalio_slot_torn(s, key, klen, fp))
+			if (scalio_slot_stale(s, epoch)) {
+				if (!have_retired) {
+					have_retired = true;
+					retired = i;
+				}
+			} else if (scalio_slot_torn(s, epoch, key, klen, fp)) {
 				torn = true;
+			}
 			break;
 		case SCALIO_SLOT_B:
 		case SCALIO_SLOT_D:
@@ -204,6 +235,10 @@ enum scalio_lookup scalio_block_lookup(const struct scalio_block_view *v,
 	if (have_busy) {
 		*idx = busy;
 		return SCALIO_LOOKUP_BUSY;
+	}
+	if (have_retired) {
+		*idx = retired;
+		return SCALIO_LOOKUP_RETIRED;
 	}
 	return torn ? SCALIO_LOOKUP_TORN : SCALIO_LOOKUP_MISS;
 }
@@ -297,7 +332,7 @@ enum scalio_collision scalio_block_collision(const struct scalio_block_view *v,
 			}
 			break;
 		case SCALIO_SLOT_C:
-			if (scalio_slot_valid(s, NULL, 0)) {
+			if (scalio_slot_valid(s, scalio_view_epoch(v), NULL, 0)) {
 				if (scalio_slot_has_key(s, key, klen))
 					return SCALIO_COLL_YES;
 			} else if (scalio_ctl_fp(ctl) == fp ||

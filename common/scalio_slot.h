@@ -27,6 +27,12 @@ scalio_view_hdr(const struct scalio_block_view *v)
 	return v->buf;
 }
 
+/* The block's epoch, read with its slots (struct scalio_block_hdr). */
+static inline u64 scalio_view_epoch(const struct scalio_block_view *v)
+{
+	return le64_to_cpu(scalio_view_hdr(v)->epoch);
+}
+
 static inline const struct scalio_slot *
 scalio_view_slot(const struct scalio_block_view *v, u32 i)
 {
@@ -43,12 +49,19 @@ static inline u32 scalio_slot_offset(u32 i)
 /**
  * scalio_slot_valid() - is slot @s a consistent C-state copy of @key?
  *
- * True iff its ctl is in state C, klen/vlen are in range, the key matches
- * (when @key is non-NULL) and the checksum matches ctl's version (a C
- * word that names an owner: matches the whole word, scalio_slot_csum_tok()):
- * a torn read fails this test and must be re-read.
+ * @s:		the slot, as read
+ * @epoch:	its block's epoch, read in the same READ (scalio_view_epoch())
+ * @key:	the key, or NULL for any
+ * @klen:	its length
+ *
+ * True iff its ctl is in state C, its etag is @epoch's, klen/vlen are in
+ * range, the key matches (when @key is non-NULL) and the checksum matches
+ * ctl's version (a C word that names an owner: matches the whole word and
+ * @epoch, scalio_slot_csum_tok()): a torn read fails this test and must be
+ * re-read; a slot filled under an older epoch fails it for good.
  */
-bool scalio_slot_valid(const struct scalio_slot *s, const u8 *key, u32 klen);
+bool scalio_slot_valid(const struct scalio_slot *s, u64 epoch, const u8 *key,
+		       u32 klen);
 
 /**
  * scalio_slot_torn() - is slot @s a damaged C copy that may be @key's?
@@ -58,13 +71,14 @@ bool scalio_slot_valid(const struct scalio_slot *s, const u8 *key, u32 klen);
  * fingerprint or with a bad checksum.  Such a slot is re-read, and evicted
  * if it stays so; a reader never takes it for a hit.
  */
-bool scalio_slot_torn(const struct scalio_slot *s, const u8 *key, u32 klen,
-		      u16 fp);
+bool scalio_slot_torn(const struct scalio_slot *s, u64 epoch, const u8 *key,
+		      u32 klen, u16 fp);
 
 enum scalio_lookup {
 	SCALIO_LOOKUP_HIT,	/* @idx: valid C slot of the key */
 	SCALIO_LOOKUP_RECLAIM,	/* @idx: an expired B or D with the key's fp */
 	SCALIO_LOOKUP_BUSY,	/* @idx: a live B slot with the key's fp */
+	SCALIO_LOOKUP_RETIRED,	/* @idx: a C of the key's fp, older epoch */
 	SCALIO_LOOKUP_TORN,	/* a C slot scalio_slot_torn() for the key */
 	SCALIO_LOOKUP_MISS,	/* none of the above */
 };
@@ -79,7 +93,9 @@ enum scalio_lookup {
  *
  * RECLAIM: the caller must CAS slot @idx from the ctl in @v to
  * scalio_ctl_release() of it before it may treat the key as absent, then
- * read the block again.  An expired lock is never skipped: only the
+ * read the block again.  RETIRED: the same CAS (an eviction): the slot
+ * was filled before the target retired what the block cached, and would
+ * make the double-read of a fill of the key fail for as long as it stays.  An expired lock is never skipped: only the
  * version bump of a CAS makes its late owner's publish fail.
  */
 enum scalio_lookup scalio_block_lookup(const struct scalio_block_view *v,
@@ -156,6 +172,8 @@ bool scalio_invalidate_next(const struct scalio_block_view *v,
  * scalio_slot_csum_tok() - checksum of a slot published with a fill token
  * @ctl:	the whole C-state ctl word the slot is published with
  *		(scalio_ctl_publish_tok() of the filler's lock)
+ * @epoch:	the block epoch the filler read before its seg READ (0: not
+ *		bound, as hosts that predate SCALIO_F_BLOCK_EPOCH sum)
  * @key, @klen:	the key
  * @value, @vlen: the value
  *
@@ -164,7 +182,7 @@ bool scalio_invalidate_next(const struct scalio_block_view *v,
  * the C word of its own fill, never under one published by another fill
  * whose version wrapped to the same 20 bits.
  */
-u32 scalio_slot_csum_tok(u64 ctl, const u8 *key, u32 klen,
+u32 scalio_slot_csum_tok(u64 ctl, u64 epoch, const u8 *key, u32 klen,
 			 const u8 *value, u32 vlen);
 
 /* The ctl values of the protocol's transitions (all bump the version). */

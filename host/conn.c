@@ -42,6 +42,7 @@ void scalio_host_conn_init(struct scalio_host_hstore *hs)
 	init_completion(&conn->cm_done);
 	spin_lock_init(&conn->rpc_lock);
 	INIT_LIST_HEAD(&conn->rpc_free);
+	INIT_LIST_HEAD(&conn->unsettled);
 	init_waitqueue_head(&conn->rpc_wq);
 	spin_lock_init(&conn->io_lock);
 	INIT_LIST_HEAD(&conn->io_free);

@@ -278,8 +278,11 @@ static void scalio_host_hstore_teardown(struct scalio_host_hstore *hs)
 	cancel_delayed_work_sync(&hs->reconnect_work);
 	cancel_delayed_work_sync(&hs->inval_work);
 	if (!list_empty(&hs->inval_list) || hs->inval_all)
-		pr_warn("%s: detached owing invalidations: other clients may still hit old values until evicted\n",
+		pr_warn("%s: detached owing invalidations: the target retires the cache blocks of those writes once it drops the connection\n",
 			hs->name);
+	else if (hs->features & SCALIO_F_BLOCK_EPOCH)
+		/* the last settle mark: nothing owed, nothing to retire */
+		scalio_host_keepalive_send(hs);
 	scalio_host_inval_forget(hs);
 	if (hs->misc_registered) {
 		misc_deregister(&hs->misc);

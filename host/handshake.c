@@ -132,7 +132,7 @@ static int scalio_host_hello(struct scalio_host_hstore *hs, bool again)
 	const struct scalio_msg_hello_rep *rep;
 	struct scalio_host_rpc *rpc;
 	u32 known = SCALIO_F_OFFLOAD_READ | SCALIO_F_INLINE_CACHE |
-		    SCALIO_F_FILL_TOKEN;
+		    SCALIO_F_FILL_TOKEN | SCALIO_F_BLOCK_EPOCH;
 	u32 nr_blocks, nr_buckets, slots, nr_ssds, kato;
 	int ret;
 
@@ -469,9 +469,7 @@ void scalio_host_keepalive_work(struct work_struct *work)
 	struct scalio_host_hstore *hs = container_of(to_delayed_work(work),
 						struct scalio_host_hstore,
 						keepalive_work);
-	struct scalio_host_conn *conn = &hs->conn;
 	u32 period = READ_ONCE(hs->keepalive_ms);
-	struct scalio_host_rpc *rpc;
 	unsigned long late;
 
 	if (READ_ONCE(hs->state) != SCALIO_HS_LIVE)
@@ -481,14 +479,29 @@ void scalio_host_keepalive_work(struct work_struct *work)
 		pr_warn_ratelimited("%s: keep-alive ran %u ms late: the target disconnects a host silent for %u ms\n",
 				    hs->name, jiffies_to_msecs(late),
 				    3 * period);
-	if (!scalio_host_conn_enter_nowait(conn)) {
-		rpc = scalio_host_rpc_get(conn);
-		if (!IS_ERR(rpc)) {
-			scalio_host_rpc_exec(conn, rpc, SCALIO_MSG_KEEPALIVE,
-					     sizeof(struct scalio_msg_hdr));
-			scalio_host_rpc_put(conn, rpc);
-		}
-		scalio_host_conn_exit(conn);
-	}
+	scalio_host_keepalive_send(hs);
 	scalio_host_keepalive_schedule(hs);
+}
+
+/**
+ * scalio_host_keepalive_send() - send one KEEPALIVE if the connection is up
+ * @hs:		store
+ *
+ * It carries the settle mark too: a detach sends one last, so that the
+ * target need not retire the blocks of writes already invalidated.
+ */
+void scalio_host_keepalive_send(struct scalio_host_hstore *hs)
+{
+	struct scalio_host_conn *conn = &hs->conn;
+	struct scalio_host_rpc *rpc;
+
+	if (scalio_host_conn_enter_nowait(conn))
+		return;
+	rpc = scalio_host_rpc_get(conn);
+	if (!IS_ERR(rpc)) {
+		scalio_host_rpc_exec(conn, rpc, SCALIO_MSG_KEEPALIVE,
+				     sizeof(struct scalio_msg_hdr));
+		scalio_host_rpc_put(conn, rpc);
+	}
+	scalio_host_conn_exit(conn);
 }

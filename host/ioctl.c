@@ -283,6 +283,8 @@ static void scalio_host_fill_host_stats(struct scalio_host_hstore *hs,
 		atomic64_read(&hs->stats[SCALIO_HS_LOST_GET_RETRIES]);
 	h->get_val_reads = atomic64_read(&hs->stats[SCALIO_HS_GET_VAL_READS]);
 	h->get_val_stale = atomic64_read(&hs->stats[SCALIO_HS_GET_VAL_STALE]);
+	h->retired_evictions =
+		atomic64_read(&hs->stats[SCALIO_HS_RETIRED_EVICTIONS]);
 }
 
 /**

@@ -30,9 +30,6 @@
 
 #include "scalio_host.h"
 
-/* The tag on the wire: entry index in the low 16 bits, use count above. */
-#define SCALIO_TAG_IDX_BITS	16
-
 /* ------------------------------------------------------------------ */
 /* failure                                                             */
 
@@ -358,6 +355,74 @@ static void scalio_host_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 }
 
+/*
+ * The settle mark a request carries (hdr.settled): every write of this
+ * host sent under a smaller sequence number has had its invalidation done,
+ * or never needs one.  conn->rpc_lock held.
+ */
+static u32 scalio_host_settle_mark(struct scalio_host_conn *conn)
+{
+	struct scalio_host_settle *first;
+	u32 mark = conn->rpc_seq;
+
+	first = list_first_entry_or_null(&conn->unsettled,
+					 struct scalio_host_settle, entry);
+	if (first)
+		mark = first->seq;
+	if (conn->debt && scalio_seq_before(conn->debt_seq, mark))
+		mark = conn->debt_seq;
+	return mark;
+}
+
+/**
+ * scalio_host_settle_done() - a write's invalidation is settled
+ * @conn:	connection
+ * @settle:	the write's entry (listed or not)
+ *
+ * Done, not needed, or owed: an owed one was recorded by
+ * scalio_host_inval_defer() first, which holds the mark back until the
+ * debt is paid.
+ */
+void scalio_host_settle_done(struct scalio_host_conn *conn,
+			     struct scalio_host_settle *settle)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&conn->rpc_lock, flags);
+	if (settle->listed) {
+		list_del(&settle->entry);
+		settle->listed = false;
+	}
+	spin_unlock_irqrestore(&conn->rpc_lock, flags);
+}
+
+/**
+ * scalio_host_settle_debt() - hold the settle mark back for an owed invalidation
+ * @conn:	connection
+ * @settle:	the write whose invalidation is owed
+ * @owed:	true: it is owed from now on; false: every debt is paid
+ *
+ * The caller holds hs->inval_lock, so that recording a debt and finding
+ * the list of debts empty cannot interleave.
+ */
+void scalio_host_settle_debt(struct scalio_host_conn *conn,
+			     const struct scalio_host_settle *settle, bool owed)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&conn->rpc_lock, flags);
+	if (!owed) {
+		conn->debt = false;
+	} else if (settle && settle->listed &&
+		   (!conn->debt || scalio_seq_before(settle->seq,
+						     conn->debt_seq))) {
+		/* Not listed: never sent, so the target cannot owe for it. */
+		conn->debt_seq = settle->seq;
+		conn->debt = true;
+	}
+	spin_unlock_irqrestore(&conn->rpc_lock, flags);
+}
+
 /**
  * scalio_host_rpc_get() - take a free tag, waiting for one if necessary
  * @conn:	connection
@@ -381,6 +446,7 @@ struct scalio_host_rpc *scalio_host_rpc_get(struct scalio_host_conn *conn)
 			list_del_init(&rpc->entry);
 			atomic_set(&rpc->refs, 1);	/* the caller's */
 			rpc->state = SCALIO_RPC_DONE;
+			rpc->settle = NULL;
 		}
 		spin_unlock_irqrestore(&conn->rpc_lock, flags);
 		if (rpc)
@@ -447,6 +513,7 @@ static int __scalio_host_rpc_exec(struct scalio_host_conn *conn,
 	struct ib_sge sge;
 	struct ib_send_wr wr = {};
 	unsigned long flags;
+	u32 settled;
 	long left;
 	int ret;
 
@@ -454,7 +521,13 @@ static int __scalio_host_rpc_exec(struct scalio_host_conn *conn,
 		return -EINVAL;
 
 	spin_lock_irqsave(&conn->rpc_lock, flags);
-	rpc->seq++;
+	rpc->seq = conn->rpc_seq++;
+	if (rpc->settle) {
+		rpc->settle->seq = rpc->seq;
+		list_add_tail(&rpc->settle->entry, &conn->unsettled);
+		rpc->settle->listed = true;
+	}
+	settled = scalio_host_settle_mark(conn);
 	rpc->opcode = opcode;
 	rpc->state = SCALIO_RPC_WAITING;
 	rpc->rsp_pending = true;
@@ -471,7 +544,9 @@ static int __scalio_host_rpc_exec(struct scalio_host_conn *conn,
 	hdr->tag = cpu_to_le64(((u64)rpc->seq << SCALIO_TAG_IDX_BITS) |
 			       rpc->idx);
 	hdr->status = 0;
-	hdr->reserved = 0;
+	/* Only a target of minor >= 2 reads it; older ones want 0. */
+	hdr->settled = READ_ONCE(conn->peer_minor) >= 2 ?
+		       cpu_to_le32(settled) : 0;
 	ib_dma_sync_single_for_device(conn->dev, rpc->req_dma, len,
 				      DMA_TO_DEVICE);
 

@@ -1110,7 +1110,7 @@ static int __scalio_host_fill(struct scalio_host_get *g,
 	enum scalio_collision coll = SCALIO_COLL_NONE;
 	bool direct = scalio_host_get_direct(g);
 	bool token = scalio_host_fill_token(hs);
-	u64 old, mine, pub, cur, ctl_addr, seg = 0;
+	u64 old, mine, pub, cur, ctl_addr, seg = 0, epoch;
 	bool reclaim, present, cache, done, split;
 	struct scalio_host_chain ch;
 	unsigned int delay;
@@ -1214,6 +1214,12 @@ static int __scalio_host_fill(struct scalio_host_get *g,
 		scalio_host_backoff(attempt);
 		return SCALIO_RESTART;
 	}
+	/*
+	 * The block's epoch as read before the seg READ: the value is bound
+	 * to it, so that once the target retires the block (a departed
+	 * writer's owed invalidation) nobody serves what we read before.
+	 */
+	epoch = scalio_view_epoch(&v);
 
 	delay = scalio_host_fill_delay_ms();
 	if (delay) {
@@ -1281,8 +1287,10 @@ static int __scalio_host_fill(struct scalio_host_get *g,
 					      scalio_ctl_publish(mine));
 		ws->vlen = g->vlen;
 		memcpy(ws->value, g->value, g->vlen);
+		ws->etag = cpu_to_le16((u16)epoch);
 		if (token)
-			ws->csum = cpu_to_le32(scalio_slot_csum_tok(pub, g->key,
+			ws->csum = cpu_to_le32(scalio_slot_csum_tok(pub, epoch,
+								    g->key,
 								    g->klen,
 								    g->value,
 								    g->vlen));
@@ -1375,7 +1383,8 @@ static int scalio_host_evict_torn(struct scalio_host_get *g,
 	for (i = 0; i < v->slots; i++) {
 		const struct scalio_slot *s = scalio_view_slot(v, i);
 
-		if (!scalio_slot_torn(s, g->key, g->klen, g->fp))
+		if (!scalio_slot_torn(s, scalio_view_epoch(v), g->key, g->klen,
+				      g->fp))
 			continue;
 		ctl = le64_to_cpu(s->ctl);
 		ret = scalio_host_cas_ctl(g, i, ctl, scalio_ctl_release(ctl), &cur);
@@ -1398,7 +1407,7 @@ static int scalio_host_get_cached(struct scalio_host_get *g)
 	unsigned int attempt, torn = 0;
 	unsigned long busy_since = 0;
 	enum scalio_lookup res;
-	u64 now, ctl, busy_ctl = 0;
+	u64 now, ctl, busy_ctl = 0, done_ctl;
 	bool done;
 	u32 idx;
 	int ret;
@@ -1469,6 +1478,20 @@ static int scalio_host_get_cached(struct scalio_host_get *g)
 				continue;
 			}
 			scalio_host_backoff(attempt);
+			continue;
+		case SCALIO_LOOKUP_RETIRED:
+			/*
+			 * filled before the target retired the block's
+			 * cache: evict it (a failed CAS means it changed),
+			 * then re-read
+			 */
+			ctl = le64_to_cpu(scalio_view_slot(&v, idx)->ctl);
+			ret = scalio_host_cas_ctl(g, idx, ctl,
+						  scalio_ctl_release(ctl), &done_ctl);
+			if (ret)
+				return ret;
+			if (done_ctl == ctl)
+				scalio_host_hstat_inc(hs, SCALIO_HS_RETIRED_EVICTIONS);
 			continue;
 		case SCALIO_LOOKUP_TORN:
 			/* re-read at once: a fill or a write was in flight */

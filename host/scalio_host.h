@@ -133,6 +133,7 @@ enum scalio_host_hstat {
 	SCALIO_HS_LOST_GET_RETRIES,
 	SCALIO_HS_GET_VAL_READS,
 	SCALIO_HS_GET_VAL_STALE,
+	SCALIO_HS_RETIRED_EVICTIONS,
 	SCALIO_HS_NR,
 };
 
@@ -156,13 +157,34 @@ enum scalio_host_rpc_state {
 };
 
 /**
+ * struct scalio_host_settle - a write whose invalidation is not settled yet
+ * @entry:	on conn->unsettled, in @seq order, from its request's send
+ *		until scalio_host_settle_done()
+ * @seq:	its request's tag sequence number
+ * @listed:	on conn->unsettled
+ *
+ * The host's settle mark (hdr.settled) is the @seq of the first entry, or
+ * the next sequence number when there is none, or an owed invalidation's
+ * older one (conn->debt_seq): every write below it is settled.
+ */
+struct scalio_host_settle {
+	struct list_head	entry;
+	u32			seq;
+	bool			listed;
+};
+
+/**
  * struct scalio_host_rpc - one entry of the tag table
  * @send_cqe:	completion of the SEND
  * @conn:	owner
  * @entry:	on conn->rpc_free while free
  * @idx:	index in the table (low 16 bits of the wire tag)
- * @seq:	bumped on every use (high bits of the wire tag): a late
- *		response to an earlier use of the entry never matches
+ * @seq:	the connection's next tag sequence number at every use (high
+ *		bits of the wire tag): a late response to an earlier use of
+ *		the entry never matches, and writes are ordered by it for
+ *		their settle marks (hdr.settled)
+ * @settle:	a PUT or DELETE: listed on conn->unsettled under @seq when
+ *		sent; NULL for other requests
  * @opcode:	request opcode; the response must carry the same
  * @state:	enum scalio_host_rpc_state, under conn->rpc_lock
  * @rsp_pending: a response (or the connection's failure) is still due
@@ -183,6 +205,7 @@ struct scalio_host_rpc {
 	u16			idx;
 	u16			opcode;
 	u32			seq;
+	struct scalio_host_settle	*settle;
 	enum scalio_host_rpc_state	state;
 	bool			rsp_pending;
 	bool			posted;
@@ -314,7 +337,11 @@ struct scalio_host_conn {
 	spinlock_t		rpc_lock;
 	struct list_head	rpc_free;
 	wait_queue_head_t	rpc_wq;
-	u32			rpc_seq;
+	u32			rpc_seq;	/* next tag sequence number */
+	/* settle marks (SCALIO_F_BLOCK_EPOCH), under rpc_lock */
+	struct list_head	unsettled;	/* struct scalio_host_settle */
+	bool			debt;		/* an invalidation is owed... */
+	u32			debt_seq;	/* ...since this write's */
 	struct scalio_host_recv	*recvs;
 
 	/* one-sided bounce buffers */
@@ -632,6 +659,10 @@ int scalio_host_post_recv(struct scalio_host_conn *conn, struct scalio_host_recv
 struct scalio_host_rpc *scalio_host_rpc_get(struct scalio_host_conn *conn);
 struct scalio_host_rpc *scalio_host_kv_rpc_get(struct scalio_host_conn *conn, const u8 *key,
 					       u32 klen);
+void scalio_host_settle_done(struct scalio_host_conn *conn,
+			     struct scalio_host_settle *settle);
+void scalio_host_settle_debt(struct scalio_host_conn *conn,
+			     const struct scalio_host_settle *settle, bool owed);
 int scalio_host_rpc_exec(struct scalio_host_conn *conn, struct scalio_host_rpc *rpc,
 			 u16 opcode, u32 len);
 int scalio_host_rpc_exec_by(struct scalio_host_conn *conn, struct scalio_host_rpc *rpc,
@@ -683,6 +714,7 @@ void scalio_host_conn_wake(struct scalio_host_conn *conn);
 
 /* handshake.c */
 int scalio_host_conn_handshake(struct scalio_host_hstore *hs, bool again);
+void scalio_host_keepalive_send(struct scalio_host_hstore *hs);
 void scalio_host_keepalive_schedule(struct scalio_host_hstore *hs);
 void scalio_host_keepalive_work(struct work_struct *work);
 int scalio_host_rpc_stats(struct scalio_host_hstore *hs,

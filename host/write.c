@@ -67,7 +67,8 @@ static void scalio_host_write_hooks(struct scalio_host_conn *conn)
  * cannot have seen it, whatever the error.
  */
 static int scalio_host_write_rpc(struct scalio_host_hstore *hs, u16 op, const u8 *key,
-				 u32 klen, const u8 *value, u32 vlen, bool *sent)
+				 u32 klen, const u8 *value, u32 vlen, bool *sent,
+				 struct scalio_host_settle *settle)
 {
 	/* The key's bucket picks the SSD its commit thread runs for. */
 	u32 bucket = scalio_hash_bucket(scalio_key_hash(hs->hash_seed, key,
@@ -95,6 +96,7 @@ static int scalio_host_write_rpc(struct scalio_host_hstore *hs, u16 op, const u8
 	inflight = min_t(u32, atomic_inc_return(out), READ_ONCE(hs->conn.qd));
 	if (READ_ONCE(hs->conn.peer_minor) >= 1)
 		req->inflight = cpu_to_le16(inflight);
+	rpc->settle = settle;
 	ret = scalio_host_rpc_exec(&hs->conn, rpc, op, sizeof(*req) + vlen);
 	*sent = rpc->posted;
 	atomic_dec(out);
@@ -208,9 +210,13 @@ struct scalio_host_inval_key {
 	u8			key[SCALIO_KEY_MAX];
 };
 
-/* Remember that @key's slots must still be invalidated; see scalio_host_inval_flush(). */
+/*
+ * Remember that @key's slots must still be invalidated; see
+ * scalio_host_inval_flush().  @settle: the write, whose settle mark stays
+ * owed until every debt is paid.
+ */
 static void scalio_host_inval_defer(struct scalio_host_hstore *hs, const u8 *key,
-				    u32 klen)
+				    u32 klen, const struct scalio_host_settle *settle)
 {
 	struct scalio_host_inval_key *ik, *pos;
 	unsigned int n = 0;
@@ -235,6 +241,7 @@ static void scalio_host_inval_defer(struct scalio_host_hstore *hs, const u8 *key
 	} else if (!owed) {
 		hs->inval_all = true;	/* too many, or no memory: sweep */
 	}
+	scalio_host_settle_debt(&hs->conn, settle, true);
 	spin_unlock(&hs->inval_lock);
 	kfree(ik);
 	pr_info_ratelimited("%s: invalidation deferred\n", hs->name);
@@ -292,6 +299,8 @@ int scalio_host_inval_flush(struct scalio_host_hstore *hs)
 					      struct scalio_host_inval_key, entry);
 		if (ik)
 			list_del(&ik->entry);
+		else if (!hs->inval_all)	/* all paid: the mark may advance */
+			scalio_host_settle_debt(&hs->conn, NULL, false);
 		spin_unlock(&hs->inval_lock);
 		if (!ik)
 			return 0;
@@ -340,6 +349,7 @@ void scalio_host_inval_forget(struct scalio_host_hstore *hs)
 		kfree(ik);
 	INIT_LIST_HEAD(&hs->inval_list);
 	hs->inval_all = false;
+	scalio_host_settle_debt(&hs->conn, NULL, false);
 }
 
 /*
@@ -369,6 +379,7 @@ static int scalio_host_write(struct scalio_host_hstore *hs, u16 op, const u8 *ke
 			     u32 klen, const u8 *value, u32 vlen)
 {
 	struct scalio_host_conn *conn = &hs->conn;
+	struct scalio_host_settle settle = {};
 	unsigned long wait_end = 0;
 	bool sent;
 	int ret;
@@ -379,9 +390,11 @@ again:
 					   SCALIO_HOST_OP_PUT : SCALIO_HOST_OP_DELETE);
 	if (ret)
 		goto out;
-	ret = scalio_host_write_rpc(hs, op, key, klen, value, vlen, &sent);
+	ret = scalio_host_write_rpc(hs, op, key, klen, value, vlen, &sent,
+				    &settle);
 	if (!sent && ret == -ENOTCONN) {
 		/* Nothing left this host: no invalidation is owed either. */
+		scalio_host_settle_done(conn, &settle);
 		scalio_host_conn_exit(conn);
 		if (scalio_host_conn_may_retry(conn, &wait_end))
 			goto again;
@@ -402,12 +415,13 @@ again:
 		scalio_host_write_hooks(conn);
 		iret = scalio_host_invalidate(hs, key, klen);
 		if (iret) {
-			scalio_host_inval_defer(hs, key, klen);
+			scalio_host_inval_defer(hs, key, klen, &settle);
 			ret = iret;
 		}
 	} else if (scalio_host_write_outcome_unknown(ret)) {
-		scalio_host_inval_defer(hs, key, klen);
+		scalio_host_inval_defer(hs, key, klen, &settle);
 	}
+	scalio_host_settle_done(conn, &settle);
 	scalio_host_conn_exit(conn);
 out:
 	if (ret && ret != -ENOENT)

@@ -452,6 +452,8 @@ void scalio_tgt_store_stats(struct scalio_tgt_store *st,
 	out->val_bytes_written =
 		scalio_tgt_stat_sum(st, SCALIO_TS_VAL_BYTES_WRITTEN);
 	out->vals_moved = scalio_tgt_stat_sum(st, SCALIO_TS_VALS_MOVED);
+	out->blocks_retired =
+		scalio_tgt_stat_sum(st, SCALIO_TS_BLOCKS_RETIRED);
 
 	if (!st->enabled)
 		return;

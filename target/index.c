@@ -187,3 +187,69 @@ u64 scalio_tgt_index_clock(struct scalio_tgt_index *idx)
 {
 	return le64_to_cpu(READ_ONCE(idx->hdr->clock));
 }
+
+/* The block header of cache block @b. */
+static struct scalio_block_hdr *scalio_tgt_index_block_hdr(struct scalio_tgt_index *idx,
+							  u32 b)
+{
+	struct scalio_tgt_index_chunk *c = &idx->chunks[b / idx->blocks_per_chunk];
+
+	return c->mem + (size_t)(b - c->first_block) * idx->block_size;
+}
+
+/**
+ * scalio_tgt_index_epoch_next() - a block epoch no fill can have read yet
+ * @idx:	index
+ *
+ * Block epochs (struct scalio_block_hdr) come from a counter of the
+ * target's own, never from the words clients can write, and only ever
+ * move to values no block has had.  The seg words of the writes a retire
+ * covers must be published before: this orders them before the epochs
+ * the caller then stores.
+ *
+ * Return: the epoch to give the blocks retired now.
+ */
+u64 scalio_tgt_index_epoch_next(struct scalio_tgt_index *idx)
+{
+	u64 epoch = atomic64_inc_return(&idx->epoch);
+
+	/* the retired writes' seg words reach readers before the epochs */
+	wmb();
+	return epoch;
+}
+
+/**
+ * scalio_tgt_index_retire() - stop every host serving what a block caches
+ * @idx:	index
+ * @b:		cache block
+ * @epoch:	from scalio_tgt_index_epoch_next()
+ *
+ * A C slot is served only under the epoch its filler read before its seg
+ * READ: what was cached in @b is served no more, and a fill in flight
+ * that read the old epoch publishes a slot nobody serves.
+ */
+void scalio_tgt_index_retire(struct scalio_tgt_index *idx, u32 b, u64 epoch)
+{
+	if (b < idx->nr_blocks)
+		WRITE_ONCE(scalio_tgt_index_block_hdr(idx, b)->epoch,
+			   cpu_to_le64(epoch));
+}
+
+/**
+ * scalio_tgt_index_retire_all() - retire every block (scalio_tgt_index_retire())
+ * @idx:	index
+ *
+ * Sleeps.  Return: blocks retired.
+ */
+u64 scalio_tgt_index_retire_all(struct scalio_tgt_index *idx)
+{
+	u64 epoch = scalio_tgt_index_epoch_next(idx);
+	u32 b;
+
+	for (b = 0; b < idx->nr_blocks; b++) {
+		scalio_tgt_index_retire(idx, b, epoch);
+		if (!(b % 4096))
+			cond_resched();
+	}
+	return idx->nr_blocks;
+}

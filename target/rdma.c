@@ -655,6 +655,8 @@ static void scalio_tgt_conn_free_work(struct work_struct *w)
 						    free_work);
 	struct scalio_tgt_rstore *rs = conn->rs;
 
+	/* Every request answered or dropped: what is still owed, retire. */
+	scalio_tgt_settle_retire(conn);
 	scalio_tgt_msg->free(conn);
 	if (conn->mrs) {
 		scalio_tgt_conn_drop_mrs(conn);
@@ -789,6 +791,7 @@ static int scalio_tgt_conn_create(struct scalio_tgt_rstore *rs,
 	INIT_LIST_HEAD(&conn->entry);
 	INIT_LIST_HEAD(&conn->all_entry);
 	spin_lock_init(&conn->lock);
+	scalio_tgt_settle_init(conn);
 	conn->state = SCALIO_CONN_LIVE;
 	conn->last_rx = jiffies;
 	INIT_LIST_HEAD(&conn->free_rpcs);

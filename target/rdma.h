@@ -301,6 +301,35 @@ enum scalio_tgt_conn_state {
 	SCALIO_CONN_DISCONNECTING,
 };
 
+/* Writes of one connection the target remembers for their invalidation. */
+#define SCALIO_TGT_OWED_MAX	256
+
+/**
+ * struct scalio_tgt_owed - a connection's writes whose invalidation its host
+ *	has not confirmed (settle.c)
+ * @lock:	protects the rest
+ * @n:		entries in @w
+ * @all:	more than SCALIO_TGT_OWED_MAX were owed at once: retire every
+ *		block when the connection ends
+ * @w:		each write's tag sequence number and cache block
+ *
+ * A PUT or DELETE is recorded once it is durable and its seg word
+ * published, before its answer is sent; a request whose settle mark
+ * (hdr.settled) has passed its sequence number drops it.  When the
+ * connection ends, the blocks of what is left are retired
+ * (scalio_tgt_index_retire()): its host may be gone without having
+ * invalidated the old values cached there.
+ */
+struct scalio_tgt_owed {
+	spinlock_t	lock;
+	u32		n;
+	bool		all;
+	struct {
+		u32	seq;
+		u32	block;
+	} w[SCALIO_TGT_OWED_MAX];
+};
+
 /**
  * struct scalio_tgt_conn - one client connection
  * @ref:	see the top of this file
@@ -351,6 +380,8 @@ enum scalio_tgt_conn_state {
  * @sends_inflight: responses posted and not completed (@lock)
  * @tx_progress: jiffies of the last response completion, or of the post
  *		that made @sends_inflight non-zero (@lock)
+ * @owed:	its writes whose invalidation the host has not confirmed
+ *		(settle.c)
  */
 struct scalio_tgt_conn {
 	struct kref		ref;
@@ -400,7 +431,16 @@ struct scalio_tgt_conn {
 	atomic_t		reg_inflight;
 	bool			reg_error;
 	wait_queue_head_t	reg_wait;
+
+	struct scalio_tgt_owed	owed;
 };
+
+/* settle.c: owed invalidations of a connection */
+void scalio_tgt_settle_init(struct scalio_tgt_conn *conn);
+void scalio_tgt_settle_record(struct scalio_tgt_conn *conn, u64 tag,
+			      u32 bucket);
+void scalio_tgt_settle_mark(struct scalio_tgt_conn *conn, u32 mark);
+void scalio_tgt_settle_retire(struct scalio_tgt_conn *conn);
 
 /* rdma.c */
 void scalio_tgt_conn_disconnect(struct scalio_tgt_conn *conn);

@@ -45,6 +45,21 @@ static inline u16 scalio_tgt_rpc_op(const struct scalio_tgt_rpc *rpc)
 	return le16_to_cpu(h->opcode);
 }
 
+static inline u64 scalio_tgt_rpc_tag(const struct scalio_tgt_rpc *rpc)
+{
+	const struct scalio_msg_hdr *h = (const void *)rpc->req;
+
+	return le64_to_cpu(h->tag);
+}
+
+/* The host's settle mark (settle.c): every request carries one. */
+static inline u32 scalio_tgt_rpc_settled(const struct scalio_tgt_rpc *rpc)
+{
+	const struct scalio_msg_hdr *h = (const void *)rpc->req;
+
+	return le32_to_cpu(h->settled);
+}
+
 /* ------------------------------------------------------------------ */
 /* Buffers                                                             */
 /* ------------------------------------------------------------------ */
@@ -404,8 +419,12 @@ static void scalio_tgt_rpc_write_done(struct scalio_tgt_treq *t, int status)
 	u64 t0 = ktime_get_ns();
 
 	rep = scalio_tgt_rpc_rsp(rpc, sizeof(*rep));
-	if (!status)
+	if (!status) {
 		rep->seg = cpu_to_le64(t->seg);
+		/* owed until the host says it invalidated (settle.c) */
+		scalio_tgt_settle_record(rpc->conn, scalio_tgt_rpc_tag(rpc),
+					 t->bucket);
+	}
 	scalio_tgt_stat_add(st, SCALIO_TS_CPU_NS_RPC, ktime_get_ns() - t0);
 	trace_scalio_tgt_rpc_write(st, rpc->conn->client_id, t->op, status,
 				   t->taken_ns ? t->taken_ns - t->arrival_ns : 0,
@@ -603,7 +622,8 @@ static void scalio_tgt_rpc_hello(struct scalio_tgt_rpc *rpc)
 	 * (scalio_host_hello()), so all attached hosts switch together.
 	 */
 	if (st->inline_cache)
-		features |= SCALIO_F_INLINE_CACHE | SCALIO_F_FILL_TOKEN;
+		features |= SCALIO_F_INLINE_CACHE | SCALIO_F_FILL_TOKEN |
+			    SCALIO_F_BLOCK_EPOCH;
 	lease = div_u64((u64)st->lease_ms * SCALIO_CLOCK_HZ, 1000);
 	lease = clamp_t(u64, lease, 1, U32_MAX);
 
@@ -838,6 +858,7 @@ static void scalio_tgt_rpc_dispatch(struct scalio_tgt_rpc *rpc)
 		scalio_tgt_rpc_drop(rpc);
 		return;
 	}
+	scalio_tgt_settle_mark(conn, scalio_tgt_rpc_settled(rpc));
 	if (scalio_tgt_rpc_is_ctrl(op)) {
 		if (test_and_set_bit(0, &conn->ctrl_busy)) {
 			scalio_tgt_rpc_respond_err(rpc, -EBUSY);

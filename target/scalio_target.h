@@ -95,6 +95,7 @@ enum scalio_tgt_tstat {
 	SCALIO_TS_VALS_WRITTEN,
 	SCALIO_TS_VAL_BYTES_WRITTEN,
 	SCALIO_TS_VALS_MOVED,
+	SCALIO_TS_BLOCKS_RETIRED,
 	SCALIO_TS_NR,
 };
 
@@ -139,6 +140,9 @@ struct scalio_tgt_index_chunk {
  * @blocks_per_chunk: blocks in every chunk but possibly the last
  * @bytes:	DRAM it takes: header page, chunks, both seg tables
  * @clock_timer: advances hdr->clock at SCALIO_CLOCK_HZ
+ * @epoch:	the last block epoch handed out (scalio_tgt_index_epoch_next()):
+ *		private, so the target never reads the epoch words clients
+ *		can write
  */
 struct scalio_tgt_index {
 	struct scalio_index_hdr		*hdr;
@@ -153,6 +157,7 @@ struct scalio_tgt_index {
 	u32				blocks_per_chunk;
 	u64				bytes;
 	struct timer_list		clock_timer;
+	atomic64_t			epoch;
 };
 
 struct scalio_tgt_store;
@@ -424,6 +429,9 @@ void scalio_tgt_index_set_seg(struct scalio_tgt_index *idx, u32 bucket,
 /* The private copy: never what a client wrote. */
 u64 scalio_tgt_index_get_seg(struct scalio_tgt_index *idx, u32 bucket);
 u64 scalio_tgt_index_clock(struct scalio_tgt_index *idx);
+u64 scalio_tgt_index_epoch_next(struct scalio_tgt_index *idx);
+void scalio_tgt_index_retire(struct scalio_tgt_index *idx, u32 b, u64 epoch);
+u64 scalio_tgt_index_retire_all(struct scalio_tgt_index *idx);
 
 /* ssd.c: synchronous I/O in units; write is durable (preflush + FUA). */
 int scalio_tgt_ssd_open(struct scalio_tgt_ssd *ssd);

@@ -242,6 +242,7 @@ struct scalio_ssd_bind {
 #define SCALIO_F_OFFLOAD_READ	(1ULL << 0)	/* GET misses read the SSD directly */
 #define SCALIO_F_INLINE_CACHE	(1ULL << 1)	/* values cached in index slots */
 #define SCALIO_F_FILL_TOKEN	(1ULL << 2)	/* slots published with the fill token */
+#define SCALIO_F_BLOCK_EPOCH	(1ULL << 3)	/* slots bound to their block's epoch */
 
 /**
  * struct scalio_host_stats - counters of this host for one store
@@ -275,7 +276,8 @@ struct scalio_host_stats {
 	__u64	lost_get_retries;	/* GETs lost with the connection, started over */
 	__u64	get_val_reads;		/* value extents GET misses read (format 5) */
 	__u64	get_val_stale;		/* ... that had moved: seg read again */
-	__u64	reserved[6];
+	__u64	retired_evictions;	/* C slots evicted as filled under an older block epoch */
+	__u64	reserved[5];
 };
 
 /**
@@ -318,7 +320,8 @@ struct scalio_target_stats {
 	__u64	val_bytes_written;	/* ... their bytes */
 	__u64	vals_moved;		/* value extents the cleaner relocated */
 	__u64	live_val_bytes;		/* bytes of the extents current records point to */
-	__u64	reserved[3];
+	__u64	blocks_retired;		/* block epochs advanced for departed writers' owed invalidations */
+	__u64	reserved[2];
 };
 
 /**

@@ -449,7 +449,7 @@ static u32 fill_csum(u64 pub, int kid, int v)
 
 	value_bytes(v, vb);
 	if (token_design())
-		return scalio_slot_csum_tok(pub, keys[kid], KLEN, vb, 2);
+		return scalio_slot_csum_tok(pub, 0, keys[kid], KLEN, vb, 2);
 	return scalio_slot_csum(scalio_ctl_version(pub), keys[kid], KLEN, vb,
 				2);
 }
@@ -658,6 +658,10 @@ static int reader_lookup(struct state *s, int pi)
 		SAYMORE(" -> TORN, retry");
 		clear_read(p);
 		return 1;
+	case SCALIO_LOOKUP_RETIRED:
+		/* No block epochs here (all 0): the target never retires. */
+		fprintf(stderr, "model: a RETIRED slot without epochs\n");
+		abort();
 	case SCALIO_LOOKUP_MISS:
 		break;
 	}

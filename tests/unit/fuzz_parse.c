@@ -236,6 +236,7 @@ static void fuzz_block(const u8 *d, size_t n)
 		fuzz_accepted[FUZZ_BLOCK]++;
 		FUZZ_ASSERT(idx < slots);
 		FUZZ_ASSERT(scalio_slot_valid(scalio_view_slot(&v, idx),
+					      scalio_view_epoch(&v),
 					      key, klen));
 		break;
 	case SCALIO_LOOKUP_BUSY:
@@ -250,6 +251,19 @@ static void fuzz_block(const u8 *d, size_t n)
 		FUZZ_ASSERT(scalio_ctl_state(ctl) == SCALIO_SLOT_B ||
 			    scalio_ctl_state(ctl) == SCALIO_SLOT_D);
 		FUZZ_ASSERT(scalio_lease_expired(now, scalio_ctl_lease(ctl)));
+		break;
+	}
+	case SCALIO_LOOKUP_RETIRED: {
+		const struct scalio_slot *s;
+
+		/* a C of the key's fingerprint, tagged with another epoch */
+		FUZZ_ASSERT(idx < slots);
+		s = scalio_view_slot(&v, idx);
+		FUZZ_ASSERT(scalio_ctl_state(le64_to_cpu(s->ctl)) ==
+			    SCALIO_SLOT_C);
+		FUZZ_ASSERT(scalio_ctl_fp(le64_to_cpu(s->ctl)) == fp);
+		FUZZ_ASSERT(le16_to_cpu(s->etag) !=
+			    (u16)scalio_view_epoch(&v));
 		break;
 	}
 	default:

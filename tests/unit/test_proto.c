@@ -388,12 +388,15 @@ TEST(header_fields)
 		EXPECT_EQ(chk(len, true), -EPROTO);
 		len = make(op, true, 1);
 		EXPECT_EQ(chk(len, false), -EPROTO);
-		/* Reserved. */
+		/*
+		 * settled: any value in a request (the target judges it), 0
+		 * in a response.
+		 */
 		len = make(op, false, 1);
-		H->reserved = cpu_to_le32(1);
-		EXPECT_EQ(chk(len, false), -EPROTO);
+		H->settled = cpu_to_le32(0xfffffffeU);
+		EXPECT_EQ(chk(len, false), 0);
 		len = make(op, true, 1);
-		H->reserved = cpu_to_le32(0x80000000U);
+		H->settled = cpu_to_le32(0x80000000U);
 		EXPECT_EQ(chk(len, true), -EPROTO);
 		/* Status: 0 in requests, 0 or -1..-4095 in responses. */
 		len = make(op, false, 1);

@@ -317,30 +317,30 @@ TEST(slot_valid)
 	EXPECT_EQ(sizeof(struct scalio_slot), SCALIO_SLOT_SIZE);
 	blk_clear();
 	set_c(0, 41, K, KLEN, FP, "value", 0);
-	EXPECT_TRUE(scalio_slot_valid(s, K, KLEN));
-	EXPECT_TRUE(scalio_slot_valid(s, NULL, 0));
-	EXPECT_TRUE(!scalio_slot_valid(s, K, KLEN - 1));
-	EXPECT_TRUE(!scalio_slot_valid(s, (const u8 *)"user:1235", KLEN));
+	EXPECT_TRUE(scalio_slot_valid(s, 0, K, KLEN));
+	EXPECT_TRUE(scalio_slot_valid(s, 0, NULL, 0));
+	EXPECT_TRUE(!scalio_slot_valid(s, 0, K, KLEN - 1));
+	EXPECT_TRUE(!scalio_slot_valid(s, 0, (const u8 *)"user:1235", KLEN));
 	/* A torn copy: value from another fill. */
 	s->value[2] ^= 1;
-	EXPECT_TRUE(!scalio_slot_valid(s, K, KLEN));
+	EXPECT_TRUE(!scalio_slot_valid(s, 0, K, KLEN));
 	s->value[2] ^= 1;
 	/* ctl from a newer fill of the same contents: version mismatch. */
 	s->ctl = cpu_to_le64(scalio_ctl_make(SCALIO_SLOT_C, 43, 0, 0, FP));
-	EXPECT_TRUE(!scalio_slot_valid(s, K, KLEN));
+	EXPECT_TRUE(!scalio_slot_valid(s, 0, K, KLEN));
 	set_c(0, 41, K, KLEN, FP, "value", 0);
 	s->klen = 0;
-	EXPECT_TRUE(!scalio_slot_valid(s, NULL, 0));
+	EXPECT_TRUE(!scalio_slot_valid(s, 0, NULL, 0));
 	s->klen = 33;
-	EXPECT_TRUE(!scalio_slot_valid(s, NULL, 0));
+	EXPECT_TRUE(!scalio_slot_valid(s, 0, NULL, 0));
 	set_c(0, 41, K, KLEN, FP, "value", 0);
 	s->vlen = SCALIO_INLINE_MAX + 1;
-	EXPECT_TRUE(!scalio_slot_valid(s, NULL, 0));
+	EXPECT_TRUE(!scalio_slot_valid(s, 0, NULL, 0));
 	set_c(0, 41, K, KLEN, FP, "value", 0);
 	s->ctl = cpu_to_le64(scalio_ctl_make(SCALIO_SLOT_B, 41, 1, LIVE, FP));
-	EXPECT_TRUE(!scalio_slot_valid(s, K, KLEN));
+	EXPECT_TRUE(!scalio_slot_valid(s, 0, K, KLEN));
 	s->ctl = cpu_to_le64(scalio_ctl_make(SCALIO_SLOT_D, 41, 1, LIVE, FP));
-	EXPECT_TRUE(!scalio_slot_valid(s, K, KLEN));
+	EXPECT_TRUE(!scalio_slot_valid(s, 0, K, KLEN));
 }
 
 static enum scalio_lookup lookup(u32 *idx)
@@ -377,10 +377,10 @@ TEST(lookup_scenarios)
 	blk_clear();
 	set_c(2, 1, K, KLEN, FP2, "stale", 5);
 	EXPECT_EQ(lookup(&idx), SCALIO_LOOKUP_TORN);
-	EXPECT_TRUE(scalio_slot_torn(slot(2), K, KLEN, FP));
-	EXPECT_TRUE(!scalio_slot_torn(slot(2), (const u8 *)"other", 5, FP2));
+	EXPECT_TRUE(scalio_slot_torn(slot(2), 0, K, KLEN, FP));
+	EXPECT_TRUE(!scalio_slot_torn(slot(2), 0, (const u8 *)"other", 5, FP2));
 	set_c(2, 1, K, KLEN, FP, "v1", 5);
-	EXPECT_TRUE(!scalio_slot_torn(slot(2), K, KLEN, FP));
+	EXPECT_TRUE(!scalio_slot_torn(slot(2), 0, K, KLEN, FP));
 
 	/* Valid C of another key sharing our fp: a miss, not a torn slot. */
 	blk_clear();
@@ -719,7 +719,7 @@ static void fill_write(u32 i, u64 lock, const char *value, bool tok)
 	memcpy(s->key, K, KLEN);
 	memcpy(s->value, value, vlen);
 	s->csum = cpu_to_le32(tok ?
-		scalio_slot_csum_tok(pub, K, KLEN, (const u8 *)value, vlen) :
+		scalio_slot_csum_tok(pub, 0, K, KLEN, (const u8 *)value, vlen) :
 		scalio_slot_csum(scalio_ctl_version(pub), K, KLEN,
 				 (const u8 *)value, vlen));
 }
@@ -786,21 +786,21 @@ TEST(version_wrap)
 	view.slots = 2;
 	slot(0)->ctl = cpu_to_le64(pub);
 	fill_write(0, lock, "value", true);
-	EXPECT_TRUE(scalio_slot_valid(slot(0), K, KLEN));
+	EXPECT_TRUE(scalio_slot_valid(slot(0), 0, K, KLEN));
 	EXPECT_EQ(lookup(&idx), SCALIO_LOOKUP_HIT);
 	slot(0)->ctl = cpu_to_le64(scalio_ctl_make(SCALIO_SLOT_C, 11, 7,
 						   LIVE + 1, FP));
-	EXPECT_TRUE(!scalio_slot_valid(slot(0), K, KLEN));
+	EXPECT_TRUE(!scalio_slot_valid(slot(0), 0, K, KLEN));
 	slot(0)->ctl = cpu_to_le64(scalio_ctl_make(SCALIO_SLOT_C, 11, 8,
 						   LIVE, FP));
-	EXPECT_TRUE(!scalio_slot_valid(slot(0), K, KLEN));
+	EXPECT_TRUE(!scalio_slot_valid(slot(0), 0, K, KLEN));
 	EXPECT_EQ(lookup(&idx), SCALIO_LOOKUP_TORN);
 	/* the untokened (owner 0) format is checked as before */
 	slot(0)->ctl = cpu_to_le64(scalio_ctl_make(SCALIO_SLOT_C, 11, 0, 0,
 						   FP));
-	EXPECT_TRUE(!scalio_slot_valid(slot(0), K, KLEN));
+	EXPECT_TRUE(!scalio_slot_valid(slot(0), 0, K, KLEN));
 	fill_write(0, lock, "value", false);
-	EXPECT_TRUE(scalio_slot_valid(slot(0), K, KLEN));
+	EXPECT_TRUE(scalio_slot_valid(slot(0), 0, K, KLEN));
 
 	/* The 20-bit version design: the stale value is a HIT (the bug). */
 	res = wrap_stale_fill(_metadata, false, false, &idx);
@@ -810,6 +810,92 @@ TEST(version_wrap)
 	EXPECT_EQ(wrap_stale_fill(_metadata, true, false, &idx), SCALIO_LOOKUP_TORN);
 	/* the same client, a later deadline: still another token */
 	EXPECT_EQ(wrap_stale_fill(_metadata, true, true, &idx), SCALIO_LOOKUP_TORN);
+	view.slots = SLOTS;
+}
+
+/* A tokened fill of slot @i, as host/read.c publishes under block epoch @ep. */
+static void fill_epoch(u32 i, u32 ver, u64 ep, const char *value)
+{
+	struct scalio_slot *s = slot(i);
+	u64 lock = scalio_ctl_lock(scalio_ctl_make(SCALIO_SLOT_A, ver, 0, 0, 0),
+				   7, LIVE, FP);
+	u64 pub = scalio_ctl_publish_tok(lock);
+	u32 vlen = strlen(value);
+
+	s->ctl = cpu_to_le64(pub);
+	s->klen = KLEN;
+	s->vlen = vlen;
+	memset(s->key, 0, sizeof(s->key));
+	memcpy(s->key, K, KLEN);
+	memcpy(s->value, value, vlen);
+	s->etag = cpu_to_le16((u16)ep);
+	s->csum = cpu_to_le32(scalio_slot_csum_tok(pub, ep, K, KLEN,
+						   (const u8 *)value, vlen));
+}
+
+static void set_epoch(u64 ep)
+{
+	((struct scalio_block_hdr *)blk_words)->epoch = cpu_to_le64(ep);
+}
+
+/*
+ * Block epochs (SCALIO_F_BLOCK_EPOCH): what the target retires is served
+ * no more, whatever the slot's ctl word says; epoch 0 sums as before.
+ */
+TEST(block_epoch)
+{
+	u64 ctl = scalio_ctl_make(SCALIO_SLOT_C, 11, 7, LIVE, FP);
+	u64 lock;
+	u32 idx;
+
+	/* Epoch 0 adds nothing; any other epoch, all 64 bits of it, does. */
+	EXPECT_TRUE(scalio_slot_csum_tok(ctl, 5, K, KLEN, (const u8 *)"v", 1) !=
+		    scalio_slot_csum_tok(ctl, 0, K, KLEN, (const u8 *)"v", 1));
+	EXPECT_TRUE(scalio_slot_csum_tok(ctl, 5, K, KLEN, (const u8 *)"v", 1) !=
+		    scalio_slot_csum_tok(ctl, 5 + 0x10000, K, KLEN,
+					 (const u8 *)"v", 1));
+	EXPECT_TRUE(scalio_slot_csum_tok(ctl, 5, K, KLEN, (const u8 *)"v", 1) !=
+		    scalio_slot_csum_tok(ctl, 5 + (1ULL << 40), K, KLEN,
+					 (const u8 *)"v", 1));
+
+	blk_clear();
+	view.slots = 2;
+	/* filled under epoch 0, served under 0 */
+	fill_epoch(0, 9, 0, "old");
+	EXPECT_TRUE(scalio_slot_valid(slot(0), 0, K, KLEN));
+	EXPECT_EQ(lookup(&idx), SCALIO_LOOKUP_HIT);
+	/* the target retires the block: the slot is not served, but named */
+	set_epoch(1);
+	EXPECT_TRUE(!scalio_slot_valid(slot(0), 1, K, KLEN));
+	EXPECT_EQ(lookup(&idx), SCALIO_LOOKUP_RETIRED);
+	EXPECT_EQ(idx, 0);
+	/* ... and counts as a copy the key's double-read must not ignore */
+	lock = scalio_ctl_lock(0, 3, LIVE, FP);
+	set_ctl(1, SCALIO_SLOT_B, scalio_ctl_version(lock), 3, LIVE, FP);
+	EXPECT_TRUE(collide(1, ctl_of(1)));
+	EXPECT_TRUE(scalio_slot_torn(slot(0), 1, K, KLEN, FP));
+	slot(1)->ctl = 0;
+	/* a fill under the new epoch is served */
+	fill_epoch(0, 12, 1, "new");
+	EXPECT_EQ(lookup(&idx), SCALIO_LOOKUP_HIT);
+	EXPECT_TRUE(!memcmp(slot(idx)->value, "new", 3));
+	/* its tag coming round again after 2^16 epochs: torn, not a hit */
+	set_epoch(1 + 0x10000);
+	EXPECT_TRUE(!scalio_slot_valid(slot(0), 1 + 0x10000, K, KLEN));
+	EXPECT_EQ(lookup(&idx), SCALIO_LOOKUP_TORN);
+	/* a fill that read epoch 4 and published after the move to 5 */
+	set_epoch(5);
+	fill_epoch(0, 20, 4, "late");
+	EXPECT_EQ(lookup(&idx), SCALIO_LOOKUP_RETIRED);
+	/* an untokened C (owner 0) carries its tag too */
+	set_c(0, 21, K, KLEN, FP, "x", 0);
+	EXPECT_EQ(lookup(&idx), SCALIO_LOOKUP_RETIRED);
+	slot(0)->etag = cpu_to_le16(5);
+	EXPECT_EQ(lookup(&idx), SCALIO_LOOKUP_HIT);
+	/* a retired C of another key does not concern this one */
+	set_c(0, 21, "other", 5, FP2, "x", 0);
+	EXPECT_EQ(lookup(&idx), SCALIO_LOOKUP_MISS);
+	set_epoch(0);
 	view.slots = SLOTS;
 }
 

@@ -328,6 +328,7 @@ static const struct counter host_counters[] = {
 	HC(lease_renewals), HC(lease_giveups), HC(ssd_read_timeouts),
 	HC(reconnect_waits), HC(reconnect_wait_ns), HC(fast_io_fails),
 	HC(lost_get_retries), HC(get_val_reads), HC(get_val_stale),
+	HC(retired_evictions),
 };
 
 #define TC(f) { #f, offsetof(struct scalio_target_stats, f) }
@@ -340,7 +341,7 @@ static const struct counter target_counters[] = {
 	TC(seg_cache_hits), TC(seg_cache_misses), TC(seg_cache_evictions),
 	TC(commit_write_ns), TC(commit_wait_ns), TC(live_bytes),
 	TC(index_bytes), TC(vals_written), TC(val_bytes_written),
-	TC(vals_moved), TC(live_val_bytes),
+	TC(vals_moved), TC(live_val_bytes), TC(blocks_retired),
 };
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))

@@ -98,6 +98,8 @@ static const struct prom_metric host_metrics[] = {
 		"Value extents read by GET misses."),
 	COUNTER("scalio_host_get_val_stale_total", "get_val_stale",
 		"Value extents GET misses found moved (seg read again)."),
+	COUNTER("scalio_host_retired_evictions_total", "retired_evictions",
+		"Cached slots evicted as filled before the target retired their block."),
 	GAUGE("scalio_host_ssds", "nr_ssds",
 		"SSDs of the store."),
 };
@@ -165,6 +167,8 @@ static const struct prom_metric target_metrics[] = {
 		"Value extents the cleaner relocated."),
 	GAUGE("scalio_target_live_val_bytes", "live_val_bytes",
 		"Bytes of the value extents current records point to."),
+	COUNTER("scalio_target_blocks_retired_total", "blocks_retired",
+		"Cache blocks retired for invalidations departed writers owed."),
 };
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -227,6 +231,7 @@ static bool host_value(const struct scalio_stats *st, const char *src,
 		HF(lease_giveups), HF(ssd_read_timeouts),
 		HF(reconnect_waits), HF(reconnect_wait_ns), HF(fast_io_fails),
 		HF(lost_get_retries), HF(get_val_reads), HF(get_val_stale),
+		HF(retired_evictions),
 	};
 #undef HF
 	size_t i;

@@ -14,7 +14,7 @@
 #include "../../uapi/scalio.h"
 
 #define PROM_MAX_SSDS		16	/* SCALIO_MAX_SSDS */
-#define PROM_TARGET_METRICS	28	/* entries of prom.c's target_metrics[] */
+#define PROM_TARGET_METRICS	29	/* entries of prom.c's target_metrics[] */
 
 /* An SSD of a target store, from the stats and from ssds/<i>/. */
 struct prom_ssd {
