@@ -374,6 +374,8 @@ static int print_stats_json(const struct scalio_stats *st)
 		 json_object_new_int(!!(st->features & SCALIO_F_INLINE_CACHE)));
 	json_put(o, "fill_token",
 		 json_object_new_int(!!(st->features & SCALIO_F_FILL_TOKEN)));
+	json_put(o, "block_epoch",
+		 json_object_new_int(!!(st->features & SCALIO_F_BLOCK_EPOCH)));
 	json_put(o, "target_valid", json_object_new_int64(st->target_valid));
 	for (i = 0; i < ARRAY_LEN(host_counters); i++)
 		json_put(o, host_counters[i].name,
@@ -397,14 +399,16 @@ static void print_stats_table(const char *store, const struct scalio_stats *st)
 {
 	size_t i;
 
-	printf("store %s: %u SSD(s), %u blocks x %u slots, %u buckets, features:%s%s%s%s\n",
+	printf("store %s: %u SSD(s), %u blocks x %u slots, %u buckets, features:%s%s%s%s%s\n",
 	       store, st->nr_ssds, st->nr_blocks, st->slots_per_block,
 	       st->nr_buckets,
 	       st->features & SCALIO_F_OFFLOAD_READ ? " offload_read" : "",
 	       st->features & SCALIO_F_INLINE_CACHE ? " inline_cache" : "",
 	       st->features & SCALIO_F_FILL_TOKEN ? " fill_token" : "",
+	       st->features & SCALIO_F_BLOCK_EPOCH ? " block_epoch" : "",
 	       st->features & (SCALIO_F_OFFLOAD_READ | SCALIO_F_INLINE_CACHE |
-			       SCALIO_F_FILL_TOKEN) ? "" : " none");
+			       SCALIO_F_FILL_TOKEN | SCALIO_F_BLOCK_EPOCH) ?
+	       "" : " none");
 	printf("\nhost counters\n");
 	for (i = 0; i < ARRAY_LEN(host_counters); i++)
 		printf("  %-20s %20" PRIu64 "\n", host_counters[i].name,
