@@ -98,6 +98,7 @@ static int scalio_host_write_rpc(struct scalio_host_hstore *hs, u16 op, const u8
 		req->inflight = cpu_to_le16(inflight);
 	rpc->settle = settle;
 	ret = scalio_host_rpc_exec(&hs->conn, rpc, op, sizeof(*req) + vlen);
+	rpc->settle = NULL;	/* listed by the exec, or not at all */
 	*sent = rpc->posted;
 	atomic_dec(out);
 	if (!ret)
