@@ -29,6 +29,7 @@
 
 #include "scalio_target.h"
 #include "rdma.h"
+#include "trace.h"
 
 void scalio_tgt_settle_init(struct scalio_tgt_conn *conn)
 {
@@ -121,6 +122,10 @@ void scalio_tgt_settle_retire(struct scalio_tgt_conn *conn)
 		nr = o->n;
 	}
 	scalio_tgt_stat_add(st, SCALIO_TS_BLOCKS_RETIRED, nr);
+	trace_scalio_tgt_retire(st, conn->client_id,
+				conn->hostnqn[0] ? conn->hostnqn :
+						   "not identified",
+				o->n, o->all, nr);
 	pr_info("store %s: client %u (%s) left owing the invalidation of %s%u write%s: %llu cache block%s retired\n",
 		st->name, conn->client_id,
 		conn->hostnqn[0] ? conn->hostnqn : "not identified",

@@ -177,6 +177,39 @@ TRACE_EVENT(scalio_tgt_reap,
 );
 
 /*
+ * scalio_tgt_retire - a connection ended owing invalidations: its writes'
+ * cache blocks get a new epoch (settle.c)
+ * @hostnqn:	its host, or "not identified"
+ * @owed:	writes it had not confirmed invalidated (0 with @all)
+ * @all:	more than SCALIO_TGT_OWED_MAX: every block was retired
+ * @blocks:	block retirements
+ */
+TRACE_EVENT(scalio_tgt_retire,
+	TP_PROTO(const struct scalio_tgt_store *st, u16 client,
+		 const char *hostnqn, u32 owed, bool all, u64 blocks),
+	TP_ARGS(st, client, hostnqn, owed, all, blocks),
+	TP_STRUCT__entry(
+		__array(char,	store, SCALIO_NAME_MAX)
+		__array(char,	hostnqn, SCALIO_NQN_MAX)
+		__field(u16,	client)
+		__field(u32,	owed)
+		__field(bool,	all)
+		__field(u64,	blocks)
+	),
+	TP_fast_assign(
+		strscpy(__entry->store, st->name, SCALIO_NAME_MAX);
+		strscpy(__entry->hostnqn, hostnqn, SCALIO_NQN_MAX);
+		__entry->client = client;
+		__entry->owed = owed;
+		__entry->all = all;
+		__entry->blocks = blocks;
+	),
+	TP_printk("store=%s client=%u host=%s owed=%u all=%d blocks=%llu",
+		  __entry->store, __entry->client, __entry->hostnqn,
+		  __entry->owed, __entry->all, __entry->blocks)
+);
+
+/*
  * scalio_tgt_ssd_error - a read or write of an SSD failed
  * @write:	a write (else a read)
  * @unit:	first unit
