@@ -534,7 +534,8 @@ int scalio_tgt_cleaner_run(struct scalio_tgt_ssd *ssd, u64 need_units)
 		}
 		total_moved += moved;
 		scalio_tgt_stat_add(st, SCALIO_TS_VALS_MOVED, vmoved);
-		trace_scalio_tgt_cleaner_move(ssd, old_head, head, moved, freed);
+		trace_scalio_tgt_cleaner_move(ssd, old_head, head, moved, vmoved,
+					      freed);
 		/*
 		 * A pass in a damaged range, or over part of a head batch's
 		 * values, may gain nothing yet (its batch takes what it

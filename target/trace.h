@@ -90,18 +90,20 @@ TRACE_EVENT(scalio_tgt_batch_committed,
  * scalio_tgt_cleaner_move - one cleaner pass moved the log head
  * @old_head, @new_head: log head before and after (units)
  * @moved:	live segments re-appended at the tail
+ * @vals:	live value extents relocated (counted in vals_moved)
  * @freed:	log units given back
  */
 TRACE_EVENT(scalio_tgt_cleaner_move,
 	TP_PROTO(const struct scalio_tgt_ssd *ssd, u64 old_head, u64 new_head,
-		 u64 moved, u64 freed),
-	TP_ARGS(ssd, old_head, new_head, moved, freed),
+		 u64 moved, u64 vals, u64 freed),
+	TP_ARGS(ssd, old_head, new_head, moved, vals, freed),
 	TP_STRUCT__entry(
 		__array(char,	store, SCALIO_NAME_MAX)
 		__field(u32,	ssd)
 		__field(u64,	old_head)
 		__field(u64,	new_head)
 		__field(u64,	moved)
+		__field(u64,	vals)
 		__field(u64,	freed)
 	),
 	TP_fast_assign(
@@ -110,11 +112,13 @@ TRACE_EVENT(scalio_tgt_cleaner_move,
 		__entry->old_head = old_head;
 		__entry->new_head = new_head;
 		__entry->moved = moved;
+		__entry->vals = vals;
 		__entry->freed = freed;
 	),
-	TP_printk("store=%s ssd=%u head=%llu->%llu moved=%llu freed=%llu",
+	TP_printk("store=%s ssd=%u head=%llu->%llu moved=%llu vals=%llu freed=%llu",
 		  __entry->store, __entry->ssd, __entry->old_head,
-		  __entry->new_head, __entry->moved, __entry->freed)
+		  __entry->new_head, __entry->moved, __entry->vals,
+		  __entry->freed)
 );
 
 /*

@@ -76,6 +76,14 @@ total=$(stat log_total_units)
 goal=$((FACTOR * total * 4096))
 step "log of $total units; goal: $goal bytes written (${FACTOR}x the log)"
 
+# The cleaner's passes, as the target traces them (scalio_tgt_cleaner_move):
+# summed, they must be what its counters say.
+T=/sys/kernel/tracing
+vmctl exec-target "mountpoint -q $T || mount -t tracefs nodev $T; echo 0 > $T/tracing_on;
+	echo > $T/trace; echo 8192 > $T/buffer_size_kb;
+	echo 1 > $T/events/scalio_target/scalio_tgt_cleaner_move/enable;
+	echo 1 > $T/tracing_on" || fail "enabling the target's cleaner_move event"
+
 step "cold keys: 200, written once"
 $X write $COLD -F -n 100 || fail "writing the cold keys"
 $X verify $COLD -F || fail "cold keys"
@@ -97,6 +105,16 @@ runs=$(stat cleaner_runs) moved=$(stat cleaner_moved)
 [ "${runs:-0}" -gt 0 ] || fail "cleaner_runs is ${runs:-missing} after ${FACTOR}x the log"
 [ "${moved:-0}" -gt 0 ] || fail "cleaner_moved is ${moved:-missing}: the cold keys were never relocated"
 step "${FACTOR}x the log written: cleaner ran $runs times, moved $moved segments"
+# sum FIELD: FIELD= summed over the target's cleaner_move events
+sum() {
+	vmctl exec-target "grep 'scalio_tgt_cleaner_move: ' $T/trace" |
+		sed -n "s/.* $1=\([0-9]*\) .*/\1/p" | awk '{ s += $1 } END { print s + 0 }'
+}
+ev=$(vmctl exec-target "grep -c 'scalio_tgt_cleaner_move: ' $T/trace")
+tmoved=$(sum moved) tvals=$(sum vals)
+echo "# $ev cleaner_move events: moved=$tmoved vals=$tvals; counters cleaner_moved $moved, vals_moved $(stat vals_moved)"
+[ "$tmoved" = "$moved" ] && [ "$tvals" = "$(stat vals_moved)" ] ||
+	fail "the cleaner_move events (moved $tmoved, vals $tvals) disagree with cleaner_moved $moved and vals_moved $(stat vals_moved)"
 # Every key exists now and every value has a fixed size: the live bytes the
 # commit path counted as it went must be what recovery counts afresh.
 # Values longer than attr_value_inline_max (128) live in extents.
