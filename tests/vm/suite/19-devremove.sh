@@ -31,6 +31,12 @@
 #      itself stays: while a client holds rxe1, host1's attach over rxe0
 #      is refused; once that client is gone, host1 attaches again and
 #      every key reads back.  Control: 19-devremove.rdev-kept.
+#   D. rxe0 removed under the attached host1 (the store still on
+#      0.0.0.0): the remove callback drops its connections and frees the
+#      device state itself (their last put leaves it to the waiting
+#      remover), the listener's per-device child goes with the device and
+#      comes back with it; host1 detaches and attaches again, every key
+#      reads back.
 # Kernel logs must be clean.
 # Usage: 19-devremove.sh [--kver 6.1|6.12]; exit 0 pass, 1 fail, 4 skip.
 set -uo pipefail
@@ -247,6 +253,18 @@ scalioctl attach "$S" --addr "$A" > /dev/null ||
 	fail "C: host1's attach over rxe0 after the client over rxe1 left"
 verify "C, rxe0 again"
 T "dmesg | grep 'store $S' | grep -v 'freed\|connected to' | tail -n 4"
+
+step "D. rxe0 removed under the attached host1"
+d0=$(T "dmesg | grep -c 'store $S: rxe0 removed, dropping its clients'")
+link_delete
+[ "$(T "dmesg | grep -c 'store $S: rxe0 removed, dropping its clients'")" -gt "$d0" ] ||
+	fail "D: the target did not drop host1's connections on rxe0"
+sleep 2
+link_add
+scalioctl detach "$S" || fail "D: detach while rxe0 was away"
+attach
+verify "D"
+T "dmesg | grep 'store $S' | grep -v 'freed\|connected to' | tail -n 3"
 step "DEVICE REMOVAL TEST PASSED"
 EOF
 
