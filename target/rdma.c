@@ -145,24 +145,13 @@ struct scalio_tgt_inval {
 	u32			rkey;
 };
 
-/**
- * scalio_tgt_rdev_free() - unmap a store's index from a device and free its state
- * @rdev:	no connection counted on it, and unreachable: off rs->devs, or
- *		never put there (scalio_tgt_rdev_create()'s error path)
- *
- * Cancels the invalidation work first: only a receive on one of the
- * rdev's connections queues it, and none is left, but it may still be
- * pending or running.  Sleeps.  The caller must not hold rs->lock (the
- * work takes it) unless the work was never queued.
- */
-static void scalio_tgt_rdev_free(struct scalio_tgt_rdev *rdev)
+/* Unmap the index from @rdev's device and free it; its inval work is idle. */
+static void scalio_tgt_rdev_destroy(struct scalio_tgt_rdev *rdev)
 {
 	struct llist_node *keys;
 	struct scalio_tgt_inval *iv, *tmp;
 	u32 i;
 
-	/* No connection is left to queue it again. */
-	cancel_work_sync(&rdev->inval_work);
 	keys = llist_del_all(&rdev->inval_keys);
 	llist_for_each_entry_safe(iv, tmp, keys, node)
 		kfree(iv);
@@ -172,6 +161,22 @@ static void scalio_tgt_rdev_free(struct scalio_tgt_rdev *rdev)
 		kfree(rdev->maps);
 	}
 	kfree(rdev);
+}
+
+/**
+ * scalio_tgt_rdev_free() - unmap a store's index from a device and free its state
+ * @rdev:	off rs->devs, no connection counted on it
+ *
+ * Cancels the invalidation work first: only a receive on one of the
+ * rdev's connections queues it, and none is left, but it may still be
+ * pending or running.  Sleeps; the caller must not hold rs->lock, which
+ * the work takes.
+ */
+static void scalio_tgt_rdev_free(struct scalio_tgt_rdev *rdev)
+{
+	/* No connection is left to queue it again. */
+	cancel_work_sync(&rdev->inval_work);
+	scalio_tgt_rdev_destroy(rdev);
 }
 
 /* Does @conn own an MR with key @rkey?  rs->lock held: @conn is alive. */
@@ -312,7 +317,8 @@ static struct scalio_tgt_rdev *scalio_tgt_rdev_create(struct scalio_tgt_rstore *
 out_free:
 	pr_err("%s: cannot prepare the index of store %s: %d\n",
 	       dev_name(&ibdev->dev), rs->st->name, ret);
-	scalio_tgt_rdev_free(rdev);
+	/* Under rs->lock: no cancel (its work was never queued). */
+	scalio_tgt_rdev_destroy(rdev);
 	return ERR_PTR(ret);
 }
 
@@ -419,7 +425,7 @@ out:
  * it is freed once the lock is dropped (the invalidation work takes it),
  * counted in rs->rdevs_freeing until then: the remove callback of its
  * device waits for that count, so no rdev is unmapped from a device whose
- * removal has finished.  Sleeps; no lock held.
+ * removal has finished.  Sleeps; the caller holds no lock.
  */
 static void scalio_tgt_rdev_put(struct scalio_tgt_rstore *rs,
 				struct scalio_tgt_rdev *rdev)
