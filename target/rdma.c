@@ -145,14 +145,13 @@ struct scalio_tgt_inval {
 	u32			rkey;
 };
 
-static void scalio_tgt_rdev_free(struct scalio_tgt_rdev *rdev)
+/* Unmap the index from @rdev's device and free it; its inval work is idle. */
+static void scalio_tgt_rdev_destroy(struct scalio_tgt_rdev *rdev)
 {
 	struct llist_node *keys;
 	struct scalio_tgt_inval *iv, *tmp;
 	u32 i;
 
-	/* No connection is left to queue it again. */
-	cancel_work_sync(&rdev->inval_work);
 	keys = llist_del_all(&rdev->inval_keys);
 	llist_for_each_entry_safe(iv, tmp, keys, node)
 		kfree(iv);
@@ -162,6 +161,22 @@ static void scalio_tgt_rdev_free(struct scalio_tgt_rdev *rdev)
 		kfree(rdev->maps);
 	}
 	kfree(rdev);
+}
+
+/**
+ * scalio_tgt_rdev_free() - unmap a store's index from a device and free its state
+ * @rdev:	off rs->devs, no connection counted on it
+ *
+ * Cancels the invalidation work first: only a receive on one of the
+ * rdev's connections queues it, and none is left, but it may still be
+ * pending or running.  Sleeps; the caller must not hold rs->lock, which
+ * the work takes.
+ */
+static void scalio_tgt_rdev_free(struct scalio_tgt_rdev *rdev)
+{
+	/* No connection is left to queue it again. */
+	cancel_work_sync(&rdev->inval_work);
+	scalio_tgt_rdev_destroy(rdev);
 }
 
 /* Does @conn own an MR with key @rkey?  rs->lock held: @conn is alive. */
@@ -302,7 +317,8 @@ static struct scalio_tgt_rdev *scalio_tgt_rdev_create(struct scalio_tgt_rstore *
 out_free:
 	pr_err("%s: cannot prepare the index of store %s: %d\n",
 	       dev_name(&ibdev->dev), rs->st->name, ret);
-	scalio_tgt_rdev_free(rdev);
+	/* Under rs->lock: no cancel (its work was never queued). */
+	scalio_tgt_rdev_destroy(rdev);
 	return ERR_PTR(ret);
 }
 
@@ -344,7 +360,23 @@ static int scalio_tgt_rdev_check_atomics(struct scalio_tgt_rstore *rs,
 	return 0;
 }
 
-/* Find or create the device state and count a connection on it. */
+/**
+ * scalio_tgt_rdev_get() - find or create a store's state on a device and
+ *			   count a connection on it
+ * @rs:		store transport
+ * @ibdev:	the device of a new connection
+ *
+ * Everything that looks an rdev up does it on rs->devs under rs->lock.
+ * An rdev whose last connection is being freed has already left that list
+ * (scalio_tgt_rdev_put()): a connection arriving meanwhile maps the index
+ * on a new rdev, and a connection on another device is judged against
+ * the devices that still serve clients only.  Sleeps.
+ *
+ * Return: the rdev; ERR_PTR(-EBUSY) while the store is being disabled,
+ * ERR_PTR(-ENODEV) while @ibdev is being removed, ERR_PTR(-EOPNOTSUPP)
+ * when another device serves the store and the two cannot share atomics,
+ * or the error that kept it from being created.
+ */
 static struct scalio_tgt_rdev *scalio_tgt_rdev_get(struct scalio_tgt_rstore *rs,
 						   struct ib_device *ibdev)
 {
@@ -378,6 +410,23 @@ out:
 	return rdev;
 }
 
+/**
+ * scalio_tgt_rdev_put() - a connection no longer uses its device
+ * @rs:		store transport
+ * @rdev:	what scalio_tgt_rdev_get() gave the connection
+ *
+ * The last connection on a device frees the store's state there: a store
+ * whose address moved to another adapter must not keep refusing that
+ * adapter's clients (scalio_tgt_rdev_check_atomics()) for a device it no
+ * longer uses.  Unless the ib_client remove callback waits for it
+ * (@rdev->remover_waiting): then the callback frees it.
+ *
+ * Under rs->lock the rdev leaves rs->devs, so nothing finds it any more;
+ * it is freed once the lock is dropped (the invalidation work takes it),
+ * counted in rs->rdevs_freeing until then: the remove callback of its
+ * device waits for that count, so no rdev is unmapped from a device whose
+ * removal has finished.  Sleeps; the caller holds no lock.
+ */
 static void scalio_tgt_rdev_put(struct scalio_tgt_rstore *rs,
 				struct scalio_tgt_rdev *rdev)
 {
@@ -385,19 +434,21 @@ static void scalio_tgt_rdev_put(struct scalio_tgt_rstore *rs,
 
 	mutex_lock(&rs->lock);
 	rdev->nr_conns--;
-	/*
-	 * A device that went away under a connection the remove callback
-	 * did not see (it was still being accepted) is freed by its last
-	 * connection; one the remove callback waits for is freed there.
-	 */
-	if (!rdev->nr_conns && rdev->removing && !rdev->remover_waiting) {
+	if (!rdev->nr_conns && !rdev->remover_waiting) {
 		list_del(&rdev->entry);
+		rs->rdevs_freeing++;
 		free = true;
 	}
 	wake_up(&rs->wait);
 	mutex_unlock(&rs->lock);
-	if (free)
-		scalio_tgt_rdev_free(rdev);
+	if (!free)
+		return;
+
+	scalio_tgt_rdev_free(rdev);
+	mutex_lock(&rs->lock);
+	rs->rdevs_freeing--;
+	wake_up(&rs->wait);
+	mutex_unlock(&rs->lock);
 }
 
 /* Registration of a connection's MRs; see scalio_tgt_conn_register(). */
@@ -1434,6 +1485,8 @@ static void scalio_tgt_rdma_remove_one(struct ib_device *ibdev,
 		rdev = scalio_tgt_rdev_find(rs, ibdev);
 		if (!rdev) {
 			mutex_unlock(&rs->lock);
+			/* Its last connection may be unmapping it right now. */
+			wait_event(rs->wait, !READ_ONCE(rs->rdevs_freeing));
 			continue;
 		}
 		rdev->removing = true;
@@ -1451,6 +1504,8 @@ static void scalio_tgt_rdma_remove_one(struct ib_device *ibdev,
 		list_del(&rdev->entry);
 		mutex_unlock(&rs->lock);
 		scalio_tgt_rdev_free(rdev);
+		/* An older rdev of @ibdev its last connection is unmapping. */
+		wait_event(rs->wait, !READ_ONCE(rs->rdevs_freeing));
 	}
 	mutex_unlock(&scalio_tgt_rdma_lock);
 }

@@ -12,7 +12,8 @@
  *   struct scalio_tgt_rdev		one per (store, ib_device) pair: the store's
  *				index DMA-mapped for that device.  Created
  *				by the first connection on the device,
- *				freed on store disable or device removal.
+ *				freed when the last one is freed, or by
+ *				the device's removal if that waits for it.
  *				Every connection has its own PD and its own
  *				MRs over that mapping, deregistered when its
  *				QP goes: a client's rkeys die with its
@@ -29,8 +30,16 @@
  *   store's disable does not hold it while it drains its connections, so
  *   a stalled store does not hold up the others; device removal still
  *   holds it while it waits for the removed device's connections.
- *   rs->lock (mutex) protects rs->conns, rs->devs, rs->stopping and the
- *   rdev fields nr_conns, removing and remover_waiting.
+ *   rs->lock (mutex) protects rs->conns, rs->devs, rs->stopping,
+ *   rs->rdevs_freeing and the rdev fields nr_conns, removing and
+ *   remover_waiting.  An rdev is looked up only on rs->devs under it (a new
+ *   connection, the atomics check, device removal, store disable); the
+ *   inval work and a connection reach their own rdev, which the connection
+ *   keeps counted until it is freed.  The last put takes the rdev off
+ *   rs->devs under rs->lock (a connection arriving after that creates a new
+ *   one) and frees it after dropping the lock, counted in rs->rdevs_freeing,
+ *   which device removal waits for; it leaves the rdev to a removal that
+ *   marked it remover_waiting.
  *   rs->cnt_lock (spinlock) protects rs->nr_conns, rs->all_conns and the
  *   identity of each connection on it (conn->identified, conn->hostnqn);
  *   it is also what makes freeing the rstore after the last wake-up safe.
@@ -121,6 +130,8 @@ struct scalio_tgt_msg_ops {
  * @lock:	see the top of this file
  * @conns:	accepted connections
  * @devs:	struct scalio_tgt_rdev list
+ * @rdevs_freeing: rdevs their last connection took off @devs and has not
+ *		finished freeing
  * @stopping:	store disable in progress: refuse new connections
  * @client_ida:	client ids 1..SCALIO_MAX_CLIENTS
  * @cnt_lock:	see the top of this file
@@ -130,7 +141,8 @@ struct scalio_tgt_msg_ops {
  * @nr_conns:	connections allocated and not yet freed
  * @all_conns:	those connections (conn->all_entry), accepted or not,
  *		torn down or not: what the reconnect barrier waits on
- * @wait:	woken when @nr_conns or an rdev's nr_conns drops
+ * @wait:	woken when @nr_conns, an rdev's nr_conns or @rdevs_freeing
+ *		drops
  * @wq:		the store's request work (GET, handshake): one store's slow
  *		SSD or many clients do not hold up another store
  * @reap_work:	the keep-alive reaper (attr_kato_ms, control.c)
@@ -148,6 +160,7 @@ struct scalio_tgt_rstore {
 	struct mutex			lock;
 	struct list_head		conns;
 	struct list_head		devs;
+	u32				rdevs_freeing;
 	bool				stopping;
 	struct ida			client_ida;
 
@@ -222,7 +235,8 @@ struct scalio_tgt_cmr {
  *		invalidated
  * @inval_keys:	rkeys clients invalidated (struct scalio_tgt_inval)
  * @inval_all:	an invalidation could not be recorded: drop every client
- * @nr_conns:	connections using this device (rs->lock)
+ * @nr_conns:	connections using this device (rs->lock); the last one
+ *		frees the rdev unless @remover_waiting
  * @removing:	the device is going away: no new connections (rs->lock)
  * @remover_waiting: the ib_client remove callback frees it (rs->lock)
  */
