@@ -8,7 +8,8 @@
 # failed operations by second and every error with its errno:
 #   A. the target is restarted (vmctl kill-target, start-target: recovery)
 #      with the store's fast_io_fail_ms set above the restart time;
-#   B. host1 is partitioned from the target (netem drops all its frames)
+#   B. host1 is partitioned from the target (all its frames lost both
+#      ways: sent into a dummy device, dropped on arrival)
 #      for FABRIC_PART seconds: longer than the transport's retransmission
 #      (~8.6 s, so the connection is really lost and re-made) and shorter
 #      than the default bound (15 s, which the attach left);
@@ -96,27 +97,34 @@ fail() { echo "FAIL: $*"; exit 1; }
 check() { echo "# FAILED: $*"; bad=1; }
 step() { echo "=== [$(( $(date +%s) - T0 ))s] $*"; }
 hstat() { scalioctl stats "$S" --host-only | awk -v k="$1" '$1 == k { print $2 }'; }
-part_on() {
-	modprobe sch_netem 2> /dev/null
-	tc qdisc add dev eth0 root netem loss 100% || fail "netem on eth0"
-}
-part_off() { tc qdisc del dev eth0 root || fail "netem off"; }
-# drop_only WHAT FILTER...: drop the frames the u32 FILTER matches, and
-# only those (part_off lifts it)
-drop_only() {
+# A partition loses host1's frames in flight, as a cut link does: those it
+# sends are redirected to a dummy device that discards them (for the
+# sender a transmit that succeeded), those that arrive are dropped on
+# arrival.  Not by a qdisc that refuses the transmit (netem loss): 6.12's
+# rxe takes a refused transmit for an error and fails the QP that sent
+# it, its GSI QP included, and nothing connects again (testing.rst).
+# cut WHAT FILTER...: lose the frames the u32 FILTER matches, both ways,
+# and only those (part_off lifts it)
+cut() {
 	what=$1
 	shift
-	modprobe sch_netem 2> /dev/null
-	modprobe sch_prio 2> /dev/null
-	modprobe cls_u32 2> /dev/null
-	tc qdisc add dev eth0 root handle 1: prio &&
-		tc qdisc add dev eth0 parent 1:3 handle 30: netem loss 100% &&
-		tc filter add dev eth0 parent 1: "$@" flowid 1:3 ||
-		fail "the $what-only partition"
+	modprobe -a dummy sch_ingress cls_u32 act_mirred act_gact 2> /dev/null
+	if ! ip link show fabric-cut > /dev/null 2>&1; then
+		ip link add fabric-cut type dummy && ip link set fabric-cut up ||
+			fail "the dummy device the $what partition sends into"
+	fi
+	tc qdisc add dev eth0 clsact &&
+		tc filter add dev eth0 egress "$@" \
+			action mirred egress redirect dev fabric-cut &&
+		tc filter add dev eth0 ingress "$@" action drop ||
+		fail "the $what partition"
 }
-# roce_on: drop RoCE v2 (UDP 4791) only; ARP and the rest go through
+# part_on: every frame of host1's fabric link
+part_on() { cut whole protocol all prio 1 u32 match u32 0 0; }
+part_off() { tc qdisc del dev eth0 clsact || fail "lifting the partition"; }
+# roce_on: RoCE v2 (UDP 4791, both ways) only; ARP and the rest go through
 roce_on() {
-	drop_only RoCE protocol ip prio 1 u32 \
+	cut RoCE protocol ip prio 1 u32 \
 		match ip protocol 17 0xff match ip dport 4791 0xffff
 }
 # The host's counters of the waits (reconnect_waits, reconnect_wait_ns,
@@ -444,7 +452,7 @@ step "F. attach whose address query is lost"
 # more (on a fresh id), ARP is let through: the attach must succeed.
 scalioctl detach "$S" > /dev/null || fail "detach before F"
 ip neigh flush dev eth0
-drop_only ARP protocol arp prio 1 u32 match u32 0 0
+cut ARP protocol arp prio 1 u32 match u32 0 0
 n0=$(dmesg | grep -c "$S: address of $A:4800 unresolved after")
 scalioctl attach "$S" --addr "$A" --timeout-ms 5000 > /tmp/attach.F 2>&1 &
 apid=$!
