@@ -705,10 +705,16 @@ TEST_F(kv, stats_counts)
 		    a.slots_per_block == 16);
 	ASSERT_EQ(0ULL, a.features & ~(SCALIO_F_OFFLOAD_READ |
 				       SCALIO_F_INLINE_CACHE |
-				       SCALIO_F_FILL_TOKEN));
-	/* the target asks for fill tokens exactly when slots cache values */
+				       SCALIO_F_FILL_TOKEN |
+				       SCALIO_F_BLOCK_EPOCH));
+	/*
+	 * the target asks for fill tokens and block epochs exactly when
+	 * slots cache values
+	 */
 	ASSERT_EQ(!!(a.features & SCALIO_F_INLINE_CACHE),
 		  !!(a.features & SCALIO_F_FILL_TOKEN));
+	ASSERT_EQ(!!(a.features & SCALIO_F_INLINE_CACHE),
+		  !!(a.features & SCALIO_F_BLOCK_EPOCH));
 
 	ASSERT_EQ(0, put(self->fd, key, klen, "one", 3));
 	ASSERT_EQ(0, put(self->fd, key, klen, "two!", 4));
