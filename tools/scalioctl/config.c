@@ -2179,9 +2179,14 @@ static int merge_check_item(const char *dir, struct json_object *it,
 				continue;
 			pathf(p, "%s/%s", dir, akey);
 			r = read_file(p, cur, sizeof(cur));
+			if (r == -ENOENT && !cfs_fake()) {
+				err_msg("%s: attribute not supported by this kernel: nothing restored",
+					p);
+				return r;
+			}
 			if (r < 0)
 				return merge_conflict(dir, "%s: %s", akey,
-						strerror(-r));
+						      strerror(-r));
 			if (strcmp(cur, json_str(aval)))
 				return merge_conflict(dir, "%s is '%s', the file has '%s'",
 						akey, cur, json_str(aval));
