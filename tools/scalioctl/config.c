@@ -8,10 +8,14 @@
  * subsystem links), and scalio's stores (attributes, SSDs).  The tree is
  * walked generically, driven by the table of groups below: every readable
  * and writable attribute file is saved as its text, "enable" separately
- * because it is written last.  Restore rebuilds the tree on an empty
- * configfs in dependency order (nvmet hosts, subsystems with namespaces,
- * ports with their links, then scalio stores), skipping attributes that
- * already hold the saved value (defaults, and write-once attributes).
+ * because it is written last.  nvmet's configfs is shared with nvmetcli
+ * and the operator's own subsystems: save records scalio's nvmet objects
+ * only (owned_find(); --all: every one), restore merges into what exists
+ * (merge_check(): what exists must match, nothing else is touched), in
+ * dependency order (nvmet hosts, subsystems with namespaces, ports with
+ * their links, then scalio stores), skipping attributes that already hold
+ * the saved value (defaults, write-once attributes, a restore over
+ * itself), and clear removes scalio's objects only.
  *
  * Host: the attached stores with the address each was attached with (from
  * the store device's sysfs attributes) and the nvmet port of its SSDs
@@ -28,6 +32,7 @@
 #include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +61,7 @@ struct group_spec {
 	bool single;		/* one default item named like the group */
 	const char *keep;	/* a default item (never created, removed) */
 	bool keyed;		/* items hold DH-HMAC-CHAP secrets */
+	bool exact;		/* an existing parent has exactly these items */
 	const struct group_spec *children;
 	const struct link_spec *links;
 };
@@ -90,7 +96,7 @@ static const struct group_spec nvmet_groups[] = {
 };
 
 static const struct group_spec scalio_store_groups[] = {
-	{ .key = "ssds" },
+	{ .key = "ssds", .exact = true },
 	{ .key = "allowed_hosts", .keyed = true },
 	{ NULL },
 };
@@ -312,6 +318,11 @@ static int put_attr(const char *path, const char *val)
 
 static int do_mkdir(const char *path)
 {
+	struct stat st;
+
+	/* Restore merges: what exists is neither made again nor printed. */
+	if (!lstat(path, &st) && S_ISDIR(st.st_mode))
+		return 0;
 	if (dry_run) {
 		printf("mkdir %s\n", path);
 		return 0;
@@ -323,7 +334,191 @@ static int do_mkdir(const char *path)
 	return 0;
 }
 
+/* A configfs entry name taken from the file: one plain path component. */
+static bool valid_entry(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n > 0 && n < NAME_MAX && !strchr(s, '/') && strcmp(s, ".") &&
+	       strcmp(s, "..");
+}
+
+/* ---- what is scalio's in nvmet ---- */
+
+/*
+ * nvmet's configfs is shared with nvmetcli and with the operator's own
+ * subsystems; nothing in an nvmet object says who made it.  scalio's own
+ * configfs tree does: save, restore and clear take as scalio's
+ *   - subsystems: those a store names (stores/<s>/ssds/<i>/nqn), and every
+ *     subsystem under scalio's NQN prefix (nqn.2024-11.io.scalio:, a naming
+ *     authority no one else uses: target-setup's, and what a restore that
+ *     stopped before its stores left);
+ *   - hosts: those linked into scalio's subsystems, and those a store
+ *     admits (stores/<s>/allowed_hosts/<nqn>, which target-setup and
+ *     allow-host mirror into nvmet);
+ *   - ports: those with a link to one of scalio's subsystems.
+ * A host or port may also serve foreign subsystems: it is then shared, and
+ * clear leaves it (only scalio's links go).
+ */
+struct strlist {
+	char **v;
+	int n;
+};
+
+static bool sl_has(const struct strlist *l, const char *s)
+{
+	int i;
+
+	for (i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], s))
+			return true;
+	return false;
+}
+
+static void sl_add(struct strlist *l, const char *s)
+{
+	char **v;
+
+	if (sl_has(l, s))
+		return;
+	v = realloc(l->v, (size_t)(l->n + 1) * sizeof(*v));
+	if (v) {
+		l->v = v;
+		v[l->n] = strdup(s);
+	}
+	if (!v || !v[l->n]) {
+		err_msg("out of memory");
+		exit(EXIT_FAIL);
+	}
+	l->n++;
+}
+
+static void sl_free(struct strlist *l)
+{
+	free_list(l->v, l->n);
+	l->v = NULL;
+	l->n = 0;
+}
+
+struct owned {
+	struct strlist subs, hosts, ports;
+};
+
+static void owned_free(struct owned *o)
+{
+	sl_free(&o->subs);
+	sl_free(&o->hosts);
+	sl_free(&o->ports);
+}
+
+/* The names of the entries of type @type in @dir, each added to @l if @pred. */
+static void add_entries(struct strlist *l, const char *dir, int type,
+			bool (*pred)(const char *name))
+{
+	char **names;
+	int i, n = list_dir(dir, type, &names);
+
+	for (i = 0; i < n; i++)
+		if (!pred || pred(names[i]))
+			sl_add(l, names[i]);
+	if (n > 0)
+		free_list(names, n);
+}
+
+static bool scalio_nqn(const char *name)
+{
+	return !strncmp(name, SCALIO_NQN_PREFIX, strlen(SCALIO_NQN_PREFIX));
+}
+
+/* Whether nvmet item @name of group @group (hosts, subsystems) exists. */
+static bool nvmet_item(const char *group, const char *name)
+{
+	char p[PATH_MAX];
+	struct stat st;
+
+	pathf(p, "%s/nvmet/%s/%s", cfs_root(), group, name);
+	return !lstat(p, &st) && S_ISDIR(st.st_mode);
+}
+
+/* scalio's objects in nvmet, as the configfs trees now are, into @o. */
+static void owned_find(struct owned *o)
+{
+	char dir[PATH_MAX], p[PATH_MAX], nqn[SCALIO_NQN_MAX], **stores, **ssds;
+	struct strlist cand = { NULL, 0 };
+	int i, k, ns, nd;
+
+	memset(o, 0, sizeof(*o));
+	pathf(dir, "%s/scalio/stores", cfs_root());
+	ns = list_dir(dir, DT_DIR, &stores);
+	for (i = 0; i < ns; i++) {
+		pathf(p, "%s/%s/ssds", dir, stores[i]);
+		nd = list_dir(p, DT_DIR, &ssds);
+		for (k = 0; k < nd; k++) {
+			pathf(p, "%s/%s/ssds/%s/nqn", dir, stores[i], ssds[k]);
+			if (read_file(p, nqn, sizeof(nqn)) > 0 &&
+			    valid_entry(nqn))
+				sl_add(&cand, nqn);
+		}
+		if (nd > 0)
+			free_list(ssds, nd);
+		pathf(p, "%s/%s/allowed_hosts", dir, stores[i]);
+		add_entries(&o->hosts, p, DT_DIR, NULL);
+	}
+	if (ns > 0)
+		free_list(stores, ns);
+	pathf(p, "%s/nvmet/subsystems", cfs_root());
+	add_entries(&cand, p, DT_DIR, scalio_nqn);
+	for (i = 0; i < cand.n; i++) {
+		if (!nvmet_item("subsystems", cand.v[i]))
+			continue;
+		sl_add(&o->subs, cand.v[i]);
+		pathf(p, "%s/nvmet/subsystems/%s/allowed_hosts", cfs_root(),
+		      cand.v[i]);
+		add_entries(&o->hosts, p, DT_LNK, NULL);
+	}
+	sl_free(&cand);
+	/* Only the hosts nvmet has. */
+	for (i = k = 0; i < o->hosts.n; i++) {
+		if (nvmet_item("hosts", o->hosts.v[i]))
+			o->hosts.v[k++] = o->hosts.v[i];
+		else
+			free(o->hosts.v[i]);
+	}
+	o->hosts.n = k;
+	pathf(dir, "%s/nvmet/ports", cfs_root());
+	ns = list_dir(dir, DT_DIR, &stores);
+	for (i = 0; i < ns; i++) {
+		struct strlist links = { NULL, 0 };
+
+		pathf(p, "%s/%s/subsystems", dir, stores[i]);
+		add_entries(&links, p, DT_LNK, NULL);
+		for (k = 0; k < links.n; k++)
+			if (sl_has(&o->subs, links.v[k]))
+				sl_add(&o->ports, stores[i]);
+		sl_free(&links);
+	}
+	if (ns > 0)
+		free_list(stores, ns);
+}
+
 /* ---- save ---- */
+
+/* Set unless save --all: only these nvmet objects are saved. */
+static const struct owned *save_only;
+
+/* Whether save keeps item @name of group @g (nvmet's top groups filtered). */
+static bool save_wanted(const struct group_spec *g, const char *name)
+{
+	if (!save_only)
+		return true;
+	if (g == &nvmet_groups[0])
+		return sl_has(&save_only->hosts, name);
+	if (g == &nvmet_groups[1])
+		return sl_has(&save_only->subs, name);
+	if (g == &nvmet_groups[2])
+		return sl_has(&save_only->ports, name);
+	return true;
+}
 
 /* Every rw attribute of @dir but "enable", into object "attrs". */
 static int save_attrs(struct json_object *it, const char *dir, bool keyed)
@@ -439,7 +634,11 @@ static int save_item(struct json_object *to, const char *dir, const char *name,
 		links = jx(json_object_new_array());
 		json_put(it, l->dir, links);
 		for (i = 0; i < n; i++)
-			json_put(links, NULL, json_object_new_string(names[i]));
+			/* A shared port: scalio's links only. */
+			if (!save_only || l != port_links ||
+			    sl_has(&save_only->subs, names[i]))
+				json_put(links, NULL,
+					 json_object_new_string(names[i]));
 		free_list(names, n);
 	}
 	if (!ret && g->has_enable) {
@@ -467,6 +666,8 @@ static int save_group(struct json_object *to, const char *parent,
 	arr = jx(json_object_new_array());
 	json_put(to, g->key, arr);
 	for (i = 0; i < n && !ret; i++) {
+		if (!save_wanted(g, names[i]))
+			continue;
 		pathf(item, "%s/%s", dir, names[i]);
 		ret = save_item(arr, item, names[i], g);
 	}
@@ -474,14 +675,19 @@ static int save_group(struct json_object *to, const char *parent,
 	return ret;
 }
 
-static int save_target(struct json_object *doc)
+static int save_target(struct json_object *doc, bool all)
 {
 	struct json_object *t, *sub;
 	const struct group_spec *g;
+	struct owned o;
 	char dir[PATH_MAX];
 	size_t i;
 	int ret = 0;
 
+	if (!all) {
+		owned_find(&o);
+		save_only = &o;
+	}
 	t = jx(json_object_new_object());
 	json_put(doc, "target", t);
 	for (i = 0; i < NR_ROOTS && !ret; i++) {
@@ -495,6 +701,10 @@ static int save_target(struct json_object *doc)
 	}
 	if (ret)
 		err_msg("saving %s: %s", cfs_root(), strerror(-ret));
+	if (!all) {
+		save_only = NULL;
+		owned_free(&o);
+	}
 	return ret;
 }
 
@@ -666,9 +876,10 @@ enum { SIDE_TARGET = 1, SIDE_HOST = 2 };
 
 /* --target / --host / neither (= what this machine runs). */
 static int parse_side_opts(const char *cmd, int argc, char **argv, int *side,
-			   bool allow_dry)
+			   bool allow_dry, bool *all)
 {
 	static const struct option opts[] = {
+		{ "all", no_argument, NULL, 'a' },
 		{ "target", no_argument, NULL, 't' },
 		{ "host", no_argument, NULL, 'H' },
 		{ "dry-run", no_argument, NULL, 'n' },
@@ -683,6 +894,11 @@ static int parse_side_opts(const char *cmd, int argc, char **argv, int *side,
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
 		switch (c) {
+		case 'a':
+			if (!all)
+				return usage_error(cmd, "unknown option '--all'");
+			*all = true;
+			break;
 		case 't':
 			*side |= SIDE_TARGET;
 			break;
@@ -715,9 +931,10 @@ int cmd_save(int argc, char **argv)
 	const char *file = NULL;
 	struct json_object *doc, *out;
 	int side, ret, fd;
+	bool all = false;
 	FILE *f = stdout;
 
-	ret = parse_side_opts("save", argc, argv, &side, false);
+	ret = parse_side_opts("save", argc, argv, &side, false, &all);
 	if (ret >= 0)
 		return ret;
 	if (argc - optind > 1)
@@ -754,7 +971,7 @@ int cmd_save(int argc, char **argv)
 	json_put(doc, "scalio_config", json_object_new_int(CONFIG_VERSION));
 	ret = 0;
 	if (side & SIDE_TARGET)
-		ret = save_target(doc);
+		ret = save_target(doc, all);
 	if (!ret && (side & SIDE_HOST))
 		ret = save_host(doc);
 	if (!ret) {
@@ -784,15 +1001,6 @@ int cmd_save(int argc, char **argv)
 }
 
 /* ---- restore: validation ---- */
-
-/* A configfs entry name taken from the file: one plain path component. */
-static bool valid_entry(const char *s)
-{
-	size_t n = strlen(s);
-
-	return n > 0 && n < NAME_MAX && !strchr(s, '/') && strcmp(s, ".") &&
-	       strcmp(s, "..");
-}
 
 static int bad(const char *where, const char *what)
 {
@@ -1532,6 +1740,13 @@ static void v1_secrets(struct json_object *cfg)
 
 /* ---- restore: apply ---- */
 
+/* A secret attribute's text: "" when none is set. */
+static void read_secret_attr(const char *path, char *cur, size_t len)
+{
+	if (read_file(path, cur, len) < 0 || !strcmp(cur, "(null)"))
+		cur[0] = '\0';
+}
+
 static int restore_item(const char *dir, struct json_object *it,
 			const struct group_spec *g);
 static int restore_key(const char *dir, const char *file, bool derived);
@@ -1627,6 +1842,7 @@ static int restore_item(const char *dir, struct json_object *it,
 	const struct link_spec *l;
 	char p[PATH_MAX], lk[PATH_MAX], cur[ATTR_MAX];
 	struct json_object *m;
+	struct stat st;
 	size_t i;
 	int ret;
 
@@ -1665,6 +1881,8 @@ static int restore_item(const char *dir, struct json_object *it,
 
 			pathf(p, "%s/%s/%s", cfs_root(), l->target, name);
 			pathf(lk, "%s/%s/%s", dir, l->dir, name);
+			if (!lstat(lk, &st))
+				continue;	/* merged: there already */
 			if (dry_run) {
 				printf("link %s -> %s\n", lk, p);
 				continue;
@@ -1714,7 +1932,8 @@ static int restore_key(const char *dir, const char *file, bool derived)
 		return -ENOKEY;
 	}
 	pathf(p, "%s/dhchap_key", dir);
-	if (dry_run) {
+	/* A dry run reads the key file only to leave out what holds it already. */
+	if (dry_run && access(key, R_OK)) {
 		printf("write %s = (secret from %s)\n", p, key);
 		return 0;
 	}
@@ -1740,11 +1959,21 @@ static int restore_key(const char *dir, const char *file, bool derived)
 	return ret;
 }
 
-/* Write a secret, never printed; 0 or -errno. */
+/*
+ * Write a secret, never printed; 0 or -errno.  Not when the attribute
+ * holds it already (a restore over itself), or reads "(set)": scalio's
+ * write-only secret, of an existing host that merge_check_keys() let by.
+ */
 static int put_secret(const char *path, const char *secret)
 {
+	char cur[ATTR_MAX];
 	int ret, v;
 
+	read_secret_attr(path, cur, sizeof(cur));
+	ret = !strcmp(cur, secret) || !strcmp(cur, "(set)");
+	memset(cur, 0, sizeof(cur));
+	if (ret)
+		return 0;
 	if (dry_run) {
 		printf("write %s = (secret)\n", path);
 		return 0;
@@ -1778,43 +2007,288 @@ static int restore_secrets(const char *dir, struct json_object *secrets)
 	return 0;
 }
 
-/* Names of what exists in the target's configfs groups, for the refusal. */
-static int target_nonempty(char *what, size_t len)
+/* ---- restore: merging into what exists ---- */
+
+/*
+ * Restore merges into a configfs tree that may hold other objects
+ * (nvmetcli's, the operator's): it creates what is missing and leaves the
+ * rest alone.  An object of the file that exists already must hold the
+ * file's settings: every attribute the file gives reads back the same, an
+ * allowed host holds the same secret, nothing enabled is to be disabled,
+ * a store has the same SSDs.  Then the restore writes nothing to it but
+ * the items, links and enables it lacks; else it is a conflict and nothing
+ * is restored.  All is checked before the first change.
+ */
+static int merge_conflict(const char *dir, const char *fmt, ...)
+{
+	char why[2 * ATTR_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	err_msg("conflict: %s exists with other settings than the file's (%s): nothing restored; remove or rename one of the two",
+		dir, why);
+	return -EEXIST;
+}
+
+/*
+ * The secrets the restore gives keyed item @it at @dir (as restore_key()
+ * and restore_secrets() write them): @key[0] dhchap_key, @key[1]
+ * dhchap_ctrl_key, "" for none.  0, or -ENOKEY with a message.
+ */
+static int item_keys(const char *dir, struct json_object *it,
+		     char key[2][ATTR_MAX])
+{
+	const char *nqn = strrchr(dir, '/') + 1, *file;
+	uint8_t secret[SCALIO_SECRET_MAX + 1];
+	char path[PATH_MAX], dh[2][DHCHAP_KEY_LEN];
+	struct json_object *m;
+	uint32_t len;
+
+	key[0][0] = key[1][0] = '\0';
+	m = json_get(it, "dhchap_key_file");
+	if (m) {
+		file = json_str(m);
+		if (file[0]) {
+			pathf(path, "%s", file);
+		} else if (hosts_file_key(nqn, path, sizeof(path))) {
+			err_msg("%s had a secret that save could not record: name its key file in %s (\"%s KEYFILE\")",
+				dir, hosts_file(), nqn);
+			return -ENOKEY;
+		}
+		if (read_secret(path, secret, &len)) {
+			err_msg("%s: no secret from %s", dir, path);
+			return -ENOKEY;
+		}
+		secret[len] = '\0';
+		if (json_get(it, "dhchap_keys")) {
+			dhchap_keys(secret, len, dh[0], dh[1]);
+			snprintf(key[0], ATTR_MAX, "%s", dh[0]);
+			snprintf(key[1], ATTR_MAX, "%s", dh[1]);
+			memset(dh, 0, sizeof(dh));
+		} else {
+			snprintf(key[0], ATTR_MAX, "%s", (char *)secret);
+		}
+		memset(secret, 0, sizeof(secret));
+	}
+	m = json_get(it, "secrets");
+	if (m) {
+		json_object_object_foreach(m, name, val) {
+			if (json_str(val)[0])
+				snprintf(key[strcmp(name, "dhchap_key") ? 1 : 0],
+					 ATTR_MAX, "%s", json_str(val));
+		}
+	}
+	return 0;
+}
+
+/*
+ * Whether existing keyed item @dir holds @it's secrets (never printed).
+ * A controller key the file lacks is left as it is (save does not record
+ * one set by hand); scalio's allowed hosts read "(set)", which matches any.
+ */
+static int merge_check_keys(const char *dir, struct json_object *it)
+{
+	static const char *const names[] = { "dhchap_key", "dhchap_ctrl_key" };
+	char key[2][ATTR_MAX], cur[ATTR_MAX], p[PATH_MAX];
+	int i, ret = 0;
+
+	ret = item_keys(dir, it, key);
+	for (i = 0; !ret && i < 2; i++) {
+		pathf(p, "%s/%s", dir, names[i]);
+		read_secret_attr(p, cur, sizeof(cur));
+		if (!key[i][0] && (i || !cur[0]))
+			continue;
+		if (!key[i][0])
+			ret = merge_conflict(dir, "it has a DH-HMAC-CHAP %s, the file none",
+				       names[i]);
+		else if (!cur[0])
+			ret = merge_conflict(dir, "it has no DH-HMAC-CHAP %s, the file one",
+				       names[i]);
+		else if (strcmp(cur, key[i]) && strcmp(cur, "(set)"))
+			ret = merge_conflict(dir, "it has another DH-HMAC-CHAP %s",
+				       names[i]);
+	}
+	memset(key, 0, sizeof(key));
+	memset(cur, 0, sizeof(cur));
+	return ret;
+}
+
+static int merge_check_item(const char *dir, struct json_object *it,
+			    const struct group_spec *g);
+
+/* Group @g of existing item @parent against the file's @arr. */
+static int merge_check_group(const char *parent, struct json_object *arr,
+			     const struct group_spec *g)
+{
+	char dir[PATH_MAX], item[PATH_MAX], **names;
+	size_t i, len;
+	int k, n, ret = 0;
+
+	pathf(dir, "%s/%s", parent, g->key);
+	if (g->single)
+		return merge_check_item(dir, arr, g);
+	len = json_object_array_length(arr);
+	if (g->exact) {
+		n = list_dir(dir, DT_DIR, &names);
+		for (k = 0; k < n && !ret; k++) {
+			for (i = 0; i < len; i++)
+				if (!strcmp(names[k], json_str(json_get(
+					json_object_array_get_idx(arr, i), "name"))))
+					break;
+			if (i == len)
+				ret = merge_conflict(parent, "it has %s/%s, the file not",
+					       g->key, names[k]);
+		}
+		for (i = 0; i < len && !ret; i++) {
+			pathf(item, "%s/%s", dir, json_str(json_get(
+				json_object_array_get_idx(arr, i), "name")));
+			if (!path_exists(item))
+				ret = merge_conflict(parent, "the file has %s/%s, it not",
+					       g->key, strrchr(item, '/') + 1);
+		}
+		if (n > 0)
+			free_list(names, n);
+	}
+	for (i = 0; i < len && !ret; i++) {
+		struct json_object *e = json_object_array_get_idx(arr, i);
+
+		pathf(item, "%s/%s", dir, json_str(json_get(e, "name")));
+		ret = merge_check_item(item, e, g);
+	}
+	return ret;
+}
+
+/* Existing item @dir (if it exists) against the file's @it. */
+static int merge_check_item(const char *dir, struct json_object *it,
+			    const struct group_spec *g)
+{
+	const struct group_spec *c;
+	char p[PATH_MAX], cur[ATTR_MAX];
+	struct json_object *m;
+	struct stat st;
+	int r, ret = 0;
+
+	if (lstat(dir, &st) || !S_ISDIR(st.st_mode))
+		return 0;	/* new: the restore makes it */
+	m = json_get(it, "attrs");
+	if (m) {
+		json_object_object_foreach(m, akey, aval) {
+			if (one_shot_attr(akey))
+				continue;
+			pathf(p, "%s/%s", dir, akey);
+			r = read_file(p, cur, sizeof(cur));
+			if (r == -ENOENT && !cfs_fake()) {
+				err_msg("%s: attribute not supported by this kernel: nothing restored",
+					p);
+				return r;
+			}
+			if (r < 0)
+				return merge_conflict(dir, "%s: %s", akey,
+						      strerror(-r));
+			if (strcmp(cur, json_str(aval)))
+				return merge_conflict(dir, "%s is '%s', the file has '%s'",
+						akey, cur, json_str(aval));
+		}
+	}
+	if (g->keyed) {
+		ret = merge_check_keys(dir, it);
+		if (ret)
+			return ret;
+	}
+	m = json_get(it, "enable");
+	pathf(p, "%s/enable", dir);
+	if (g->has_enable && m && !strcmp(json_str(m), "0") &&
+	    read_file(p, cur, sizeof(cur)) >= 0 && !strcmp(cur, "1"))
+		return merge_conflict(dir, "it is enabled, the file has it disabled");
+	for (c = g->children; c && c->key && !ret; c++) {
+		m = json_get(it, c->key);
+		if (m)
+			ret = merge_check_group(dir, m, c);
+	}
+	return ret;
+}
+
+/* Whether the file (@nv, its nvmet part) or configfs has @name in @group. */
+static bool link_target_known(struct json_object *nv, const char *group,
+			      const char *name)
+{
+	struct json_object *arr = json_get(nv, group);
+	size_t i;
+
+	for (i = 0; arr && i < json_object_array_length(arr); i++)
+		if (!strcmp(json_str(json_get(json_object_array_get_idx(arr, i),
+					      "name")), name))
+			return true;
+	return nvmet_item(group, name);
+}
+
+/* Every link of the file's nvmet part @nv goes to an item that will exist. */
+static int merge_check_links(struct json_object *nv)
 {
 	const struct group_spec *g;
-	char dir[PATH_MAX], **names;
-	size_t i;
-	int n;
+	const struct link_spec *l;
+	struct json_object *arr, *e, *links;
+	size_t i, k;
 
-	for (i = 0; i < NR_ROOTS; i++) {
-		for (g = roots[i].groups; g->key; g++) {
-			pathf(dir, "%s/%s/%s", cfs_root(), roots[i].key, g->key);
-			n = list_dir(dir, DT_DIR, &names);
-			if (n > 0) {
-				/* Only for a message: a cut name is fine. */
-				if (snprintf(what, len, "%s/%s", dir, names[0]) < 0)
-					what[0] = '\0';
-				free_list(names, n);
-				return 1;
+	for (g = nvmet_groups; g->key; g++) {
+		arr = json_get(nv, g->key);
+		for (i = 0; arr && i < json_object_array_length(arr); i++) {
+			e = json_object_array_get_idx(arr, i);
+			for (l = g->links; l && l->dir; l++) {
+				links = json_get(e, l->dir);
+				for (k = 0; links && k < json_object_array_length(links); k++) {
+					const char *name = json_str(json_object_array_get_idx(links, k));
+
+					if (link_target_known(nv, strchr(l->target, '/') + 1, name))
+						continue;
+					err_msg("%s/%s of %s %s links to %s, which neither the file nor %s/%s has: nothing restored",
+						g->key, json_str(json_get(e, "name")),
+						g->key, l->dir, name, cfs_root(),
+						l->target);
+					return -ENOENT;
+				}
 			}
 		}
 	}
 	return 0;
 }
 
+/* The whole target part @t against configfs; 0 when it merges. */
+static int merge_check(struct json_object *t)
+{
+	const struct group_spec *g;
+	struct json_object *sub, *m;
+	char dir[PATH_MAX];
+	size_t i;
+	int ret = 0;
+
+	m = json_get(t, "nvmet");
+	if (m)
+		ret = merge_check_links(m);
+	for (i = 0; i < NR_ROOTS && !ret; i++) {
+		sub = json_get(t, roots[i].key);
+		pathf(dir, "%s/%s", cfs_root(), roots[i].key);
+		for (g = roots[i].groups; sub && g->key && !ret; g++) {
+			m = json_get(sub, g->key);
+			if (m)
+				ret = merge_check_group(dir, m, g);
+		}
+	}
+	return ret;
+}
+
 static int restore_target(struct json_object *t)
 {
 	const struct group_spec *g;
 	struct json_object *sub, *m;
-	char dir[PATH_MAX], what[PATH_MAX];
+	char dir[PATH_MAX];
 	size_t i;
 	int ret;
 
-	if (target_nonempty(what, sizeof(what))) {
-		err_msg("configfs is not empty (%s exists): restore needs an empty target configuration (scalioctl clear --target)",
-			what);
+	if (merge_check(t))
 		return EXIT_FAIL;
-	}
 	for (i = 0; i < NR_ROOTS; i++) {
 		sub = json_get(t, roots[i].key);
 		if (!sub)
@@ -1964,7 +2438,7 @@ int cmd_restore(int argc, char **argv)
 	int side, ret;
 	size_t len;
 
-	ret = parse_side_opts("restore", argc, argv, &side, true);
+	ret = parse_side_opts("restore", argc, argv, &side, true, NULL);
 	if (ret >= 0)
 		return ret;
 	if (argc - optind != 1)
@@ -2019,6 +2493,7 @@ int cmd_restore(int argc, char **argv)
 /* ---- clear ---- */
 
 static int clear_group(const char *parent, const struct group_spec *g);
+static int clear_link(const char *lk);
 
 static int fake_rm_one(const char *path, const struct stat *st, int flag,
 		       struct FTW *ftw)
@@ -2058,12 +2533,8 @@ static int clear_item(const char *dir, const struct group_spec *g, bool rm)
 		n = list_dir(p, DT_LNK, &names);
 		for (i = 0; i < n; i++) {
 			pathf(lk, "%s/%s", p, names[i]);
-			if (dry_run) {
-				printf("unlink %s\n", lk);
-			} else if (unlink(lk) && errno != ENOENT) {
-				err_msg("unlink %s: %s", lk, strerror(errno));
-				ret = -errno;
-			}
+			if (clear_link(lk))
+				ret = -EIO;
 		}
 		if (n > 0)
 			free_list(names, n);
@@ -2109,23 +2580,112 @@ static int clear_group(const char *parent, const struct group_spec *g)
 	return ret;
 }
 
+/* Remove link @lk (or print it, with --dry-run); 0 or -errno. */
+static int clear_link(const char *lk)
+{
+	if (dry_run) {
+		printf("unlink %s\n", lk);
+		return 0;
+	}
+	if (verbose)
+		fprintf(stderr, "  rm %s\n", lk);
+	if (unlink(lk) && errno != ENOENT) {
+		err_msg("unlink %s: %s", lk, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/*
+ * nvmet: scalio's objects only (owned_find()).  A port that also serves
+ * foreign subsystems loses scalio's links and stays; a host that a
+ * foreign subsystem admits stays.  Decided before anything is removed, so
+ * that --dry-run prints what a clear does.
+ */
+static int clear_nvmet(const struct owned *o)
+{
+	char dir[PATH_MAX], p[PATH_MAX], lk[PATH_MAX], **names;
+	struct strlist links = { NULL, 0 };
+	int i, k, n, foreign, ret = 0;
+
+	pathf(dir, "%s/nvmet", cfs_root());
+	for (i = 0; i < o->ports.n; i++) {
+		pathf(p, "%s/ports/%s/subsystems", dir, o->ports.v[i]);
+		add_entries(&links, p, DT_LNK, NULL);
+		for (k = foreign = 0; k < links.n; k++)
+			foreign += !sl_has(&o->subs, links.v[k]);
+		if (!foreign) {
+			pathf(p, "%s/ports/%s", dir, o->ports.v[i]);
+			if (clear_item(p, &nvmet_groups[2], true))
+				ret = -EIO;
+		} else {
+			for (k = 0; k < links.n; k++) {
+				if (!sl_has(&o->subs, links.v[k]))
+					continue;
+				pathf(lk, "%s/%s", p, links.v[k]);
+				if (clear_link(lk))
+					ret = -EIO;
+			}
+			info_msg("nvmet: port %s kept: it serves %d other subsystem(s)",
+				 o->ports.v[i], foreign);
+		}
+		sl_free(&links);
+	}
+	for (i = 0; i < o->subs.n; i++) {
+		pathf(p, "%s/subsystems/%s", dir, o->subs.v[i]);
+		if (clear_item(p, &nvmet_groups[1], true))
+			ret = -EIO;
+	}
+	pathf(p, "%s/subsystems", dir);
+	n = list_dir(p, DT_DIR, &names);
+	for (i = 0; i < o->hosts.n; i++) {
+		for (k = foreign = 0; k < n && !foreign; k++) {
+			struct stat st;
+
+			if (sl_has(&o->subs, names[k]))
+				continue;
+			pathf(lk, "%s/subsystems/%s/allowed_hosts/%s", dir,
+			      names[k], o->hosts.v[i]);
+			foreign = !lstat(lk, &st);
+		}
+		if (foreign) {
+			info_msg("nvmet: host %s kept: subsystem %s admits it",
+				 o->hosts.v[i], names[k - 1]);
+			continue;
+		}
+		pathf(p, "%s/hosts/%s", dir, o->hosts.v[i]);
+		if (clear_item(p, &nvmet_groups[0], true))
+			ret = -EIO;
+	}
+	if (n > 0)
+		free_list(names, n);
+	return ret;
+}
+
+/*
+ * Reverse restore order: scalio's stores (all of scalio's tree), then
+ * scalio's nvmet ports, subsystems and hosts, which the stores name, so
+ * found first.
+ */
 static int clear_target(void)
 {
 	const struct group_spec *g;
+	struct owned o;
 	char dir[PATH_MAX];
-	int i, ret = 0;
+	int ret = 0;
 
-	/* Reverse restore order: scalio stores, ports, subsystems, hosts. */
-	for (i = (int)NR_ROOTS - 1; i >= 0; i--) {
-		pathf(dir, "%s/%s", cfs_root(), roots[i].key);
-		if (!path_exists(dir))
-			continue;
-		for (g = roots[i].groups; g->key; g++)
+	owned_find(&o);
+	pathf(dir, "%s/scalio", cfs_root());
+	if (path_exists(dir)) {
+		for (g = scalio_groups; g->key; g++)
 			;
-		while (g-- != roots[i].groups)
+		while (g-- != scalio_groups)
 			if (clear_group(dir, g))
 				ret = -EIO;
 	}
+	if (clear_nvmet(&o))
+		ret = -EIO;
+	owned_free(&o);
 	return ret;
 }
 
@@ -2148,7 +2708,7 @@ int cmd_clear(int argc, char **argv)
 {
 	int side, ret, r = EXIT_OK;
 
-	ret = parse_side_opts("clear", argc, argv, &side, true);
+	ret = parse_side_opts("clear", argc, argv, &side, true, NULL);
 	if (ret >= 0)
 		return ret;
 	if (optind != argc)

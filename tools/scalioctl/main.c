@@ -345,26 +345,31 @@ static const struct command commands[] = {
 	},
 	{
 		"save", cmd_save,
-		"write this machine's whole configuration as JSON",
-		"Usage: scalioctl save [--target] [--host] [-v] [FILE]\n"
+		"write this machine's scalio configuration as JSON",
+		"Usage: scalioctl save [--target] [--host] [--all] [-v] [FILE]\n"
 		"\n"
 		"Writes the configuration as one JSON document to FILE (written\n"
 		"aside and renamed, mode 0600) or, without FILE or with '-', to\n"
-		"standard output.  Target: nvmet's hosts, subsystems (attributes,\n"
-		"allowed hosts, namespaces) and ports (attributes, referrals, ANA\n"
-		"groups, subsystem links), and the scalio stores (attributes, SSDs,\n"
-		"enable), from " CONFIGFS_ROOT ".  Host: the attached stores with\n"
-		"the address, ports and timeout each was attached with.\n"
+		"standard output.  Target: scalio's nvmet hosts, subsystems\n"
+		"(attributes, allowed hosts, namespaces) and ports (attributes,\n"
+		"referrals, ANA groups, links to scalio's subsystems), and the\n"
+		"scalio stores (attributes, SSDs, enable), from " CONFIGFS_ROOT ".\n"
+		"scalio's nvmet objects: the subsystems the stores name or under\n"
+		SCALIO_NQN_PREFIX ", the hosts they or the stores admit, the\n"
+		"ports they are linked to; other nvmet objects are nvmetcli's.\n"
+		"Host: the attached stores with the address, ports and timeout\n"
+		"each was attached with.\n"
 		"\n"
 		"Options:\n"
 		"  --target   save the target's configuration\n"
 		"  --host     save the host's attached stores\n"
-		"Without either: whatever this machine runs (nvmet or scalio-target\n"
-		"configfs present; scalio-host loaded).\n"
+		"  --all      save every nvmet object, not only scalio's\n"
+		"Without --target or --host: whatever this machine runs (nvmet or\n"
+		"scalio-target configfs present; scalio-host loaded).\n"
 	},
 	{
 		"restore", cmd_restore,
-		"bring back a saved configuration (on an empty one)",
+		"bring back a saved configuration (merged into what exists)",
 		"Usage: scalioctl restore [--target] [--host] [--dry-run] [-v] FILE\n"
 		"\n"
 		"Reads a document written by 'scalioctl save' (FILE '-': standard\n"
@@ -372,9 +377,12 @@ static const struct command commands[] = {
 		"configuration in dependency order (nvmet hosts, subsystems and\n"
 		"namespaces, ports and their links, then scalio stores, each enabled\n"
 		"last) and/or attaches the host's stores ('scalioctl attach' each).\n"
-		"Refuses, changing nothing, when the file is malformed, when the\n"
-		"target's configfs already holds any nvmet host, subsystem or port or\n"
-		"scalio store, or when a store is attached on the host.\n"
+		"On the target it merges: what is missing is created, other objects\n"
+		"(nvmetcli's) are left alone, and an object of the file that exists\n"
+		"must hold the file's settings; restoring twice changes nothing.\n"
+		"Refuses, changing nothing, when the file is malformed, on a\n"
+		"conflict (an existing object with other settings: named), or when\n"
+		"a store is attached on the host.\n"
 		"\n"
 		"Options:\n"
 		"  --target    restore only the target part\n"
@@ -383,16 +391,18 @@ static const struct command commands[] = {
 	},
 	{
 		"clear", cmd_clear,
-		"remove the whole target configuration / detach every store",
+		"remove scalio's target configuration / detach every store",
 		"Usage: scalioctl clear [--target] [--host] [--dry-run] [-v]\n"
 		"\n"
-		"--target: disables and removes every scalio store, then every nvmet\n"
-		"port (links, referrals, ANA groups), subsystem (namespaces\n"
-		"disabled first) and host.  --host: 'scalioctl detach' of every\n"
+		"--target: disables and removes every scalio store, then scalio's\n"
+		"nvmet ports (links, referrals, ANA groups), subsystems (namespaces\n"
+		"disabled first) and hosts (as save finds them); a port or host that\n"
+		"other subsystems use too is kept (scalio's links go), other nvmet\n"
+		"objects are not touched.  --host: 'scalioctl detach' of every\n"
 		"attached store.  One of them is required.\n"
 		"\n"
 		"Options:\n"
-		"  --target    clear the target's configfs\n"
+		"  --target    clear scalio's part of the target's configfs\n"
 		"  --host      detach every store of this host\n"
 		"  --dry-run   print what would be done, change nothing\n"
 	},

@@ -6,13 +6,18 @@
 #   - save writes every rw attribute, links and enables, not read-only or
 #     write-only files; restore on an empty tree rebuilds the same tree
 #     (save of the copy == the original save), in dependency order;
-#   - restore refuses a non-empty configfs, an attached host and every kind
-#     of malformed file, and then changes nothing;
-#   - clear empties the tree; host save/restore --dry-run.
+#   - restore merges into a tree that holds other (nvmetcli's) objects,
+#     leaves them as they are, is idempotent, and refuses an object of the
+#     same name with other settings, an attached host and every kind of
+#     malformed file, and then changes nothing;
+#   - save records scalio's objects only (--all: every one); clear removes
+#     scalio's objects only, keeping shared ports and hosts; host
+#     save/restore --dry-run.
 # TAP output.  SCALIOCTL overrides the binary.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 ctl=${SCALIOCTL:-$here/scalioctl}
+py=${PYTHON:-/usr/bin/python3}
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 n=0 bad=0
@@ -150,10 +155,12 @@ if [ -z "$(find "$C3" -mindepth 3)" ]; then ok "--dry-run changes nothing"; else
 # ---- refusals: nothing may change
 before=$(tree "$C")
 out=$("$ctl" restore "$t/a.json" 2>&1); rc=$?
-if [ $rc = 3 ] && grep -q "configfs is not empty" <<< "$out" && [ "$(tree "$C")" = "$before" ]; then
-	ok "restore refuses a non-empty configfs"
+plan=$("$ctl" restore --dry-run "$t/a.json" 2>&1)
+if [ $rc = 0 ] && [ "$(tree "$C")" = "$before" ] && [ -z "$plan" ]; then
+	ok "restore onto the tree it was saved from changes nothing (--dry-run plans nothing)"
 else
-	notok "restore refuses a non-empty configfs" "exit $rc: $out"
+	notok "restore onto the tree it was saved from changes nothing" "exit $rc: $out" "plan: $plan" \
+		"$(diff <(echo "$before") <(tree "$C") | head)"
 fi
 bad_file() {	# bad_file WHAT EXPECTED-MESSAGE TEXT
 	printf '%s' "$3" > "$t/bad.json"
@@ -232,6 +239,147 @@ else
 fi
 if SCALIO_CONFIGFS=$C2 "$ctl" restore "$t/a.json" > /dev/null 2>&1; then ok "restore after clear"; else notok "restore after clear"; fi
 
+# ---- beside nvmetcli: foreign hosts, subsystems and ports stay as they are
+# Foreign objects: a host, two subsystems (one admits scalio's host1 too),
+# port 1 shared with scalio (the same address as scalio's port 1 and its
+# referral; it serves a foreign subsystem), port 2 foreign only.
+CF=$t/cfsf
+empty_cfs "$CF"
+FN=$CF/nvmet
+fh=nqn.2014-08.org.example:foreign-host
+fs=nqn.2014-08.org.example:foreign-disk
+fs2=nqn.2014-08.org.example:foreign-tcp
+h1=$(basename "$H")
+for h in "$fh" "$h1"; do
+	mkdir -p "$FN/hosts/$h"
+	attr "$FN/hosts/$h/dhchap_key" ""
+	attr "$FN/hosts/$h/dhchap_hash" "hmac(sha256)"
+done
+for s in "$fs" "$fs2"; do
+	S=$FN/subsystems/$s
+	mkdir -p "$S/namespaces/1" "$S/allowed_hosts" "$S/passthru"
+	attr "$S/attr_allow_any_host" 0
+	attr "$S/attr_serial" "foreign"
+	attr "$S/namespaces/1/device_path" "/dev/foreign-${s##*-}"
+	attr "$S/namespaces/1/enable" 1
+done
+ln -s "$FN/hosts/$fh" "$FN/subsystems/$fs/allowed_hosts/$fh"
+ln -s "$FN/hosts/$h1" "$FN/subsystems/$fs/allowed_hosts/$h1"
+cp -a "$C/nvmet/ports/1" "$FN/ports/1"
+rm "$FN/ports/1/subsystems/"*
+ln -s "$FN/subsystems/$fs" "$FN/ports/1/subsystems/$fs"
+mkdir -p "$FN/ports/2/subsystems" "$FN/ports/2/referrals" "$FN/ports/2/ana_groups/1"
+attr "$FN/ports/2/addr_trtype" tcp
+attr "$FN/ports/2/addr_adrfam" ipv4
+attr "$FN/ports/2/addr_traddr" 10.77.0.2
+attr "$FN/ports/2/addr_trsvcid" 4420
+attr "$FN/ports/2/ana_groups/1/ana_state" optimized
+ln -s "$FN/subsystems/$fs2" "$FN/ports/2/subsystems/$fs2"
+foreign=$(tree "$CF")
+cfs() { SCALIO_CONFIGFS=$CF "$ctl" "$@"; }
+# lines of $1 (a tree) missing from tree $2
+lost() { comm -23 <(LC_ALL=C sort <<< "$1") <(LC_ALL=C sort <<< "$2"); }
+out=$(cfs restore "$t/a.json" 2>&1); rc=$?
+after=$(tree "$CF")
+if [ $rc = 0 ] && [ -z "$(lost "$foreign" "$after")" ] && [ "$(cat "$CF/scalio/stores/kv0/enable")" = 1 ] &&
+   [ -L "$FN/ports/1/subsystems/$nqn0" ] && [ -L "$FN/ports/1/subsystems/$nqn1" ] &&
+   [ -L "$FN/subsystems/$nqn1/allowed_hosts/$h1" ] && [ ! -e "$FN/ports/2/subsystems/$nqn0" ]; then
+	ok "restore merges into a tree with foreign hosts, subsystems and ports, which stay as they were"
+else
+	notok "restore merges into a tree with foreign objects" "exit $rc: $out" "lost: $(lost "$foreign" "$after" | head)"
+fi
+cfs save --target "$t/f.json" 2> "$t/err"
+if cmp -s "$t/a.json" "$t/f.json"; then
+	ok "save beside foreign objects records scalio's only (a shared port with scalio's links only)"
+else
+	notok "save beside foreign objects records scalio's only" "$(cat "$t/err")" "$(diff "$t/a.json" "$t/f.json" | head -20)"
+fi
+cfs save --all --target "$t/fa.json" 2> "$t/err"
+if "$py" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+s = {x["nqn"] for x in d["subsystems"]}; p = {x["portid"]: x for x in d["ports"]}
+sys.exit(0 if s >= {sys.argv[2], sys.argv[3]} and len(p) == 2 and len(p[1]["subsystems"]) == 3 and
+	 len(d["hosts"]) == 2 else 1)' "$t/fa.json" "$fs" "$fs2"; then
+	ok "save --all records every nvmet object"
+else
+	notok "save --all records every nvmet object" "$(cat "$t/err")" "$(head -c 800 "$t/fa.json")"
+fi
+out=$(cfs restore "$t/a.json" 2>&1); rc=$?
+plan=$(cfs restore --dry-run "$t/a.json" 2>&1)
+if [ $rc = 0 ] && [ "$(tree "$CF")" = "$after" ] && [ -z "$plan" ]; then
+	ok "restore twice: the second changes nothing (--dry-run plans nothing)"
+else
+	notok "restore twice: the second changes nothing" "exit $rc: $out" "plan: $plan" "$(diff <(echo "$after") <(tree "$CF") | head)"
+fi
+out=$(cfs clear --target 2>&1); rc=$?
+if [ $rc = 0 ] && [ "$(tree "$CF")" = "$foreign" ] && grep -q "port 1 kept: it serves 1 other" <<< "$out" &&
+   grep -q "host $h1 kept: subsystem $fs admits it" <<< "$out"; then
+	ok "clear --target removes scalio's objects only: shared port 1 and host1 stay, with the foreign links"
+else
+	notok "clear --target removes scalio's objects only" "exit $rc: $out" "$(diff <(echo "$foreign") <(tree "$CF") | head -20)"
+fi
+# conflict DESCRIPTION MESSAGE: restore of a.json must fail with MESSAGE, changing nothing
+# (its output stays in $cout)
+conflict() {
+	local before rc
+	before=$(tree "$CF")
+	cout=$(cfs restore "$t/a.json" 2>&1); rc=$?
+	if [ $rc = 3 ] && grep -qF -- "$2" <<< "$cout" && [ "$(tree "$CF")" = "$before" ]; then
+		ok "restore refuses $1, changing nothing"
+	else
+		notok "restore refuses $1, changing nothing" "exit $rc: $cout" "$(diff <(echo "$before") <(tree "$CF") | head)"
+	fi
+}
+attr "$FN/ports/1/addr_traddr" 10.99.0.1
+conflict "a port of the same id at another address" \
+	"conflict: $FN/ports/1 exists with other settings than the file's (addr_traddr is '10.99.0.1', the file has '10.77.0.1')"
+attr "$FN/ports/1/addr_traddr" 10.77.0.1
+attr "$FN/hosts/$h1/dhchap_key" "DHHC-1:00:Zm9yZWlnbi1mb3JlaWduLWZvcmVpZ24tMTIzNDU2Nzg=:"
+conflict "a host that has a secret the file does not give it" "$FN/hosts/$h1 exists with other settings than the file's (it has a DH-HMAC-CHAP dhchap_key, the file none)"
+if grep -q "dhchap_key" <<< "$cout" && ! grep -q Zm9yZWln <<< "$cout"; then
+	ok "the conflict message never shows the secret"
+else
+	notok "the conflict message never shows the secret" "$cout"
+fi
+attr "$FN/hosts/$h1/dhchap_key" ""
+cp -a "$C/scalio/stores/kv0" "$CF/scalio/stores/kv0"
+attr "$CF/scalio/stores/kv0/attr_batch_max" 32
+conflict "a store of the same name with other attributes" "$CF/scalio/stores/kv0 exists with other settings than the file's (attr_batch_max is '32', the file has '16')"
+rm -r "$CF/scalio/stores/kv0"
+cp -a "$C/scalio/stores/kv0" "$CF/scalio/stores/kv0"
+rm -r "$CF/scalio/stores/kv0/ssds/1"
+conflict "a store of the same name with other SSDs" "$CF/scalio/stores/kv0 exists with other settings than the file's (the file has ssds/1, it not)"
+rm -r "$CF/scalio/stores/kv0"
+cp -a "$C/scalio/stores/kv1" "$CF/scalio/stores/kv1"
+attr "$CF/scalio/stores/kv1/enable" 1
+conflict "to disable an enabled store" "$CF/scalio/stores/kv1 exists with other settings than the file's (it is enabled, the file has it disabled)"
+rm -r "$CF/scalio/stores/kv1"
+if [ "$(tree "$CF")" = "$foreign" ]; then ok "(the foreign tree is back as it was)"; else notok "(the foreign tree is back as it was)"; fi
+bad_file "a link to a subsystem neither in the file nor in configfs" "links to nqn.missing, which neither the file nor" '{"scalio_config": 1, "target": {"nvmet": {"ports": [{"name": "1", "subsystems": ["nqn.missing"]}]}}}'
+# A subsystem under scalio's NQN prefix that no store names (a restore that
+# stopped before its stores) is scalio's: clear removes it, on its own port.
+CO=$t/cfso
+empty_cfs "$CO"
+mkdir -p "$CO/nvmet/subsystems/$nqn0/namespaces" "$CO/nvmet/ports/3/subsystems"
+ln -s "$CO/nvmet/subsystems/$nqn0" "$CO/nvmet/ports/3/subsystems/$nqn0"
+if SCALIO_CONFIGFS=$CO "$ctl" clear --target > "$t/out" 2>&1 && [ -z "$(find "$CO" -mindepth 3)" ]; then
+	ok "clear --target removes a subsystem of scalio's NQN prefix that no store names, and its port"
+else
+	notok "clear --target removes a subsystem of scalio's NQN prefix" "$(cat "$t/out")" "$(find "$CO" -mindepth 3)"
+fi
+# A subsystem of another name is scalio's when a store names it.
+cn=nqn.2014-08.org.example:named-by-kv3
+mkdir -p "$CO/nvmet/subsystems/$cn/namespaces" "$CO/nvmet/subsystems/$fs/namespaces" "$CO/scalio/stores/kv3/ssds/0"
+attr "$CO/scalio/stores/kv3/ssds/0/nqn" "$cn"
+out=$(SCALIO_CONFIGFS=$CO "$ctl" save --target 2>&1)
+if SCALIO_CONFIGFS=$CO "$ctl" clear --target > "$t/out" 2>&1 && grep -q "\"$cn\"" <<< "$out" && ! grep -q "$fs" <<< "$out" &&
+   [ "$(cd "$CO" && find . -mindepth 3)" = "./nvmet/subsystems/$fs
+./nvmet/subsystems/$fs/namespaces" ]; then
+	ok "a subsystem a store names is scalio's whatever its NQN (saved, cleared), another is not"
+else
+	notok "a subsystem a store names is scalio's" "$(cat "$t/out")" "$out" "$(find "$CO" -mindepth 3)"
+fi
+
 # ---- admission secrets and one-shot attributes of a store
 nA=nqn.2014-08.org.nvmexpress:uuid:aaaaaaaa-0000-4000-8000-000000000001
 nB=nqn.2014-08.org.nvmexpress:uuid:bbbbbbbb-0000-4000-8000-000000000002
@@ -287,6 +435,24 @@ if [ $rc = 0 ] && [ "$(cat "$R/allowed_hosts/$nA/dhchap_key")" = "$secret" ] &&
 else
 	notok "restore gives each allowed host its secret" "exit $rc: $out" "$(tree "$C6")"
 fi
+before=$(tree "$C6")
+out=$(SCALIO_CONFIGFS=$C6 "$ctl" restore "$t/k.json" 2>&1); rc=$?
+plan=$(SCALIO_CONFIGFS=$C6 "$ctl" restore --dry-run "$t/k.json" 2>&1)
+if [ $rc = 0 ] && [ "$(tree "$C6")" = "$before" ] && [ -z "$plan" ]; then
+	ok "restore twice with allowed hosts' secrets: the second writes nothing"
+else
+	notok "restore twice with allowed hosts' secrets" "exit $rc: $out" "plan: $plan"
+fi
+attr "$R/allowed_hosts/$nA/dhchap_key" "$secret-other"
+before=$(tree "$C6")
+out=$(SCALIO_CONFIGFS=$C6 "$ctl" restore "$t/k.json" 2>&1); rc=$?
+if [ $rc = 3 ] && grep -qF "$R/allowed_hosts/$nA exists with other settings than the file's (it has another DH-HMAC-CHAP dhchap_key)" <<< "$out" &&
+   [ "$(tree "$C6")" = "$before" ] && ! grep -q "$secret" <<< "$out"; then
+	ok "restore refuses an allowed host that holds another secret, changing nothing (secrets never printed)"
+else
+	notok "restore refuses an allowed host that holds another secret" "exit $rc: $out"
+fi
+attr "$R/allowed_hosts/$nA/dhchap_key" "$secret"
 if [ ! -e "$R/attr_format_on_enable" ] && [ ! -e "$R/attr_force_recover" ]; then
 	ok "restore enables without format_on_enable / force_recover"
 else
@@ -371,7 +537,6 @@ out=$(SCALIO_SYSFS=$t/sys-empty "$ctl" restore --target "$t/h.json" 2>&1); rc=$?
 if [ $rc = 3 ] && grep -q "no target configuration" <<< "$out"; then ok "restore --target of a host file fails"; else notok "restore --target of a host file fails" "exit $rc: $out"; fi
 
 # ---- stats -o prometheus: checked with the Prometheus client's parser
-py=${PYTHON:-/usr/bin/python3}
 chk() { "$py" "$here/check_prom.py" "$@"; }
 if out=$("$here/test_prom" > "$t/p.prom" && chk "$t/p.prom" \
 	'scalio_host_gets_total{store=h0}=100' 'scalio_host_gets_total{store=h1}=9007199254740992' \
@@ -604,6 +769,14 @@ if [ $rc = 0 ] && diff <(tree "$CN") <(tree "$CM") > "$t/nm.diff"; then
 else
 	notok "the saved file restores the same tree" "exit $rc: $out" "$(head "$t/nm.diff")"
 fi
+before=$(tree "$CM")
+out=$(SCALIO_CONFIGFS=$CM "$ctl" restore "$t/n.json" 2>&1); rc=$?
+plan=$(SCALIO_CONFIGFS=$CM "$ctl" restore --dry-run "$t/n.json" 2>&1)
+if [ $rc = 0 ] && [ "$(tree "$CM")" = "$before" ] && [ -z "$plan" ]; then
+	ok "restore twice with an nvmet host's key file: the second writes nothing"
+else
+	notok "restore twice with an nvmet host's key file" "exit $rc: $out" "plan: $plan"
+fi
 SCALIO_HOSTS_FILE=$t/nohosts SCALIO_CONFIGFS=$CN "$ctl" save --target "$t/n2.json" 2> "$t/err"; rc=$?
 if [ $rc = 0 ] && grep -q "$n7.*names no key file" "$t/err" && ! grep -qF "$s7" "$t/n2.json" "$t/err" &&
    grep -q '"dhchap_key_file": ""' "$t/n2.json"; then
@@ -686,7 +859,7 @@ if [ $rc = 0 ] && [ "$(cat "$V/hosts/nqn.h1/dhchap_key")" = "DHHC-1:00:djEtc2Vjc
 else
 	notok "a file of version 1 restores" "exit $rc: $out" "$(tree "$CV")"
 fi
-SCALIO_HOSTS_FILE=$t/nohosts SCALIO_CONFIGFS=$CV "$ctl" save --target "$t/v1b.json" 2> /dev/null
+SCALIO_HOSTS_FILE=$t/nohosts SCALIO_CONFIGFS=$CV "$ctl" save --all --target "$t/v1b.json" 2> /dev/null
 if "$py" -c 'import json, sys
 d = json.load(open(sys.argv[1]))
 p = d["ports"][0]; s = d["subsystems"][0]; n = s["namespaces"][0]
