@@ -42,7 +42,12 @@
  * may also reclaim it at once (a clock estimate running ahead, or the
  * host's "unchanged for longer than any lease" rule): reclaim at any
  * moment.  --fp-collide gives K2 and K3 K's fingerprint.  --vbits N cuts
- * every ctl version to N bits, so versions wrap.  A crashed client is a
+ * every ctl version to N bits, so versions wrap.  --depart: W1 may leave
+ * right after its commit, owing its invalidation (its host died); the
+ * target then retires the block (a step of its own, at any moment after:
+ * a new epoch in the block header, which every READ of the block reads as
+ * a part of its own, a fill binding the epoch its double-read saw), and
+ * from that step on W1's write must have taken effect.  A crashed client is a
  * process that is never scheduled again; every prefix of every
  * interleaving is explored and checked (the checker is online).
  *
@@ -68,6 +73,9 @@
  *                    filler stalled across a wrap publishes a stale value
  *   token-no-rule    the fill token without its host rule (--same-owner:
  *                    one client's two fills may share a lock word)
+ *   no-retire        (--depart) the departed writer's connection ends
+ *                    and the block keeps its epoch: the old value stays
+ *                    cached
  * and the fix of the version wrap must not:
  *   fill-token       C keeps the lock's owner and deadline, the checksum
  *                    binds the whole C word (scalio_ctl_publish_tok(),
@@ -77,7 +85,7 @@
  * Usage: model [--puts N | --w1 OPS] [--w2 OPS] [--gets1 N] [--gets2 N]
  *              [--gets3 N] [--ticks N] [--attempts N] [--cached] [--full]
  *              [--renew N] [--busy-reclaim] [--cleans N] [--lag N]
- *              [--fp-collide] [--same-owner] [--vbits N]
+ *              [--fp-collide] [--same-owner] [--depart] [--vbits N]
  *              [--bitstate LOG2BITS | --walks N [--depth N]]
  *              [--variant V] [--first] [--no-trace]
  *        model [--jobs N] --tap       the standard suite as KTAP (used by
@@ -125,13 +133,14 @@ enum variant {
 	V_WRAP,
 	V_FILL_TOKEN,
 	V_TOKEN_NO_RULE,
+	V_NO_RETIRE,
 	V_NR,
 };
 
 static const char *const variant_names[V_NR] = {
 	"correct", "no-double-read", "no-invalidation", "seg-early",
 	"return-after-d", "skip-reclaim", "wrap", "fill-token",
-	"token-no-rule",
+	"token-no-rule", "no-retire",
 };
 
 /* The variants that model a correct design (no violation expected). */
@@ -154,6 +163,7 @@ struct config {
 	int	lag;		/* a reader's clock may lag the target's by this */
 	bool	fp_collide;	/* K2 and K3 share K's fingerprint */
 	bool	same_owner;	/* R1 and R2: two threads of one client */
+	bool	depart;		/* W1 may leave after its commit */
 	int	vbits;		/* ctl version width (20: the real one) */
 	int	bitstate;	/* 0: hash compaction; else log2 of the bits */
 	enum variant variant;
@@ -172,7 +182,8 @@ struct aslot {
 	u64	ctl;
 	u8	key;		/* key id, 0: never written */
 	u8	val;		/* 0: none (vlen 0), else value id + 1 */
-	u16	pad;
+	u8	etag;		/* block epoch the filler read; with val */
+	u8	pad;
 	u32	csum;		/* written with val */
 };
 
@@ -211,7 +222,9 @@ struct proc {
 	u8	other;		/* slot to reclaim; writer: scan start */
 	u8	renewed;	/* renewals in this fill */
 	u8	lag;		/* clock estimate = target clock - lag */
-	u8	pad[6];
+	u8	ep;		/* block epoch as read (--depart) */
+	u8	fill_ep;	/* ... by the double-read: the fill binds it */
+	u8	pad[4];
 	u64	expect;		/* ctl a CAS expects */
 	u64	target;		/* ctl a CAS installs (writer) */
 	u64	my_ctl;		/* our lock */
@@ -237,7 +250,8 @@ struct state {
 	u8	clock;
 	u8	ticks_left;
 	u8	cleans_left;
-	u8	pad[2];
+	u8	epoch;		/* the block header's epoch (target-written) */
+	u8	departed;	/* 1: W1 left after its commit; 2: retired */
 	u8	segval[NGEN];	/* K's value in each generation */
 	struct proc p[NPROC];
 	u64	lin[LINW];	/* set of configurations: lin_words used */
@@ -442,14 +456,17 @@ static void value_bytes(int v, u8 out[2])
 	out[1] = v == X3 ? '3' : v == W0 ? '0' : '0' + v;
 }
 
-/* The checksum a filler stores for value @v of key @kid under C word @pub. */
-static u32 fill_csum(u64 pub, int kid, int v)
+/*
+ * The checksum a filler stores for value @v of key @kid under C word @pub,
+ * having read block epoch @ep in its double-read.
+ */
+static u32 fill_csum(u64 pub, u8 ep, int kid, int v)
 {
 	u8 vb[2];
 
 	value_bytes(v, vb);
 	if (token_design())
-		return scalio_slot_csum_tok(pub, 0, keys[kid], KLEN, vb, 2);
+		return scalio_slot_csum_tok(pub, ep, keys[kid], KLEN, vb, 2);
 	return scalio_slot_csum(scalio_ctl_version(pub), keys[kid], KLEN, vb,
 				2);
 }
@@ -466,17 +483,21 @@ static void materialize(struct scalio_slot *out, const struct aslot *a)
 		out->vlen = 2;
 		value_bytes(a->val - 1, out->value);
 	}
+	out->etag = cpu_to_le16(a->etag);
 	out->csum = cpu_to_le32(a->csum);
 }
 
 static u64 blockbuf[SCALIO_BLOCK_SIZE(NSLOTS) / 8];
 
-static const struct scalio_block_view *view_of(const struct aslot *snap)
+/* A block as read: slot parts @snap, the header's epoch @ep. */
+static const struct scalio_block_view *view_of(const struct aslot *snap,
+					       u8 ep)
 {
 	static struct scalio_block_view v = { blockbuf, NSLOTS };
 	int i;
 
 	memset(blockbuf, 0, sizeof(blockbuf));
+	blockbuf[0] = cpu_to_le64(ep);	/* struct scalio_block_hdr's epoch */
 	for (i = 0; i < NSLOTS; i++)
 		materialize((struct scalio_slot *)((u8 *)blockbuf +
 						   scalio_slot_offset(i)),
@@ -497,12 +518,30 @@ static const struct scalio_block_view *view_of(const struct aslot *snap)
 #define PART_CTL	0
 #define PART_DATA	1
 #define PART_SEG	4
+#define PART_EPOCH	5	/* the block header's epoch (--depart only) */
 #define SLOT_PARTS	(2 * NSLOTS)
 #define ALL_SLOT_PARTS	((1 << SLOT_PARTS) - 1)
 
 static const char *const part_names[] = {
-	"slot0.ctl", "slot0.data", "slot1.ctl", "slot1.data", "seg",
+	"slot0.ctl", "slot0.data", "slot1.ctl", "slot1.data", "seg", "epoch",
 };
+
+/*
+ * The parts a reader's block READ takes: the slots, and with --depart the
+ * header's epoch word, read at its own moment like any other part.
+ */
+static unsigned int block_parts(void)
+{
+	return ALL_SLOT_PARTS | (cfg.depart ? 1U << PART_EPOCH : 0);
+}
+
+/* Is @choice a part of the block READ not read yet? */
+static bool part_left(const struct proc *p, int choice, int nparts)
+{
+	bool part = choice < nparts || (cfg.depart && choice == PART_EPOCH);
+
+	return part && !(p->mask & 1 << choice);
+}
 
 static char *desc;		/* when non-NULL, steps describe themselves */
 
@@ -513,6 +552,7 @@ enum event {
 	EV_EVICT, EV_RENEW, EV_RENEW_FAIL, EV_ABANDON, EV_PUB, EV_PUB_D,
 	EV_PUB_LOST, EV_INVAL, EV_INVAL_FAIL, EV_HDR_MISMATCH, EV_UNCACHED,
 	EV_CLEAN, EV_REUSE, EV_WRAP, EV_LATE_WRITE, EV_LAGGED, EV_TOKEN_RULE,
+	EV_RETIRE, EV_RETIRED,
 	EV_NR,
 };
 
@@ -522,7 +562,7 @@ static const char *const event_names[EV_NR] = {
 	"evict", "renew", "renew-fail", "abandon", "publish", "publish-saw-D",
 	"publish-lost", "invalidate", "invalidate-fail", "header-mismatch",
 	"uncached", "clean", "reuse", "wrap", "late-write",
-	"lagged-decision", "token-rule",
+	"lagged-decision", "token-rule", "retire", "retired-evict",
 };
 
 static unsigned long events[EV_NR];
@@ -541,11 +581,16 @@ static void read_part(struct state *s, struct proc *p, int part)
 		p->seg = s->seg;
 		return;
 	}
+	if (part == PART_EPOCH) {
+		p->ep = s->epoch;
+		return;
+	}
 	if (part % 2 == PART_CTL) {
 		p->snap[i].ctl = s->slot[i].ctl;
 	} else {
 		p->snap[i].key = s->slot[i].key;
 		p->snap[i].val = s->slot[i].val;
+		p->snap[i].etag = s->slot[i].etag;
 		p->snap[i].csum = s->slot[i].csum;
 	}
 }
@@ -553,6 +598,7 @@ static void read_part(struct state *s, struct proc *p, int part)
 static void clear_read(struct proc *p)
 {
 	p->mask = 0;
+	p->ep = 0;
 	memset(p->snap, 0, sizeof(p->snap));
 }
 
@@ -561,6 +607,7 @@ static void restart_get(struct proc *p)
 	clear_read(p);
 	p->expect = p->my_ctl = 0;
 	p->mine = p->value = p->other = p->renewed = p->seg = 0;
+	p->fill_ep = 0;
 	p->pc = R_LOOKUP;
 }
 
@@ -620,7 +667,7 @@ static int reader_lookup(struct state *s, int pi)
 {
 	struct proc *p = &s->p[pi];
 	int kid = proc_key(pi);
-	const struct scalio_block_view *v = view_of(p->snap);
+	const struct scalio_block_view *v = view_of(p->snap, p->ep);
 	enum scalio_lookup res;
 	u32 idx;
 
@@ -659,9 +706,14 @@ static int reader_lookup(struct state *s, int pi)
 		clear_read(p);
 		return 1;
 	case SCALIO_LOOKUP_RETIRED:
-		/* No block epochs here (all 0): the target never retires. */
-		fprintf(stderr, "model: a RETIRED slot without epochs\n");
-		abort();
+		/* filled before the block was retired: evict, re-read */
+		EVENT(EV_RETIRED);
+		SAYMORE(" -> RETIRED slot%u, evict", idx);
+		p->other = idx;
+		p->expect = p->snap[idx].ctl;
+		clear_read(p);
+		p->pc = R_RECLAIM;
+		return 1;
 	case SCALIO_LOOKUP_MISS:
 		break;
 	}
@@ -688,7 +740,7 @@ static int reader_dread(struct state *s, int pi)
 {
 	struct proc *p = &s->p[pi];
 	int kid = proc_key(pi);
-	const struct scalio_block_view *v = view_of(p->snap);
+	const struct scalio_block_view *v = view_of(p->snap, p->ep);
 	enum scalio_collision coll;
 	u32 idx;
 
@@ -715,6 +767,8 @@ static int reader_dread(struct state *s, int pi)
 		break;
 	}
 	SAYMORE(" -> no collision, segment gen %d", p->seg);
+	/* the epoch this double-read saw: the fill binds it (host/read.c) */
+	p->fill_ep = p->ep;
 	clear_read(p);
 	p->pc = R_SEG;
 	return 1;
@@ -815,11 +869,11 @@ static int reader_step(struct state *s, int pi, int choice)
 
 	case R_LOOKUP:
 		/* scalio_get_cached(): step 1's block READ, part by part */
-		if (choice >= SLOT_PARTS || (p->mask & 1 << choice))
+		if (!part_left(p, choice, SLOT_PARTS))
 			return 0;
 		read_part(s, p, choice);
 		SAY("R%d lookup-read %s", pi, part_names[choice]);
-		if (p->mask != ALL_SLOT_PARTS)
+		if (p->mask != block_parts())
 			return 1;
 		return reader_lookup(s, pi);
 
@@ -899,6 +953,7 @@ static int reader_step(struct state *s, int pi, int choice)
 			return 0;
 		s->slot[p->mine].key = kid;
 		s->slot[p->mine].val = 0;
+		s->slot[p->mine].etag = 0;
 		s->slot[p->mine].csum = 0;
 		p->pc = cfg.variant == V_NO_DOUBLE_READ ? R_SEGRD : R_DREAD;
 		SAY("R%d write key into slot%d", pi, p->mine);
@@ -910,14 +965,14 @@ static int reader_step(struct state *s, int pi, int choice)
 		 * seg READ not fenced, so in any order with the parts.
 		 */
 		nparts = SLOT_PARTS + (cfg.variant == V_SEG_EARLY);
-		if (choice >= nparts || (p->mask & 1 << choice))
+		if (!part_left(p, choice, nparts))
 			return 0;
 		read_part(s, p, choice);
 		if (choice == PART_SEG)
 			SAY("R%d double-read seg -> gen %d", pi, p->seg);
 		else
 			SAY("R%d double-read %s", pi, part_names[choice]);
-		if (p->mask != (1 << nparts) - 1)
+		if (p->mask != (block_parts() | ((1U << nparts) - 1)))
 			return 1;
 		if (cfg.variant == V_SEG_EARLY)
 			return reader_dread(s, pi);
@@ -1066,7 +1121,9 @@ static int reader_step(struct state *s, int pi, int choice)
 			EVENT(EV_LATE_WRITE);
 		s->slot[p->mine].key = kid;
 		s->slot[p->mine].val = p->value + 1;
-		s->slot[p->mine].csum = fill_csum(pub, kid, p->value);
+		s->slot[p->mine].etag = p->fill_ep;
+		s->slot[p->mine].csum = fill_csum(pub, p->fill_ep, kid,
+						  p->value);
 		p->pc = R_PUB;
 		SAYMORE("%sR%d write %s + csum into slot%d",
 			desc && desc[0] ? ", " : "", pi, vname(p->value),
@@ -1129,7 +1186,7 @@ static int reader_step(struct state *s, int pi, int choice)
 /* The writer's scan continues at @start over its snapshot. */
 static int writer_next(struct proc *p, u32 start)
 {
-	const struct scalio_block_view *v = view_of(p->snap);
+	const struct scalio_block_view *v = view_of(p->snap, p->ep);
 	u32 idx;
 	u64 nc;
 
@@ -1178,13 +1235,21 @@ static int writer_step(struct state *s, int pi, int choice)
 		 * published it (scalio_index_set_seg()): one target step.
 		 * A DELETE's segment holds no K.
 		 */
-		if (choice)
+		/* --depart: W1 may leave right after (choice 1) */
+		if (choice > (cfg.depart && pi == 0))
 			return 0;
 		g = s->ngen++;
 		s->segval[g] = op_val(w, p->done);
 		s->seg = g;
 		SAY("W%d commit: gen %d (%s) durable, seg updated", name, g,
 		    vname(s->segval[g]));
+		if (choice) {
+			/* the writer's host dies: its invalidation is owed */
+			SAYMORE(", W%d leaves owing its invalidation", name);
+			p->pc = P_HALT;
+			s->departed = 1;
+			return 1;
+		}
 		if (cfg.variant == V_NO_INVALIDATION) {
 			SAYMORE(", returns (broken)");
 			return finish(s, pi, 0) ? 1 : -1;
@@ -1268,11 +1333,44 @@ static int cleaner_step(struct state *s, int choice)
 	return 1;
 }
 
-#define NCHOICE		5
+#define NCHOICE		6
 #define ACT_CLEAN	(NPROC * NCHOICE)	/* 2 choices */
 #define ACT_REFRESH	(ACT_CLEAN + 2)		/* one per process */
 #define ACT_TICK	(ACT_REFRESH + NPROC)
-#define NACT		(ACT_TICK + 1)
+#define ACT_RETIRE	(ACT_TICK + 1)
+#define NACT		(ACT_RETIRE + 1)
+
+/*
+ * The target drops the departed writer's connection and retires the
+ * block (target/settle.c: a new epoch in the block header, one store).
+ * From then on the departed write must have taken effect: the
+ * configurations in which it has not are dropped, so a GET that starts
+ * after this step and returns an older value is a violation.  (no-retire:
+ * the connection ends, the epoch stays: the broken variant.)
+ */
+static int retire_step(struct state *s)
+{
+	int c, reg, w1, w2, r1, r2;
+
+	if (s->departed != 1)
+		return 0;
+	s->departed = 2;
+	if (cfg.variant != V_NO_RETIRE) {
+		s->epoch++;
+		EVENT(EV_RETIRE);
+	}
+	SAY("target: W1's connection ends, block retired (epoch %d)",
+	    s->epoch);
+	lin_close(s);
+	for (c = 0; c < nconf; c++) {
+		if (!lin_has(s, c))
+			continue;
+		conf_dec(c, &reg, &w1, &w2, &r1, &r2);
+		if (!w1)
+			s->lin[c / 64] &= ~(1ULL << (c % 64));
+	}
+	return 1;
+}
 
 /*
  * Can anybody observe the clock?  Only lease deadlines are compared with
@@ -1315,6 +1413,8 @@ static bool enabled(const struct state *s, int a)
 	const struct proc *p;
 	int choice = a % NCHOICE, nparts;
 
+	if (a == ACT_RETIRE)
+		return s->departed == 1;
 	if (a == ACT_TICK)
 		return s->ticks_left && lease_observable(s);
 	if (a >= ACT_REFRESH)
@@ -1326,13 +1426,16 @@ static bool enabled(const struct state *s, int a)
 	case P_DONE:
 	case P_HALT:
 		return false;
-	case R_LOOKUP:
 	case W_SCAN:
+		return choice < SLOT_PARTS && !(p->mask & 1 << choice);
+	case R_LOOKUP:
 		nparts = SLOT_PARTS;
 		break;
 	case R_DREAD:
 		nparts = SLOT_PARTS + (cfg.variant == V_SEG_EARLY);
 		break;
+	case W_COMMIT:
+		return choice <= (cfg.depart && a / NCHOICE == 0);
 	case R_SEG:
 	case R_SEGRE:
 		return choice == 0 || (choice == 1 && can_renew(p));
@@ -1341,7 +1444,7 @@ static bool enabled(const struct state *s, int a)
 	default:
 		return choice == 0;
 	}
-	return choice < nparts && !(p->mask & 1 << choice);
+	return part_left(p, choice, nparts);
 }
 
 /* Apply action @a to @s.  0: not enabled; 1: applied; -1: violation. */
@@ -1349,6 +1452,8 @@ static int apply(struct state *s, int a)
 {
 	int pi = a / NCHOICE, choice = a % NCHOICE, i;
 
+	if (a == ACT_RETIRE)
+		return retire_step(s);
 	if (a == ACT_TICK) {
 		if (!s->ticks_left || !lease_observable(s))
 			return 0;
@@ -1706,11 +1811,12 @@ static void describe(char *buf, size_t n)
 		       cfg.ops[0][0] ? cfg.ops[0] : "-",
 		       cfg.ops[1][0] ? cfg.ops[1] : "-", cfg.gets[0],
 		       cfg.gets[1], cfg.gets[2], cfg.ticks, cfg.attempts);
-	len += snprintf(buf + len, n - len, "%s%s%s%s%s%s",
+	len += snprintf(buf + len, n - len, "%s%s%s%s%s%s%s",
 			cfg.cached ? " cached" : "", cfg.full ? " full" : "",
 			cfg.busy_reclaim ? " busy-reclaim" : "",
 			cfg.fp_collide ? " fp-collide" : "",
 			cfg.same_owner ? " same-owner" : "",
+			cfg.depart ? " depart" : "",
 			cfg.bitstate ? " bitstate" : "");
 	if (cfg.renew)
 		len += snprintf(buf + len, n - len, " renew=%d", cfg.renew);
@@ -1749,12 +1855,13 @@ struct suite_case {
 #define BUSYREC		4
 #define FPCOL		8
 #define SAMEOWN		16
+#define DEPART		32
 #define CASE(v, w1, w2, g1, g2, g3, ticks, att, opts, renew, cleans, lag, \
 	     vbits, see)						\
 	{ { { w1, w2 }, { g1, g2, g3 }, ticks, att, (opts) & CACHED,	\
 	    (opts) & FULL, renew, (opts) & BUSYREC, cleans, lag,	\
-	    (opts) & FPCOL, (opts) & SAMEOWN, vbits, 0, v, true, true, 0, \
-	    0 }, see }
+	    (opts) & FPCOL, (opts) & SAMEOWN, (opts) & DEPART, vbits, 0, v, \
+	    true, true, 0, 0 }, see }
 #define CORRECT(w1, g1, g2, g3, ticks, att, opts, renew, see)		\
 	CASE(V_NONE, w1, "", g1, g2, g3, ticks, att, opts, renew, 0, 0, 20, \
 	     see)
@@ -1818,6 +1925,17 @@ static const struct suite_case suite[] = {
 	/* the fill token without the host rule: one client's two fills */
 	CASE(V_TOKEN_NO_RULE, "p", "", 2, 1, 0, 0, 1, BUSYREC | SAMEOWN, 0,
 	     0, 0, 1, 0),
+	/*
+	 * A writer that leaves after its commit, owing its invalidation:
+	 * the target retires the block (fill tokens and block epochs, as
+	 * built); without the retirement the old value stays served.
+	 */
+	CASE(V_FILL_TOKEN, "p", "", 2, 1, 0, 0, 1, CACHED | DEPART, 0, 0, 0,
+	     20, SEE(EV_RETIRE) | SEE(EV_RETIRED) | SEE(EV_HIT)),
+	CASE(V_FILL_TOKEN, "p", "", 1, 1, 0, 0, 1, DEPART, 0, 0, 0, 20,
+	     SEE(EV_RETIRE) | SEE(EV_RETIRED) | SEE(EV_PUB)),
+	CASE(V_NO_RETIRE, "p", "", 2, 0, 0, 0, 1, CACHED | DEPART, 0, 0, 0,
+	     20, 0),
 };
 
 /* Bigger bounds: exhaustive (walks 0) or random walks. */
@@ -1825,8 +1943,8 @@ static const struct suite_case suite[] = {
 	     vbits, walks, depth)					\
 	{ { { w1, w2 }, { g1, g2, g3 }, ticks, att, (opts) & CACHED,	\
 	    (opts) & FULL, renew, (opts) & BUSYREC, cleans, lag,	\
-	    (opts) & FPCOL, (opts) & SAMEOWN, vbits, 0, v, true, true,	\
-	    walks, depth }, 0 }
+	    (opts) & FPCOL, (opts) & SAMEOWN, (opts) & DEPART, vbits, 0, v, \
+	    true, true, walks, depth }, 0 }
 
 static const struct suite_case suite_long[] = {
 	/* moved from the standard suite (20 to 200 s of CPU each) */
@@ -2050,6 +2168,8 @@ int main(int argc, char **argv)
 			cfg.fp_collide = true;
 		} else if (!strcmp(a, "--same-owner")) {
 			cfg.same_owner = true;
+		} else if (!strcmp(a, "--depart")) {
+			cfg.depart = true;
 		} else if (!strcmp(a, "--first")) {
 			cfg.first = true;
 		} else if (!strcmp(a, "--no-trace")) {
