@@ -684,8 +684,18 @@ static int reader_lookup(struct state *s, int pi)
 		return finish(s, pi, val) ? 1 : -1;
 	}
 	case SCALIO_LOOKUP_RECLAIM:
-		EVENT(EV_LOOKUP_RECLAIM);
-		SAYMORE(" -> RECLAIM slot%u", idx);
+	case SCALIO_LOOKUP_RETIRED:
+		/*
+		 * an expired lock of the key, or a slot of it filled before
+		 * the block was retired: CAS it to A, then read again
+		 */
+		if (res == SCALIO_LOOKUP_RECLAIM) {
+			EVENT(EV_LOOKUP_RECLAIM);
+			SAYMORE(" -> RECLAIM slot%u", idx);
+		} else {
+			EVENT(EV_RETIRED);
+			SAYMORE(" -> RETIRED slot%u, evict", idx);
+		}
 		p->other = idx;
 		p->expect = p->snap[idx].ctl;
 		clear_read(p);
@@ -704,15 +714,6 @@ static int reader_lookup(struct state *s, int pi)
 		EVENT(EV_TORN);
 		SAYMORE(" -> TORN, retry");
 		clear_read(p);
-		return 1;
-	case SCALIO_LOOKUP_RETIRED:
-		/* filled before the block was retired: evict, re-read */
-		EVENT(EV_RETIRED);
-		SAYMORE(" -> RETIRED slot%u, evict", idx);
-		p->other = idx;
-		p->expect = p->snap[idx].ctl;
-		clear_read(p);
-		p->pc = R_RECLAIM;
 		return 1;
 	case SCALIO_LOOKUP_MISS:
 		break;
