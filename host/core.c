@@ -268,6 +268,8 @@ static void scalio_host_hstore_teardown(struct scalio_host_hstore *hs)
 	 * fast_io_fail_ms.
 	 */
 	scalio_host_conn_wake(&hs->conn);
+	/* Background cache fills hold the connection while they run. */
+	scalio_host_bgfill_stop(hs);
 	/*
 	 * The store is no longer live: no reconnect gets queued any more
 	 * once a running one and a pending failure work are done.
@@ -565,10 +567,9 @@ static int __init scalio_host_init(void)
 {
 	int ret;
 
-	/* every counter is in the uAPI struct, which keeps spare words */
+	/* every counter is in the uAPI struct (its spare words all taken) */
 	BUILD_BUG_ON(sizeof(struct scalio_host_stats) !=
-		     SCALIO_HS_NR * sizeof(u64) +
-		     sizeof_field(struct scalio_host_stats, reserved));
+		     SCALIO_HS_NR * sizeof(u64));
 	BUILD_BUG_ON(SCALIO_IO_SLOT_OFF + SCALIO_SLOT_SIZE > SCALIO_IO_SIZE);
 	BUILD_BUG_ON(SCALIO_IO_BLOCK_OFF + SCALIO_BLOCK_SIZE(SCALIO_SLOTS_MAX) >
 		     SCALIO_IO_ATOMIC_OFF);
@@ -589,9 +590,12 @@ static int __init scalio_host_init(void)
 	ret = scalio_host_ssd_module_init();
 	if (ret)
 		goto out_ioctl;
-	ret = scalio_host_conn_module_init();
+	ret = scalio_host_read_module_init();
 	if (ret)
 		goto out_ssd;
+	ret = scalio_host_conn_module_init();
+	if (ret)
+		goto out_read;
 	ret = misc_register(&scalio_host_ctl_dev);
 	if (ret)
 		goto out_rdma;
@@ -600,6 +604,8 @@ static int __init scalio_host_init(void)
 
 out_rdma:
 	scalio_host_conn_module_exit();
+out_read:
+	scalio_host_read_module_exit();
 out_ssd:
 	scalio_host_ssd_module_exit();
 out_ioctl:
@@ -628,6 +634,7 @@ static void __exit scalio_host_exit(void)
 	mutex_unlock(&scalio_host_hstores_lock);
 	scalio_host_ssd_module_exit();
 	scalio_host_conn_module_exit();
+	scalio_host_read_module_exit();
 	scalio_host_ioctl_exit();
 }
 

@@ -285,6 +285,11 @@ static void scalio_host_fill_host_stats(struct scalio_host_hstore *hs,
 	h->get_val_stale = atomic64_read(&hs->stats[SCALIO_HS_GET_VAL_STALE]);
 	h->retired_evictions =
 		atomic64_read(&hs->stats[SCALIO_HS_RETIRED_EVICTIONS]);
+	h->opt_misses = atomic64_read(&hs->stats[SCALIO_HS_OPT_MISSES]);
+	h->bg_queued = atomic64_read(&hs->stats[SCALIO_HS_BG_QUEUED]);
+	h->bg_fills = atomic64_read(&hs->stats[SCALIO_HS_BG_FILLS]);
+	h->bg_fill_drops = atomic64_read(&hs->stats[SCALIO_HS_BG_FILL_DROPS]);
+	h->bg_waits = atomic64_read(&hs->stats[SCALIO_HS_BG_WAITS]);
 }
 
 /**

@@ -905,7 +905,8 @@ int scalio_host_chain_exec(struct scalio_host_chain *ch)
 		return -EINVAL;
 	if (scalio_host_conn_dead(conn))
 		return scalio_host_conn_dead_err(conn);
-	scalio_host_hstat_inc(conn->hs, SCALIO_HS_WAITS);
+	scalio_host_hstat_inc(conn->hs, ch->io->bg ? SCALIO_HS_BG_WAITS :
+						     SCALIO_HS_WAITS);
 	ch->cqe.done = scalio_host_chain_done;
 	ch->status = IB_WC_SUCCESS;
 	atomic_set(&ch->pending, ch->n);

@@ -34,6 +34,7 @@
 #include <linux/ratelimit.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include "scalio_host.h"
 #include "trace.h"
@@ -311,6 +312,65 @@ static void scalio_host_vread_delay(unsigned long *end)
 /* scalio_host_fill() result: start the GET again from step 1. */
 #define SCALIO_RESTART		1
 
+/*
+ * A miss answers after one chain (seg, then the block) and its SSD read;
+ * the cache fill runs in the background.  Off: the fill runs first and
+ * the GET answers only once it published (the comparison the bench makes).
+ */
+static bool scalio_host_optimistic_miss = true;
+module_param_named(optimistic_miss, scalio_host_optimistic_miss, bool, 0644);
+MODULE_PARM_DESC(optimistic_miss,
+		 "answer a GET miss before its cache fill, which runs in the background (default Y)");
+
+/* Background fills in flight per store; a miss beyond them is not cached. */
+#define SCALIO_HOST_BG_MAX	64
+
+static struct workqueue_struct *scalio_host_bg_wq;
+
+#ifdef SCALIO_TEST_HOOKS
+/*
+ * A background fill starts this many ms after its GET answered: writes
+ * of the key land in between, which the fill's seg check must see.
+ */
+static unsigned int scalio_host_debug_bg_delay_ms;
+module_param_named(debug_bg_delay_ms, scalio_host_debug_bg_delay_ms, uint,
+		   0644);
+MODULE_PARM_DESC(debug_bg_delay_ms,
+		 "TESTING ONLY: start background cache fills this many ms late");
+
+/*
+ * The known-broken variant: a background fill publishes the value its GET
+ * read without checking that seg still names the segment it came from.
+ */
+static bool scalio_host_debug_skip_bg_seg_check;
+module_param_named(debug_skip_bg_seg_check, scalio_host_debug_skip_bg_seg_check,
+		   bool, 0644);
+MODULE_PARM_DESC(debug_skip_bg_seg_check,
+		 "TESTING ONLY: background fills publish without the seg check (breaks linearizability)");
+
+static void scalio_host_bg_delay(void)
+{
+	unsigned int ms = READ_ONCE(scalio_host_debug_bg_delay_ms);
+
+	if (ms)
+		msleep(min(ms, 10000U));
+}
+
+static bool scalio_host_bg_skip_seg_check(void)
+{
+	return READ_ONCE(scalio_host_debug_skip_bg_seg_check);
+}
+#else
+static void scalio_host_bg_delay(void)
+{
+}
+
+static bool scalio_host_bg_skip_seg_check(void)
+{
+	return false;
+}
+#endif
+
 /**
  * struct scalio_host_get - one GET in progress
  * @hs:		store
@@ -332,6 +392,12 @@ static void scalio_host_vread_delay(unsigned long *end)
  * @hash:	the key's hash (for trace events)
  * @hit:	answered from a cached slot (for its trace event)
  * @retries:	block re-reads so far (for its trace event)
+ * @opt:	on the optimistic miss path: the segment read must not read
+ *		seg again, nor ask the target (scalio_host_get_optimistic())
+ * @opt_off:	this GET fell back from the optimistic path: fill first
+ * @bg:		a background fill (scalio_host_bgfill_work()): it publishes
+ *		@value only if seg still reads @pre_seg
+ * @pre_seg:	the seg word @value was read from (@bg)
  */
 struct scalio_host_get {
 	struct scalio_host_hstore	*hs;
@@ -351,6 +417,10 @@ struct scalio_host_get {
 	u64			hash;
 	bool			hit;
 	u32			retries;
+	bool			opt;
+	bool			opt_off;
+	bool			bg;
+	u64			pre_seg;
 };
 
 /* The chunk holding @block (< nr_blocks). */
@@ -514,7 +584,8 @@ void scalio_host_backoff(unsigned int attempt)
  * read-only seg table the target publishes (the block header is
  * client-writable, so seg is not kept there).  @fence: start only after
  * the chain's earlier READs returned.  The word lands in the bounce
- * page's word area.
+ * page's seg word (apart from the clock's, read in the same chain by
+ * the seg-first step 1).
  */
 static void scalio_host_chain_seg(struct scalio_host_chain *ch, struct scalio_host_get *g,
 				  bool fence)
@@ -525,13 +596,13 @@ static void scalio_host_chain_seg(struct scalio_host_chain *ch, struct scalio_ho
 
 	scalio_host_seg_locate(hs, scalio_bucket_pos(g->bucket, hs->nr_blocks,
 						     hs->bpb), &raddr, &rkey);
-	scalio_host_chain_read(ch, SCALIO_IO_WORD_OFF, sizeof(u64), raddr, rkey,
+	scalio_host_chain_read(ch, SCALIO_IO_SEG_OFF, sizeof(u64), raddr, rkey,
 			       fence);
 }
 
 static u64 scalio_host_seg_got(struct scalio_host_get *g)
 {
-	return le64_to_cpu(*(__le64 *)(g->io->buf + SCALIO_IO_WORD_OFF));
+	return le64_to_cpu(*(__le64 *)(g->io->buf + SCALIO_IO_SEG_OFF));
 }
 
 static int scalio_host_read_seg(struct scalio_host_get *g, u64 *seg)
@@ -712,6 +783,12 @@ static int scalio_host_get_bucket_word(void *ctx, u64 *seg)
 {
 	struct scalio_host_get_bucket *b = ctx;
 
+	/*
+	 * The optimistic path answers only from the seg its block READ
+	 * followed: a newer one would not be covered by that READ.
+	 */
+	if (b->g->opt)
+		return -EAGAIN;
 	return scalio_host_read_seg(b->g, seg);
 }
 
@@ -756,7 +833,7 @@ static int scalio_host_get_ssd(struct scalio_host_get *g, u64 seg)
 	ret = scalio_host_ssd_read_bucket(g->hs, g->bucket, seg,
 					  &scalio_host_get_bucket_ops, &b);
 	if (ret == -ENODEV)	/* that SSD is not bound */
-		return scalio_host_get_rpc(g);
+		return g->opt ? -EAGAIN : scalio_host_get_rpc(g);
 	return ret;
 }
 
@@ -1244,6 +1321,9 @@ static int __scalio_host_fill(struct scalio_host_get *g,
 	scalio_host_renewal_start(&r);
 	if (r.lost)	/* taken from us while we stalled: abandon below */
 		ret = 0;
+	else if (g->bg)	/* the value its GET read, if seg still names it */
+		ret = (direct && seg == g->pre_seg) ||
+		      scalio_host_bg_skip_seg_check() ? 0 : -ESTALE;
 	else
 		ret = direct ? scalio_host_get_ssd(g, seg) : scalio_host_get_rpc(g);
 	scalio_host_renewal_stop(&r);
@@ -1394,6 +1474,275 @@ static int scalio_host_evict_torn(struct scalio_host_get *g,
 	return 0;
 }
 
+/**
+ * struct scalio_host_bgfill - a cache fill that runs after its GET answered
+ * @work:	on scalio_host_bg_wq
+ * @hs:		store
+ * @gen:	the connection's generation the GET read on
+ * @seg:	the seg word the value was read from
+ * @now:	the clock read with the block (the lock's deadline counts
+ *		from it: it can only be early)
+ * @hash:	the key's hash
+ * @klen:	key length
+ * @vlen:	value length (<= SCALIO_INLINE_MAX)
+ * @key:	the key
+ * @value:	the value
+ * @block:	the block as the GET read it (the victim is chosen in it)
+ */
+struct scalio_host_bgfill {
+	struct work_struct	work;
+	struct scalio_host_hstore	*hs;
+	u32			gen;
+	u64			seg;
+	u64			now;
+	u64			hash;
+	u32			klen;
+	u32			vlen;
+	u8			key[SCALIO_KEY_MAX];
+	u8			value[SCALIO_INLINE_MAX];
+	u8			block[];
+};
+
+/*
+ * The block and clock a background fill starts from: its GET's, unless a
+ * quarter lease has gone by since (a slow queue, a test's delay), then
+ * read again (a wait of its own) and still a miss.
+ */
+static int scalio_host_bgfill_block(struct scalio_host_get *g,
+				    struct scalio_host_bgfill *f)
+{
+	struct scalio_host_hstore *hs = g->hs;
+	struct scalio_block_view v = {
+		.buf	= g->io->buf + SCALIO_IO_BLOCK_OFF,
+		.slots	= hs->slots,
+	};
+	struct scalio_host_chain ch;
+	u32 idx;
+	int ret;
+
+	if (scalio_host_clock_now(hs) - f->now < scalio_host_lease_ticks(hs) / 4) {
+		memcpy(g->io->buf + SCALIO_IO_BLOCK_OFF, f->block, hs->block_size);
+		return 0;
+	}
+	scalio_host_chain_init(&ch, &hs->conn, g->io);
+	scalio_host_chain_read(&ch, SCALIO_IO_BLOCK_OFF, hs->block_size,
+			       g->raddr, g->rkey, false);
+	scalio_host_chain_clock(&ch);
+	ret = scalio_host_chain_exec(&ch);
+	if (ret)
+		return ret;
+	f->now = scalio_host_clock_got(hs, g->io);
+	if (scalio_block_lookup(&v, g->key, g->klen, g->fp, f->now, &idx) !=
+	    SCALIO_LOOKUP_MISS)
+		return -EBUSY;	/* filled, busy, or to be reclaimed by a GET */
+	return 0;
+}
+
+/*
+ * Steps 3, 4 and 6 of a miss the GET already answered, on a bounce page of
+ * its own and its own hold of the connection: lock a victim of the block
+ * the GET read, write the key, double-read, read seg (fenced), and publish
+ * the value only if seg still names the segment it was read from: then it
+ * is what a fill that read the SSD now would publish.  Anything else (the
+ * key busy, seg moved, the lock lost, the connection gone or replaced)
+ * ends the fill with nothing cached: the next miss of the key fills it.
+ * It never retries, never waits for a reconnect, and never answers.
+ */
+static void scalio_host_bgfill_work(struct work_struct *work)
+{
+	struct scalio_host_bgfill *f = container_of(work, struct scalio_host_bgfill,
+						    work);
+	struct scalio_host_hstore *hs = f->hs;
+	struct scalio_host_conn *conn = &hs->conn;
+	struct scalio_host_get g = {
+		.hs	= hs,
+		.key	= f->key,
+		.klen	= f->klen,
+		.value	= f->value,
+		.vlen	= f->vlen,
+		.hash	= f->hash,
+		.bg	= true,
+		.pre_seg = f->seg,
+	};
+	int ret;
+
+	scalio_host_bg_delay();
+	ret = scalio_host_conn_enter_nowait(conn);
+	if (ret)
+		goto out;
+	g.held = true;
+	g.gen = scalio_host_conn_gen(conn);
+	ret = -ESTALE;
+	if (g.gen != f->gen || READ_ONCE(hs->bg_stop))
+		goto out_exit;
+	g.bucket = scalio_hash_bucket(f->hash, hs->nr_buckets);
+	g.block = scalio_bucket_block(g.bucket, hs->nr_blocks);
+	g.fp = scalio_hash_fp(f->hash);
+	ret = scalio_host_block_locate(hs, g.block, &g.raddr, &g.rkey);
+	if (ret)
+		goto out_exit;
+	g.io = scalio_host_io_get(conn);
+	if (!g.io) {
+		ret = -ENOTCONN;
+		goto out_exit;
+	}
+	g.io->bg = true;
+	g.end = jiffies + msecs_to_jiffies(SCALIO_OP_TIMEOUT_MS);
+	ret = scalio_host_bgfill_block(&g, f);
+	if (!ret)
+		ret = scalio_host_fill(&g, 0, f->now);
+	if (g.io) {
+		g.io->bg = false;
+		scalio_host_io_put(conn, g.io);
+	}
+out_exit:
+	if (g.held)
+		scalio_host_conn_exit(conn);
+out:
+	if (ret)
+		scalio_host_hstat_inc(hs, SCALIO_HS_BG_FILL_DROPS);
+	scalio_host_hstat_inc(hs, SCALIO_HS_BG_FILLS);
+	kfree(f);
+	atomic_dec(&hs->bg_inflight);
+}
+
+/*
+ * Hand the fill of what the optimistic path answered (@g's key and value,
+ * read from @seg; @v and @now as read with it) to the background.  Not
+ * queued, and counted a drop, when SCALIO_HOST_BG_MAX are in flight or
+ * the store is being detached.  Every fill handed over is counted
+ * (bg_queued), and again once it is over (bg_fills), after its drop if it
+ * cached nothing (bg_fill_drops): bg_queued - bg_fills are in flight.
+ */
+static void scalio_host_bgfill_queue(struct scalio_host_get *g,
+				     const struct scalio_block_view *v,
+				     u64 now, u64 seg)
+{
+	struct scalio_host_hstore *hs = g->hs;
+	struct scalio_host_bgfill *f;
+
+	scalio_host_hstat_inc(hs, SCALIO_HS_BG_QUEUED);
+	if (atomic_inc_return(&hs->bg_inflight) > SCALIO_HOST_BG_MAX)
+		goto drop;
+	f = kmalloc(struct_size(f, block, hs->block_size),
+		    GFP_NOIO | __GFP_NOWARN);
+	if (!f)
+		goto drop;
+	INIT_WORK(&f->work, scalio_host_bgfill_work);
+	f->hs = hs;
+	f->gen = g->gen;
+	f->seg = seg;
+	f->now = now;
+	f->hash = g->hash;
+	f->klen = g->klen;
+	f->vlen = g->vlen;
+	memcpy(f->key, g->key, g->klen);
+	memcpy(f->value, g->value, g->vlen);
+	memcpy(f->block, v->buf, hs->block_size);
+	spin_lock(&hs->fill_lock);
+	if (!hs->bg_stop) {
+		queue_work(scalio_host_bg_wq, &f->work);
+		f = NULL;
+	}
+	spin_unlock(&hs->fill_lock);
+	if (!f)
+		return;
+	kfree(f);
+drop:
+	atomic_dec(&hs->bg_inflight);
+	scalio_host_hstat_inc(hs, SCALIO_HS_BG_FILL_DROPS);
+	scalio_host_hstat_inc(hs, SCALIO_HS_BG_FILLS);
+}
+
+/**
+ * scalio_host_bgfill_stop() - no more background fills for a store
+ * @hs:		store being detached (its connection still there)
+ *
+ * Waits for those queued or running: each is bounded by its fill's time,
+ * and one that finds the store leaving stops before locking anything.
+ */
+void scalio_host_bgfill_stop(struct scalio_host_hstore *hs)
+{
+	spin_lock(&hs->fill_lock);
+	hs->bg_stop = true;
+	spin_unlock(&hs->fill_lock);
+	flush_workqueue(scalio_host_bg_wq);
+	WARN_ON_ONCE(atomic_read(&hs->bg_inflight));
+}
+
+int scalio_host_read_module_init(void)
+{
+	scalio_host_bg_wq = alloc_workqueue("scalio_fill", WQ_UNBOUND, 0);
+	return scalio_host_bg_wq ? 0 : -ENOMEM;
+}
+
+void scalio_host_read_module_exit(void)
+{
+	destroy_workqueue(scalio_host_bg_wq);
+}
+
+/*
+ * Step 1's chain: does it read seg first?  Only when GETs recently missed
+ * more often than not: the fenced block READ behind seg costs a hit one
+ * round trip more, and saves a miss a whole chain.
+ */
+static bool scalio_host_seg_first(struct scalio_host_get *g)
+{
+	return READ_ONCE(scalio_host_optimistic_miss) && !g->opt_off &&
+	       READ_ONCE(g->hs->miss_avg) > 512 && scalio_host_get_direct(g);
+}
+
+/* A GET's outcome moves the recent miss ratio (1/8 per GET, racy). */
+static void scalio_host_miss_note(struct scalio_host_hstore *hs, bool miss)
+{
+	s32 avg = READ_ONCE(hs->miss_avg);
+
+	avg += ((miss ? 1024 : 0) - avg) / 8;
+	WRITE_ONCE(hs->miss_avg, clamp(avg, 0, 1024));
+}
+
+/**
+ * scalio_host_get_optimistic() - answer a miss before filling the cache
+ * @g:		the GET, its block (@v) just read by a chain that READ @seg
+ *		first and the block fenced behind it, and found no slot of
+ *		the key in it (SCALIO_LOOKUP_MISS)
+ * @v:		that block copy
+ * @now:	the clock read with it
+ * @seg:	that seg word
+ *
+ * No slot held or cached the key at any moment the block READ looked
+ * (all after the seg READ returned), so no fill that read an older seg
+ * can still publish (its lock would have been seen, or was lost), and
+ * every later fill reads this seg or a newer one: the value @seg names is
+ * a linearizable answer, as of the seg READ (Documentation/protocol.rst,
+ * "A miss that waits once").  It is read from the SSD without reading seg
+ * again (a header mismatch or a moved value falls back); a value that
+ * fits a slot is then cached by a background fill.
+ *
+ * Return: 0 or -ENOENT (answered), SCALIO_RESTART (fall back to the
+ * locked fill), or an error as scalio_host_get_ssd().
+ */
+static int scalio_host_get_optimistic(struct scalio_host_get *g,
+				      const struct scalio_block_view *v,
+				      u64 now, u64 seg)
+{
+	int ret;
+
+	g->opt = true;
+	ret = scalio_host_get_ssd(g, seg);
+	g->opt = false;
+	if (ret == -EAGAIN) {
+		g->opt_off = true;
+		return SCALIO_RESTART;
+	}
+	if (ret && ret != -ENOENT)
+		return ret;
+	scalio_host_hstat_inc(g->hs, SCALIO_HS_OPT_MISSES);
+	if (!ret && g->vlen <= SCALIO_INLINE_MAX)
+		scalio_host_bgfill_queue(g, v, now, seg);
+	return ret;
+}
+
 /* GET with the inline cache: the whole slot protocol. */
 static int scalio_host_get_cached(struct scalio_host_get *g)
 {
@@ -1407,13 +1756,13 @@ static int scalio_host_get_cached(struct scalio_host_get *g)
 	unsigned int attempt, torn = 0;
 	unsigned long busy_since = 0;
 	enum scalio_lookup res;
-	u64 now, ctl, busy_ctl = 0, done_ctl;
-	bool done;
+	u64 now, ctl, busy_ctl = 0, done_ctl, seg = 0;
+	bool done, seg_first = scalio_host_seg_first(g), reread = false;
 	u32 idx;
 	int ret;
 
 	for (attempt = 0;; attempt++) {
-		if (attempt) {
+		if (attempt && !reread) {
 			scalio_host_hstat_inc(hs, SCALIO_HS_RETRIES);
 			g->retries++;
 			if (time_after(jiffies, g->end))
@@ -1421,22 +1770,30 @@ static int scalio_host_get_cached(struct scalio_host_get *g)
 			if (fatal_signal_pending(current))
 				return -EINTR;
 		}
+		reread = false;
 		/*
 		 * 1. read the block, and the clock in the same chain: leases
 		 * are judged, and a miss's lock deadline is set, by a fresh
-		 * clock at no extra wait
+		 * clock at no extra wait.  Seg-first: the seg word before
+		 * them, the block fenced behind it, for a miss to answer from
+		 * (scalio_host_get_optimistic()).
 		 */
 		scalio_host_chain_init(&ch, &hs->conn, g->io);
+		if (seg_first)
+			scalio_host_chain_seg(&ch, g, false);
 		scalio_host_chain_read(&ch, SCALIO_IO_BLOCK_OFF, hs->block_size,
-				       g->raddr, g->rkey, false);
+				       g->raddr, g->rkey, seg_first);
 		scalio_host_chain_clock(&ch);
 		ret = scalio_host_chain_exec(&ch);
 		if (ret)
 			return ret;
 		now = scalio_host_clock_got(hs, g->io);
+		if (seg_first)
+			seg = scalio_host_seg_got(g);
 		res = scalio_block_lookup(&v, g->key, g->klen, g->fp, now, &idx);
 		switch (res) {
 		case SCALIO_LOOKUP_HIT:
+			scalio_host_miss_note(hs, false);
 			s = scalio_view_slot(&v, idx);
 			g->vlen = s->vlen;
 			memcpy(g->value, s->value, s->vlen);
@@ -1506,12 +1863,29 @@ static int scalio_host_get_cached(struct scalio_host_get *g)
 		case SCALIO_LOOKUP_MISS:
 			break;
 		}
-		ret = scalio_host_fill(g, attempt, now);
-		if (ret == SCALIO_RESTART)
-			continue;
-		/* answered by the fill: this GET is a miss (hits: above) */
-		if (!ret || ret == -ENOENT)
+		if (READ_ONCE(scalio_host_optimistic_miss) && !g->opt_off &&
+		    scalio_host_get_direct(g)) {
+			if (!seg_first) {
+				/* read again, seg first: not a retry */
+				seg_first = true;
+				reread = true;
+				continue;
+			}
+			ret = scalio_host_get_optimistic(g, &v, now, seg);
+			if (ret == SCALIO_RESTART) {
+				seg_first = false;
+				continue;
+			}
+		} else {
+			ret = scalio_host_fill(g, attempt, now);
+			if (ret == SCALIO_RESTART)
+				continue;
+		}
+		/* answered on a miss path: this GET is a miss (hits: above) */
+		if (!ret || ret == -ENOENT) {
 			scalio_host_hstat_inc(hs, SCALIO_HS_CACHE_MISSES);
+			scalio_host_miss_note(hs, true);
+		}
 		return ret;
 	}
 }

@@ -101,7 +101,8 @@
 /* Layout of one bounce page (struct scalio_host_io). */
 #define SCALIO_IO_BLOCK_OFF	0	/* a block copy, up to 2112 bytes */
 #define SCALIO_IO_ATOMIC_OFF	2304	/* 8 bytes: CAS result */
-#define SCALIO_IO_WORD_OFF	2312	/* 8 bytes: seg or clock word */
+#define SCALIO_IO_WORD_OFF	2312	/* 8 bytes: clock word */
+#define SCALIO_IO_SEG_OFF	2320	/* 8 bytes: seg word */
 #define SCALIO_IO_SLOT_OFF	2432	/* 128 bytes: slot tail to write */
 #define SCALIO_IO_SIZE		PAGE_SIZE
 
@@ -134,6 +135,11 @@ enum scalio_host_hstat {
 	SCALIO_HS_GET_VAL_READS,
 	SCALIO_HS_GET_VAL_STALE,
 	SCALIO_HS_RETIRED_EVICTIONS,
+	SCALIO_HS_OPT_MISSES,
+	SCALIO_HS_BG_QUEUED,
+	SCALIO_HS_BG_FILLS,
+	SCALIO_HS_BG_FILL_DROPS,
+	SCALIO_HS_BG_WAITS,
 	SCALIO_HS_NR,
 };
 
@@ -233,11 +239,14 @@ struct scalio_host_recv {
  * @entry:	on conn->io_free while free
  * @buf:	SCALIO_IO_SIZE bytes (layout: SCALIO_IO_*_OFF)
  * @dma:	mapping (bidirectional)
+ * @bg:		used by a background cache fill: its waits count apart
+ *		(bg_waits)
  */
 struct scalio_host_io {
 	struct list_head	entry;
 	void			*buf;
 	u64			dma;
+	bool			bg;
 };
 
 /* Most one-sided operations posted together (host/read.c needs 3). */
@@ -454,6 +463,10 @@ enum scalio_host_hstore_state {
  * @fill_lock:	protects @fills
  * @fills:	this client's fills in flight (struct scalio_host_fill_ref,
  *		read.c): the fill token's host rule
+ * @bg_stop:	no more background fills (detach); under @fill_lock
+ * @bg_inflight: background fills queued and not yet over (read.c)
+ * @miss_avg:	recent GETs' miss ratio, 0..1024 (an average kept without
+ *		locks: a hint that picks step 1's chain, read.c)
  * @stats:	host counters (enum scalio_host_hstat)
  */
 struct scalio_host_hstore {
@@ -517,6 +530,9 @@ struct scalio_host_hstore {
 
 	spinlock_t		fill_lock;
 	struct list_head	fills;
+	bool			bg_stop;
+	atomic_t		bg_inflight;
+	u32			miss_avg;
 
 	atomic64_t		stats[SCALIO_HS_NR];
 };
@@ -753,6 +769,9 @@ int scalio_host_ssd_read(struct scalio_host_hstore *hs, u32 index, u64 pos,
 			 size_t *bytesp);
 int scalio_host_ssd_read_seg(struct scalio_host_hstore *hs, u64 seg, unsigned long end,
 			     void **bufp);
+int scalio_host_read_module_init(void);
+void scalio_host_read_module_exit(void);
+void scalio_host_bgfill_stop(struct scalio_host_hstore *hs);
 int scalio_host_ssd_module_init(void);
 void scalio_host_ssd_module_exit(void);
 void scalio_host_ssd_free(void *buf, size_t bytes);

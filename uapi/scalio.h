@@ -277,7 +277,11 @@ struct scalio_host_stats {
 	__u64	get_val_reads;		/* value extents GET misses read (format 5) */
 	__u64	get_val_stale;		/* ... that had moved: seg read again */
 	__u64	retired_evictions;	/* C slots evicted as filled under an older block epoch */
-	__u64	reserved[5];
+	__u64	opt_misses;		/* misses answered before their cache fill */
+	__u64	bg_queued;		/* cache fills handed to the background */
+	__u64	bg_fills;		/* ... that are over (or were refused) */
+	__u64	bg_fill_drops;		/* ... that cached nothing (busy, moved, lost, full) */
+	__u64	bg_waits;		/* network waits of background fills (not in waits) */
 };
 
 /**

@@ -392,6 +392,13 @@ static void print_stats(int fd)
 	       (unsigned long long)h->invalidations,
 	       (unsigned long long)h->header_mismatches,
 	       (unsigned long long)h->errors);
+	printf("# host: waits=%llu opt_misses=%llu bg_queued=%llu bg_fills=%llu bg_fill_drops=%llu bg_waits=%llu\n",
+	       (unsigned long long)h->waits,
+	       (unsigned long long)h->opt_misses,
+	       (unsigned long long)h->bg_queued,
+	       (unsigned long long)h->bg_fills,
+	       (unsigned long long)h->bg_fill_drops,
+	       (unsigned long long)h->bg_waits);
 }
 
 static void usage(FILE *f)

@@ -328,7 +328,8 @@ static const struct counter host_counters[] = {
 	HC(lease_renewals), HC(lease_giveups), HC(ssd_read_timeouts),
 	HC(reconnect_waits), HC(reconnect_wait_ns), HC(fast_io_fails),
 	HC(lost_get_retries), HC(get_val_reads), HC(get_val_stale),
-	HC(retired_evictions),
+	HC(retired_evictions), HC(opt_misses), HC(bg_queued), HC(bg_fills), HC(bg_fill_drops),
+	HC(bg_waits),
 };
 
 #define TC(f) { #f, offsetof(struct scalio_target_stats, f) }

@@ -100,6 +100,16 @@ static const struct prom_metric host_metrics[] = {
 		"Value extents GET misses found moved (seg read again)."),
 	COUNTER("scalio_host_retired_evictions_total", "retired_evictions",
 		"Cached slots evicted as filled before the target retired their block."),
+	COUNTER("scalio_host_opt_misses_total", "opt_misses",
+		"GET misses answered before their cache fill."),
+	COUNTER("scalio_host_bg_queued_total", "bg_queued",
+		"Cache fills handed to the background."),
+	COUNTER("scalio_host_bg_fills_total", "bg_fills",
+		"Background cache fills over (or refused)."),
+	COUNTER("scalio_host_bg_fill_drops_total", "bg_fill_drops",
+		"Background cache fills that cached nothing."),
+	COUNTER("scalio_host_bg_waits_total", "bg_waits",
+		"Network waits of background cache fills."),
 	GAUGE("scalio_host_ssds", "nr_ssds",
 		"SSDs of the store."),
 };
@@ -231,7 +241,8 @@ static bool host_value(const struct scalio_stats *st, const char *src,
 		HF(lease_giveups), HF(ssd_read_timeouts),
 		HF(reconnect_waits), HF(reconnect_wait_ns), HF(fast_io_fails),
 		HF(lost_get_retries), HF(get_val_reads), HF(get_val_stale),
-		HF(retired_evictions),
+		HF(retired_evictions), HF(opt_misses), HF(bg_queued),
+		HF(bg_fills), HF(bg_fill_drops), HF(bg_waits),
 	};
 #undef HF
 	size_t i;

@@ -133,7 +133,7 @@ round() {
 	n=\$1 K=wrap.\$1 skip=\$2
 	V1=\$K.v1 V2=\$K.v2 V3=\$K.v3
 	step "\$n: debug_ver_bits=1, debug_skip_fill_token=\$skip in both hosts"
-	set_params debug_ver_bits=1,debug_skip_fill_token=\$skip
+	set_params optimistic_miss=0,debug_ver_bits=1,debug_skip_fill_token=\$skip
 	scalioctl put \$S \$K \$V1 || fail "\$n: put \$K=\$V1"
 	e1=\$(hstat errors "\$(scalioctl stats \$S --host-only)")
 	e2=\$(hstat errors "\$(h2 "scalioctl stats \$S --host-only")")
@@ -253,7 +253,7 @@ round() {
 		[ "\$g1" = "\$V3" ] && [ "\$g2" = "\$V3" ] ||
 			fail "\$n: after the PUT of \$V3: host1 '\$g1', host2 '\$g2'"
 	done
-	set_params debug_hold_fill=0,debug_fill_held=0,debug_fill_delay_ms=0,debug_skip_fill_token=0,debug_ver_bits=0
+	set_params debug_hold_fill=0,debug_fill_held=0,debug_fill_delay_ms=0,debug_skip_fill_token=0,debug_ver_bits=0,optimistic_miss=1
 	[ "\$(hstat errors "\$(scalioctl stats \$S --host-only)")" = "\$e1" ] &&
 		[ "\$(hstat errors "\$(h2 "scalioctl stats \$S --host-only")")" = "\$e2" ] ||
 		fail "\$n: a host counted op errors"

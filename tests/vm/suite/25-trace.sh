@@ -14,8 +14,11 @@
 # workload saw:
 #   - every ring buffer kept every event (no overrun);
 #   - get_issue = get_done = gets; get_done with hit=1 = cache_hits;
-#     slot_fill with lost=0 = cache_misses (a miss is answered by its
-#     fill); slot_reclaim done=1 = lease_reclaims; slot_renew done=1 =
+#     slot_fill with lost=0 = the misses answered by their fill
+#     (cache_misses - opt_misses) + the background fills that cached
+#     (bg_fills - bg_fill_drops, all waited for); some misses answered
+#     before their fill (opt_misses) and some background fills cached;
+#     slot_reclaim done=1 = lease_reclaims; slot_renew done=1 =
 #     lease_renewals;
 #   - put_issue = put_done = puts, and put_done result=0 = the PUTs the
 #     workload saw acknowledged; delete_done = deletes, result=0 for the
@@ -43,6 +46,8 @@ suite_kver "$@"
 suite_share trace
 
 cat > "$share/trace.sh" << 'EOF'
+# shellcheck source=tests/vm/guest/wait.sh
+. /scalio/tests/vm/guest/wait.sh
 set -u
 S=${SCALIO_STORE:-kv0}
 T=/sys/kernel/tracing
@@ -62,7 +67,7 @@ echo 0 > $T/tracing_on
 echo > $T/trace
 echo 8192 > $T/buffer_size_kb
 echo 1 > $T/events/scalio_host/enable
-C="gets puts deletes cache_hits cache_misses lease_reclaims lease_renewals get_val_reads get_val_stale"
+C="gets puts deletes cache_hits cache_misses lease_reclaims lease_renewals get_val_reads get_val_stale opt_misses bg_queued bg_fills bg_fill_drops"
 for c in $C; do eval "b_$c=\$(hstat $c)"; done
 # The target's side: its own tracefs, its counters through the host's stats.
 tstat() {
@@ -134,6 +139,9 @@ done
 rm -f /tmp/tr.exp
 scalioctl export -q "$S" /tmp/tr.exp || bad "export"
 
+# the misses' background fills: their events are in the trace too
+bg_over() { [ "$(hstat bg_fills)" = "$(hstat bg_queued)" ]; }
+wait_until "the background fills" bg_over || bad "waiting for the background fills"
 echo 0 > $T/tracing_on
 for c in $C; do eval "d_$c=\$(( \$(hstat $c) - b_$c ))"; done
 td_batches=$(( $(tstat batches) - tb_batches ))
@@ -171,7 +179,12 @@ eq "ring buffer overruns" "$overrun" 0
 eq "get_issue events = gets" "$(n get_issue)" "$d_gets"
 eq "get_done events = gets" "$(n get_done)" "$d_gets"
 eq "get_done hit=1 = cache_hits" "$(n get_done hit=1)" "$d_cache_hits"
-eq "slot_fill lost=0 = cache_misses" "$(n slot_fill lost=0)" "$d_cache_misses"
+eq "slot_fill lost=0 = cache_misses - opt_misses + bg_fills - bg_fill_drops" \
+	"$(n slot_fill lost=0)" \
+	"$((d_cache_misses - d_opt_misses + d_bg_fills - d_bg_fill_drops))"
+[ "$d_opt_misses" -gt 0 ] && [ "$d_bg_fills" -gt "$d_bg_fill_drops" ] &&
+	ok "misses answered before their fill: $d_opt_misses, background fills $d_bg_fills ($d_bg_fill_drops cached nothing)" ||
+	bad "no miss answered before its fill ($d_opt_misses), or no background fill cached ($d_bg_fills, $d_bg_fill_drops dropped)"
 eq "slot_reclaim done=1 = lease_reclaims" "$(n slot_reclaim done=1)" "$d_lease_reclaims"
 eq "slot_renew done=1 = lease_renewals" "$(n slot_renew done=1)" "$d_lease_renewals"
 eq "get_done result=-2 = GETs not found" "$(n get_done result=-2)" "$absent"

@@ -13,6 +13,13 @@
 #            debug_fill_jitter_ms=50 (a filler sleeps 0..50 ms holding its
 #            B lock before the seg read): the race windows the protocol's
 #            invalidation and double-read close are held open for long
+#            and debug_bg_delay_ms=50 (a miss's background fill starts
+#            50 ms after the GET answered: writes of the key land in
+#            between, which the fill's seg check must see)
+#   locked   the cache mode with optimistic_miss=0 in both hosts: every
+#            miss fills its slot before it answers (the path a miss
+#            falls back to); opt_misses must stay 0 in it and be > 0 in
+#            cache, mono and widened, with background fills that cached
 #   mono     the cache mode from host1 alone with LIN_MONO_THREADS (16)
 #            threads, stamped with host1's CLOCK_MONOTONIC (nanoseconds)
 #            instead of the target clock (milliseconds, in steps of a
@@ -37,7 +44,7 @@
 # Env: LIN_SECONDS (default 24, 72 on the debug lane: the cache mode; the
 #      others get half),
 #      LIN_THREADS (4), LIN_MONO_THREADS (16), LIN_KEYS (8),
-#      LIN_MODES ("cache mono widened nocache rpcfill"),
+#      LIN_MODES ("cache mono widened locked nocache rpcfill"),
 #      LIN_HOST_PARAMS (host module parameters a=1,b=2 set in both hosts
 #      for the whole run, e.g. to run the correct module with the
 #      parameters of a 31-lin-broken variant minus its debug_skip_*).
@@ -54,7 +61,7 @@ vm_is_debug "$kver" && [ -z "${LIN_SECONDS:-}" ] && secs=72
 threads=${LIN_THREADS:-4}
 mono_threads=${LIN_MONO_THREADS:-16}
 keys=${LIN_KEYS:-8}
-modes=${LIN_MODES:-cache mono widened nocache rpcfill}
+modes=${LIN_MODES:-cache mono widened locked nocache rpcfill}
 host_params=${LIN_HOST_PARAMS:-}
 t_start=$(date +%s)
 
@@ -76,7 +83,7 @@ A=\${SCALIO_TARGET_ADDR:-10.77.0.1}
 TB=\$(vmctl exec-target cat /proc/sys/kernel/random/boot_id) || {
 	echo "FAIL: reading the target's boot id"; exit 1; }
 ARGS="-t $threads -k $keys -n 100000000 -E \$TB -L 4096"
-WIDEN=debug_write_delay_ms=100,debug_fill_jitter_ms=50
+WIDEN=debug_write_delay_ms=100,debug_fill_jitter_ms=50,debug_bg_delay_ms=50
 T0=\$(date +%s)
 fail() { echo "FAIL: \$*"; exit 1; }
 step() { echo "=== [\$(( \$(date +%s) - T0 ))s] \$*"; }
@@ -138,7 +145,7 @@ cur=cache	# the store as target-setup made it
 [ -z "$host_params" ] || set_params "$host_params"
 for m in $modes; do
 	case \$m in
-	cache|widened|mono)	want=cache ;;
+	cache|widened|mono|locked)	want=cache ;;
 	nocache|rpcfill) want=\$m ;;
 	*)		fail "unknown mode \$m" ;;
 	esac
@@ -156,7 +163,11 @@ for m in $modes; do
 	widened)
 		set_params \$WIDEN
 		run_mode widened $((secs / 2))
-		set_params debug_write_delay_ms=0,debug_fill_jitter_ms=0 ;;
+		set_params debug_write_delay_ms=0,debug_fill_jitter_ms=0,debug_bg_delay_ms=0 ;;
+	locked)
+		set_params optimistic_miss=0
+		run_mode locked $((secs / 2))
+		set_params optimistic_miss=1 ;;
 	*)
 		run_mode \$m $((secs / 2)) ;;
 	esac
@@ -187,6 +198,17 @@ gets_len() {
 }
 
 fail=0
+# scalio_lin prints the host's counters since attach, and the cache-family
+# modes run on one attach: locked's opt_misses must equal those of the
+# last two-host mode before it
+opt_before=0
+for m in $modes; do
+	case $m in
+	cache|widened) opt_before=$(counter "$m" opt_misses) ;;
+	nocache|rpcfill) opt_before=0 ;;
+	esac
+	[ "$m" = locked ] && break
+done
 for m in $modes; do
 	cat "$share/$m.h1.hist" "$share/$m.h2.hist" > "$share/$m.hist" || {
 		echo "FAIL: $m: histories missing"
@@ -202,6 +224,9 @@ for m in $modes; do
 		head -n 20
 	hits=$(counter "$m" cache_hits)
 	misses=$(counter "$m" cache_misses)
+	opt=$(counter "$m" opt_misses)
+	bgf=$(counter "$m" bg_fills)
+	bgd=$(counter "$m" bg_fill_drops)
 	cas=$(counter "$m" rdma_cas)
 	short=$(gets_len "$m" 2)
 	long=$(gets_len "$m" 3)
@@ -209,7 +234,9 @@ for m in $modes; do
 	     "invalidations=$(counter "$m" invalidations)" \
 	     "retries=$(counter "$m" retries) errors=$(counter "$m" errors)" \
 	     "ssd_reads=$(counter "$m" ssd_reads)" \
-	     "lease_reclaims=$(counter "$m" lease_reclaims);" \
+	     "lease_reclaims=$(counter "$m" lease_reclaims)" \
+	     "opt_misses=$opt bg_fills=$bgf bg_fill_drops=$bgd" \
+	     "bg_waits=$(counter "$m" bg_waits) waits=$(counter "$m" waits);" \
 	     "GETs ok of values empty/short/long: $(gets_len "$m" 1)/$short/$long"
 	if [ $lrc != 0 ]; then
 		echo "FAIL: $m: lincheck exit $lrc (1: not linearizable, 2: refused or bad input)"
@@ -219,6 +246,13 @@ for m in $modes; do
 		fail=1
 	elif [ "$m" != nocache ] && { [ "$hits" = 0 ] || [ "$cas" = 0 ]; }; then
 		echo "FAIL: $m: the cache was not exercised (hits $hits, CAS $cas)"
+		fail=1
+	elif case $m in cache|mono|widened) true ;; *) false ;; esac &&
+	     { [ "$opt" = 0 ] || [ "$bgf" -le "$bgd" ]; }; then
+		echo "FAIL: $m: misses not answered before their fill (opt_misses $opt), or no background fill cached ($bgf, $bgd dropped)"
+		fail=1
+	elif [ "$m" = locked ] && [ "$opt" != "$opt_before" ]; then
+		echo "FAIL: $m: $((opt - opt_before)) misses answered before their fill"
 		fail=1
 	elif [ "$short" = 0 ] || [ "$long" = 0 ]; then
 		echo "FAIL: $m: values of both paths were not read (short $short, long $long)"

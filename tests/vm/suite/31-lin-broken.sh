@@ -35,6 +35,18 @@
 #                     reads, and with its invalidation 300 ms late
 #                     (debug_write_delay_ms) a GET hits the older copy
 #                     after another returned the newer one.
+#   skip_bg_seg_check debug_skip_bg_seg_check=1: a miss's background fill
+#                     (the GET answered before it: optimistic_miss, the
+#                     default) publishes the value its GET read without
+#                     checking that seg still names the segment it came
+#                     from.  With the fills started 100 ms late
+#                     (debug_bg_delay_ms), a write of the key commits and
+#                     invalidates (nothing cached yet) in between, the
+#                     fill caches the old value, and a GET hits it after
+#                     the write returned.
+#   skip_reclaim and skip_double_read run with optimistic_miss=0: they
+#   break the fill that a miss waits for (the path a miss falls back to),
+#   and their rates were measured on it.
 #   skip_fill_token   debug_skip_fill_token=1: fillers publish with the
 #                     version-only checksum although the store has
 #                     fill_token (issue 39).  The version wrap within
@@ -103,7 +115,7 @@ lease=${LIN_LEASE_MS:-200}
 # into the hang guard; 23-wrap attacks the fill token deterministically.
 # Run it with LIN_VARIANTS=wrap (and LIN_ROUNDS, LIN_TIMEOUT).
 wrap_variant=skip_fill_token:debug_skip_fill_token=1,debug_ver_bits=1,debug_publish_delay_ms=300,debug_write_delay_ms=400:lease_ms=$lease
-variants=${LIN_VARIANTS:-skip_invalidate:debug_skip_invalidate=1 skip_reclaim:debug_skip_reclaim=1,debug_fill_delay_ms=150,debug_fill_jitter_ms=150,debug_write_delay_ms=400:lease_ms=$lease skip_double_read:debug_skip_double_read=1,debug_random_victim=1,debug_lock_delay_ms=200,debug_write_delay_ms=300}
+variants=${LIN_VARIANTS:-skip_invalidate:debug_skip_invalidate=1 skip_reclaim:debug_skip_reclaim=1,optimistic_miss=0,debug_fill_delay_ms=150,debug_fill_jitter_ms=150,debug_write_delay_ms=400:lease_ms=$lease skip_double_read:debug_skip_double_read=1,optimistic_miss=0,debug_random_victim=1,debug_lock_delay_ms=200,debug_write_delay_ms=300 skip_bg_seg_check:debug_skip_bg_seg_check=1,debug_bg_delay_ms=100}
 [ "$variants" != wrap ] || variants=$wrap_variant
 timeout=${LIN_TIMEOUT:-900}
 # extra options for tests/vm/run (--ssds, --target-setup-args ...)
@@ -250,7 +262,7 @@ for v in $variants; do
 	else
 		echo "no summary line"
 	fi > /share/\$name.control.errs
-	set_params "\$(echo "\$params" | sed 's/=[^,]*/=0/g')"
+	set_params "\$(echo "\$params" | sed 's/=[^,]*/=0/g; s/optimistic_miss=0/optimistic_miss=1/')"
 	[ -z "\$old_attrs" ] || store_attrs "\$old_attrs"
 done
 step "done"

@@ -106,7 +106,8 @@ h2hits0=\$(hstat cache_hits "\$st")
 h2miss0=\$(hstat cache_misses "\$st")
 h2cas0=\$(( \$(hstat rdma_cas "\$st") - \$(hstat cas_failures "\$st") ))
 step "host2: debug_fill_delay_ms=120000, GETs of the \$N keys in the background"
-vmctl exec-host 2 "echo 120000 > /sys/module/scalio_host/parameters/debug_fill_delay_ms &&
+vmctl exec-host 2 "echo 0 > /sys/module/scalio_host/parameters/optimistic_miss &&
+	echo 120000 > /sys/module/scalio_host/parameters/debug_fill_delay_ms &&
 	i=0; while [ \\\$i -lt \$N ]; do
 		setsid scalioctl get \$S lease.\\\$i > /tmp/get.\\\$i 2>&1 < /dev/null &
 		i=\\\$((i + 1))

@@ -121,6 +121,11 @@ attach() {
 }
 attach "sh -c" || fail "host1: attach"
 attach "vmctl exec-host 2" || fail "host2: attach"
+# the fill a miss waits for is what renews while the SSD is slow: no
+# answer before the fill (a background fill reads no SSD)
+echo 0 > /sys/module/scalio_host/parameters/optimistic_miss &&
+	vmctl exec-host 2 "echo 0 > /sys/module/scalio_host/parameters/optimistic_miss" ||
+	fail "optimistic_miss=0"
 
 step "PUT \$N keys"
 i=0
