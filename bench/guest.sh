@@ -35,9 +35,16 @@
 #      thread with 1 and with $DEPTH operations in flight (--depth).
 #   7. waits: $WAIT_KEYS fresh keys PUT, then each read twice by
 #      scalioctl; host counters before and after each pass give the
-#      network waits per miss (first pass) and per hit (second).
+#      network waits per miss (first pass) and per hit (second), and
+#      those of the misses' background fills (bg_waits) apart.
+#   8. misspath: GET latency from one thread at depth 1 (YCSB C,
+#      uniform): misses over $MISS_RECORDS records (loaded here; the cache
+#      holds a few % of them) in $MISS_ROUNDS alternating pairs with the
+#      host's optimistic_miss on (the default: the miss answers before its
+#      fill) and off (it fills first); hits over the first $HIT_RECORDS
+#      records (all cached after a warm-up).  Host counters around each.
 #
-# BENCH_ONLY="limits breakdown scaling sweep depth waits" (any subset) runs only those
+# BENCH_ONLY="limits breakdown scaling sweep depth waits misspath" (any subset) runs only those
 # sections (the stores are always set up); unset: all of them.
 #
 # Every point: one `scalio-ycsb --run --json`, with /proc/stat of the
@@ -71,6 +78,10 @@ DEPTH=${BENCH_DEPTH:-64}
 DEPTH_WORKLOADS=${BENCH_DEPTH_WORKLOADS:-a c}
 DEPTH_CONFIGS=${BENCH_DEPTH_CONFIGS:-base offload cache batch}
 WAIT_KEYS=${BENCH_WAIT_KEYS:-64}
+MISS_RECORDS=${BENCH_MISS_RECORDS:-20000}
+MISS_OPS=${BENCH_MISS_OPS:-400}
+MISS_ROUNDS=${BENCH_MISS_ROUNDS:-3}
+HIT_RECORDS=${BENCH_HIT_RECORDS:-100}
 ONLY=${BENCH_ONLY:-}
 FIO_ENGINE=/scalio/tools/fio/scalio-fio.so
 
@@ -124,6 +135,10 @@ phase() {	# phase NAME: end the current phase, start NAME ("" ends)
 	echo "depth $DEPTH"
 	echo "depth_workloads $DEPTH_WORKLOADS"
 	echo "wait_keys $WAIT_KEYS"
+	echo "miss_records $MISS_RECORDS"
+	echo "miss_ops $MISS_OPS"
+	echo "miss_rounds $MISS_ROUNDS"
+	echo "hit_records $HIT_RECORDS"
 } > $OUT/meta.txt
 
 # ---------------------------------------------------------------- setup
@@ -402,7 +417,42 @@ if want waits; then
 			i=$((i + 1))
 		done
 		hstats waits-$pass.after
+		# the misses' background fills are over before the hits
+		while [ "$(sed -n 's/.*"bg_fills": \([0-9]*\).*/\1/p' $OUT/waits-$pass.after)" != \
+			"$(sed -n 's/.*"bg_queued": \([0-9]*\).*/\1/p' $OUT/waits-$pass.after)" ]; do
+			sleep 0.5
+			hstats waits-$pass.after
+		done
 	done
+fi
+
+OPTP=/sys/module/scalio_host/parameters/optimistic_miss
+if want misspath; then
+	setcfg batch
+	phase "misspath: load $MISS_RECORDS records into kv0"
+	scalio-ycsb --store kv0 --workload a --records $MISS_RECORDS \
+		--threads $THREADS --load --quiet > $OUT/load-miss.txt 2>&1 ||
+		fail "load $MISS_RECORDS records: $(tail -3 $OUT/load-miss.txt)"
+	r=1
+	while [ $r -le $MISS_ROUNDS ]; do
+		for o in 1 0; do
+			echo $o > $OPTP || fail "optimistic_miss=$o"
+			hstats miss-o$o.r$r.before
+			point miss o$o.r$r kv0 c $MISS_OPS --threads 1 \
+				--records $MISS_RECORDS --distribution uniform --seed $r
+			hstats miss-o$o.r$r.after
+		done
+		r=$((r + 1))
+	done
+	echo 1 > $OPTP || fail "optimistic_miss=1"
+	phase "misspath: warm-up of $HIT_RECORDS records"
+	scalio-ycsb --store kv0 --workload c --records $HIT_RECORDS --ops 400 \
+		--threads 1 --distribution uniform --run --quiet \
+		> $OUT/warm-hit.txt 2>&1 || fail "warm-up: $(tail -3 $OUT/warm-hit.txt)"
+	hstats miss-hit.before
+	point miss hit kv0 c $MISS_OPS --threads 1 --records $HIT_RECORDS \
+		--distribution uniform
+	hstats miss-hit.after
 fi
 stop_sampler
 cp $TSTAT $OUT/target-stat.txt
