@@ -1474,6 +1474,33 @@ static int scalio_host_evict_torn(struct scalio_host_get *g,
 	return 0;
 }
 
+/*
+ * Step 1's chain: the block and the clock, one wait.  @seg_first: the
+ * seg word (into *@seg) first and the block fenced behind it, so that
+ * every slot word returned was read after the seg word.
+ */
+static int scalio_host_read_block(struct scalio_host_get *g, bool seg_first,
+				  u64 *now, u64 *seg)
+{
+	struct scalio_host_hstore *hs = g->hs;
+	struct scalio_host_chain ch;
+	int ret;
+
+	scalio_host_chain_init(&ch, &hs->conn, g->io);
+	if (seg_first)
+		scalio_host_chain_seg(&ch, g, false);
+	scalio_host_chain_read(&ch, SCALIO_IO_BLOCK_OFF, hs->block_size,
+			       g->raddr, g->rkey, seg_first);
+	scalio_host_chain_clock(&ch);
+	ret = scalio_host_chain_exec(&ch);
+	if (ret)
+		return ret;
+	*now = scalio_host_clock_got(hs, g->io);
+	if (seg_first)
+		*seg = scalio_host_seg_got(g);
+	return 0;
+}
+
 /**
  * struct scalio_host_bgfill - a cache fill that runs after its GET answered
  * @work:	on scalio_host_bg_wq
@@ -1516,7 +1543,6 @@ static int scalio_host_bgfill_block(struct scalio_host_get *g,
 		.buf	= g->io->buf + SCALIO_IO_BLOCK_OFF,
 		.slots	= hs->slots,
 	};
-	struct scalio_host_chain ch;
 	u32 idx;
 	int ret;
 
@@ -1524,14 +1550,9 @@ static int scalio_host_bgfill_block(struct scalio_host_get *g,
 		memcpy(g->io->buf + SCALIO_IO_BLOCK_OFF, f->block, hs->block_size);
 		return 0;
 	}
-	scalio_host_chain_init(&ch, &hs->conn, g->io);
-	scalio_host_chain_read(&ch, SCALIO_IO_BLOCK_OFF, hs->block_size,
-			       g->raddr, g->rkey, false);
-	scalio_host_chain_clock(&ch);
-	ret = scalio_host_chain_exec(&ch);
+	ret = scalio_host_read_block(g, false, &f->now, NULL);
 	if (ret)
 		return ret;
-	f->now = scalio_host_clock_got(hs, g->io);
 	if (scalio_block_lookup(&v, g->key, g->klen, g->fp, f->now, &idx) !=
 	    SCALIO_LOOKUP_MISS)
 		return -EBUSY;	/* filled, busy, or to be reclaimed by a GET */
@@ -1752,7 +1773,6 @@ static int scalio_host_get_cached(struct scalio_host_get *g)
 		.slots	= hs->slots,
 	};
 	const struct scalio_slot *s;
-	struct scalio_host_chain ch;
 	unsigned int attempt, torn = 0;
 	unsigned long busy_since = 0;
 	enum scalio_lookup res;
@@ -1778,18 +1798,9 @@ static int scalio_host_get_cached(struct scalio_host_get *g)
 		 * them, the block fenced behind it, for a miss to answer from
 		 * (scalio_host_get_optimistic()).
 		 */
-		scalio_host_chain_init(&ch, &hs->conn, g->io);
-		if (seg_first)
-			scalio_host_chain_seg(&ch, g, false);
-		scalio_host_chain_read(&ch, SCALIO_IO_BLOCK_OFF, hs->block_size,
-				       g->raddr, g->rkey, seg_first);
-		scalio_host_chain_clock(&ch);
-		ret = scalio_host_chain_exec(&ch);
+		ret = scalio_host_read_block(g, seg_first, &now, &seg);
 		if (ret)
 			return ret;
-		now = scalio_host_clock_got(hs, g->io);
-		if (seg_first)
-			seg = scalio_host_seg_got(g);
 		res = scalio_block_lookup(&v, g->key, g->klen, g->fp, now, &idx);
 		switch (res) {
 		case SCALIO_LOOKUP_HIT:
