@@ -438,8 +438,11 @@ if want misspath; then
 		for o in 1 0; do
 			echo $o > $OPTP || fail "optimistic_miss=$o"
 			hstats miss-o$o.r$r.before
+			# a seed of its own: keys the other point of the pair
+			# has not just cached
 			point miss o$o.r$r kv0 c $MISS_OPS --threads 1 \
-				--records $MISS_RECORDS --distribution uniform --seed $r
+				--records $MISS_RECORDS --distribution uniform \
+				--seed $((2 * r + o))
 			hstats miss-o$o.r$r.after
 		done
 		r=$((r + 1))
