@@ -47,7 +47,11 @@
  * target then retires the block (a step of its own, at any moment after:
  * a new epoch in the block header, which every READ of the block reads as
  * a part of its own, a fill binding the epoch its double-read saw), and
- * from that step on W1's write must have taken effect.  A crashed client is a
+ * from that step on W1's write must have taken effect.  --opt: a GET miss
+ * responds from the segment a seg word read before the block names
+ * (scalio_host_get_optimistic()) and a background fill, a process of its
+ * own (bg1..bg3), caches it (scalio_host_bgfill_work()); README.md.
+ * A crashed client is a
  * process that is never scheduled again; every prefix of every
  * interleaving is explored and checked (the checker is online).
  *
@@ -76,6 +80,10 @@
  *   no-retire        (--depart) the departed writer's connection ends
  *                    and the block keeps its epoch: the old value stays
  *                    cached
+ *   opt-block-first  (--opt) the optimistic miss reads the block before
+ *                    the seg word, not fenced behind it
+ *   opt-no-seg-check (--opt) the background fill publishes the returned
+ *                    value without comparing the seg words
  * and the fix of the version wrap must not:
  *   fill-token       C keeps the lock's owner and deadline, the checksum
  *                    binds the whole C word (scalio_ctl_publish_tok(),
@@ -85,7 +93,7 @@
  * Usage: model [--puts N | --w1 OPS] [--w2 OPS] [--gets1 N] [--gets2 N]
  *              [--gets3 N] [--ticks N] [--attempts N] [--cached] [--full]
  *              [--renew N] [--busy-reclaim] [--cleans N] [--lag N]
- *              [--fp-collide] [--same-owner] [--depart] [--vbits N]
+ *              [--fp-collide] [--same-owner] [--depart] [--opt] [--vbits N]
  *              [--bitstate LOG2BITS | --walks N [--depth N]]
  *              [--variant V] [--first] [--no-trace]
  *        model [--jobs N] --tap       the standard suite as KTAP (used by
@@ -179,7 +187,7 @@ struct config {
 	/* bounded random walk instead of the exhaustive search */
 	long	walks;		/* number of walks (seeds 1..walks) */
 	int	depth;		/* steps per walk */
-	bool	opt;		/* optimistic miss and background fill */
+	bool	opt;		/* optimistic miss, background fill */
 };
 
 static struct config cfg;
@@ -214,7 +222,7 @@ enum pc {
 	R_WVAL2,		/* RDMA WRITE of key, value and csum */
 	R_PUB,			/* CAS B -> C (B -> A if not cached) */
 	R_DCLEAR,		/* publish found our D: CAS D -> A */
-	R_OPTSEG,		/* --opt: read the segment, respond (no lock) */
+	R_OPTSEG,		/* --opt: read the segment, respond */
 	W_COMMIT,		/* target: durable write, seg update */
 	W_SCAN,			/* writer's invalidation READ */
 	W_CAS,			/* writer's invalidation CAS */
@@ -234,7 +242,7 @@ struct proc {
 	u8	ep;		/* block epoch as read (--depart) */
 	u8	fill_ep;	/* ... by the double-read: the fill binds it */
 	u8	opt;		/* OPT_* (--opt) */
-	u8	oseg;		/* bg fill: the seg word its GET responded from */
+	u8	oseg;		/* bg fill: seg its GET responded from */
 	u8	pad[2];
 	u64	expect;		/* ctl a CAS expects */
 	u64	target;		/* ctl a CAS installs (writer) */
@@ -271,7 +279,7 @@ struct state {
 /* reader flags (struct proc's opt), --opt */
 #define OPT_WANT	1	/* old chain missed: read seg first now */
 #define OPT_FELL	2	/* fell back: the locked path for this GET */
-#define OPT_VICTIM	4	/* R_OPTSEG: mine/expect hold the bg victim */
+#define OPT_VICTIM	4	/* R_OPTSEG: mine/expect: the bg victim */
 
 static bool is_bg(int pi)
 {
@@ -654,7 +662,7 @@ static void restart_get(struct proc *p)
 	p->expect = p->my_ctl = 0;
 	p->mine = p->value = p->other = p->renewed = p->seg = 0;
 	p->fill_ep = 0;
-	p->opt &= OPT_FELL;	/* a fallback holds for the rest of the GET */
+	p->opt &= OPT_FELL;	/* a fallback holds for the whole GET */
 	p->pc = R_LOOKUP;
 }
 
@@ -912,8 +920,8 @@ static int reader_dread(struct state *s, int pi)
 		 */
 		if (p->seg != p->oseg && cfg.variant != V_OPT_NO_SEG_CHECK) {
 			EVENT(EV_BG_STALE);
-			SAYMORE(" -> no collision, seg gen %d != gen %d: release",
-				p->seg, p->oseg);
+			SAYMORE(" -> no collision, seg gen %d != gen %d: "
+				"release", p->seg, p->oseg);
 			p->pc = R_RELEASE;
 			return 1;
 		}
@@ -1236,7 +1244,8 @@ static int reader_step(struct state *s, int pi, int choice)
 			vw(scalio_ctl_release(p->my_ctl)))) {
 			SAY("%s CAS slot%d B -> A ok", pn(pi), p->mine);
 		} else if (cur == vw(scalio_ctl_invalidate(p->my_ctl))) {
-			SAY("%s CAS slot%d B -> A fails: our D", pn(pi), p->mine);
+			SAY("%s CAS slot%d B -> A fails: our D", pn(pi),
+			    p->mine);
 			p->expect = cur;
 			p->pc = R_UNLOCK_D;
 			return 1;
@@ -1368,8 +1377,8 @@ static int reader_step(struct state *s, int pi, int choice)
 				bg_end(s, pi);
 				return 1;
 			}
-			SAY("%s CAS slot%d B -> %c ok%s, GET returns %s", pn(pi),
-			    p->mine, cache ? 'C' : 'A',
+			SAY("%s CAS slot%d B -> %c ok%s, GET returns %s",
+			    pn(pi), p->mine, cache ? 'C' : 'A',
 			    expired(s, pi, p->my_ctl) ?
 			    " (after its deadline)" : "", vname(p->value));
 			return finish(s, pi, p->value) ? 1 : -1;
@@ -2079,10 +2088,10 @@ static void print_events(const char *prefix)
 
 struct suite_case {
 	struct config	c;
-	unsigned int	must_see;	/* events (1 << EV_*) that must occur */
+	u64		must_see;	/* SEE(EV_*): events that must occur */
 };
 
-#define SEE(e)	(1U << (e))
+#define SEE(e)	(1ULL << (e))
 /* opts: CACHED, FULL, BUSYREC, FPCOL; renew: renewals per fill */
 #define CACHED		1
 #define FULL		2
@@ -2102,6 +2111,14 @@ struct suite_case {
 	     see)
 #define BROKEN(v, w1, g1, g2, g3, ticks, att, opts)			\
 	CASE(v, w1, "", g1, g2, g3, ticks, att, opts, 0, 0, 0, 20, 0)
+
+/* Bigger bounds: exhaustive (walks 0) or random walks. */
+#define WALK(v, w1, w2, g1, g2, g3, ticks, att, opts, renew, cleans, lag, \
+	     vbits, walks, depth)					\
+	{ { { w1, w2 }, { g1, g2, g3 }, ticks, att, (opts) & CACHED,	\
+	    (opts) & FULL, renew, (opts) & BUSYREC, cleans, lag,	\
+	    (opts) & FPCOL, (opts) & SAMEOWN, (opts) & DEPART, vbits, 0, v, \
+	    true, true, walks, depth, (opts) & OPT }, 0 }
 
 /*
  * The standard suite (make check, about 3 minutes): exhaustive searches.
@@ -2171,15 +2188,49 @@ static const struct suite_case suite[] = {
 	     SEE(EV_RETIRE) | SEE(EV_RETIRED) | SEE(EV_PUB)),
 	CASE(V_NO_RETIRE, "p", "", 2, 0, 0, 0, 1, CACHED | DEPART, 0, 0, 0,
 	     20, 0),
+	/*
+	 * --opt: a miss responds from the segment named by a seg word read
+	 * before the block (scalio_host_get_optimistic()), a background
+	 * fill caches the value (scalio_host_bgfill_work()).
+	 */
+	CASE(V_NONE, "p", "", 1, 1, 0, 0, 1, OPT, 0, 0, 0, 20,
+	     SEE(EV_OPT_REREAD) | SEE(EV_OPT_RESPOND) | SEE(EV_BG_START) |
+	     SEE(EV_BG_PUBLISH) | SEE(EV_BG_STALE) | SEE(EV_BG_END) |
+	     SEE(EV_PUB_D) | SEE(EV_HIT) | SEE(EV_COLLISION)),
+	/* the reader's next GET while its background fill runs */
+	CASE(V_NONE, "p", "", 2, 0, 0, 0, 1, OPT, 0, 0, 0, 20,
+	     SEE(EV_BG_BUSY) | SEE(EV_BG_PUBLISH) | SEE(EV_BG_STALE) |
+	     SEE(EV_HIT) | SEE(EV_LATE_WRITE)),
+	/* leases: reclaims of background fills' locks, abandons */
+	CASE(V_NONE, "p", "", 1, 1, 0, 1, 1, OPT, 0, 0, 0, 20,
+	     SEE(EV_LOOKUP_RECLAIM) | SEE(EV_DREAD_RECLAIM) |
+	     SEE(EV_ABANDON) | SEE(EV_PUB_LOST) | SEE(EV_BG_PUBLISH) |
+	     SEE(EV_BG_STALE)),
+	/* a PUT then a DELETE; the cleaner: fall back to the locked path */
+	CASE(V_NONE, "pd", "", 1, 0, 0, 0, 1, OPT, 0, 1, 0, 20,
+	     SEE(EV_OPT_FALLBACK) | SEE(EV_HDR_MISMATCH) | SEE(EV_PUB) |
+	     SEE(EV_OPT_RESPOND) | SEE(EV_BG_PUBLISH) | SEE(EV_BG_STALE)),
+	/* a value too large for a slot: no background fill */
+	CASE(V_NONE, "bp", "", 1, 0, 0, 0, 1, OPT, 0, 0, 0, 20,
+	     SEE(EV_OPT_RESPOND) | SEE(EV_BG_PUBLISH) | SEE(EV_BG_STALE)),
+	/* the fill token's host rule covers the background fills too */
+	CASE(V_FILL_TOKEN, "p", "", 1, 1, 0, 0, 1, OPT | SAMEOWN, 0, 0, 0, 1,
+	     SEE(EV_TOKEN_RULE) | SEE(EV_BG_PUBLISH) | SEE(EV_WRAP) |
+	     SEE(EV_LATE_WRITE)),
+	/* a departed writer: background fills bind their epoch */
+	CASE(V_FILL_TOKEN, "p", "", 1, 1, 0, 0, 1, OPT | CACHED | DEPART, 0,
+	     0, 0, 20, SEE(EV_RETIRE) | SEE(EV_RETIRED) | SEE(EV_HIT) |
+	     SEE(EV_BG_PUBLISH) | SEE(EV_OPT_RESPOND)),
+	/* background fill publishing without comparing the seg words */
+	CASE(V_OPT_NO_SEG_CHECK, "p", "", 1, 1, 0, 0, 1, OPT, 0, 0, 0, 20,
+	     0),
+	/*
+	 * the block read before the seg word: random walks (the exhaustive
+	 * search needs 3 GETs and 29 M states, 78 s, to the first one)
+	 */
+	WALK(V_OPT_BLOCK_FIRST, "p", "", 2, 1, 0, 0, 1, OPT, 0, 0, 0, 20,
+	     200000, 400),
 };
-
-/* Bigger bounds: exhaustive (walks 0) or random walks. */
-#define WALK(v, w1, w2, g1, g2, g3, ticks, att, opts, renew, cleans, lag, \
-	     vbits, walks, depth)					\
-	{ { { w1, w2 }, { g1, g2, g3 }, ticks, att, (opts) & CACHED,	\
-	    (opts) & FULL, renew, (opts) & BUSYREC, cleans, lag,	\
-	    (opts) & FPCOL, (opts) & SAMEOWN, (opts) & DEPART, vbits, 0, v, \
-	    true, true, walks, depth, (opts) & OPT }, 0 }
 
 static const struct suite_case suite_long[] = {
 	/* moved from the standard suite (20 to 200 s of CPU each) */
