@@ -47,7 +47,11 @@
  * target then retires the block (a step of its own, at any moment after:
  * a new epoch in the block header, which every READ of the block reads as
  * a part of its own, a fill binding the epoch its double-read saw), and
- * from that step on W1's write must have taken effect.  A crashed client is a
+ * from that step on W1's write must have taken effect.  --opt: a GET miss
+ * responds from the segment a seg word read before the block names
+ * (scalio_host_get_optimistic()) and a background fill, a process of its
+ * own (bg1..bg3), caches it (scalio_host_bgfill_work()); README.md.
+ * A crashed client is a
  * process that is never scheduled again; every prefix of every
  * interleaving is explored and checked (the checker is online).
  *
@@ -76,6 +80,10 @@
  *   no-retire        (--depart) the departed writer's connection ends
  *                    and the block keeps its epoch: the old value stays
  *                    cached
+ *   opt-block-first  (--opt) the optimistic miss reads the block before
+ *                    the seg word, not fenced behind it
+ *   opt-no-seg-check (--opt) the background fill publishes the returned
+ *                    value without comparing the seg words
  * and the fix of the version wrap must not:
  *   fill-token       C keeps the lock's owner and deadline, the checksum
  *                    binds the whole C word (scalio_ctl_publish_tok(),
@@ -85,7 +93,7 @@
  * Usage: model [--puts N | --w1 OPS] [--w2 OPS] [--gets1 N] [--gets2 N]
  *              [--gets3 N] [--ticks N] [--attempts N] [--cached] [--full]
  *              [--renew N] [--busy-reclaim] [--cleans N] [--lag N]
- *              [--fp-collide] [--same-owner] [--depart] [--vbits N]
+ *              [--fp-collide] [--same-owner] [--depart] [--opt] [--vbits N]
  *              [--bitstate LOG2BITS | --walks N [--depth N]]
  *              [--variant V] [--first] [--no-trace]
  *        model [--jobs N] --tap       the standard suite as KTAP (used by
@@ -104,7 +112,12 @@
 #include "common/scalio_slot.h"
 
 #define NSLOTS		2
-#define NPROC		5	/* 0, 4 write K; 1 and 2 read K, 3 reads K2 */
+/*
+ * 0, 4 write K; 1 and 2 read K, 3 reads K2; 5, 6, 7: the background fills
+ * (--opt) of readers 1, 2, 3, each a process of its own.
+ */
+#define NPROC		8
+#define BG0		5	/* background fill of reader 1 */
 #define NOPS		2	/* operations per writer */
 /*
  * Value ids: 0 = v0 (initial); writer w's operation j writes 1 + 2w + j
@@ -134,13 +147,15 @@ enum variant {
 	V_FILL_TOKEN,
 	V_TOKEN_NO_RULE,
 	V_NO_RETIRE,
+	V_OPT_BLOCK_FIRST,
+	V_OPT_NO_SEG_CHECK,
 	V_NR,
 };
 
 static const char *const variant_names[V_NR] = {
 	"correct", "no-double-read", "no-invalidation", "seg-early",
 	"return-after-d", "skip-reclaim", "wrap", "fill-token",
-	"token-no-rule", "no-retire",
+	"token-no-rule", "no-retire", "opt-block-first", "opt-no-seg-check",
 };
 
 /* The variants that model a correct design (no violation expected). */
@@ -172,6 +187,7 @@ struct config {
 	/* bounded random walk instead of the exhaustive search */
 	long	walks;		/* number of walks (seeds 1..walks) */
 	int	depth;		/* steps per walk */
+	bool	opt;		/* optimistic miss, background fill */
 };
 
 static struct config cfg;
@@ -206,6 +222,7 @@ enum pc {
 	R_WVAL2,		/* RDMA WRITE of key, value and csum */
 	R_PUB,			/* CAS B -> C (B -> A if not cached) */
 	R_DCLEAR,		/* publish found our D: CAS D -> A */
+	R_OPTSEG,		/* --opt: read the segment, respond */
 	W_COMMIT,		/* target: durable write, seg update */
 	W_SCAN,			/* writer's invalidation READ */
 	W_CAS,			/* writer's invalidation CAS */
@@ -224,7 +241,9 @@ struct proc {
 	u8	lag;		/* clock estimate = target clock - lag */
 	u8	ep;		/* block epoch as read (--depart) */
 	u8	fill_ep;	/* ... by the double-read: the fill binds it */
-	u8	pad[4];
+	u8	opt;		/* OPT_* (--opt) */
+	u8	oseg;		/* bg fill: seg its GET responded from */
+	u8	pad[2];
 	u64	expect;		/* ctl a CAS expects */
 	u64	target;		/* ctl a CAS installs (writer) */
 	u64	my_ctl;		/* our lock */
@@ -257,9 +276,25 @@ struct state {
 	u64	lin[LINW];	/* set of configurations: lin_words used */
 };
 
+/* reader flags (struct proc's opt), --opt */
+#define OPT_WANT	1	/* old chain missed: read seg first now */
+#define OPT_FELL	2	/* fell back: the locked path for this GET */
+#define OPT_VICTIM	4	/* R_OPTSEG: mine/expect: the bg victim */
+
+static bool is_bg(int pi)
+{
+	return pi >= BG0;
+}
+
+/* The reader a process is or whose background fill it is. */
+static int reader_of(int pi)
+{
+	return is_bg(pi) ? pi - BG0 + 1 : pi;
+}
+
 static int proc_key(int pi)
 {
-	return pi == 3 ? 2 : 1;
+	return reader_of(pi) == 3 ? 2 : 1;
 }
 
 static bool is_writer(int pi)
@@ -267,10 +302,26 @@ static bool is_writer(int pi)
 	return pi == 0 || pi == 4;
 }
 
-/* The client id a reader locks with. */
+/* The client id a reader (and its background fill) locks with. */
 static u32 owner_of(int pi)
 {
+	pi = reader_of(pi);
 	return cfg.same_owner && pi == 2 ? 1 : pi;
+}
+
+/* A process's name in traces: R1..R3, their background fills bg1..bg3. */
+static const char *pn(int pi)
+{
+	static const char *const n[NPROC] = { "W1", "R1", "R2", "R3", "W2",
+					      "bg1", "bg2", "bg3" };
+
+	return n[pi];
+}
+
+static bool opt_variant(void)
+{
+	return cfg.variant == V_OPT_BLOCK_FIRST ||
+	       cfg.variant == V_OPT_NO_SEG_CHECK;
 }
 
 static bool token_design(void)
@@ -552,7 +603,8 @@ enum event {
 	EV_EVICT, EV_RENEW, EV_RENEW_FAIL, EV_ABANDON, EV_PUB, EV_PUB_D,
 	EV_PUB_LOST, EV_INVAL, EV_INVAL_FAIL, EV_HDR_MISMATCH, EV_UNCACHED,
 	EV_CLEAN, EV_REUSE, EV_WRAP, EV_LATE_WRITE, EV_LAGGED, EV_TOKEN_RULE,
-	EV_RETIRE, EV_RETIRED,
+	EV_RETIRE, EV_RETIRED, EV_OPT_REREAD, EV_OPT_RESPOND, EV_OPT_FALLBACK,
+	EV_BG_START, EV_BG_PUBLISH, EV_BG_STALE, EV_BG_END, EV_BG_BUSY,
 	EV_NR,
 };
 
@@ -563,6 +615,8 @@ static const char *const event_names[EV_NR] = {
 	"publish-lost", "invalidate", "invalidate-fail", "header-mismatch",
 	"uncached", "clean", "reuse", "wrap", "late-write",
 	"lagged-decision", "token-rule", "retire", "retired-evict",
+	"opt-reread", "opt-respond", "opt-fallback", "bg-start",
+	"bg-publish", "bg-stale", "bg-end", "bg-busy",
 };
 
 static unsigned long events[EV_NR];
@@ -608,11 +662,35 @@ static void restart_get(struct proc *p)
 	p->expect = p->my_ctl = 0;
 	p->mine = p->value = p->other = p->renewed = p->seg = 0;
 	p->fill_ep = 0;
+	p->opt &= OPT_FELL;	/* a fallback holds for the whole GET */
 	p->pc = R_LOOKUP;
+}
+
+/* The background fill ends (scalio_host_bgfill_work() returns). */
+static void bg_end(struct state *s, int pi)
+{
+	memset(&s->p[pi], 0, sizeof(s->p[pi]));
+	s->p[pi].pc = P_DONE;
+}
+
+/*
+ * A fill that did not publish: a GET starts over (scalio_get()'s loop);
+ * a background fill ends, it never retries.
+ */
+static void retry(struct state *s, int pi)
+{
+	if (is_bg(pi)) {
+		EVENT(EV_BG_END);
+		bg_end(s, pi);
+		return;
+	}
+	restart_get(&s->p[pi]);
 }
 
 static int total_ops(int pi)
 {
+	if (is_bg(pi))
+		return 0;
 	if (is_writer(pi))
 		return nops(pi == 4);
 	return cfg.gets[pi - 1];
@@ -662,15 +740,52 @@ static int seg_value(const struct state *s, int kid, int g)
 	return kid == 2 ? W0 : s->segval[g];
 }
 
+/*
+ * May step 1's READ take part @choice now?  The block parts, in any order;
+ * --opt: the seg word too, first (the seg-first chain, chosen by the
+ * host's miss predictor: any round may take it, unless the GET fell
+ * back), and it must after an old chain's MISS (OPT_WANT): then no block
+ * part before it.  opt-block-first: the seg part at any point of the READ.
+ */
+static bool lookup_part_ok(const struct proc *p, int choice)
+{
+	bool seg_read = p->mask & 1 << PART_SEG;
+	bool block_first = cfg.variant == V_OPT_BLOCK_FIRST;
+
+	if (choice == PART_SEG && block_first)
+		return (p->opt & OPT_WANT) && !seg_read &&
+		       (p->mask & block_parts()) == block_parts();
+	if (choice == PART_SEG)
+		return cfg.opt && !(p->opt & OPT_FELL) && !seg_read &&
+		       !p->mask;
+	if (!part_left(p, choice, SLOT_PARTS))
+		return false;
+	return !(p->opt & OPT_WANT) || seg_read || block_first;
+}
+
+/* Has step 1's READ got every part its chain reads? */
+static bool lookup_complete(const struct proc *p)
+{
+	if ((p->mask & block_parts()) != block_parts())
+		return false;
+	return !(p->opt & OPT_WANT) || (p->mask & 1 << PART_SEG);
+}
+
 /* R_LOOKUP: the READ is complete; classify it as host/read.c does. */
 static int reader_lookup(struct state *s, int pi)
 {
 	struct proc *p = &s->p[pi];
 	int kid = proc_key(pi);
 	const struct scalio_block_view *v = view_of(p->snap, p->ep);
+	bool seg_first = p->mask & 1 << PART_SEG;
 	enum scalio_lookup res;
 	u32 idx;
 
+	/* the seg word read is used only on the optimistic path below */
+	u8 seg = p->seg;
+
+	p->seg = 0;
+	p->opt &= ~OPT_WANT;
 	res = scalio_block_lookup(v, keys[kid], KLEN, key_fp[kid], est(s, pi),
 				  &idx);
 	if (res == SCALIO_LOOKUP_RECLAIM && cfg.variant == V_SKIP_RECLAIM)
@@ -717,6 +832,32 @@ static int reader_lookup(struct state *s, int pi)
 		return 1;
 	case SCALIO_LOOKUP_MISS:
 		break;
+	}
+	if (cfg.opt && !(p->opt & OPT_FELL)) {
+		if (seg_first) {
+			/*
+			 * scalio_host_get_optimistic(): a MISS with the seg
+			 * word read before the block: read that segment,
+			 * respond.  The background fill's victim comes from
+			 * this copy and this clock estimate.
+			 */
+			if (scalio_victim_choose(v, est(s, pi), &idx)) {
+				p->opt |= OPT_VICTIM;
+				p->mine = idx;
+				p->expect = p->snap[idx].ctl;
+			}
+			clear_read(p);
+			p->seg = seg;
+			p->pc = R_OPTSEG;
+			SAYMORE(" -> MISS, optimistic: segment gen %d", seg);
+			return 1;
+		}
+		/* the old chain missed: read again, seg first (no retry) */
+		EVENT(EV_OPT_REREAD);
+		SAYMORE(" -> MISS, read again seg-first");
+		clear_read(p);
+		p->opt |= OPT_WANT;
+		return 1;
 	}
 	if (!scalio_victim_choose(v, est(s, pi), &idx)) {
 		EVENT(EV_NO_VICTIM);
@@ -767,10 +908,29 @@ static int reader_dread(struct state *s, int pi)
 	case SCALIO_COLL_NONE:
 		break;
 	}
-	SAYMORE(" -> no collision, segment gen %d", p->seg);
 	/* the epoch this double-read saw: the fill binds it (host/read.c) */
 	p->fill_ep = p->ep;
 	clear_read(p);
+	if (is_bg(pi)) {
+		/*
+		 * scalio_host_bgfill_work(): no segment read; the seg word
+		 * just read must be the one the GET responded from (no
+		 * commit in between), else release and end.
+		 * opt-no-seg-check: publish the returned value anyway.
+		 */
+		if (p->seg != p->oseg && cfg.variant != V_OPT_NO_SEG_CHECK) {
+			EVENT(EV_BG_STALE);
+			SAYMORE(" -> no collision, seg gen %d != gen %d: "
+				"release", p->seg, p->oseg);
+			p->pc = R_RELEASE;
+			return 1;
+		}
+		SAYMORE(" -> no collision, seg gen %d, publish %s", p->seg,
+			vname(p->value));
+		p->pc = R_WVAL;
+		return 1;
+	}
+	SAYMORE(" -> no collision, segment gen %d", p->seg);
 	p->pc = R_SEG;
 	return 1;
 }
@@ -835,12 +995,12 @@ static int reader_renew(struct state *s, int pi)
 	if (cas(s, p->mine, p->my_ctl, next)) {
 		EVENT(EV_RENEW);
 		p->my_ctl = next;
-		SAY("R%d renew CAS slot%d ok (deadline %d)", pi, p->mine,
+		SAY("%s renew CAS slot%d ok (deadline %d)", pn(pi), p->mine,
 		    scalio_ctl_lease(next));
 		return 1;
 	}
 	EVENT(EV_RENEW_FAIL);
-	SAY("R%d renew CAS slot%d fails: abandon", pi, p->mine);
+	SAY("%s renew CAS slot%d fails: abandon", pn(pi), p->mine);
 	p->pc = R_RELEASE;
 	return 1;
 }
@@ -848,6 +1008,59 @@ static int reader_renew(struct state *s, int pi)
 static bool can_renew(const struct proc *p)
 {
 	return p->renewed < cfg.renew;
+}
+
+/*
+ * R_OPTSEG, scalio_host_get_optimistic(): read the segment the seg word
+ * of the seg-first chain named, with the normal fill's header check.  A
+ * mismatch (the cleaner reused its units) does not read seg again, which
+ * would read it after the block: the GET falls back to the locked path
+ * for the rest of it, nothing returned yet.  Else it responds now with
+ * the value found (or ABSENT), and a value a slot can hold gets a
+ * background fill (scalio_host_bgfill_work(), queued after the response)
+ * from the victim step 1's copy gave, if that copy had one.  The model
+ * runs a reader's background fills one at a time, in process pi + 4: a
+ * fill queued while the previous one still runs is not modelled (bg-busy).
+ */
+static int reader_optimistic(struct state *s, int pi)
+{
+	struct proc *p = &s->p[pi], *bg = &s->p[pi - 1 + BG0];
+	int kid = proc_key(pi), val;
+	u8 mine = p->mine, seg = p->seg, lag = p->lag;
+	u64 expect = p->expect;
+	bool victim = p->opt & OPT_VICTIM;
+
+	if (s->gone & 1 << p->seg) {
+		EVENT(EV_OPT_FALLBACK);
+		SAY("%s read the segment of gen %d: header mismatch, fall back",
+		    pn(pi), p->seg);
+		restart_get(p);
+		p->opt |= OPT_FELL;
+		return 1;
+	}
+	val = seg_value(s, kid, seg);
+	EVENT(EV_OPT_RESPOND);
+	SAY("%s read the segment of gen %d -> %s, GET returns %s", pn(pi),
+	    seg, vname(val), vname(val));
+	if (!finish(s, pi, val))
+		return -1;
+	if (val == ABSENT || val_big(val) || !victim)
+		return 1;
+	if (bg->pc != P_DONE) {
+		EVENT(EV_BG_BUSY);
+		return 1;
+	}
+	/* the background fill starts at the lock CAS */
+	EVENT(EV_BG_START);
+	SAYMORE(", queues %s (victim slot%d)", pn(pi - 1 + BG0), mine);
+	memset(bg, 0, sizeof(*bg));
+	bg->pc = R_LOCK;
+	bg->mine = mine;
+	bg->expect = expect;
+	bg->value = val;
+	bg->oseg = seg;
+	bg->lag = lag;
+	return 1;
 }
 
 /* Returns 0 if not enabled, 1 if applied, -1 if applied and violating. */
@@ -865,16 +1078,24 @@ static int reader_step(struct state *s, int pi, int choice)
 		p->attempts = 0;
 		clear_read(p);
 		lin_close(s);
-		SAY("R%d invoke GET(%s)", pi, kid == 1 ? "K" : "K2");
+		SAY("%s invoke GET(%s)", pn(pi), kid == 1 ? "K" : "K2");
 		return 1;
 
 	case R_LOOKUP:
-		/* scalio_get_cached(): step 1's block READ, part by part */
-		if (!part_left(p, choice, SLOT_PARTS))
+		/*
+		 * scalio_get_cached(): step 1's block READ, part by part;
+		 * --opt: or the seg-first chain, the seg READ first (a step
+		 * of its own), the block READ fenced behind it.
+		 */
+		if (!lookup_part_ok(p, choice))
 			return 0;
 		read_part(s, p, choice);
-		SAY("R%d lookup-read %s", pi, part_names[choice]);
-		if (p->mask != block_parts())
+		if (choice == PART_SEG)
+			SAY("%s seg READ (seg-first chain) -> gen %d", pn(pi),
+			    p->seg);
+		else
+			SAY("%s lookup-read %s", pn(pi), part_names[choice]);
+		if (!lookup_complete(p))
 			return 1;
 		return reader_lookup(s, pi);
 
@@ -886,8 +1107,8 @@ static int reader_step(struct state *s, int pi, int choice)
 
 		/* A BUSY lock (live): choice 0 re-reads, 1 reclaims it. */
 		if (live && choice == 0 && cfg.busy_reclaim) {
-			SAY("R%d back off, re-read", pi);
-			restart_get(p);
+			SAY("%s back off, re-read", pn(pi));
+			retry(s, pi);
 			return 1;
 		}
 		if (choice != (live && cfg.busy_reclaim))
@@ -895,12 +1116,12 @@ static int reader_step(struct state *s, int pi, int choice)
 		if (cas(s, p->other, old, vw(scalio_ctl_release(old)))) {
 			if (live)
 				EVENT(EV_BUSY_RECLAIM);
-			SAY("R%d reclaim CAS slot%d -> A ok%s", pi, p->other,
+			SAY("%s reclaim CAS slot%d -> A ok%s", pn(pi), p->other,
 			    live ? " (lock still live)" : "");
 		} else {
-			SAY("R%d reclaim CAS slot%d fails", pi, p->other);
+			SAY("%s reclaim CAS slot%d fails", pn(pi), p->other);
 		}
-		restart_get(p);
+		retry(s, pi);
 		return 1;
 	}
 
@@ -912,7 +1133,7 @@ static int reader_step(struct state *s, int pi, int choice)
 			return 0;
 		if (p->attempts >= cfg.attempts) {
 			p->pc = P_HALT;
-			SAY("R%d gives up (attempt bound)", pi);
+			SAY("%s gives up (attempt bound)", pn(pi));
 			return 1;
 		}
 		p->attempts++;
@@ -928,8 +1149,8 @@ static int reader_step(struct state *s, int pi, int choice)
 							    key_fp[kid])));
 		if (!cas(s, p->mine, p->expect, lock)) {
 			EVENT(EV_LOCK_FAIL);
-			SAY("R%d CAS slot%d -> B fails", pi, p->mine);
-			restart_get(p);
+			SAY("%s CAS slot%d -> B fails", pn(pi), p->mine);
+			retry(s, pi);
 			return 1;
 		}
 		if (scalio_ctl_version(lock) < scalio_ctl_version(p->expect))
@@ -943,7 +1164,7 @@ static int reader_step(struct state *s, int pi, int choice)
 		p->my_ctl = lock;
 		p->expect = 0;
 		p->pc = R_WKEY;
-		SAY("R%d CAS slot%d -> B (ver %u) ok", pi, p->mine,
+		SAY("%s CAS slot%d -> B (ver %u) ok", pn(pi), p->mine,
 		    scalio_ctl_version(lock));
 		return 1;
 	}
@@ -957,7 +1178,7 @@ static int reader_step(struct state *s, int pi, int choice)
 		s->slot[p->mine].etag = 0;
 		s->slot[p->mine].csum = 0;
 		p->pc = cfg.variant == V_NO_DOUBLE_READ ? R_SEGRD : R_DREAD;
-		SAY("R%d write key into slot%d", pi, p->mine);
+		SAY("%s write key into slot%d", pn(pi), p->mine);
 		return 1;
 
 	case R_DREAD:
@@ -970,9 +1191,9 @@ static int reader_step(struct state *s, int pi, int choice)
 			return 0;
 		read_part(s, p, choice);
 		if (choice == PART_SEG)
-			SAY("R%d double-read seg -> gen %d", pi, p->seg);
+			SAY("%s double-read seg -> gen %d", pn(pi), p->seg);
 		else
-			SAY("R%d double-read %s", pi, part_names[choice]);
+			SAY("%s double-read %s", pn(pi), part_names[choice]);
 		if (p->mask != (block_parts() | ((1U << nparts) - 1)))
 			return 1;
 		if (cfg.variant == V_SEG_EARLY)
@@ -989,7 +1210,7 @@ static int reader_step(struct state *s, int pi, int choice)
 		if (choice)
 			return 0;
 		p->seg = s->seg;
-		SAY("R%d fenced seg READ -> gen %d", pi, p->seg);
+		SAY("%s fenced seg READ -> gen %d", pn(pi), p->seg);
 		if (cfg.variant == V_NO_DOUBLE_READ) {
 			p->pc = R_SEG;
 			return 1;
@@ -1001,11 +1222,11 @@ static int reader_step(struct state *s, int pi, int choice)
 			return 0;
 		if (cas(s, p->other, p->expect,
 			vw(scalio_ctl_release(p->expect)))) {
-			SAY("R%d reclaim CAS slot%d -> A ok, double-read again",
-			    pi, p->other);
+			SAY("%s reclaim CAS slot%d -> A ok, double-read again",
+			    pn(pi), p->other);
 			p->pc = R_DREAD;
 		} else {
-			SAY("R%d reclaim CAS slot%d fails: collision", pi,
+			SAY("%s reclaim CAS slot%d fails: collision", pn(pi),
 			    p->other);
 			p->pc = R_RELEASE;
 		}
@@ -1021,16 +1242,17 @@ static int reader_step(struct state *s, int pi, int choice)
 			return 0;
 		if (cas(s, p->mine, p->my_ctl,
 			vw(scalio_ctl_release(p->my_ctl)))) {
-			SAY("R%d CAS slot%d B -> A ok", pi, p->mine);
+			SAY("%s CAS slot%d B -> A ok", pn(pi), p->mine);
 		} else if (cur == vw(scalio_ctl_invalidate(p->my_ctl))) {
-			SAY("R%d CAS slot%d B -> A fails: our D", pi, p->mine);
+			SAY("%s CAS slot%d B -> A fails: our D", pn(pi),
+			    p->mine);
 			p->expect = cur;
 			p->pc = R_UNLOCK_D;
 			return 1;
 		} else {
-			SAY("R%d CAS slot%d B -> A fails", pi, p->mine);
+			SAY("%s CAS slot%d B -> A fails", pn(pi), p->mine);
 		}
-		restart_get(p);
+		retry(s, pi);
 		return 1;
 	}
 
@@ -1038,8 +1260,8 @@ static int reader_step(struct state *s, int pi, int choice)
 		if (choice)
 			return 0;
 		cas(s, p->mine, p->expect, vw(scalio_ctl_release(p->expect)));
-		SAY("R%d CAS slot%d D -> A", pi, p->mine);
-		restart_get(p);
+		SAY("%s CAS slot%d D -> A", pn(pi), p->mine);
+		retry(s, pi);
 		return 1;
 
 	case R_SEG:
@@ -1057,14 +1279,14 @@ static int reader_step(struct state *s, int pi, int choice)
 			return 0;
 		if (s->gone & 1 << p->seg) {
 			EVENT(EV_HDR_MISMATCH);
-			SAY("R%d read the segment of gen %d: header mismatch",
-			    pi, p->seg);
+			SAY("%s read the segment of gen %d: header mismatch",
+			    pn(pi), p->seg);
 			p->pc = R_SEGRE;
 			return 1;
 		}
 		p->value = seg_value(s, kid, p->seg);
 		p->pc = R_WVAL;
-		SAY("R%d read the segment of gen %d -> %s%s", pi, p->seg,
+		SAY("%s read the segment of gen %d -> %s%s", pn(pi), p->seg,
 		    vname(p->value), val_big(p->value) ? " (too large)" : "");
 		return 1;
 
@@ -1076,7 +1298,7 @@ static int reader_step(struct state *s, int pi, int choice)
 			return 0;
 		p->seg = s->seg;
 		p->pc = R_SEG;
-		SAY("R%d seg READ again -> gen %d", pi, p->seg);
+		SAY("%s seg READ again -> gen %d", pn(pi), p->seg);
 		return 1;
 
 	case R_WVAL:
@@ -1092,17 +1314,17 @@ static int reader_step(struct state *s, int pi, int choice)
 		if (expired(s, pi, p->my_ctl)) {
 			EVENT(EV_ABANDON);
 			p->pc = R_RELEASE;
-			SAY("R%d lease nearly over: abandon", pi);
+			SAY("%s lease nearly over: abandon", pn(pi));
 			return 1;
 		}
 		if (p->value == ABSENT || val_big(p->value)) {
 			p->pc = R_PUB;
-			SAY("R%d lease still valid, not cached", pi);
+			SAY("%s lease still valid, not cached", pn(pi));
 			return 1;
 		}
 		if (cfg.ticks) {
 			p->pc = R_WVAL2;
-			SAY("R%d lease still valid", pi);
+			SAY("%s lease still valid", pn(pi));
 			return 1;
 		}
 		fallthrough;
@@ -1126,8 +1348,8 @@ static int reader_step(struct state *s, int pi, int choice)
 		s->slot[p->mine].csum = fill_csum(pub, p->fill_ep, kid,
 						  p->value);
 		p->pc = R_PUB;
-		SAYMORE("%sR%d write %s + csum into slot%d",
-			desc && desc[0] ? ", " : "", pi, vname(p->value),
+		SAYMORE("%s%s write %s + csum into slot%d",
+			desc && desc[0] ? ", " : "", pn(pi), vname(p->value),
 			p->mine);
 		return 1;
 	}
@@ -1148,8 +1370,15 @@ static int reader_step(struct state *s, int pi, int choice)
 		/* The CAS alone: whatever the clock says now. */
 		if (cas(s, p->mine, p->my_ctl, vw(pub))) {
 			EVENT(cache ? EV_PUB : EV_UNCACHED);
-			SAY("R%d CAS slot%d B -> %c ok%s, GET returns %s", pi,
-			    p->mine, cache ? 'C' : 'A',
+			if (is_bg(pi)) {
+				EVENT(EV_BG_PUBLISH);
+				SAY("%s CAS slot%d B -> C ok (%s)", pn(pi),
+				    p->mine, vname(p->value));
+				bg_end(s, pi);
+				return 1;
+			}
+			SAY("%s CAS slot%d B -> %c ok%s, GET returns %s",
+			    pn(pi), p->mine, cache ? 'C' : 'A',
 			    expired(s, pi, p->my_ctl) ?
 			    " (after its deadline)" : "", vname(p->value));
 			return finish(s, pi, p->value) ? 1 : -1;
@@ -1158,12 +1387,12 @@ static int reader_step(struct state *s, int pi, int choice)
 			EVENT(EV_PUB_D);
 			p->expect = cur;
 			p->pc = R_DCLEAR;
-			SAY("R%d CAS slot%d B -> C fails: D", pi, p->mine);
+			SAY("%s CAS slot%d B -> C fails: D", pn(pi), p->mine);
 			return 1;
 		}
 		EVENT(EV_PUB_LOST);
-		SAY("R%d CAS slot%d B -> C fails: lock lost", pi, p->mine);
-		restart_get(p);
+		SAY("%s CAS slot%d B -> C fails: lock lost", pn(pi), p->mine);
+		retry(s, pi);
 		return 1;
 	}
 
@@ -1172,14 +1401,19 @@ static int reader_step(struct state *s, int pi, int choice)
 		if (choice)
 			return 0;
 		cas(s, p->mine, p->expect, vw(scalio_ctl_release(p->expect)));
-		if (cfg.variant == V_RETURN_AFTER_D) {
-			SAY("R%d CAS slot%d D -> A, GET returns %s (broken)",
-			    pi, p->mine, vname(p->value));
+		if (cfg.variant == V_RETURN_AFTER_D && !is_bg(pi)) {
+			SAY("%s CAS slot%d D -> A, GET returns %s (broken)",
+			    pn(pi), p->mine, vname(p->value));
 			return finish(s, pi, p->value) ? 1 : -1;
 		}
-		SAY("R%d CAS slot%d D -> A, back off, restart", pi, p->mine);
-		restart_get(p);
+		SAY("%s CAS slot%d D -> A, back off, restart", pn(pi), p->mine);
+		retry(s, pi);
 		return 1;
+
+	case R_OPTSEG:
+		if (choice)
+			return 0;
+		return reader_optimistic(s, pi);
 	}
 	return 0;
 }
@@ -1405,7 +1639,8 @@ static bool can_refresh(const struct state *s, int pi)
 {
 	u8 pc = s->p[pi].pc;
 
-	return s->p[pi].lag && pc != P_DONE && pc != P_HALT;
+	/* a background fill keeps the estimate of its GET's READ */
+	return s->p[pi].lag && pc != P_DONE && pc != P_HALT && !is_bg(pi);
 }
 
 /* Cheap pre-check of apply()'s enabling conditions (saves a state copy). */
@@ -1430,8 +1665,7 @@ static bool enabled(const struct state *s, int a)
 	case W_SCAN:
 		return choice < SLOT_PARTS && !(p->mask & 1 << choice);
 	case R_LOOKUP:
-		nparts = SLOT_PARTS;
-		break;
+		return lookup_part_ok(p, choice);
 	case R_DREAD:
 		nparts = SLOT_PARTS + (cfg.variant == V_SEG_EARLY);
 		break;
@@ -1462,7 +1696,8 @@ static int apply(struct state *s, int a)
 		s->clock++;
 		/* every reader's estimate stays behind, up to cfg.lag */
 		for (i = 1; i < NPROC; i++)
-			if (!is_writer(i) && s->p[i].lag < cfg.lag)
+			if (!is_writer(i) && s->p[i].lag < cfg.lag &&
+			    !(is_bg(i) && s->p[i].pc == P_DONE))
 				s->p[i].lag++;
 		SAY("clock tick -> %d", s->clock);
 		return 1;
@@ -1472,7 +1707,7 @@ static int apply(struct state *s, int a)
 		if (!can_refresh(s, pi))
 			return 0;
 		s->p[pi].lag = 0;
-		SAY("R%d reads the clock: %d", pi, s->clock);
+		SAY("%s reads the clock: %d", pn(pi), s->clock);
 		return 1;
 	}
 	if (a >= ACT_CLEAN)
@@ -1488,11 +1723,17 @@ static u64 hash_state(const struct state *s)
 {
 	const u64 *w = (const void *)s;
 	u64 h = 0x9e3779b97f4a7c15ULL, k;
-	size_t i;
+	size_t i, end = offsetof(struct state, lin) / 8 + lin_words;
+	/* without --opt the background fills are never used: skip them */
+	size_t skip = offsetof(struct state, p[BG0]) / 8;
+	size_t resume = cfg.opt ? skip : offsetof(struct state, lin) / 8;
 
 	BUILD_BUG_ON(offsetof(struct state, lin) % 8);
+	BUILD_BUG_ON(offsetof(struct state, p[BG0]) % 8);
 	/* Word-wise multiply-rotate, then the murmur3 finalizer. */
-	for (i = 0; i < offsetof(struct state, lin) / 8 + lin_words; i++) {
+	for (i = 0; i < end; i++) {
+		if (i == skip)
+			i = resume;
 		k = w[i] * 0x87c37b91114253d5ULL;
 		k = (k << 31) | (k >> 33);
 		h ^= k * 0x4cf5ad432745937fULL;
@@ -1812,7 +2053,8 @@ static void describe(char *buf, size_t n)
 		       cfg.ops[0][0] ? cfg.ops[0] : "-",
 		       cfg.ops[1][0] ? cfg.ops[1] : "-", cfg.gets[0],
 		       cfg.gets[1], cfg.gets[2], cfg.ticks, cfg.attempts);
-	len += snprintf(buf + len, n - len, "%s%s%s%s%s%s%s",
+	len += snprintf(buf + len, n - len, "%s%s%s%s%s%s%s%s",
+			cfg.opt ? " opt" : "",
 			cfg.cached ? " cached" : "", cfg.full ? " full" : "",
 			cfg.busy_reclaim ? " busy-reclaim" : "",
 			cfg.fp_collide ? " fp-collide" : "",
@@ -1846,10 +2088,10 @@ static void print_events(const char *prefix)
 
 struct suite_case {
 	struct config	c;
-	unsigned int	must_see;	/* events (1 << EV_*) that must occur */
+	u64		must_see;	/* SEE(EV_*): events that must occur */
 };
 
-#define SEE(e)	(1U << (e))
+#define SEE(e)	(1ULL << (e))
 /* opts: CACHED, FULL, BUSYREC, FPCOL; renew: renewals per fill */
 #define CACHED		1
 #define FULL		2
@@ -1857,17 +2099,26 @@ struct suite_case {
 #define FPCOL		8
 #define SAMEOWN		16
 #define DEPART		32
+#define OPT		64
 #define CASE(v, w1, w2, g1, g2, g3, ticks, att, opts, renew, cleans, lag, \
 	     vbits, see)						\
 	{ { { w1, w2 }, { g1, g2, g3 }, ticks, att, (opts) & CACHED,	\
 	    (opts) & FULL, renew, (opts) & BUSYREC, cleans, lag,	\
 	    (opts) & FPCOL, (opts) & SAMEOWN, (opts) & DEPART, vbits, 0, v, \
-	    true, true, 0, 0 }, see }
+	    true, true, 0, 0, (opts) & OPT }, see }
 #define CORRECT(w1, g1, g2, g3, ticks, att, opts, renew, see)		\
 	CASE(V_NONE, w1, "", g1, g2, g3, ticks, att, opts, renew, 0, 0, 20, \
 	     see)
 #define BROKEN(v, w1, g1, g2, g3, ticks, att, opts)			\
 	CASE(v, w1, "", g1, g2, g3, ticks, att, opts, 0, 0, 0, 20, 0)
+
+/* Bigger bounds: exhaustive (walks 0) or random walks. */
+#define WALK(v, w1, w2, g1, g2, g3, ticks, att, opts, renew, cleans, lag, \
+	     vbits, walks, depth)					\
+	{ { { w1, w2 }, { g1, g2, g3 }, ticks, att, (opts) & CACHED,	\
+	    (opts) & FULL, renew, (opts) & BUSYREC, cleans, lag,	\
+	    (opts) & FPCOL, (opts) & SAMEOWN, (opts) & DEPART, vbits, 0, v, \
+	    true, true, walks, depth, (opts) & OPT }, 0 }
 
 /*
  * The standard suite (make check, about 3 minutes): exhaustive searches.
@@ -1937,15 +2188,49 @@ static const struct suite_case suite[] = {
 	     SEE(EV_RETIRE) | SEE(EV_RETIRED) | SEE(EV_PUB)),
 	CASE(V_NO_RETIRE, "p", "", 2, 0, 0, 0, 1, CACHED | DEPART, 0, 0, 0,
 	     20, 0),
+	/*
+	 * --opt: a miss responds from the segment named by a seg word read
+	 * before the block (scalio_host_get_optimistic()), a background
+	 * fill caches the value (scalio_host_bgfill_work()).
+	 */
+	CASE(V_NONE, "p", "", 1, 1, 0, 0, 1, OPT, 0, 0, 0, 20,
+	     SEE(EV_OPT_REREAD) | SEE(EV_OPT_RESPOND) | SEE(EV_BG_START) |
+	     SEE(EV_BG_PUBLISH) | SEE(EV_BG_STALE) | SEE(EV_BG_END) |
+	     SEE(EV_PUB_D) | SEE(EV_HIT) | SEE(EV_COLLISION)),
+	/* the reader's next GET while its background fill runs */
+	CASE(V_NONE, "p", "", 2, 0, 0, 0, 1, OPT, 0, 0, 0, 20,
+	     SEE(EV_BG_BUSY) | SEE(EV_BG_PUBLISH) | SEE(EV_BG_STALE) |
+	     SEE(EV_HIT) | SEE(EV_LATE_WRITE)),
+	/* leases: reclaims of background fills' locks, abandons */
+	CASE(V_NONE, "p", "", 1, 1, 0, 1, 1, OPT, 0, 0, 0, 20,
+	     SEE(EV_LOOKUP_RECLAIM) | SEE(EV_DREAD_RECLAIM) |
+	     SEE(EV_ABANDON) | SEE(EV_PUB_LOST) | SEE(EV_BG_PUBLISH) |
+	     SEE(EV_BG_STALE)),
+	/* a PUT then a DELETE; the cleaner: fall back to the locked path */
+	CASE(V_NONE, "pd", "", 1, 0, 0, 0, 1, OPT, 0, 1, 0, 20,
+	     SEE(EV_OPT_FALLBACK) | SEE(EV_HDR_MISMATCH) | SEE(EV_PUB) |
+	     SEE(EV_OPT_RESPOND) | SEE(EV_BG_PUBLISH) | SEE(EV_BG_STALE)),
+	/* a value too large for a slot: no background fill */
+	CASE(V_NONE, "bp", "", 1, 0, 0, 0, 1, OPT, 0, 0, 0, 20,
+	     SEE(EV_OPT_RESPOND) | SEE(EV_BG_PUBLISH) | SEE(EV_BG_STALE)),
+	/* the fill token's host rule covers the background fills too */
+	CASE(V_FILL_TOKEN, "p", "", 1, 1, 0, 0, 1, OPT | SAMEOWN, 0, 0, 0, 1,
+	     SEE(EV_TOKEN_RULE) | SEE(EV_BG_PUBLISH) | SEE(EV_WRAP) |
+	     SEE(EV_LATE_WRITE)),
+	/* a departed writer: background fills bind their epoch */
+	CASE(V_FILL_TOKEN, "p", "", 1, 1, 0, 0, 1, OPT | CACHED | DEPART, 0,
+	     0, 0, 20, SEE(EV_RETIRE) | SEE(EV_RETIRED) | SEE(EV_HIT) |
+	     SEE(EV_BG_PUBLISH) | SEE(EV_OPT_RESPOND)),
+	/* background fill publishing without comparing the seg words */
+	CASE(V_OPT_NO_SEG_CHECK, "p", "", 1, 1, 0, 0, 1, OPT, 0, 0, 0, 20,
+	     0),
+	/*
+	 * the block read before the seg word: random walks (the exhaustive
+	 * search needs 3 GETs and 29 M states, 78 s, to the first one)
+	 */
+	WALK(V_OPT_BLOCK_FIRST, "p", "", 2, 1, 0, 0, 1, OPT, 0, 0, 0, 20,
+	     200000, 400),
 };
-
-/* Bigger bounds: exhaustive (walks 0) or random walks. */
-#define WALK(v, w1, w2, g1, g2, g3, ticks, att, opts, renew, cleans, lag, \
-	     vbits, walks, depth)					\
-	{ { { w1, w2 }, { g1, g2, g3 }, ticks, att, (opts) & CACHED,	\
-	    (opts) & FULL, renew, (opts) & BUSYREC, cleans, lag,	\
-	    (opts) & FPCOL, (opts) & SAMEOWN, (opts) & DEPART, vbits, 0, v, \
-	    true, true, walks, depth }, 0 }
 
 static const struct suite_case suite_long[] = {
 	/* moved from the standard suite (20 to 200 s of CPU each) */
@@ -2171,6 +2456,8 @@ int main(int argc, char **argv)
 			cfg.same_owner = true;
 		} else if (!strcmp(a, "--depart")) {
 			cfg.depart = true;
+		} else if (!strcmp(a, "--opt")) {
+			cfg.opt = true;
 		} else if (!strcmp(a, "--first")) {
 			cfg.first = true;
 		} else if (!strcmp(a, "--no-trace")) {
@@ -2239,6 +2526,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bounds: puts 0..2, gets >= 0, ticks 0..100, attempts >= 1, renew 0..100, cleans 0..3, lag 0..100, vbits 1..20, depth 1..100000, bitstate 20..36\n");
 		return 2;
 	}
+	if (opt_variant())
+		cfg.opt = true;
 	describe(name, sizeof(name));
 	r = cfg.walks ? walk() : search();
 	printf("%s: %lu %s, %lu transitions, %lu complete, depth %d, %lu violations, %.1fs\n",
