@@ -20,6 +20,9 @@
 #        offload  offload_read=1 inline_cache=0 batch_max=1
 #        cache    offload_read=1 inline_cache=1 batch_max=1
 #        batch    offload_read=1 inline_cache=1 batch_max=64  (defaults)
+#        locked   as batch, with the host's optimistic_miss=0 (a miss
+#                 fills its slot before it answers: the path before
+#                 misses answered ahead of their fill)
 #        batchcap as batch, batch_timeout_us=$BENCH_CAP_TIMEOUT_US (100: the
 #                 wait for company capped at the old fixed default; A, F)
 #   4. scaling: YCSB C and A on sc1, sc2, sc4.
@@ -60,7 +63,7 @@ WARM=${BENCH_WARM:-400}
 THREADS=${BENCH_THREADS:-8}
 NBLOCKS=${BENCH_NBLOCKS:-64}
 WORKLOADS=${BENCH_WORKLOADS:-a b c d f}
-CONFIGS=${BENCH_CONFIGS:-base offload cache batch batchcap}
+CONFIGS=${BENCH_CONFIGS:-base offload cache batch locked batchcap}
 CAP_WORKLOADS=${BENCH_CAP_WORKLOADS:-a f}
 # The 100 us default scaled by about this bed's slowdown of an RDMA round
 # trip (typical READ 1.5 ms here, 2-4 us on hardware: 400-700x).
@@ -84,6 +87,7 @@ MISS_ROUNDS=${BENCH_MISS_ROUNDS:-3}
 HIT_RECORDS=${BENCH_HIT_RECORDS:-100}
 ONLY=${BENCH_ONLY:-}
 FIO_ENGINE=/scalio/tools/fio/scalio-fio.so
+OPTP=/sys/module/scalio_host/parameters/optimistic_miss
 
 A=${SCALIO_TARGET_ADDR:-10.77.0.1}
 OUT=/share
@@ -296,6 +300,7 @@ setcfg() {
 	offload) attrs="offload_read=1 inline_cache=0 batch_max=1" ;;
 	cache)	attrs="offload_read=1 inline_cache=1 batch_max=1" ;;
 	batch)	attrs="offload_read=1 inline_cache=1 batch_max=64" ;;
+	locked)	attrs="offload_read=1 inline_cache=1 batch_max=64" ;;
 	batchcap) attrs="offload_read=1 inline_cache=1 batch_max=64 batch_timeout_us=$CAP_TIMEOUT_US" ;;
 	*)	fail "unknown configuration $1" ;;
 	esac
@@ -315,6 +320,10 @@ setcfg() {
 			attr_batch_timeout_us attr_nr_blocks attr_slots_per_block; do
 			echo "$a $(cat $d/$a)"; done' > $OUT/config-$1.txt ||
 		fail "reading kv0's attributes"
+	# the host's miss path: filling first only in the locked configuration
+	if [ "$1" = locked ]; then echo 0; else echo 1; fi > $OPTP ||
+		fail "setting optimistic_miss"
+	echo "host_optimistic_miss $(cat $OPTP)" >> $OUT/config-$1.txt
 	echo "kv0: $(tr '\n' ' ' < $OUT/config-$1.txt)"
 }
 
@@ -426,7 +435,6 @@ if want waits; then
 	done
 fi
 
-OPTP=/sys/module/scalio_host/parameters/optimistic_miss
 if want misspath; then
 	setcfg batch
 	phase "misspath: load $MISS_RECORDS records into kv0"

@@ -28,9 +28,10 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_INPUTS = os.path.join(HERE, "hardware.conf")
 
-CFG_ORDER = ["base", "offload", "cache", "batch", "batchcap"]
+CFG_ORDER = ["base", "offload", "cache", "batch", "locked", "batchcap"]
 CFG_LABEL = {"base": "baseline", "offload": "+ offloaded read",
              "cache": "+ inline cache", "batch": "+ batched write",
+             "locked": "+ batched write, misses fill first",
              "batchcap": "+ batched write (variant)"}
 USER_HZ = 100           # /proc/stat ticks per second
 # A calibration outside this range is noise (a point of a few ticks), not

@@ -18,12 +18,13 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-CFG_ORDER = ["base", "offload", "cache", "batch", "batchcap"]
+CFG_ORDER = ["base", "offload", "cache", "batch", "locked", "batchcap"]
 CFG_LABEL = {
     "base": "baseline",
     "offload": "+ offloaded read",
     "cache": "+ inline cache",
     "batch": "+ batched write",
+    "locked": "+ batched write, misses fill first",
     "batchcap": "+ batched write, wait capped at 100 us",
 }
 CFG_DESC = {
@@ -35,6 +36,10 @@ CFG_DESC = {
              "RDMA READ, a miss fills the slot (CAS protocol)",
     "batch": "batch_max=64 (defaults): self-clocked group commit, waits "
              "for announced company bounded by the SSD's write time",
+    "locked": "as batched write, with the host's optimistic_miss=0: a "
+              "miss fills its slot before it answers (4 waits), instead of "
+              "answering after its seg-first read and filling in the "
+              "background",
     "batchcap": "batch_max=64 with batch_timeout_us=100 (see meta): the "
                 "wait for company capped at the old fixed default, only "
                 "for write-heavy workloads",
@@ -366,7 +371,8 @@ def main():
                     "%s=%s" % (k.replace("attr_", ""), v)
                     for k, v in cf.items()
                     if k in ("attr_offload_read", "attr_inline_cache",
-                             "attr_batch_max", "attr_batch_timeout_us")) + ")"
+                             "attr_batch_max", "attr_batch_timeout_us",
+                             "host_optimistic_miss")) + ")"
             L.append("- **%s**: %s%s" % (CFG_LABEL[c], CFG_DESC[c], extra))
         L.append("")
 
