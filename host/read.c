@@ -17,6 +17,13 @@
  *   6. write value and checksum into the slot, CAS B -> C (B -> A when
  *      absent or too big); return the value only if that CAS succeeded.
  *
+ * With optimistic_miss (the default) a miss does not wait for 3-6: step 1
+ * reads seg first and the block fenced behind it, and a block with no
+ * slot of the key lets the GET answer with what that seg names (read as
+ * in 5, seg never read again); a background fill then runs 3, 4 and 6 and
+ * publishes only if seg still reads the same (scalio_host_get_optimistic(),
+ * scalio_host_bgfill_work()).  Anything unusual falls back to 3-6.
+ *
  * Blocks and buckets: the slots a GET locks are in the key's cache block;
  * its segment, seg word and SSD are its bucket's (scalio_hash_bucket()).
  * A bucket lies in one block, so a writer's invalidation of the key's
