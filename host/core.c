@@ -250,6 +250,7 @@ static struct scalio_host_hstore *scalio_host_hstore_alloc(const char *name)
 	INIT_LIST_HEAD(&hs->inval_list);
 	spin_lock_init(&hs->fill_lock);
 	INIT_LIST_HEAD(&hs->fills);
+	INIT_LIST_HEAD(&hs->bg_list);
 	INIT_DELAYED_WORK(&hs->inval_work, scalio_host_inval_work);
 	INIT_DELAYED_WORK(&hs->keepalive_work, scalio_host_keepalive_work);
 	return hs;

@@ -1511,6 +1511,7 @@ static int scalio_host_read_block(struct scalio_host_get *g, bool seg_first,
 /**
  * struct scalio_host_bgfill - a cache fill that runs after its GET answered
  * @work:	on scalio_host_bg_wq
+ * @node:	on hs->bg_list while queued or running (hs->fill_lock)
  * @hs:		store
  * @gen:	the connection's generation the GET read on
  * @seg:	the seg word the value was read from
@@ -1525,6 +1526,7 @@ static int scalio_host_read_block(struct scalio_host_get *g, bool seg_first,
  */
 struct scalio_host_bgfill {
 	struct work_struct	work;
+	struct list_head	node;
 	struct scalio_host_hstore	*hs;
 	u32			gen;
 	u64			seg;
@@ -1630,14 +1632,32 @@ out:
 	if (ret)
 		scalio_host_hstat_inc(hs, SCALIO_HS_BG_FILL_DROPS);
 	scalio_host_hstat_inc(hs, SCALIO_HS_BG_FILLS);
+	spin_lock(&hs->fill_lock);
+	list_del(&f->node);
+	spin_unlock(&hs->fill_lock);
 	kfree(f);
 	atomic_dec(&hs->bg_inflight);
+}
+
+/* Is a background fill of @f's key queued or running?  hs->fill_lock. */
+static bool scalio_host_bgfill_dup(struct scalio_host_hstore *hs,
+				   const struct scalio_host_bgfill *f)
+{
+	const struct scalio_host_bgfill *o;
+
+	lockdep_assert_held(&hs->fill_lock);
+	list_for_each_entry(o, &hs->bg_list, node)
+		if (o->hash == f->hash && o->klen == f->klen &&
+		    !memcmp(o->key, f->key, f->klen))
+			return true;
+	return false;
 }
 
 /*
  * Hand the fill of what the optimistic path answered (@g's key and value,
  * read from @seg; @v and @now as read with it) to the background.  Not
- * queued, and counted a drop, when SCALIO_HOST_BG_MAX are in flight or
+ * queued, and counted a drop, when SCALIO_HOST_BG_MAX are in flight, one
+ * of the same key is (it publishes, or the key's next miss fills it), or
  * the store is being detached.  Every fill handed over is counted
  * (bg_queued), and again once it is over (bg_fills), after its drop if it
  * cached nothing (bg_fill_drops): bg_queued - bg_fills are in flight.
@@ -1668,7 +1688,8 @@ static void scalio_host_bgfill_queue(struct scalio_host_get *g,
 	memcpy(f->value, g->value, g->vlen);
 	memcpy(f->block, v->buf, hs->block_size);
 	spin_lock(&hs->fill_lock);
-	if (!hs->bg_stop) {
+	if (!hs->bg_stop && !scalio_host_bgfill_dup(hs, f)) {
+		list_add_tail(&f->node, &hs->bg_list);
 		queue_work(scalio_host_bg_wq, &f->work);
 		f = NULL;
 	}

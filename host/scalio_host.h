@@ -465,6 +465,8 @@ enum scalio_host_hstore_state {
  *		read.c): the fill token's host rule
  * @bg_stop:	no more background fills (detach); under @fill_lock
  * @bg_inflight: background fills queued and not yet over (read.c)
+ * @bg_list:	those of them that were queued (one per key); under
+ *		@fill_lock
  * @miss_avg:	recent GETs' miss ratio, 0..1024 (an average kept without
  *		locks: a hint that picks step 1's chain, read.c)
  * @stats:	host counters (enum scalio_host_hstat)
@@ -532,6 +534,7 @@ struct scalio_host_hstore {
 	struct list_head	fills;
 	bool			bg_stop;
 	atomic_t		bg_inflight;
+	struct list_head	bg_list;
 	u32			miss_avg;
 
 	atomic64_t		stats[SCALIO_HS_NR];
